@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# quickstart.sh: the two commands of the README, on a fresh Debian 12 machine.
+#
+#   ./quickstart.sh start   install what is missing, build, start the main job
+#   ./quickstart.sh test    install what is missing, build, run every test suite
+#                           (normal gcc build, then clang ASan+UBSan build)
+#
+# `test` ends with one line "N passed, N failed, N skipped" counting meson
+# tests over all builds, and exits non-zero if anything failed. .ci/run calls it.
+set -u -o pipefail
+cd "$(dirname "$0")"
+
+# What the build and the tests need, by Debian package name.
+PACKAGES=(
+  gcc clang libclang-rt-14-dev binutils meson ninja-build pkg-config python3
+  android-libboringssl-dev liblmdb-dev libzstd-dev check libsubunit-dev
+  libstemmer-dev libutf8proc-dev libunbound-dev libevent-dev libnghttp2-dev
+)
+
+log() { printf '== %s\n' "$*" >&2; }
+
+install_missing() {
+  local missing=() p
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "installing: ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" -ne 0 ] && sudo=(sudo)
+  "${sudo[@]}" apt-get update -q >/dev/null &&
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends \
+      "${missing[@]}" >/dev/null
+}
+
+# configure DIR [meson setup options...]: set up DIR, or reconfigure it.
+configure() {
+  local dir=$1
+  shift
+  if [ -f "$dir/meson-private/coredata.dat" ]; then
+    meson setup --reconfigure "$dir" "$@" >/dev/null
+  else
+    meson setup "$dir" "$@" >/dev/null
+  fi
+}
+
+start() {
+  install_missing || return 1
+  configure build || return 1
+  ninja -C build || return 1
+  local daemon=build/servers/maild/maild
+  if [ -x "$daemon" ]; then
+    log "starting $daemon on localhost"
+    exec "$daemon"
+  fi
+  local tools
+  tools=$(find build/tools -maxdepth 2 -type f -executable 2>/dev/null | sort)
+  log "no daemon exists yet; the tools are built:"
+  printf '  %s\n' $tools >&2
+  local path
+  path=$(printf '%s\n' $tools | xargs -r -n1 dirname | sort -u | tr '\n' ':')
+  if [ -t 0 ] && [ -t 1 ]; then
+    log "opening a shell with them on PATH (type 'exit' to leave)"
+    PATH="$path$PATH" exec "${SHELL:-/bin/bash}" -i
+  fi
+  log "add them to PATH with: export PATH=\"$path\$PATH\""
+}
+
+passed=0 failed=0 skipped=0
+
+# count_results DIR: add the meson test results of DIR to the totals.
+count_results() {
+  local counts
+  counts=$(python3 - "$1/meson-logs/testlog.json" <<'PY'
+import json, sys
+p = f = s = 0
+try:
+    lines = open(sys.argv[1], encoding='utf-8').read().splitlines()
+except OSError:
+    lines = []
+for line in lines:
+    r = json.loads(line).get('result', '')
+    if r in ('OK', 'EXPECTEDFAIL'):
+        p += 1
+    elif r == 'SKIP':
+        s += 1
+    else:
+        f += 1
+print(p, f, s)
+PY
+)
+  read -r p f s <<<"$counts"
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
+# run_suites NAME DIR [meson setup options...]: build DIR and run its tests.
+run_suites() {
+  local name=$1 dir=$2
+  shift 2
+  log "$name: configure $dir"
+  if ! configure "$dir" "$@" || ! ninja -C "$dir" >"$dir/build-output.log" 2>&1; then
+    tail -n 40 "$dir/build-output.log" >&2 2>/dev/null
+    log "$name: BUILD FAILED"
+    failed=$((failed + 1))
+    return
+  fi
+  log "$name: test"
+  rm -f "$dir/meson-logs/testlog.json"
+  meson test -C "$dir" --print-errorlogs --num-processes "$(nproc)" >&2
+  count_results "$dir"
+}
+
+run_tests() {
+  if ! install_missing; then
+    echo "0 passed, 1 failed"
+    return 1
+  fi
+  run_suites "gcc" build-test
+  ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    CC=clang run_suites "clang asan+ubsan" build-asan \
+    -Db_sanitize=address,undefined -Db_lundef=false
+  echo "$passed passed, $failed failed, $skipped skipped"
+  [ "$failed" -eq 0 ]
+}
+
+case "${1:-}" in
+start) start ;;
+test) run_tests ;;
+*)
+  echo "usage: $0 start|test" >&2
+  exit 2
+  ;;
+esac

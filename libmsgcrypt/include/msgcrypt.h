@@ -73,6 +73,80 @@ enum {
 // thread-safe.
 MC_API const char *mc_strerror(int code);
 
+// SHA-3 and SHAKE (FIPS 202).
+//
+// Keccak-f[1600] hashes with an incremental API. A context is a plain struct
+// that the caller owns (stack or heap); it holds no pointers and may be copied
+// to fork a computation. Contexts are not thread-safe; distinct contexts may be
+// used from distinct threads. Functions on a context never fail when given a
+// context in the state their comment names; misuse (absorbing after squeezing,
+// an unknown algorithm) is caught by the return codes below.
+
+#define MC_SHA3_224_DIGEST_LEN 28
+#define MC_SHA3_256_DIGEST_LEN 32
+#define MC_SHA3_384_DIGEST_LEN 48
+#define MC_SHA3_512_DIGEST_LEN 64
+// The largest digest length, for buffers that take any SHA-3 digest.
+#define MC_SHA3_MAX_DIGEST_LEN 64
+
+typedef enum {
+  MC_SHA3_224 = 1,
+  MC_SHA3_256,
+  MC_SHA3_384,
+  MC_SHA3_512,
+  MC_SHAKE128,
+  MC_SHAKE256,
+} mc_sha3_alg;
+
+// mc_sha3_ctx is the state of one SHA-3 or SHAKE computation. Its fields are
+// private: use the functions below.
+typedef struct mc_sha3_ctx {
+  uint64_t state[25];
+  uint32_t rate;      // bytes absorbed or squeezed per permutation
+  uint32_t pos;       // position within the current block
+  uint8_t domain_pad; // 0x06 for SHA-3, 0x1f for SHAKE
+  uint8_t squeezing;  // 1 once absorbing has finished
+  uint8_t digest_len; // fixed output length of SHA3-*, 0 for SHAKE
+  uint8_t alg;        // an mc_sha3_alg
+} mc_sha3_ctx;
+
+// mc_sha3_init prepares `ctx` for `alg`. It returns 0, or
+// MC_ERR_INVALID_ARGUMENT for an unknown `alg`.
+MC_API MC_WARN_UNUSED_RESULT int mc_sha3_init(mc_sha3_ctx *ctx, mc_sha3_alg alg);
+
+// mc_sha3_update absorbs `in_len` bytes of `in` (which may be NULL when
+// `in_len` is 0). It returns 0, or MC_ERR_INVALID_ARGUMENT when `ctx` has
+// already produced output.
+MC_API MC_WARN_UNUSED_RESULT int mc_sha3_update(mc_sha3_ctx *ctx, const uint8_t *in, size_t in_len);
+
+// mc_sha3_final writes the digest of a SHA3-* context to `out`, which must
+// have room for `out_cap` bytes, at least the algorithm's digest length, and
+// sets `*out_len` to that length. The context is wiped afterwards. It returns
+// 0, or MC_ERR_INVALID_ARGUMENT for a SHAKE context, a context that has
+// already produced output, or a too-small `out_cap`.
+MC_API MC_WARN_UNUSED_RESULT int mc_sha3_final(mc_sha3_ctx *ctx, uint8_t *out, size_t out_cap,
+                                               size_t *out_len);
+
+// mc_shake_squeeze writes the next `out_len` bytes of a SHAKE context's output
+// stream to `out`. The first call ends absorbing; later calls continue the
+// stream, so squeezing 10 then 20 bytes gives the same 30 bytes as squeezing
+// 30 at once. It returns 0, or MC_ERR_INVALID_ARGUMENT for a SHA3-* context.
+MC_API MC_WARN_UNUSED_RESULT int mc_shake_squeeze(mc_sha3_ctx *ctx, uint8_t *out, size_t out_len);
+
+// mc_sha3_cleanup wipes `ctx`. Call it on a context abandoned before
+// mc_sha3_final (for example, one that absorbed secrets). No-op on NULL.
+MC_API void mc_sha3_cleanup(mc_sha3_ctx *ctx);
+
+// mc_sha3 hashes `in` with the SHA3-* algorithm `alg` in one call; see
+// mc_sha3_final for `out`, `out_cap`, `out_len` and the errors.
+MC_API MC_WARN_UNUSED_RESULT int mc_sha3(mc_sha3_alg alg, uint8_t *out, size_t out_cap,
+                                         size_t *out_len, const uint8_t *in, size_t in_len);
+
+// mc_shake computes `out_len` bytes of SHAKE128 or SHAKE256 (`alg`) of `in` in
+// one call. It returns 0, or MC_ERR_INVALID_ARGUMENT when `alg` is not SHAKE.
+MC_API MC_WARN_UNUSED_RESULT int mc_shake(mc_sha3_alg alg, uint8_t *out, size_t out_len,
+                                          const uint8_t *in, size_t in_len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@ PACKAGES=(
   gcc clang libclang-rt-14-dev binutils meson ninja-build pkg-config python3
   android-libboringssl-dev liblmdb-dev libzstd-dev check libsubunit-dev
   libstemmer-dev libutf8proc-dev libunbound-dev libevent-dev libnghttp2-dev
+  valgrind
 )
 
 log() { printf '== %s\n' "$*" >&2; }
@@ -31,6 +32,15 @@ install_missing() {
   "${sudo[@]}" apt-get update -q >/dev/null &&
     DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -q --no-install-recommends \
       "${missing[@]}" >/dev/null
+}
+
+# install_node_peers DIR: the npm packages of tests/interop/package.json into
+# DIR/node_modules, where the differential tests look (CORVID_NODE_MODULES).
+install_node_peers() {
+  local dir=$1
+  command -v npm >/dev/null || { log "npm missing: the node peers cannot be installed"; return 1; }
+  mkdir -p "$dir" && cp tests/interop/package.json "$dir/package.json" &&
+    (cd "$dir" && npm install --no-package-lock --no-audit --no-fund --silent >/dev/null)
 }
 
 # configure DIR [meson setup options...]: set up DIR, or reconfigure it.
@@ -115,6 +125,7 @@ run_tests() {
     echo "0 passed, 1 failed"
     return 1
   fi
+  install_node_peers build-test || log "continuing; the tests that need node peers will fail"
   run_suites "gcc" build-test
   ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

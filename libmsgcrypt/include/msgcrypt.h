@@ -62,6 +62,11 @@ enum {
   MC_ERR_INVALID_ARGUMENT = -10300,
   MC_ERR_UNSUPPORTED = -10301,
   MC_ERR_BAD_KEY = -10302,
+  MC_ERR_BAD_SIGNATURE = -10303,
+  MC_ERR_AUTH_FAILED = -10304,
+  MC_ERR_BUFFER_TOO_SMALL = -10305,
+  MC_ERR_BAD_CIPHERTEXT = -10306,
+  MC_ERR_SELFTEST = -10307,
 };
 
 // mc_strerror returns a static, NUL-terminated description of `code`: 0, a
@@ -69,6 +74,11 @@ enum {
 //   MC_ERR_INVALID_ARGUMENT: invalid argument.
 //   MC_ERR_UNSUPPORTED: unsupported algorithm or format.
 //   MC_ERR_BAD_KEY: key is malformed or unusable.
+//   MC_ERR_BAD_SIGNATURE: signature is malformed or does not verify.
+//   MC_ERR_AUTH_FAILED: authentication tag does not match.
+//   MC_ERR_BUFFER_TOO_SMALL: output buffer too small.
+//   MC_ERR_BAD_CIPHERTEXT: ciphertext is malformed.
+//   MC_ERR_SELFTEST: a known-answer self-test failed.
 // Any other value gives "unknown error". It never returns NULL and is
 // thread-safe.
 MC_API const char *mc_strerror(int code);
@@ -146,6 +156,14 @@ MC_API MC_WARN_UNUSED_RESULT int mc_sha3(mc_sha3_alg alg, uint8_t *out, size_t o
 // one call. It returns 0, or MC_ERR_INVALID_ARGUMENT when `alg` is not SHAKE.
 MC_API MC_WARN_UNUSED_RESULT int mc_shake(mc_sha3_alg alg, uint8_t *out, size_t out_len,
                                           const uint8_t *in, size_t in_len);
+
+// @@mlkem@@
+
+// @@mldsa@@
+
+// @@curve448@@
+
+// @@aead@@
 
 #ifdef __cplusplus
 }

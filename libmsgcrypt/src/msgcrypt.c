@@ -13,6 +13,11 @@ const char *mc_strerror(int code) {
       [MC_ERR_INVALID_ARGUMENT - MC_ERR_INVALID_ARGUMENT] = "invalid argument",
       [MC_ERR_INVALID_ARGUMENT - MC_ERR_UNSUPPORTED] = "unsupported algorithm or format",
       [MC_ERR_INVALID_ARGUMENT - MC_ERR_BAD_KEY] = "key is malformed or unusable",
+    [MC_ERR_INVALID_ARGUMENT - MC_ERR_BAD_SIGNATURE] = "signature is malformed or does not verify",
+    [MC_ERR_INVALID_ARGUMENT - MC_ERR_AUTH_FAILED] = "authentication tag does not match",
+    [MC_ERR_INVALID_ARGUMENT - MC_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
+    [MC_ERR_INVALID_ARGUMENT - MC_ERR_BAD_CIPHERTEXT] = "ciphertext is malformed",
+    [MC_ERR_INVALID_ARGUMENT - MC_ERR_SELFTEST] = "a known-answer self-test failed",
   };
   // Own codes count down from MC_ERR_INVALID_ARGUMENT; anything else is generic.
   long index = (long)MC_ERR_INVALID_ARGUMENT - code;

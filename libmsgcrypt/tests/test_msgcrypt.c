@@ -39,6 +39,11 @@ static const struct {
     {MC_ERR_INVALID_ARGUMENT, "invalid argument"},
     {MC_ERR_UNSUPPORTED, "unsupported algorithm or format"},
     {MC_ERR_BAD_KEY, "key is malformed or unusable"},
+    {MC_ERR_BAD_SIGNATURE, "signature is malformed or does not verify"},
+    {MC_ERR_AUTH_FAILED, "authentication tag does not match"},
+    {MC_ERR_BUFFER_TOO_SMALL, "output buffer too small"},
+    {MC_ERR_BAD_CIPHERTEXT, "ciphertext is malformed"},
+    {MC_ERR_SELFTEST, "a known-answer self-test failed"},
 };
 
 START_TEST(own_error_codes_have_own_text) {

@@ -31,4 +31,15 @@ static inline const char *corvid_errtext_generic(int code) {
   return "unknown error";
 }
 
+// corvid_errtext_lookup describes `code` from a library's own table: `own`
+// holds `num_own` texts for the codes first_code, first_code - 1, … (codes
+// count down), and anything outside it is described by corvid_errtext_generic.
+static inline const char *corvid_errtext_lookup(const char *const *own, size_t num_own,
+                                                int first_code, int code) {
+  long index = (long)first_code - code;
+  if (index >= 0 && (size_t)index < num_own && own[index] != NULL)
+    return own[index];
+  return corvid_errtext_generic(code);
+}
+
 #endif // CORVID_ERRTEXT_H

@@ -14,11 +14,7 @@ const char *fts_strerror(int code) {
       [FTS_ERR_INVALID_ARGUMENT - FTS_ERR_NOTFOUND] = "no such document",
       [FTS_ERR_INVALID_ARGUMENT - FTS_ERR_QUERY_SYNTAX] = "malformed query",
   };
-  // Own codes count down from FTS_ERR_INVALID_ARGUMENT; anything else is generic.
-  long index = (long)FTS_ERR_INVALID_ARGUMENT - code;
-  if (index >= 0 && (size_t)index < sizeof own / sizeof own[0])
-    return own[index];
-  return corvid_errtext_generic(code);
+  return corvid_errtext_lookup(own, sizeof own / sizeof own[0], FTS_ERR_INVALID_ARGUMENT, code);
 }
 
 const char *fts_version_string(void) {

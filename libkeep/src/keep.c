@@ -14,11 +14,7 @@ const char *keep_strerror(int code) {
       [KEEP_ERR_INVALID_ARGUMENT - KEEP_ERR_PROTOCOL] = "protocol violation",
       [KEEP_ERR_INVALID_ARGUMENT - KEEP_ERR_BUSY] = "server busy, retry",
   };
-  // Own codes count down from KEEP_ERR_INVALID_ARGUMENT; anything else is generic.
-  long index = (long)KEEP_ERR_INVALID_ARGUMENT - code;
-  if (index >= 0 && (size_t)index < sizeof own / sizeof own[0])
-    return own[index];
-  return corvid_errtext_generic(code);
+  return corvid_errtext_lookup(own, sizeof own / sizeof own[0], KEEP_ERR_INVALID_ARGUMENT, code);
 }
 
 const char *keep_version_string(void) {

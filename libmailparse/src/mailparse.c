@@ -14,11 +14,7 @@ const char *mp_strerror(int code) {
       [MP_ERR_INVALID_ARGUMENT - MP_ERR_SYNTAX] = "malformed message",
       [MP_ERR_INVALID_ARGUMENT - MP_ERR_LIMIT] = "a parser limit was exceeded",
   };
-  // Own codes count down from MP_ERR_INVALID_ARGUMENT; anything else is generic.
-  long index = (long)MP_ERR_INVALID_ARGUMENT - code;
-  if (index >= 0 && (size_t)index < sizeof own / sizeof own[0])
-    return own[index];
-  return corvid_errtext_generic(code);
+  return corvid_errtext_lookup(own, sizeof own / sizeof own[0], MP_ERR_INVALID_ARGUMENT, code);
 }
 
 const char *mp_version_string(void) {

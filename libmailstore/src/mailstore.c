@@ -15,11 +15,7 @@ const char *ms_strerror(int code) {
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_EXISTS] = "item already exists",
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_CORRUPT] = "store is corrupt",
   };
-  // Own codes count down from MS_ERR_INVALID_ARGUMENT; anything else is generic.
-  long index = (long)MS_ERR_INVALID_ARGUMENT - code;
-  if (index >= 0 && (size_t)index < sizeof own / sizeof own[0])
-    return own[index];
-  return corvid_errtext_generic(code);
+  return corvid_errtext_lookup(own, sizeof own / sizeof own[0], MS_ERR_INVALID_ARGUMENT, code);
 }
 
 const char *ms_version_string(void) {

@@ -1,83 +1,23 @@
 // test_mailstore.c: libmailstore's version and error reporting: the header
-// macros, ms_version() and the installed pkg-config file agree, and every
-// error code has its own description.
-#include <check.h>
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "corvid_pcfile.h"
+// macros, ms_version() and the generated pkg-config file agree, and every
+// error code has its own description (the shared checks of corvid_libtest.h).
+#include "corvid_libtest.h"
 #include "mailstore.h"
 
-static const char *pc_path;
-
-START_TEST(version_macros_match_runtime) {
-  char expect[32];
-  snprintf(expect, sizeof expect, "%d.%d.%d", MS_VERSION_MAJOR, MS_VERSION_MINOR, MS_VERSION_PATCH);
-  ck_assert_str_eq(expect, MS_VERSION_STRING);
-  ck_assert_str_eq(ms_version_string(), MS_VERSION_STRING);
-  ck_assert_uint_eq(ms_version(), MS_VERSION_NUMBER);
-  ck_assert_uint_eq(ms_version(),
-                    MS_VERSION_MAJOR * 10000u + MS_VERSION_MINOR * 100u + MS_VERSION_PATCH);
-}
-END_TEST
-
-START_TEST(version_matches_pkgconfig_file) {
-  char pc_version[64];
-  ck_assert_msg(pc_path != NULL, "usage: test_mailstore PATH-TO-mailstore.pc");
-  ck_assert_msg(corvid_pc_version(pc_path, pc_version, sizeof pc_version), "no Version: line in %s",
-                pc_path);
-  ck_assert_str_eq(pc_version, MS_VERSION_STRING);
-}
-END_TEST
-
-static const struct {
-  int code;
-  const char *text;
-} own_errors[] = {
+static const struct corvid_lib_error own_errors[] = {
     {MS_ERR_INVALID_ARGUMENT, "invalid argument"},
     {MS_ERR_NOTFOUND, "no such item"},
     {MS_ERR_EXISTS, "item already exists"},
     {MS_ERR_CORRUPT, "store is corrupt"},
 };
 
-START_TEST(own_error_codes_have_own_text) {
-  size_t n = sizeof own_errors / sizeof own_errors[0];
-  for (size_t i = 0; i < n; i++) {
-    ck_assert_int_le(own_errors[i].code, -10400);
-    ck_assert_int_ge(own_errors[i].code, -10499);
-    ck_assert_str_eq(ms_strerror(own_errors[i].code), own_errors[i].text);
-    for (size_t j = 0; j < i; j++)
-      ck_assert_int_ne(own_errors[i].code, own_errors[j].code);
-  }
-}
-END_TEST
-
-START_TEST(strerror_covers_success_errno_and_unknown) {
-  ck_assert_str_eq(ms_strerror(0), "success");
-  ck_assert_str_eq(ms_strerror(-ENOMEM), "Cannot allocate memory");
-  ck_assert_str_eq(ms_strerror(-EINVAL), "Invalid argument");
-  ck_assert_str_eq(ms_strerror(1), "unknown error");
-  ck_assert_str_eq(ms_strerror(-10499), "unknown error");
-  ck_assert_str_eq(ms_strerror(-10399), "unknown error");
-  ck_assert_str_eq(ms_strerror(-10500), "unknown error");
-}
-END_TEST
-
 int main(int argc, char **argv) {
-  pc_path = argc > 1 ? argv[1] : NULL;
-  Suite *s = suite_create("mailstore");
-  TCase *tc = tcase_create("version_and_errors");
-  tcase_add_test(tc, version_macros_match_runtime);
-  tcase_add_test(tc, version_matches_pkgconfig_file);
-  tcase_add_test(tc, own_error_codes_have_own_text);
-  tcase_add_test(tc, strerror_covers_success_errno_and_unknown);
-  suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_tap(sr, "-");
-  srunner_run_all(sr, CK_SILENT);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+  static const struct corvid_lib_info lib = {
+      .name = "mailstore",
+      CORVID_LIB_INFO(MS, ms),
+      .block_top = -10400,
+      .errors = own_errors,
+      .num_errors = sizeof own_errors / sizeof own_errors[0],
+  };
+  return corvid_libtest_main(&lib, argc, argv);
 }

@@ -13,17 +13,14 @@ const char *mc_strerror(int code) {
       [MC_ERR_INVALID_ARGUMENT - MC_ERR_INVALID_ARGUMENT] = "invalid argument",
       [MC_ERR_INVALID_ARGUMENT - MC_ERR_UNSUPPORTED] = "unsupported algorithm or format",
       [MC_ERR_INVALID_ARGUMENT - MC_ERR_BAD_KEY] = "key is malformed or unusable",
-    [MC_ERR_INVALID_ARGUMENT - MC_ERR_BAD_SIGNATURE] = "signature is malformed or does not verify",
-    [MC_ERR_INVALID_ARGUMENT - MC_ERR_AUTH_FAILED] = "authentication tag does not match",
-    [MC_ERR_INVALID_ARGUMENT - MC_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
-    [MC_ERR_INVALID_ARGUMENT - MC_ERR_BAD_CIPHERTEXT] = "ciphertext is malformed",
-    [MC_ERR_INVALID_ARGUMENT - MC_ERR_SELFTEST] = "a known-answer self-test failed",
+      [MC_ERR_INVALID_ARGUMENT - MC_ERR_BAD_SIGNATURE] =
+          "signature is malformed or does not verify",
+      [MC_ERR_INVALID_ARGUMENT - MC_ERR_AUTH_FAILED] = "authentication tag does not match",
+      [MC_ERR_INVALID_ARGUMENT - MC_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
+      [MC_ERR_INVALID_ARGUMENT - MC_ERR_BAD_CIPHERTEXT] = "ciphertext is malformed",
+      [MC_ERR_INVALID_ARGUMENT - MC_ERR_SELFTEST] = "a known-answer self-test failed",
   };
-  // Own codes count down from MC_ERR_INVALID_ARGUMENT; anything else is generic.
-  long index = (long)MC_ERR_INVALID_ARGUMENT - code;
-  if (index >= 0 && (size_t)index < sizeof own / sizeof own[0])
-    return own[index];
-  return corvid_errtext_generic(code);
+  return corvid_errtext_lookup(own, sizeof own / sizeof own[0], MC_ERR_INVALID_ARGUMENT, code);
 }
 
 const char *mc_version_string(void) {

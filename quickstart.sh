@@ -64,7 +64,8 @@ start() {
     exec "$daemon"
   fi
   local tools
-  tools=$(find build/tools -maxdepth 2 -type f -executable 2>/dev/null | sort)
+  tools=$(find "$PWD/build/tools" -maxdepth 2 -type f -executable -not -name '*.so*' 2>/dev/null | sort)
+  tools="$tools $PWD/tools/bench-report/bench-report"
   log "no daemon exists yet; the tools are built:"
   printf '  %s\n' $tools >&2
   local path

@@ -157,11 +157,454 @@ MC_API MC_WARN_UNUSED_RESULT int mc_sha3(mc_sha3_alg alg, uint8_t *out, size_t o
 MC_API MC_WARN_UNUSED_RESULT int mc_shake(mc_sha3_alg alg, uint8_t *out, size_t out_len,
                                           const uint8_t *in, size_t in_len);
 
-// @@mlkem@@
+// ML-KEM (FIPS 203).
+//
+// ML-KEM-512, ML-KEM-768 and ML-KEM-1024, the module-lattice key-encapsulation
+// mechanism of FIPS 203. Encapsulating to a recipient's public key (FIPS 203's
+// encapsulation key, ek) gives a ciphertext and a 32-byte shared secret; the
+// holder of the private key (the decapsulation key, dk) recovers the same
+// secret from the ciphertext. Keys and ciphertexts are the byte strings that
+// FIPS 203 defines, with the sizes below; every function takes the parameter
+// set as an mc_mlkem_level.
+//
+// A private key also has a 64-byte seed form, d || z, which RFC 9935 (X.509),
+// RFC 9936 (CMS) and RFC 9980 (OpenPGP) store instead of the expanded key:
+// mc_mlkem_keygen_from_seed expands it to both keys.
+//
+// libmsgcrypt only ever encrypts to recipients: its mail-facing API never
+// decapsulates. mc_mlkem_decaps and the private-key functions exist for tests
+// and for callers that hold their own keys.
+//
+// The functions share no state and are thread-safe. They allocate nothing and
+// write only to the caller's buffers, which must not overlap the inputs. They
+// run in time independent of secret data (seed, private key, encapsulation
+// randomness, shared secret) and wipe the secrets they copy before returning.
+// Randomness comes from BoringSSL's RAND_bytes, which cannot fail (it aborts
+// the process instead).
 
-// @@mldsa@@
+typedef enum {
+  MC_MLKEM_512 = 1,
+  MC_MLKEM_768,
+  MC_MLKEM_1024,
+} mc_mlkem_level;
 
-// @@curve448@@
+// The seed form of a private key, d || z (FIPS 203 Algorithm 16).
+#define MC_MLKEM_SEED_LEN 64
+#define MC_MLKEM_SHARED_SECRET_LEN 32
+// The randomness m of one encapsulation (FIPS 203 Algorithm 17).
+#define MC_MLKEM_ENCAPS_ENTROPY_LEN 32
+
+#define MC_MLKEM512_PUBLIC_KEY_LEN 800
+#define MC_MLKEM512_PRIVATE_KEY_LEN 1632
+#define MC_MLKEM512_CIPHERTEXT_LEN 768
+#define MC_MLKEM768_PUBLIC_KEY_LEN 1184
+#define MC_MLKEM768_PRIVATE_KEY_LEN 2400
+#define MC_MLKEM768_CIPHERTEXT_LEN 1088
+#define MC_MLKEM1024_PUBLIC_KEY_LEN 1568
+#define MC_MLKEM1024_PRIVATE_KEY_LEN 3168
+#define MC_MLKEM1024_CIPHERTEXT_LEN 1568
+// The largest sizes of any level, for buffers that take every level.
+#define MC_MLKEM_MAX_PUBLIC_KEY_LEN MC_MLKEM1024_PUBLIC_KEY_LEN
+#define MC_MLKEM_MAX_PRIVATE_KEY_LEN MC_MLKEM1024_PRIVATE_KEY_LEN
+#define MC_MLKEM_MAX_CIPHERTEXT_LEN MC_MLKEM1024_CIPHERTEXT_LEN
+
+// mc_mlkem_public_key_len returns the length of a public key of `level`, or 0
+// for an unknown `level`.
+MC_API size_t mc_mlkem_public_key_len(mc_mlkem_level level);
+
+// mc_mlkem_private_key_len returns the length of an expanded private key of
+// `level`, or 0 for an unknown `level`.
+MC_API size_t mc_mlkem_private_key_len(mc_mlkem_level level);
+
+// mc_mlkem_ciphertext_len returns the length of a ciphertext of `level`, or 0
+// for an unknown `level`.
+MC_API size_t mc_mlkem_ciphertext_len(mc_mlkem_level level);
+
+// mc_mlkem_keygen generates a key pair of `level` from a fresh random seed. It
+// writes the public key to `out_public_key` (room for `public_key_cap` bytes,
+// at least mc_mlkem_public_key_len(level)) and the expanded private key to
+// `out_private_key` (room for `private_key_cap` bytes, at least
+// mc_mlkem_private_key_len(level)). If `out_seed` is not NULL it receives the
+// MC_MLKEM_SEED_LEN-byte seed, from which mc_mlkem_keygen_from_seed rebuilds
+// both keys; RFC 9935 recommends storing the seed. The caller owns the
+// private key and seed and should wipe them. It returns 0,
+// MC_ERR_INVALID_ARGUMENT for an unknown `level` or a NULL key buffer, or
+// MC_ERR_BUFFER_TOO_SMALL; on error nothing is written.
+MC_API MC_WARN_UNUSED_RESULT int mc_mlkem_keygen(mc_mlkem_level level, uint8_t *out_public_key,
+                                                 size_t public_key_cap, uint8_t *out_private_key,
+                                                 size_t private_key_cap, uint8_t *out_seed);
+
+// mc_mlkem_keygen_from_seed derives the key pair of `level` from the
+// `seed_len`-byte `seed` d || z: ML-KEM.KeyGen_internal(d, z) of FIPS 203
+// (Algorithm 16) with d the first 32 bytes and z the last 32. It expands the
+// seed form of a private key (RFC 9935, RFC 9936, RFC 9980) and is the
+// deterministic key generation of tests. Outputs as for mc_mlkem_keygen. It
+// returns 0, MC_ERR_INVALID_ARGUMENT for an unknown `level` or a NULL
+// pointer, MC_ERR_BUFFER_TOO_SMALL, or MC_ERR_BAD_KEY when `seed_len` is not
+// MC_MLKEM_SEED_LEN; on error nothing is written.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_mlkem_keygen_from_seed(mc_mlkem_level level, uint8_t *out_public_key, size_t public_key_cap,
+                          uint8_t *out_private_key, size_t private_key_cap, const uint8_t *seed,
+                          size_t seed_len);
+
+// mc_mlkem_check_public_key performs the encapsulation-key check of FIPS 203
+// §7.2 on the `public_key_len` bytes of `public_key`: the length is that of
+// `level` and every coefficient of the encoded vector is below q = 3329 (the
+// modulus check). It returns 0 for a valid key, MC_ERR_BAD_KEY for an invalid
+// one, or MC_ERR_INVALID_ARGUMENT for an unknown `level` or a NULL key with a
+// non-zero length. mc_mlkem_encaps performs the same check itself.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_mlkem_check_public_key(mc_mlkem_level level, const uint8_t *public_key, size_t public_key_len);
+
+// mc_mlkem_check_private_key performs the decapsulation-key check of FIPS 203
+// §7.3 on the `private_key_len` bytes of the expanded `private_key`: the
+// length is that of `level` and the hash H(ek) stored in the key matches the
+// public key stored in it (the hash check). It does not compare the key with
+// a seed or test that it decapsulates. It returns 0 for a valid key,
+// MC_ERR_BAD_KEY for an invalid one, or MC_ERR_INVALID_ARGUMENT for an unknown
+// `level` or a NULL key with a non-zero length. mc_mlkem_decaps performs the
+// same check itself.
+MC_API MC_WARN_UNUSED_RESULT int mc_mlkem_check_private_key(mc_mlkem_level level,
+                                                            const uint8_t *private_key,
+                                                            size_t private_key_len);
+
+// mc_mlkem_encaps encapsulates a fresh shared secret to the `public_key_len`
+// bytes of `public_key` (ML-KEM.Encaps of FIPS 203 Algorithm 20, with the
+// §7.2 input check). It writes the ciphertext to `out_ciphertext`, which has
+// room for `ciphertext_cap` bytes, at least mc_mlkem_ciphertext_len(level),
+// and the shared secret to `out_shared_secret`. It returns 0,
+// MC_ERR_INVALID_ARGUMENT for an unknown `level` or a NULL pointer,
+// MC_ERR_BUFFER_TOO_SMALL, or MC_ERR_BAD_KEY when the public key fails
+// mc_mlkem_check_public_key; on error nothing is written.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_mlkem_encaps(mc_mlkem_level level, uint8_t *out_ciphertext, size_t ciphertext_cap,
+                uint8_t out_shared_secret[MC_MLKEM_SHARED_SECRET_LEN], const uint8_t *public_key,
+                size_t public_key_len);
+
+// mc_mlkem_encaps_derand is mc_mlkem_encaps with the caller's randomness
+// `entropy`, the m of ML-KEM.Encaps_internal (FIPS 203 Algorithm 17). It is
+// for tests: anyone who knows `entropy` knows the shared secret, so it must
+// come from a secure random generator and be used once. Outputs and errors as
+// for mc_mlkem_encaps (MC_ERR_INVALID_ARGUMENT also for a NULL `entropy`).
+MC_API MC_WARN_UNUSED_RESULT int
+mc_mlkem_encaps_derand(mc_mlkem_level level, uint8_t *out_ciphertext, size_t ciphertext_cap,
+                       uint8_t out_shared_secret[MC_MLKEM_SHARED_SECRET_LEN],
+                       const uint8_t *public_key, size_t public_key_len,
+                       const uint8_t entropy[MC_MLKEM_ENCAPS_ENTROPY_LEN]);
+
+// mc_mlkem_decaps recovers the shared secret of the `ciphertext_len`-byte
+// `ciphertext` with the `private_key_len`-byte expanded `private_key`
+// (ML-KEM.Decaps of FIPS 203 Algorithm 21, with the §7.3 input checks) and
+// writes it to `out_shared_secret`. A ciphertext of the right length that
+// was not produced for this key is not an error: as FIPS 203 requires, the
+// result is then the implicit-rejection value J(z || c), a secret unrelated
+// to the sender's, and the time taken does not reveal which case occurred.
+// It returns 0, MC_ERR_INVALID_ARGUMENT for an unknown `level` or a NULL
+// pointer, MC_ERR_BAD_KEY when the private key fails
+// mc_mlkem_check_private_key, or MC_ERR_BAD_CIPHERTEXT when `ciphertext_len`
+// is not mc_mlkem_ciphertext_len(level); on error nothing is written. The
+// mail-facing API of this library never calls it; it serves tests and
+// callers that hold their own keys.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_mlkem_decaps(mc_mlkem_level level, uint8_t out_shared_secret[MC_MLKEM_SHARED_SECRET_LEN],
+                const uint8_t *private_key, size_t private_key_len, const uint8_t *ciphertext,
+                size_t ciphertext_len);
+
+// ML-DSA signatures (FIPS 204).
+//
+// ML-DSA-44, ML-DSA-65 and ML-DSA-87 (FIPS 204 Table 1) behind one API that
+// takes the parameter set as an mc_mldsa_level. Keys and signatures are the
+// byte strings of FIPS 204 §7.2: the public key pkEncode(ρ, t1), the private
+// key skEncode (the expanded form) and the signature sigEncode(c̃, z, h). A
+// private key can also be kept as its 32-byte seed ξ (the form RFC 9980
+// OpenPGP keys store) and expanded with mc_mldsa_keygen_from_seed.
+//
+// libmsgcrypt's mail-facing API (OpenPGP, S/MIME) verifies signatures and
+// never holds a private key of a user. The signing functions here serve the
+// tests and the project's own DKIM2 signing keys, not users' keys.
+//
+// Signing is "pure" ML-DSA with a context string of 0 to 255 bytes (§5.2);
+// HashML-DSA (§5.4) is not offered. Key generation and signing run in time
+// independent of the private key and seed, except for the number of
+// rejection-loop iterations, which FIPS 204 allows to leak (§3.6.2).
+//
+// Every function is thread-safe and allocates nothing: keys, messages and
+// signatures are caller buffers, borrowed for the duration of the call. Stack
+// use peaks in signing at about 110 KiB for ML-DSA-87 (the expanded matrix
+// A), 30 KiB for key generation and verification.
+
+typedef enum {
+  MC_MLDSA_44 = 1,
+  MC_MLDSA_65,
+  MC_MLDSA_87,
+} mc_mldsa_level;
+
+#define MC_MLDSA44_PUBLIC_KEY_LEN 1312
+#define MC_MLDSA44_PRIVATE_KEY_LEN 2560
+#define MC_MLDSA44_SIGNATURE_LEN 2420
+#define MC_MLDSA65_PUBLIC_KEY_LEN 1952
+#define MC_MLDSA65_PRIVATE_KEY_LEN 4032
+#define MC_MLDSA65_SIGNATURE_LEN 3309
+#define MC_MLDSA87_PUBLIC_KEY_LEN 2592
+#define MC_MLDSA87_PRIVATE_KEY_LEN 4896
+#define MC_MLDSA87_SIGNATURE_LEN 4627
+// The largest sizes, for buffers that take any level.
+#define MC_MLDSA_MAX_PUBLIC_KEY_LEN MC_MLDSA87_PUBLIC_KEY_LEN
+#define MC_MLDSA_MAX_PRIVATE_KEY_LEN MC_MLDSA87_PRIVATE_KEY_LEN
+#define MC_MLDSA_MAX_SIGNATURE_LEN MC_MLDSA87_SIGNATURE_LEN
+// The key-generation seed ξ and the signing randomness rnd.
+#define MC_MLDSA_SEED_LEN 32
+#define MC_MLDSA_RND_LEN 32
+// The longest context string.
+#define MC_MLDSA_MAX_CONTEXT_LEN 255
+
+// mc_mldsa_public_key_len returns the public key length of `level`, or 0 for
+// an unknown level.
+MC_API size_t mc_mldsa_public_key_len(mc_mldsa_level level);
+
+// mc_mldsa_private_key_len returns the (expanded) private key length of
+// `level`, or 0 for an unknown level.
+MC_API size_t mc_mldsa_private_key_len(mc_mldsa_level level);
+
+// mc_mldsa_signature_len returns the signature length of `level`, or 0 for an
+// unknown level.
+MC_API size_t mc_mldsa_signature_len(mc_mldsa_level level);
+
+// mc_mldsa_keygen generates a key pair for `level` from a fresh seed taken
+// from BoringSSL's RAND_bytes (ML-DSA.KeyGen, FIPS 204 Algorithm 1). It writes
+// the public key to `out_public_key` and the private key to
+// `out_private_key`, whose capacities `public_key_cap` and `private_key_cap`
+// must hold mc_mldsa_public_key_len(level) and mc_mldsa_private_key_len(level)
+// bytes. When `out_seed` is not NULL it receives the 32-byte seed ξ, from
+// which mc_mldsa_keygen_from_seed recreates the same pair. The caller owns the
+// secrets written and should wipe them after use. It returns 0, or
+// MC_ERR_INVALID_ARGUMENT for an unknown level or NULL output,
+// MC_ERR_BUFFER_TOO_SMALL when a capacity is short (nothing is written), or
+// -EIO if the random generator fails.
+MC_API MC_WARN_UNUSED_RESULT int mc_mldsa_keygen(mc_mldsa_level level, uint8_t *out_public_key,
+                                                 size_t public_key_cap, uint8_t *out_private_key,
+                                                 size_t private_key_cap,
+                                                 uint8_t out_seed[MC_MLDSA_SEED_LEN]);
+
+// mc_mldsa_keygen_from_seed derives the key pair of `level` from the 32-byte
+// seed ξ `seed` (ML-DSA.KeyGen_internal, Algorithm 6): the same seed always
+// gives the same pair. Outputs, capacities and errors are those of
+// mc_mldsa_keygen, without -EIO.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_mldsa_keygen_from_seed(mc_mldsa_level level, uint8_t *out_public_key, size_t public_key_cap,
+                          uint8_t *out_private_key, size_t private_key_cap,
+                          const uint8_t seed[MC_MLDSA_SEED_LEN]);
+
+// mc_mldsa_sign signs `msg` (`msg_len` bytes, any length) with the private
+// key `private_key` of `level` and the context string `context` (0 to 255
+// bytes; NULL when `context_len` is 0), in the default hedged mode: ML-DSA.Sign
+// (Algorithm 2) with 32 bytes of rnd from RAND_bytes. It writes
+// mc_mldsa_signature_len(level) bytes to `out_sig`, whose capacity
+// `out_sig_cap` must hold them. It returns 0, or MC_ERR_INVALID_ARGUMENT for
+// an unknown level, NULL pointers with non-zero lengths or a context longer
+// than 255 bytes, MC_ERR_BAD_KEY when `private_key_len` is not the level's
+// private key length or the key is so malformed that signing does not finish
+// within 1000 attempts (a valid key needs more with probability below
+// 2^-370), MC_ERR_BUFFER_TOO_SMALL, or -EIO if the random generator fails. On
+// error nothing is written to `out_sig`.
+MC_API MC_WARN_UNUSED_RESULT int mc_mldsa_sign(mc_mldsa_level level, uint8_t *out_sig,
+                                               size_t out_sig_cap, const uint8_t *private_key,
+                                               size_t private_key_len, const uint8_t *msg,
+                                               size_t msg_len, const uint8_t *context,
+                                               size_t context_len);
+
+// mc_mldsa_sign_deterministic is mc_mldsa_sign with rnd = 32 zero bytes, the
+// deterministic variant of FIPS 204 §3.4: the same key, message and context
+// always give the same signature. Hedged signing is preferred where fault
+// attacks or weak randomness are a concern; this one serves reproducible
+// output and tests. Errors as mc_mldsa_sign, without -EIO.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_mldsa_sign_deterministic(mc_mldsa_level level, uint8_t *out_sig, size_t out_sig_cap,
+                            const uint8_t *private_key, size_t private_key_len, const uint8_t *msg,
+                            size_t msg_len, const uint8_t *context, size_t context_len);
+
+// mc_mldsa_sign_internal is ML-DSA.Sign_internal (Algorithm 7): it signs the
+// already formatted message `formatted_msg` (M', for pure ML-DSA the bytes
+// 0, |ctx|, ctx, then the message) with the given 32 bytes `rnd`. It exists
+// for known-answer tests (NIST ACVP) and protocols that define M' themselves;
+// everything else should use mc_mldsa_sign. Errors as
+// mc_mldsa_sign_deterministic, `formatted_msg` may be NULL when
+// `formatted_msg_len` is 0.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_mldsa_sign_internal(mc_mldsa_level level, uint8_t *out_sig, size_t out_sig_cap,
+                       const uint8_t *private_key, size_t private_key_len,
+                       const uint8_t *formatted_msg, size_t formatted_msg_len,
+                       const uint8_t rnd[MC_MLDSA_RND_LEN]);
+
+// mc_mldsa_verify checks that `sig` (`sig_len` bytes) is a signature of `msg`
+// with context string `context` (0 to 255 bytes) under `public_key` of
+// `level` (ML-DSA.Verify, Algorithm 3). It returns 0 when the signature is
+// valid, MC_ERR_BAD_SIGNATURE when it does not verify or is malformed (wrong
+// length, a hint encoding that FIPS 204 Algorithm 21 rejects, z out of range),
+// MC_ERR_BAD_KEY when `public_key_len` is not the level's public key length,
+// or MC_ERR_INVALID_ARGUMENT for an unknown level, NULL pointers with
+// non-zero lengths or a context longer than 255 bytes. Every input is
+// untrusted: any bytes give one of these results.
+MC_API MC_WARN_UNUSED_RESULT int mc_mldsa_verify(mc_mldsa_level level, const uint8_t *public_key,
+                                                 size_t public_key_len, const uint8_t *sig,
+                                                 size_t sig_len, const uint8_t *msg, size_t msg_len,
+                                                 const uint8_t *context, size_t context_len);
+
+// mc_mldsa_verify_internal is ML-DSA.Verify_internal (Algorithm 8): it checks
+// `sig` over the already formatted message `formatted_msg` (M'), the
+// counterpart of mc_mldsa_sign_internal. Results as mc_mldsa_verify.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_mldsa_verify_internal(mc_mldsa_level level, const uint8_t *public_key, size_t public_key_len,
+                         const uint8_t *sig, size_t sig_len, const uint8_t *formatted_msg,
+                         size_t formatted_msg_len);
+
+// X448 and Ed448 (RFC 7748, RFC 8032).
+//
+// X448 is the Diffie-Hellman function on curve448 (RFC 7748 §5, §6.2). Ed448
+// and Ed448ph are the EdDSA signatures on edwards448 (RFC 8032 §5.2), with a
+// context string of up to 255 bytes (empty for plain Ed448). Keys and
+// signatures are fixed-size byte strings in the RFCs' encodings; the caller
+// checks the length of keys it parses before passing them here.
+//
+// libmsgcrypt uses these public keys to encrypt and to verify. The private-key
+// functions (key generation, mc_x448, signing) exist for tests and for
+// callers that hold their own keys; an Ed448 private key is the 57-byte seed
+// of RFC 8032 §5.2.5. Generating a key pair from chosen bytes, the
+// deterministic variant tests need, is mc_x448_public_key or
+// mc_ed448_public_key on those bytes; signing is deterministic.
+//
+// The functions are thread-safe. They allocate nothing; the only shared state
+// is a table of multiples of the base point that the first call needing it
+// builds once per process (pthread_once). Outputs must not overlap inputs.
+// Private-key operations run in time independent of secret data (private
+// keys, secret scalars, signing nonces, shared secrets) and wipe the secret
+// copies they make; verification handles public data only. Randomness comes
+// from BoringSSL's RAND_bytes, which cannot fail (it aborts the process
+// instead).
+
+#define MC_X448_KEY_LEN 56
+#define MC_ED448_PUBLIC_KEY_LEN 57
+#define MC_ED448_PRIVATE_KEY_LEN 57
+#define MC_ED448_SIGNATURE_LEN 114
+// The longest context string RFC 8032 allows.
+#define MC_ED448_MAX_CONTEXT_LEN 255
+// The length of Ed448ph's pre-hash, SHAKE256(M, 64).
+#define MC_ED448PH_DIGEST_LEN 64
+
+// mc_x448_keypair generates an X448 key pair: a random MC_X448_KEY_LEN-byte
+// private key in `out_private_key` and its public key X448(k, 5) in
+// `out_public_key`. The caller owns the private key and should wipe it. It
+// returns 0, or MC_ERR_INVALID_ARGUMENT for a NULL pointer.
+MC_API MC_WARN_UNUSED_RESULT int mc_x448_keypair(uint8_t out_public_key[MC_X448_KEY_LEN],
+                                                 uint8_t out_private_key[MC_X448_KEY_LEN]);
+
+// mc_x448_public_key writes the public key X448(k, 5) of the private key
+// `private_key` (any 56 bytes; RFC 7748 §5 clamps them) to `out_public_key`.
+// It returns 0, or MC_ERR_INVALID_ARGUMENT for a NULL pointer.
+MC_API MC_WARN_UNUSED_RESULT int mc_x448_public_key(uint8_t out_public_key[MC_X448_KEY_LEN],
+                                                    const uint8_t private_key[MC_X448_KEY_LEN]);
+
+// mc_x448 computes the shared secret X448(`private_key`, `peer_public_key`)
+// of RFC 7748 §5 and writes its MC_X448_KEY_LEN bytes to `out_shared_secret`.
+// Any 56-byte peer key is accepted as the RFC specifies (values at or above
+// p are reduced, points on the twist are used as given), except that, as RFC
+// 7748 §6.2 recommends checking, an all-zero result, which means the peer sent
+// a point of small order, is an error. It returns 0, MC_ERR_BAD_KEY for an
+// all-zero result (`out_shared_secret` is then all zeros), or
+// MC_ERR_INVALID_ARGUMENT for a NULL pointer. The function does not branch on
+// the result; the caller's test of the status reveals only whether it was
+// zero.
+MC_API MC_WARN_UNUSED_RESULT int mc_x448(uint8_t out_shared_secret[MC_X448_KEY_LEN],
+                                         const uint8_t private_key[MC_X448_KEY_LEN],
+                                         const uint8_t peer_public_key[MC_X448_KEY_LEN]);
+
+// mc_ed448_keypair generates an Ed448 key pair: a random
+// MC_ED448_PRIVATE_KEY_LEN-byte private key in `out_private_key` and its
+// public key in `out_public_key`. The caller owns the private key and should
+// wipe it. It returns 0, or MC_ERR_INVALID_ARGUMENT for a NULL pointer.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_ed448_keypair(uint8_t out_public_key[MC_ED448_PUBLIC_KEY_LEN],
+                 uint8_t out_private_key[MC_ED448_PRIVATE_KEY_LEN]);
+
+// mc_ed448_public_key writes the public key A of the 57-byte private key
+// `private_key` (RFC 8032 §5.2.5) to `out_public_key`. It returns 0, or
+// MC_ERR_INVALID_ARGUMENT for a NULL pointer.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_ed448_public_key(uint8_t out_public_key[MC_ED448_PUBLIC_KEY_LEN],
+                    const uint8_t private_key[MC_ED448_PRIVATE_KEY_LEN]);
+
+// mc_ed448_check_public_key decodes `public_key` strictly as RFC 8032 §5.2.3
+// describes: the y-coordinate is below p, the unused bits 448..454 are zero,
+// x is recoverable and the sign bit is not set for x = 0. Points of small
+// order are accepted, as the RFC does. It returns 0 for a valid key,
+// MC_ERR_BAD_KEY for an invalid one, or MC_ERR_INVALID_ARGUMENT for NULL.
+// The verify functions apply the same check.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_ed448_check_public_key(const uint8_t public_key[MC_ED448_PUBLIC_KEY_LEN]);
+
+// mc_ed448_sign writes the Ed448 signature (RFC 8032 §5.2.6, phflag 0) of the
+// `msg_len` bytes of `msg` under the context `ctx` of `ctx_len` bytes (0 to
+// MC_ED448_MAX_CONTEXT_LEN; `ctx` may be NULL when empty) with the 57-byte
+// `private_key` to `out_signature`. Signing is deterministic; the public key
+// is recomputed from the private key, so a mismatched public key can never
+// leak the private one. It returns 0, or MC_ERR_INVALID_ARGUMENT for a NULL
+// pointer with a non-zero length, a NULL key or output, or a context longer
+// than MC_ED448_MAX_CONTEXT_LEN; on error nothing is written.
+MC_API MC_WARN_UNUSED_RESULT int mc_ed448_sign(uint8_t out_signature[MC_ED448_SIGNATURE_LEN],
+                                               const uint8_t private_key[MC_ED448_PRIVATE_KEY_LEN],
+                                               const uint8_t *msg, size_t msg_len,
+                                               const uint8_t *ctx, size_t ctx_len);
+
+// mc_ed448_verify checks the `signature_len`-byte `signature` on the
+// `msg_len` bytes of `msg` under the context `ctx` (`ctx_len` bytes, as for
+// mc_ed448_sign) with `public_key` (RFC 8032 §5.2.7). It decodes strictly: a
+// public key or R that is not the canonical encoding of a point, and S >= L,
+// are rejected. It checks the cofactorless equation [S]B = R + [k]A, by
+// recomputing R from S, k and A and comparing encodings: every signature an
+// RFC 8032 signer makes passes, and so does every valid Wycheproof vector;
+// signatures crafted with small-order components, which the cofactored
+// check [4][S]B = [4]R + [4][k]A would admit, are rejected. It returns 0 for
+// a valid signature, MC_ERR_BAD_SIGNATURE for an invalid one or a length
+// other than MC_ED448_SIGNATURE_LEN, MC_ERR_BAD_KEY when `public_key` is not
+// a valid point, or MC_ERR_INVALID_ARGUMENT as for mc_ed448_sign.
+MC_API MC_WARN_UNUSED_RESULT int mc_ed448_verify(const uint8_t public_key[MC_ED448_PUBLIC_KEY_LEN],
+                                                 const uint8_t *signature, size_t signature_len,
+                                                 const uint8_t *msg, size_t msg_len,
+                                                 const uint8_t *ctx, size_t ctx_len);
+
+// mc_ed448ph_sign writes the Ed448ph signature (RFC 8032 §5.2.6 with phflag 1
+// and the message replaced by SHAKE256(msg, 64)) of `msg` under `ctx`.
+// Parameters, results and errors as for mc_ed448_sign.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_ed448ph_sign(uint8_t out_signature[MC_ED448_SIGNATURE_LEN],
+                const uint8_t private_key[MC_ED448_PRIVATE_KEY_LEN], const uint8_t *msg,
+                size_t msg_len, const uint8_t *ctx, size_t ctx_len);
+
+// mc_ed448ph_verify checks an Ed448ph signature on `msg` under `ctx`.
+// Parameters, results and errors as for mc_ed448_verify.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_ed448ph_verify(const uint8_t public_key[MC_ED448_PUBLIC_KEY_LEN], const uint8_t *signature,
+                  size_t signature_len, const uint8_t *msg, size_t msg_len, const uint8_t *ctx,
+                  size_t ctx_len);
+
+// mc_ed448ph_sign_digest is mc_ed448ph_sign for a message already hashed to
+// `digest` = SHAKE256(msg, 64), for example incrementally with mc_sha3_init
+// (MC_SHAKE256), mc_sha3_update and mc_shake_squeeze. It returns 0, or
+// MC_ERR_INVALID_ARGUMENT as for mc_ed448_sign (also for a NULL `digest`).
+MC_API MC_WARN_UNUSED_RESULT int
+mc_ed448ph_sign_digest(uint8_t out_signature[MC_ED448_SIGNATURE_LEN],
+                       const uint8_t private_key[MC_ED448_PRIVATE_KEY_LEN],
+                       const uint8_t digest[MC_ED448PH_DIGEST_LEN], const uint8_t *ctx,
+                       size_t ctx_len);
+
+// mc_ed448ph_verify_digest is mc_ed448ph_verify for a message already hashed
+// to `digest` = SHAKE256(msg, 64). Results and errors as for mc_ed448_verify
+// (MC_ERR_INVALID_ARGUMENT also for a NULL `digest`).
+MC_API MC_WARN_UNUSED_RESULT int
+mc_ed448ph_verify_digest(const uint8_t public_key[MC_ED448_PUBLIC_KEY_LEN],
+                         const uint8_t *signature, size_t signature_len,
+                         const uint8_t digest[MC_ED448PH_DIGEST_LEN], const uint8_t *ctx,
+                         size_t ctx_len);
 
 // @@aead@@
 

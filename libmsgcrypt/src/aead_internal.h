@@ -1,0 +1,75 @@
+// aead_internal.h: helpers shared by the AES-OCB code and the thin layer over
+// BoringSSL (ocb.c, aes_modes.c, kdf.c, pkenc.c), never installed: mapping
+// BoringSSL failures to libmsgcrypt's codes with its error queue cleared, and
+// the constant-time mask helpers that OCB's open uses.
+#ifndef MC_AEAD_INTERNAL_H
+#define MC_AEAD_INTERNAL_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/base.h>
+#include <openssl/err.h>
+
+#include "msgcrypt_internal.h"
+
+// mc_bssl_fail returns `code` for a BoringSSL call that failed, or -ENOMEM
+// when BoringSSL's most recent error says that an allocation failed. It
+// clears BoringSSL's thread-local error queue either way, so that nothing of
+// it leaks to the caller (CONVENTIONS.md §3 rejects that queue).
+static inline int mc_bssl_fail(int code) {
+  uint32_t err = ERR_peek_last_error();
+  if (err != 0 && ERR_GET_REASON(err) == ERR_R_MALLOC_FAILURE)
+    code = -ENOMEM;
+  ERR_clear_error();
+  return code;
+}
+
+// mc_value_barrier_u32 returns `x` unchanged, but hides its value from the
+// optimiser so that mask arithmetic on secrets is not turned into branches.
+static inline uint32_t mc_value_barrier_u32(uint32_t x) {
+  __asm__("" : "+r"(x));
+  return x;
+}
+
+// mc_mask_nonzero_u32 returns 0xffffffff when `x` != 0 and 0 otherwise,
+// without branching on `x`.
+static inline uint32_t mc_mask_nonzero_u32(uint32_t x) {
+  return mc_value_barrier_u32(0u - ((x | (0u - x)) >> 31));
+}
+
+// mc_aes_key_bits returns 128, 192 or 256 for an AES key of `key_len` bytes,
+// or 0 for any other length.
+static inline unsigned mc_aes_key_bits(size_t key_len) {
+  return key_len == 16 || key_len == 24 || key_len == 32 ? (unsigned)key_len * 8 : 0;
+}
+
+// mc_hash_evp_md returns BoringSSL's EVP_MD for `alg`, or NULL for an unknown
+// `alg` (kdf.c).
+const EVP_MD *mc_hash_evp_md(mc_hash_alg alg);
+
+// AES-OCB implementations: the AES-NI loops of ocb_aesni.c, or BoringSSL's
+// ECB mode driven in batches. mc_aes_ocb_init picks the first when the CPU
+// has AES-NI; tests and benchmarks ask for either with mc_aes_ocb_init_impl,
+// which returns MC_ERR_UNSUPPORTED for AES-NI on a CPU without it.
+enum { MC_OCB_IMPL_AUTO = 0, MC_OCB_IMPL_AESNI, MC_OCB_IMPL_BORINGSSL };
+int mc_aes_ocb_init_impl(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len, size_t tag_len,
+                         int impl);
+
+// ocb_aesni.c. mc_ocb_aesni_available returns 1 when the CPU has AES-NI (and
+// the code was built for x86-64). mc_ocb_aesni_set_key fills the context's
+// round keys and rounds from a 16-, 24- or 32-byte key.
+// mc_ocb_aesni_encrypt_block encrypts one block. mc_ocb_aesni_crypt encrypts
+// or decrypts `num_blocks` whole blocks numbered from 1, advancing the offset
+// and checksum; mc_ocb_aesni_hash does the same for associated data, adding
+// the cipher outputs into `sum_io`.
+int mc_ocb_aesni_available(void);
+void mc_ocb_aesni_set_key(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len);
+void mc_ocb_aesni_encrypt_block(const mc_aes_ocb_ctx *ctx, uint8_t out[16], const uint8_t in[16]);
+void mc_ocb_aesni_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
+                        size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]);
+void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
+                       uint8_t offset_io[16], uint8_t sum_io[16]);
+
+#endif // MC_AEAD_INTERNAL_H

@@ -1,0 +1,182 @@
+// mldsa_internal.h: private declarations shared by the ML-DSA sources
+// (mldsa.c, mldsa_poly.c), its tests and its fuzz harnesses; never installed.
+// Polynomials have 256 coefficients modulo q = 8380417 (FIPS 204 §2.3).
+#ifndef MC_MLDSA_INTERNAL_H
+#define MC_MLDSA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msgcrypt_internal.h"
+
+// MC_MLDSA_DECLASSIFY tells Valgrind memcheck that `len` bytes at `p`, derived
+// from secrets, may be treated as public. The constant-time test
+// (tests/ct_mldsa.c) marks keys undefined and expects memcheck to see no
+// branch or memory index on a secret; the few values the algorithm makes
+// public on purpose (see mldsa.c) pass through here. Outside Valgrind the
+// client request is a handful of no-op instructions; without the header it
+// compiles to nothing.
+#if defined(__has_include)
+#if __has_include(<valgrind/memcheck.h>)
+#include <valgrind/memcheck.h>
+#define MC_MLDSA_DECLASSIFY(p, len) ((void)VALGRIND_MAKE_MEM_DEFINED((p), (len)))
+#endif
+#endif
+#ifndef MC_MLDSA_DECLASSIFY
+#define MC_MLDSA_DECLASSIFY(p, len) ((void)(p), (void)(len))
+#endif
+
+#define MC_MLDSA_N 256
+#define MC_MLDSA_Q 8380417
+#define MC_MLDSA_D 13 // bits dropped from t (FIPS 204 Table 1)
+#define MC_MLDSA_MAX_K 8
+#define MC_MLDSA_MAX_L 7
+#define MC_MLDSA_MAX_OMEGA 80
+#define MC_MLDSA_TR_LEN 64
+#define MC_MLDSA_MU_LEN 64
+#define MC_MLDSA_MAX_CTILDE_LEN 64
+
+typedef struct {
+  int32_t c[MC_MLDSA_N];
+} mc_mldsa_poly;
+
+// mc_mldsa_params holds one parameter set of FIPS 204 Table 1 and the sizes
+// derived from it (Table 2).
+typedef struct {
+  unsigned k, l;       // rows and columns of A
+  unsigned eta;        // bound of the private vectors s1, s2
+  unsigned tau;        // number of ±1 coefficients in the challenge c
+  unsigned omega;      // maximum number of hint bits
+  unsigned ctilde_len; // λ/4 bytes of commitment hash
+  unsigned eta_bits;   // bits per coefficient of s1 and s2 in sk
+  unsigned z_bits;     // 1 + bitlen(γ1 − 1)
+  unsigned w1_bits;    // bitlen((q − 1)/(2γ2) − 1)
+  int32_t gamma1, gamma2, beta;
+  size_t public_key_len, private_key_len, signature_len;
+} mc_mldsa_params;
+
+// mc_mldsa_params_get returns the parameters of `level` (an mc_mldsa_level)
+// or NULL when it is not one.
+const mc_mldsa_params *mc_mldsa_params_get(int level);
+
+// Arithmetic (mldsa_poly.c). Coefficients are int32_t; the comments give the
+// range each function accepts and produces.
+
+// mc_mldsa_ntt transforms `a` (|coefficients| < q) in place into the NTT
+// domain (FIPS 204 Algorithm 41), outputs bounded by 9q in absolute value.
+void mc_mldsa_ntt(mc_mldsa_poly *a);
+
+// mc_mldsa_invntt applies the inverse NTT (Algorithm 42) to `a`
+// (|coefficients| < q), multiplying by the Montgomery factor 2^32 as well so
+// that it undoes the 2^-32 of mc_mldsa_pointwise_acc; outputs lie in (−q, q).
+void mc_mldsa_invntt(mc_mldsa_poly *a);
+
+// mc_mldsa_pointwise sets `out` = `a` ∘ `b` · 2^-32 mod q for NTT-domain
+// inputs bounded by 9q; outputs lie in (−q, q).
+void mc_mldsa_pointwise(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b);
+
+// mc_mldsa_pointwise_acc adds `a` ∘ `b` · 2^-32 mod q to `acc`.
+void mc_mldsa_pointwise_acc(mc_mldsa_poly *acc, const mc_mldsa_poly *a, const mc_mldsa_poly *b);
+
+// mc_mldsa_reduce maps coefficients below 2^31 − 2^22 in absolute value into
+// [−6283009, 6283007], which is within (−q, q).
+void mc_mldsa_reduce(mc_mldsa_poly *a);
+
+// mc_mldsa_freeze maps coefficients in (−q, q) to [0, q).
+void mc_mldsa_freeze(mc_mldsa_poly *a);
+
+// mc_mldsa_center maps coefficients in (−q, q) to the centred representative
+// in [−(q−1)/2, (q−1)/2].
+void mc_mldsa_center(mc_mldsa_poly *a);
+
+// mc_mldsa_decompose splits r in [0, q) into r1 and r0 (Algorithm 36) for
+// 2γ2 = `gamma2` · 2, without branches.
+void mc_mldsa_decompose(int32_t *r1, int32_t *r0, int32_t r, int32_t gamma2);
+
+// mc_mldsa_power2round splits r in [0, q) into r1, r0 (Algorithm 35).
+void mc_mldsa_power2round(int32_t *r1, int32_t *r0, int32_t r);
+
+// mc_mldsa_use_hint returns UseHint(h, r) (Algorithm 40) for r in [0, q) and h
+// in {0, 1}, without branches.
+int32_t mc_mldsa_use_hint(int32_t h, int32_t r, int32_t gamma2);
+
+// SHAKE128/256 as ML-DSA uses it (FIPS 204 §3.7): absorb everything, finish,
+// then squeeze. A thin sponge over mc_keccak_f1600 that moves whole lanes.
+#define MC_MLDSA_SHAKE128_RATE 168
+#define MC_MLDSA_SHAKE256_RATE 136
+
+typedef struct {
+  uint64_t s[25];
+  unsigned rate, pos;
+} mc_mldsa_xof;
+
+void mc_mldsa_xof_init(mc_mldsa_xof *x, unsigned rate);
+void mc_mldsa_xof_absorb(mc_mldsa_xof *x, const uint8_t *in, size_t len);
+void mc_mldsa_xof_finish(mc_mldsa_xof *x);
+void mc_mldsa_xof_squeeze(mc_mldsa_xof *x, uint8_t *out, size_t len);
+
+// mc_mldsa_shake256 writes `out_len` bytes of SHAKE256(`in`) (H in FIPS 204).
+void mc_mldsa_shake256(uint8_t *out, size_t out_len, const uint8_t *in, size_t in_len);
+
+// Sampling (FIPS 204 §7.3).
+
+// mc_mldsa_rej_ntt_poly samples a uniform NTT-domain polynomial from
+// SHAKE128(`seed`), the 34-byte ρ || s || r (Algorithm 30). Public input.
+void mc_mldsa_rej_ntt_poly(mc_mldsa_poly *a, const uint8_t seed[34]);
+
+// mc_mldsa_rej_bounded_poly samples coefficients in [−η, η] from
+// SHAKE256(`seed`), the 66-byte ρ' || r (Algorithm 31). Secret input.
+void mc_mldsa_rej_bounded_poly(mc_mldsa_poly *a, const uint8_t seed[66], unsigned eta);
+
+// mc_mldsa_sample_in_ball sets `c` to the challenge polynomial with τ
+// coefficients ±1 derived from `seed` (Algorithm 29). Secret input in
+// rejected signing iterations, so it indexes nothing by its value.
+void mc_mldsa_sample_in_ball(mc_mldsa_poly *c, const uint8_t *seed, size_t seed_len, unsigned tau);
+
+// mc_mldsa_expand_mask sets `y` to polynomial number `index` (κ + r) of
+// ExpandMask(ρ'') (Algorithm 34), coefficients in [−γ1 + 1, γ1].
+void mc_mldsa_expand_mask(mc_mldsa_poly *y, const uint8_t rho2[64], uint16_t index,
+                          const mc_mldsa_params *p);
+
+// Bit packing (§7.1). mc_mldsa_pack writes the 256 values `offset` − a[i]
+// (when `negate`) or a[i] (otherwise), each in [0, 2^bits), as 32·bits bytes
+// (SimpleBitPack / BitPack); mc_mldsa_unpack is its inverse.
+void mc_mldsa_pack(uint8_t *out, const mc_mldsa_poly *a, unsigned bits, int negate, int32_t offset);
+void mc_mldsa_unpack(mc_mldsa_poly *a, const uint8_t *in, unsigned bits, int negate,
+                     int32_t offset);
+
+// Encodings of keys and signatures (§7.2).
+
+typedef struct {
+  uint8_t rho[32];
+  mc_mldsa_poly t1[MC_MLDSA_MAX_K];
+} mc_mldsa_public_key;
+
+// mc_mldsa_public_key_decode parses `in` (pkDecode). It returns 0, or
+// MC_ERR_BAD_KEY when `in_len` is not the public key length of `p`.
+int mc_mldsa_public_key_decode(mc_mldsa_public_key *pk, const mc_mldsa_params *p, const uint8_t *in,
+                               size_t in_len);
+
+// mc_mldsa_public_key_encode writes p->public_key_len bytes (pkEncode).
+void mc_mldsa_public_key_encode(uint8_t *out, const mc_mldsa_params *p,
+                                const mc_mldsa_public_key *pk);
+
+typedef struct {
+  uint8_t ctilde[MC_MLDSA_MAX_CTILDE_LEN];
+  mc_mldsa_poly z[MC_MLDSA_MAX_L];
+  uint8_t h[MC_MLDSA_MAX_K][MC_MLDSA_N]; // 0 or 1
+} mc_mldsa_signature;
+
+// mc_mldsa_signature_decode parses `in` (sigDecode with HintBitUnpack,
+// Algorithm 21). It returns 0, or MC_ERR_BAD_SIGNATURE for a wrong length or
+// a hint encoding that Algorithm 21 rejects (indices not strictly increasing
+// within a polynomial, counts decreasing or above ω, non-zero padding).
+int mc_mldsa_signature_decode(mc_mldsa_signature *sig, const mc_mldsa_params *p, const uint8_t *in,
+                              size_t in_len);
+
+// mc_mldsa_signature_encode writes p->signature_len bytes (sigEncode). The
+// hint vector must have at most ω ones.
+void mc_mldsa_signature_encode(uint8_t *out, const mc_mldsa_params *p,
+                               const mc_mldsa_signature *sig);
+
+#endif // MC_MLDSA_INTERNAL_H

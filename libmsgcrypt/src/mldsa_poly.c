@@ -1,0 +1,488 @@
+// mldsa_poly.c: the polynomial layer of ML-DSA (FIPS 204 §7): arithmetic
+// modulo q = 8380417 with Montgomery reduction, the NTT and its inverse,
+// rounding (Power2Round, Decompose, UseHint), the SHAKE-based samplers and
+// bit packing of keys and signatures. Everything that may touch a secret is
+// written without branches or memory indexes that depend on it; the only
+// exceptions are the accept/reject decisions of rejection samplers, which are
+// independent of the values they keep (see mc_mldsa_rej_bounded_poly).
+#include <string.h>
+
+#include "mldsa_internal.h"
+
+#define Q MC_MLDSA_Q
+#define QINV 58728449 // q^-1 mod 2^32
+// 2^64 / 256 mod q: the inverse NTT's scaling by 1/256, times the 2^32 that
+// its final Montgomery reduction removes and the 2^32 that the pointwise
+// products removed before it.
+#define INVNTT_F 41978
+
+// zetas[k] = ζ^BitRev8(k) · 2^32 mod q, centred, with ζ = 1753 the 512th root
+// of unity of FIPS 204 §7.5 (Appendix B lists the plain powers).
+static const int32_t zetas[256] = {
+    -4186625, 25847,    -2608894, -518909,  237124,   -777960,  -876248,  466468,   1826347,
+    2353451,  -359251,  -2091905, 3119733,  -2884855, 3111497,  2680103,  2725464,  1024112,
+    -1079900, 3585928,  -549488,  -1119584, 2619752,  -2108549, -2118186, -3859737, -1399561,
+    -3277672, 1757237,  -19422,   4010497,  280005,   2706023,  95776,    3077325,  3530437,
+    -1661693, -3592148, -2537516, 3915439,  -3861115, -3043716, 3574422,  -2867647, 3539968,
+    -300467,  2348700,  -539299,  -1699267, -1643818, 3505694,  -3821735, 3507263,  -2140649,
+    -1600420, 3699596,  811944,   531354,   954230,   3881043,  3900724,  -2556880, 2071892,
+    -2797779, -3930395, -1528703, -3677745, -3041255, -1452451, 3475950,  2176455,  -1585221,
+    -1257611, 1939314,  -4083598, -1000202, -3190144, -3157330, -3632928, 126922,   3412210,
+    -983419,  2147896,  2715295,  -2967645, -3693493, -411027,  -2477047, -671102,  -1228525,
+    -22981,   -1308169, -381987,  1349076,  1852771,  -1430430, -3343383, 264944,   508951,
+    3097992,  44288,    -1100098, 904516,   3958618,  -3724342, -8578,    1653064,  -3249728,
+    2389356,  -210977,  759969,   -1316856, 189548,   -3553272, 3159746,  -1851402, -2409325,
+    -177440,  1315589,  1341330,  1285669,  -1584928, -812732,  -1439742, -3019102, -3881060,
+    -3628969, 3839961,  2091667,  3407706,  2316500,  3817976,  -3342478, 2244091,  -2446433,
+    -3562462, 266997,   2434439,  -1235728, 3513181,  -3520352, -3759364, -1197226, -3193378,
+    900702,   1859098,  909542,   819034,   495491,   -1613174, -43260,   -522500,  -655327,
+    -3122442, 2031748,  3207046,  -3556995, -525098,  -768622,  -3595838, 342297,   286988,
+    -2437823, 4108315,  3437287,  -3342277, 1735879,  203044,   2842341,  2691481,  -2590150,
+    1265009,  4055324,  1247620,  2486353,  1595974,  -3767016, 1250494,  2635921,  -3548272,
+    -2994039, 1869119,  1903435,  -1050970, -1333058, 1237275,  -3318210, -1430225, -451100,
+    1312455,  3306115,  -1962642, -1279661, 1917081,  -2546312, -1374803, 1500165,  777191,
+    2235880,  3406031,  -542412,  -2831860, -1671176, -1846953, -2584293, -3724270, 594136,
+    -3776993, -2013608, 2432395,  2454455,  -164721,  1957272,  3369112,  185531,   -1207385,
+    -3183426, 162844,   1616392,  3014001,  810149,   1652634,  -3694233, -1799107, -3038916,
+    3523897,  3866901,  269760,   2213111,  -975884,  1717735,  472078,   -426683,  1723600,
+    -1803090, 1910376,  -1667432, -1104333, -260646,  -3833893, -2939036, -2235985, -420899,
+    -2286327, 183443,   -976891,  1612842,  -3545687, -554416,  3919660,  -48306,   -1362209,
+    3937738,  1400424,  -846154,  1976782,
+};
+
+// Helpers on 32-bit values without branches. Signed right shifts are
+// arithmetic and narrowing conversions wrap on every compiler we support
+// (GCC and Clang document both).
+
+// mask_if_negative returns all ones when x < 0, else 0.
+static inline int32_t mask_if_negative(int32_t x) {
+  return x >> 31;
+}
+
+// is_zero returns 1 when x == 0, else 0.
+static inline uint32_t is_zero(uint32_t x) {
+  return (~x & (x - 1)) >> 31;
+}
+
+// less_than returns 1 when a < b, for a and b below 2^31.
+static inline uint32_t less_than(uint32_t a, uint32_t b) {
+  return (a - b) >> 31;
+}
+
+// mont_reduce returns a · 2^-32 mod q in (−q, q) for |a| < q · 2^31.
+static inline int32_t mont_reduce(int64_t a) {
+  int32_t t = (int32_t)(uint32_t)((uint64_t)a * QINV);
+  return (int32_t)((a - (int64_t)t * Q) >> 32);
+}
+
+void mc_mldsa_ntt(mc_mldsa_poly *a) {
+  // Cooley-Tukey butterflies. With |input| < q each layer adds at most q, so
+  // outputs stay below 9q < 2^31 without intermediate reductions.
+  unsigned k = 0;
+  for (unsigned len = 128; len > 0; len >>= 1) {
+    for (unsigned start = 0; start < MC_MLDSA_N; start += 2 * len) {
+      int64_t zeta = zetas[++k];
+      for (unsigned j = start; j < start + len; j++) {
+        int32_t t = mont_reduce(zeta * a->c[j + len]);
+        a->c[j + len] = a->c[j] - t;
+        a->c[j] = a->c[j] + t;
+      }
+    }
+  }
+}
+
+void mc_mldsa_invntt(mc_mldsa_poly *a) {
+  // Gentleman-Sande butterflies. The sums double per layer: with |input| < q
+  // they stay below 256q = 2145386752 < 2^31 after the eighth.
+  unsigned k = 256;
+  for (unsigned len = 1; len < MC_MLDSA_N; len <<= 1) {
+    for (unsigned start = 0; start < MC_MLDSA_N; start += 2 * len) {
+      int64_t zeta = -zetas[--k];
+      for (unsigned j = start; j < start + len; j++) {
+        int32_t t = a->c[j];
+        a->c[j] = t + a->c[j + len];
+        a->c[j + len] = mont_reduce(zeta * (t - a->c[j + len]));
+      }
+    }
+  }
+  for (unsigned j = 0; j < MC_MLDSA_N; j++)
+    a->c[j] = mont_reduce((int64_t)INVNTT_F * a->c[j]);
+}
+
+void mc_mldsa_pointwise(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b) {
+  for (unsigned i = 0; i < MC_MLDSA_N; i++)
+    out->c[i] = mont_reduce((int64_t)a->c[i] * b->c[i]);
+}
+
+void mc_mldsa_pointwise_acc(mc_mldsa_poly *acc, const mc_mldsa_poly *a, const mc_mldsa_poly *b) {
+  for (unsigned i = 0; i < MC_MLDSA_N; i++)
+    acc->c[i] += mont_reduce((int64_t)a->c[i] * b->c[i]);
+}
+
+void mc_mldsa_reduce(mc_mldsa_poly *a) {
+  // Subtract round(a / 2^23) · q; 2^23 is close to q.
+  for (unsigned i = 0; i < MC_MLDSA_N; i++) {
+    int32_t t = (a->c[i] + (1 << 22)) >> 23;
+    a->c[i] -= t * Q;
+  }
+}
+
+void mc_mldsa_freeze(mc_mldsa_poly *a) {
+  for (unsigned i = 0; i < MC_MLDSA_N; i++)
+    a->c[i] += mask_if_negative(a->c[i]) & Q;
+}
+
+void mc_mldsa_center(mc_mldsa_poly *a) {
+  for (unsigned i = 0; i < MC_MLDSA_N; i++) {
+    int32_t x = a->c[i] + (mask_if_negative(a->c[i]) & Q);
+    x -= mask_if_negative((Q - 1) / 2 - x) & Q;
+    a->c[i] = x;
+  }
+}
+
+void mc_mldsa_decompose(int32_t *r1, int32_t *r0, int32_t r, int32_t gamma2) {
+  // r1 = floor((r + γ2 − 1) / 2γ2) puts r0 = r − 2γ2·r1 in (−γ2, γ2]. The
+  // division is a multiplication by a rounded-up reciprocal, exact for every
+  // numerator below q + γ2 (checked exhaustively by test_mldsa).
+  uint64_t num = (uint64_t)(uint32_t)(r + gamma2 - 1);
+  int32_t m, hi;
+  if (gamma2 == (Q - 1) / 88) {
+    hi = (int32_t)((num * 2886403) >> 39);
+    m = 44;
+  } else {
+    hi = (int32_t)((num * 8396809) >> 42);
+    m = 16;
+  }
+  int32_t lo = r - hi * 2 * gamma2;
+  // r − r0 = q − 1 happens exactly when hi = m: then r1 = 0, r0 = r0 − 1.
+  int32_t top = -(int32_t)is_zero((uint32_t)(hi ^ m));
+  *r1 = hi & ~top;
+  *r0 = lo + top;
+}
+
+void mc_mldsa_power2round(int32_t *r1, int32_t *r0, int32_t r) {
+  int32_t hi = (r + (1 << (MC_MLDSA_D - 1)) - 1) >> MC_MLDSA_D;
+  *r1 = hi;
+  *r0 = r - (hi << MC_MLDSA_D);
+}
+
+int32_t mc_mldsa_use_hint(int32_t h, int32_t r, int32_t gamma2) {
+  int32_t r1, r0;
+  mc_mldsa_decompose(&r1, &r0, r, gamma2);
+  int32_t m = (Q - 1) / (2 * gamma2);
+  // With the hint, step up when r0 > 0 and down otherwise, modulo m.
+  int32_t up = (int32_t)((uint32_t)-r0 >> 31);
+  r1 += h * (2 * up - 1);
+  r1 += mask_if_negative(r1) & m;
+  r1 &= ~(-(int32_t)is_zero((uint32_t)(r1 ^ m)));
+  return r1;
+}
+
+// SHAKE over mc_keccak_f1600 directly: whole-lane absorbing and squeezing
+// and no error paths, since every use here is well-formed.
+
+void mc_mldsa_xof_init(mc_mldsa_xof *x, unsigned rate) {
+  memset(x, 0, sizeof *x);
+  x->rate = rate;
+}
+
+void mc_mldsa_xof_absorb(mc_mldsa_xof *x, const uint8_t *in, size_t len) {
+  while (len > 0) {
+    if (x->pos == 0 && len >= x->rate) {
+      for (unsigned i = 0; i < x->rate / 8; i++)
+        x->s[i] ^= mc_load_le64(in + 8 * i);
+      mc_keccak_f1600(x->s);
+      in += x->rate;
+      len -= x->rate;
+      continue;
+    }
+    x->s[x->pos / 8] ^= (uint64_t)*in++ << (8 * (x->pos % 8));
+    len--;
+    if (++x->pos == x->rate) {
+      mc_keccak_f1600(x->s);
+      x->pos = 0;
+    }
+  }
+}
+
+void mc_mldsa_xof_finish(mc_mldsa_xof *x) {
+  // SHAKE's domain bits 1111 and the first padding bit, then pad10*1's last.
+  x->s[x->pos / 8] ^= (uint64_t)0x1f << (8 * (x->pos % 8));
+  x->s[(x->rate - 1) / 8] ^= (uint64_t)0x80 << (8 * ((x->rate - 1) % 8));
+  mc_keccak_f1600(x->s);
+  x->pos = 0;
+}
+
+void mc_mldsa_xof_squeeze(mc_mldsa_xof *x, uint8_t *out, size_t len) {
+  while (len > 0) {
+    if (x->pos == x->rate) {
+      mc_keccak_f1600(x->s);
+      x->pos = 0;
+    }
+    if (x->pos == 0 && len >= x->rate) {
+      for (unsigned i = 0; i < x->rate / 8; i++)
+        mc_store_le64(out + 8 * i, x->s[i]);
+      out += x->rate;
+      len -= x->rate;
+      x->pos = x->rate;
+      continue;
+    }
+    *out++ = (uint8_t)(x->s[x->pos / 8] >> (8 * (x->pos % 8)));
+    x->pos++;
+    len--;
+  }
+}
+
+void mc_mldsa_shake256(uint8_t *out, size_t out_len, const uint8_t *in, size_t in_len) {
+  mc_mldsa_xof x;
+  mc_mldsa_xof_init(&x, MC_MLDSA_SHAKE256_RATE);
+  mc_mldsa_xof_absorb(&x, in, in_len);
+  mc_mldsa_xof_finish(&x);
+  mc_mldsa_xof_squeeze(&x, out, out_len);
+  mc_wipe(&x, sizeof x);
+}
+
+void mc_mldsa_rej_ntt_poly(mc_mldsa_poly *a, const uint8_t seed[34]) {
+  // Five SHAKE128 blocks give 280 candidates, enough for 256 but with
+  // probability about 2^-30; more blocks follow when they are not.
+  uint8_t buf[5 * MC_MLDSA_SHAKE128_RATE];
+  mc_mldsa_xof x;
+  mc_mldsa_xof_init(&x, MC_MLDSA_SHAKE128_RATE);
+  mc_mldsa_xof_absorb(&x, seed, 34);
+  mc_mldsa_xof_finish(&x);
+  mc_mldsa_xof_squeeze(&x, buf, sizeof buf);
+  size_t pos = 0, len = sizeof buf;
+  unsigned n = 0;
+  while (n < MC_MLDSA_N) {
+    if (pos == len) {
+      mc_mldsa_xof_squeeze(&x, buf, MC_MLDSA_SHAKE128_RATE);
+      pos = 0;
+      len = MC_MLDSA_SHAKE128_RATE;
+    }
+    // CoeffFromThreeBytes (Algorithm 14): 23 bits, kept when below q.
+    uint32_t v = buf[pos] | (uint32_t)buf[pos + 1] << 8 | (uint32_t)(buf[pos + 2] & 0x7f) << 16;
+    pos += 3;
+    if (v < Q)
+      a->c[n++] = (int32_t)v;
+  }
+}
+
+void mc_mldsa_rej_bounded_poly(mc_mldsa_poly *a, const uint8_t seed[66], unsigned eta) {
+  // The seed and every coefficient are secret. Whether a half-byte is
+  // rejected is not: it depends only on that half-byte, which is discarded,
+  // and the stream is indistinguishable from independent uniform half-bytes,
+  // so the accepted ones are uniform whatever was rejected around them. The
+  // accept bit alone is therefore declassified, and with it the position of
+  // the next coefficient.
+  uint8_t buf[MC_MLDSA_SHAKE256_RATE];
+  mc_mldsa_xof x;
+  mc_mldsa_xof_init(&x, MC_MLDSA_SHAKE256_RATE);
+  mc_mldsa_xof_absorb(&x, seed, 66);
+  mc_mldsa_xof_finish(&x);
+  unsigned n = 0;
+  while (n < MC_MLDSA_N) {
+    mc_mldsa_xof_squeeze(&x, buf, sizeof buf);
+    for (size_t i = 0; i < sizeof buf && n < MC_MLDSA_N; i++) {
+      for (unsigned half = 0; half < 2 && n < MC_MLDSA_N; half++) {
+        uint32_t b = (uint32_t)(buf[i] >> (4 * half)) & 15;
+        uint32_t accept;
+        int32_t value;
+        // CoeffFromHalfByte (Algorithm 15): for η = 2, 2 − (b mod 5) with
+        // b mod 5 as b − 5·floor(b·205/1024), exact for b < 15.
+        if (eta == 2) {
+          accept = less_than(b, 15);
+          value = 2 - (int32_t)(b - 5 * ((b * 205) >> 10));
+        } else {
+          accept = less_than(b, 9);
+          value = 4 - (int32_t)b;
+        }
+        MC_MLDSA_DECLASSIFY(&accept, sizeof accept);
+        if (accept)
+          a->c[n++] = value;
+      }
+    }
+  }
+  mc_wipe(buf, sizeof buf);
+  mc_wipe(&x, sizeof x);
+}
+
+// bit_at returns bit `pos` of the 256-bit set `set` without indexing memory
+// by `pos` (secret in rejected signing iterations): every word is read.
+static uint64_t bit_at(const uint64_t set[4], uint32_t pos) {
+  uint64_t bit = 0;
+  for (uint32_t w = 0; w < 4; w++) {
+    uint64_t here = (uint64_t)0 - is_zero(w ^ (pos >> 6));
+    bit |= (set[w] >> (pos & 63)) & here;
+  }
+  return bit & 1;
+}
+
+// set_bit_to sets bit `pos` of `set` to `value` (0 or 1), reading and
+// writing every word.
+static void set_bit_to(uint64_t set[4], uint32_t pos, uint64_t value) {
+  for (uint32_t w = 0; w < 4; w++) {
+    uint64_t here = (uint64_t)0 - is_zero(w ^ (pos >> 6));
+    uint64_t bit = ((uint64_t)1 << (pos & 63)) & here;
+    set[w] = (set[w] & ~bit) | ((value << (pos & 63)) & here);
+  }
+}
+
+void mc_mldsa_sample_in_ball(mc_mldsa_poly *c, const uint8_t *seed, size_t seed_len, unsigned tau) {
+  // The challenge is kept as two 256-bit sets (non-zero positions, negative
+  // positions) so that the swap c_i ← c_j, c_j ← ±1 costs four word
+  // operations, none indexed by the secret j. As in rej_bounded_poly, only
+  // the decision to reject a byte j > i is declassified.
+  uint8_t buf[MC_MLDSA_SHAKE256_RATE];
+  uint64_t nonzero[4] = {0}, negative[4] = {0};
+  mc_mldsa_xof x;
+  mc_mldsa_xof_init(&x, MC_MLDSA_SHAKE256_RATE);
+  mc_mldsa_xof_absorb(&x, seed, seed_len);
+  mc_mldsa_xof_finish(&x);
+  mc_mldsa_xof_squeeze(&x, buf, sizeof buf);
+  uint64_t signs = mc_load_le64(buf);
+  size_t pos = 8;
+  for (uint32_t i = MC_MLDSA_N - tau; i < MC_MLDSA_N; i++) {
+    uint32_t j;
+    for (;;) {
+      if (pos == sizeof buf) {
+        mc_mldsa_xof_squeeze(&x, buf, sizeof buf);
+        pos = 0;
+      }
+      j = buf[pos++];
+      uint32_t accept = less_than(i, j) ^ 1;
+      MC_MLDSA_DECLASSIFY(&accept, sizeof accept);
+      if (accept)
+        break;
+    }
+    // Position i is still zero: copy c_j there, then set c_j.
+    set_bit_to(nonzero, i, bit_at(nonzero, j));
+    set_bit_to(negative, i, bit_at(negative, j));
+    set_bit_to(nonzero, j, 1);
+    set_bit_to(negative, j, signs & 1);
+    signs >>= 1;
+  }
+  for (uint32_t k = 0; k < MC_MLDSA_N; k++) {
+    int32_t nz = (int32_t)((nonzero[k >> 6] >> (k & 63)) & 1);
+    int32_t neg = (int32_t)((negative[k >> 6] >> (k & 63)) & 1);
+    c->c[k] = nz - 2 * neg;
+  }
+  mc_wipe(buf, sizeof buf);
+  mc_wipe(&x, sizeof x);
+  mc_wipe(&signs, sizeof signs);
+  mc_wipe(nonzero, sizeof nonzero);
+  mc_wipe(negative, sizeof negative);
+}
+
+void mc_mldsa_expand_mask(mc_mldsa_poly *y, const uint8_t rho2[64], uint16_t index,
+                          const mc_mldsa_params *p) {
+  uint8_t seed[66], buf[32 * 20];
+  memcpy(seed, rho2, 64);
+  seed[64] = (uint8_t)index;
+  seed[65] = (uint8_t)(index >> 8);
+  mc_mldsa_shake256(buf, 32 * p->z_bits, seed, sizeof seed);
+  mc_mldsa_unpack(y, buf, p->z_bits, 1, p->gamma1);
+  mc_wipe(seed, sizeof seed);
+  mc_wipe(buf, sizeof buf);
+}
+
+void mc_mldsa_pack(uint8_t *out, const mc_mldsa_poly *a, unsigned bits, int negate,
+                   int32_t offset) {
+  uint64_t acc = 0;
+  unsigned have = 0;
+  uint32_t mask = (1u << bits) - 1;
+  for (unsigned i = 0; i < MC_MLDSA_N; i++) {
+    uint32_t v = negate ? (uint32_t)(offset - a->c[i]) : (uint32_t)a->c[i];
+    acc |= (uint64_t)(v & mask) << have;
+    have += bits;
+    while (have >= 8) {
+      *out++ = (uint8_t)acc;
+      acc >>= 8;
+      have -= 8;
+    }
+  }
+}
+
+void mc_mldsa_unpack(mc_mldsa_poly *a, const uint8_t *in, unsigned bits, int negate,
+                     int32_t offset) {
+  uint64_t acc = 0;
+  unsigned have = 0;
+  uint32_t mask = (1u << bits) - 1;
+  for (unsigned i = 0; i < MC_MLDSA_N; i++) {
+    while (have < bits) {
+      acc |= (uint64_t)*in++ << have;
+      have += 8;
+    }
+    int32_t v = (int32_t)(acc & mask);
+    acc >>= bits;
+    have -= bits;
+    a->c[i] = negate ? offset - v : v;
+  }
+}
+
+int mc_mldsa_public_key_decode(mc_mldsa_public_key *pk, const mc_mldsa_params *p, const uint8_t *in,
+                               size_t in_len) {
+  MC_FAIL_IF(in_len != p->public_key_len, MC_ERR_BAD_KEY);
+  // Every 10-bit value is a valid t1 coefficient: only the length can be
+  // wrong.
+  memcpy(pk->rho, in, 32);
+  for (unsigned i = 0; i < p->k; i++)
+    mc_mldsa_unpack(&pk->t1[i], in + 32 + 320 * i, 10, 0, 0);
+  return 0;
+}
+
+void mc_mldsa_public_key_encode(uint8_t *out, const mc_mldsa_params *p,
+                                const mc_mldsa_public_key *pk) {
+  memcpy(out, pk->rho, 32);
+  for (unsigned i = 0; i < p->k; i++)
+    mc_mldsa_pack(out + 32 + 320 * i, &pk->t1[i], 10, 0, 0);
+}
+
+int mc_mldsa_signature_decode(mc_mldsa_signature *sig, const mc_mldsa_params *p, const uint8_t *in,
+                              size_t in_len) {
+  MC_FAIL_IF(in_len != p->signature_len, MC_ERR_BAD_SIGNATURE);
+  memcpy(sig->ctilde, in, p->ctilde_len);
+  in += p->ctilde_len;
+  // BitUnpack(·, γ1 − 1, γ1) maps every bit pattern into [−γ1 + 1, γ1]; the
+  // verifier's norm check rejects the large ones.
+  for (unsigned i = 0; i < p->l; i++) {
+    mc_mldsa_unpack(&sig->z[i], in, p->z_bits, 1, p->gamma1);
+    in += 32 * p->z_bits;
+  }
+  // HintBitUnpack (Algorithm 21): in[0..ω) lists the hint positions, in[ω + i]
+  // is the running count after polynomial i. Exactly one encoding per hint
+  // vector is accepted (strong unforgeability depends on it).
+  memset(sig->h, 0, sizeof sig->h);
+  unsigned index = 0;
+  for (unsigned i = 0; i < p->k; i++) {
+    unsigned end = in[p->omega + i];
+    MC_FAIL_IF(end < index || end > p->omega, MC_ERR_BAD_SIGNATURE);
+    for (unsigned first = index; index < end; index++) {
+      MC_FAIL_IF(index > first && in[index - 1] >= in[index], MC_ERR_BAD_SIGNATURE);
+      sig->h[i][in[index]] = 1;
+    }
+  }
+  for (; index < p->omega; index++)
+    MC_FAIL_IF(in[index] != 0, MC_ERR_BAD_SIGNATURE);
+  return 0;
+}
+
+void mc_mldsa_signature_encode(uint8_t *out, const mc_mldsa_params *p,
+                               const mc_mldsa_signature *sig) {
+  memcpy(out, sig->ctilde, p->ctilde_len);
+  out += p->ctilde_len;
+  for (unsigned i = 0; i < p->l; i++) {
+    mc_mldsa_pack(out, &sig->z[i], p->z_bits, 1, p->gamma1);
+    out += 32 * p->z_bits;
+  }
+  // HintBitPack (Algorithm 20). The hints are part of the signature, public
+  // by now; the signer has checked there are at most ω of them.
+  memset(out, 0, p->omega + p->k);
+  unsigned index = 0;
+  for (unsigned i = 0; i < p->k; i++) {
+    for (unsigned j = 0; j < MC_MLDSA_N; j++) {
+      if (sig->h[i][j] && index < p->omega)
+        out[index++] = (uint8_t)j;
+    }
+    out[p->omega + i] = (uint8_t)index;
+  }
+}

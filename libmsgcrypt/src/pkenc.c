@@ -1,0 +1,270 @@
+// pkenc.c: the public-key part of the layer over BoringSSL: RSA encryption
+// (PKCS#1 v1.5 and OAEP) to a key given as modulus and exponent, ECDH on the
+// NIST curves P-256/384/521 and X25519. BoringSSL does the arithmetic (in
+// constant time); this file validates inputs, builds and frees BoringSSL's
+// objects, fixes the output encodings, and maps failures to MC_ERR_* with the
+// error queue cleared.
+#include <string.h>
+
+#include <openssl/bn.h>
+#include <openssl/curve25519.h>
+#include <openssl/digest.h>
+#include <openssl/ec.h>
+#include <openssl/ec_key.h>
+#include <openssl/ecdh.h>
+#include <openssl/nid.h>
+#include <openssl/rsa.h>
+
+#include "aead_internal.h"
+
+// strip_zeros skips the leading zero bytes of a big-endian integer.
+static void strip_zeros(const uint8_t **p, size_t *len) {
+  while (*len > 0 && **p == 0) {
+    (*p)++;
+    (*len)--;
+  }
+}
+
+// rsa_public_key builds BoringSSL's RSA public key from `n` and `e` after the
+// checks that libmsgcrypt promises (sizes, an odd exponent of at least 3),
+// leaving BoringSSL to check the rest when it uses the key. It sets `*out`
+// and returns 0, or returns MC_ERR_BAD_KEY or -ENOMEM.
+static int rsa_public_key(RSA **out, const uint8_t *n, size_t n_len, const uint8_t *e,
+                          size_t e_len) {
+  *out = NULL;
+  strip_zeros(&n, &n_len);
+  strip_zeros(&e, &e_len);
+  MC_FAIL_IF(n_len == 0 || n_len > MC_RSA_MAX_MODULUS_LEN || e_len == 0 || e_len > 5,
+             MC_ERR_BAD_KEY);
+  unsigned n_bits = (unsigned)(n_len - 1) * 8;
+  for (uint8_t top = n[0]; top != 0; top >>= 1)
+    n_bits++;
+  MC_FAIL_IF(n_bits < MC_RSA_MIN_MODULUS_BITS || n_bits > MC_RSA_MAX_MODULUS_BITS, MC_ERR_BAD_KEY);
+  MC_FAIL_IF((n[n_len - 1] & 1) == 0 || (e[e_len - 1] & 1) == 0, MC_ERR_BAD_KEY);
+  MC_FAIL_IF(e_len == 1 && e[0] < 3, MC_ERR_BAD_KEY);
+  MC_FAIL_IF(e_len == 5 && e[0] > 1, MC_ERR_BAD_KEY); // at most 33 bits
+
+  RSA *rsa = RSA_new();
+  BIGNUM *bn_n = BN_bin2bn(n, n_len, NULL);
+  BIGNUM *bn_e = BN_bin2bn(e, e_len, NULL);
+  if (rsa == NULL || bn_n == NULL || bn_e == NULL || !RSA_set0_key(rsa, bn_n, bn_e, NULL)) {
+    RSA_free(rsa);
+    BN_free(bn_n);
+    BN_free(bn_e);
+    return mc_bssl_fail(-ENOMEM);
+  }
+  *out = rsa;
+  return 0;
+}
+
+// rsa_raw_encrypt applies the public RSA operation to the `k`-byte encoded
+// message `em` (already padded) and writes the `k`-byte ciphertext to `out`.
+static int rsa_raw_encrypt(RSA *rsa, uint8_t *out, size_t k, const uint8_t *em) {
+  size_t written = 0;
+  if (!RSA_encrypt(rsa, &written, out, k, em, k, RSA_NO_PADDING) || written != k)
+    return mc_bssl_fail(MC_ERR_BAD_KEY);
+  return 0;
+}
+
+int mc_rsa_encrypt_pkcs1(uint8_t *out, size_t out_cap, size_t *out_len, const uint8_t *modulus,
+                         size_t modulus_len, const uint8_t *exponent, size_t exponent_len,
+                         const uint8_t *in, size_t in_len) {
+  MC_FAIL_IF(out == NULL || out_len == NULL || modulus == NULL || exponent == NULL,
+             MC_ERR_INVALID_ARGUMENT);
+  MC_FAIL_IF(in == NULL && in_len != 0, MC_ERR_INVALID_ARGUMENT);
+  RSA *rsa;
+  MC_TRY(rsa_public_key(&rsa, modulus, modulus_len, exponent, exponent_len));
+  size_t k = RSA_size(rsa);
+  int ret = 0;
+  if (in_len > k - 11) {
+    ret = MC_ERR_INVALID_ARGUMENT;
+  } else if (out_cap < k) {
+    ret = MC_ERR_BUFFER_TOO_SMALL;
+  } else {
+    static const uint8_t empty[1] = {0};
+    size_t written = 0;
+    // BoringSSL draws the non-zero random padding string itself.
+    if (!RSA_encrypt(rsa, &written, out, out_cap, in != NULL ? in : empty, in_len,
+                     RSA_PKCS1_PADDING) ||
+        written != k)
+      ret = mc_bssl_fail(MC_ERR_BAD_KEY);
+    else
+      *out_len = k;
+  }
+  RSA_free(rsa);
+  return ret;
+}
+
+int mc_rsa_encrypt_oaep(mc_hash_alg alg, uint8_t *out, size_t out_cap, size_t *out_len,
+                        const uint8_t *modulus, size_t modulus_len, const uint8_t *exponent,
+                        size_t exponent_len, const uint8_t *label, size_t label_len,
+                        const uint8_t *in, size_t in_len) {
+  const EVP_MD *md = mc_hash_evp_md(alg);
+  size_t hash_len = mc_hash_digest_len(alg);
+  MC_FAIL_IF(md == NULL || out == NULL || out_len == NULL || modulus == NULL || exponent == NULL,
+             MC_ERR_INVALID_ARGUMENT);
+  MC_FAIL_IF((in == NULL && in_len != 0) || (label == NULL && label_len != 0),
+             MC_ERR_INVALID_ARGUMENT);
+  RSA *rsa;
+  MC_TRY(rsa_public_key(&rsa, modulus, modulus_len, exponent, exponent_len));
+  size_t k = RSA_size(rsa);
+  int ret = 0;
+  if (k < 2 * hash_len + 2 || in_len > k - 2 * hash_len - 2) {
+    ret = MC_ERR_INVALID_ARGUMENT;
+  } else if (out_cap < k) {
+    ret = MC_ERR_BUFFER_TOO_SMALL;
+  } else {
+    // The encoded message masks the plaintext with a hash of a random seed:
+    // it is as secret as the plaintext and is wiped.
+    static const uint8_t empty[1] = {0};
+    uint8_t em[MC_RSA_MAX_MODULUS_LEN];
+    if (!RSA_padding_add_PKCS1_OAEP_mgf1(em, k, in != NULL ? in : empty, in_len,
+                                         label != NULL ? label : empty, label_len, md, md))
+      ret = mc_bssl_fail(MC_ERR_INVALID_ARGUMENT);
+    else
+      ret = rsa_raw_encrypt(rsa, out, k, em);
+    if (ret == 0)
+      *out_len = k;
+    mc_wipe(em, k);
+  }
+  RSA_free(rsa);
+  return ret;
+}
+
+size_t mc_ec_field_len(mc_ec_curve curve) {
+  switch (curve) {
+  case MC_EC_P256:
+    return MC_EC_P256_FIELD_LEN;
+  case MC_EC_P384:
+    return MC_EC_P384_FIELD_LEN;
+  case MC_EC_P521:
+    return MC_EC_P521_FIELD_LEN;
+  }
+  return 0;
+}
+
+size_t mc_ec_point_len(mc_ec_curve curve) {
+  size_t field_len = mc_ec_field_len(curve);
+  return field_len == 0 ? 0 : 1 + 2 * field_len;
+}
+
+static int curve_nid(mc_ec_curve curve) {
+  switch (curve) {
+  case MC_EC_P256:
+    return NID_X9_62_prime256v1;
+  case MC_EC_P384:
+    return NID_secp384r1;
+  case MC_EC_P521:
+    return NID_secp521r1;
+  }
+  return NID_undef;
+}
+
+// ecdh does both ECDH entry points: with `scalar` NULL the ephemeral key is
+// generated, otherwise it is `scalar`.
+static int ecdh(mc_ec_curve curve, uint8_t *out_public, size_t out_public_cap,
+                uint8_t *out_shared, size_t out_shared_cap, const uint8_t *scalar,
+                size_t scalar_len, const uint8_t *peer_public, size_t peer_public_len) {
+  size_t field_len = mc_ec_field_len(curve), point_len = mc_ec_point_len(curve);
+  MC_FAIL_IF(field_len == 0 || out_public == NULL || out_shared == NULL || peer_public == NULL,
+             MC_ERR_INVALID_ARGUMENT);
+  MC_FAIL_IF(out_public_cap < point_len || out_shared_cap < field_len, MC_ERR_BUFFER_TOO_SMALL);
+  // A compressed or uncompressed point, never the point at infinity (0x00).
+  MC_FAIL_IF(peer_public_len != point_len && peer_public_len != 1 + field_len, MC_ERR_BAD_KEY);
+
+  int ret = 0;
+  EC_KEY *key = EC_KEY_new_by_curve_name(curve_nid(curve));
+  const EC_GROUP *group = key != NULL ? EC_KEY_get0_group(key) : NULL;
+  EC_POINT *peer = group != NULL ? EC_POINT_new(group) : NULL;
+  BIGNUM *priv = NULL;
+  if (peer == NULL) {
+    ret = mc_bssl_fail(-ENOMEM);
+    goto done;
+  }
+  // EC_POINT_oct2point checks that the point lies on the curve.
+  if (!EC_POINT_oct2point(group, peer, peer_public, peer_public_len, NULL)) {
+    ret = mc_bssl_fail(MC_ERR_BAD_KEY);
+    goto done;
+  }
+  if (scalar == NULL) {
+    if (!EC_KEY_generate_key(key)) {
+      ret = mc_bssl_fail(-ENOMEM);
+      goto done;
+    }
+  } else {
+    priv = BN_bin2bn(scalar, scalar_len, NULL);
+    if (priv == NULL) {
+      ret = mc_bssl_fail(-ENOMEM);
+      goto done;
+    }
+    if (BN_is_zero(priv) || BN_cmp(priv, EC_GROUP_get0_order(group)) >= 0) {
+      ret = MC_ERR_BAD_KEY;
+      goto done;
+    }
+    EC_POINT *pub = EC_POINT_new(group);
+    int ok = pub != NULL && EC_POINT_mul(group, pub, priv, NULL, NULL, NULL) &&
+             EC_KEY_set_private_key(key, priv) && EC_KEY_set_public_key(key, pub);
+    EC_POINT_free(pub);
+    if (!ok) {
+      ret = mc_bssl_fail(-ENOMEM);
+      goto done;
+    }
+  }
+  if (EC_POINT_point2oct(group, EC_KEY_get0_public_key(key), POINT_CONVERSION_UNCOMPRESSED,
+                         out_public, point_len, NULL) != point_len ||
+      ECDH_compute_key(out_shared, field_len, peer, key, NULL) != (int)field_len) {
+    mc_wipe(out_shared, field_len);
+    ret = mc_bssl_fail(MC_ERR_BAD_KEY);
+  }
+
+done:
+  BN_clear_free(priv);
+  EC_POINT_free(peer);
+  EC_KEY_free(key); // cleanses the private scalar
+  return ret;
+}
+
+int mc_ecdh_ephemeral(mc_ec_curve curve, uint8_t *out_public, size_t out_public_cap,
+                      uint8_t *out_shared, size_t out_shared_cap, const uint8_t *peer_public,
+                      size_t peer_public_len) {
+  return ecdh(curve, out_public, out_public_cap, out_shared, out_shared_cap, NULL, 0, peer_public,
+              peer_public_len);
+}
+
+int mc_ecdh_ephemeral_derand(mc_ec_curve curve, uint8_t *out_public, size_t out_public_cap,
+                             uint8_t *out_shared, size_t out_shared_cap, const uint8_t *scalar,
+                             size_t scalar_len, const uint8_t *peer_public,
+                             size_t peer_public_len) {
+  MC_FAIL_IF(scalar == NULL, MC_ERR_INVALID_ARGUMENT);
+  MC_FAIL_IF(scalar_len == 0 || scalar_len > 2 * MC_EC_MAX_FIELD_LEN, MC_ERR_BAD_KEY);
+  return ecdh(curve, out_public, out_public_cap, out_shared, out_shared_cap, scalar, scalar_len,
+              peer_public, peer_public_len);
+}
+
+int mc_x25519_keypair(uint8_t out_public[MC_X25519_KEY_LEN],
+                      uint8_t out_private[MC_X25519_KEY_LEN]) {
+  MC_FAIL_IF(out_public == NULL || out_private == NULL, MC_ERR_INVALID_ARGUMENT);
+  X25519_keypair(out_public, out_private);
+  return 0;
+}
+
+int mc_x25519_public_from_private(uint8_t out_public[MC_X25519_KEY_LEN],
+                                  const uint8_t private_key[MC_X25519_KEY_LEN]) {
+  MC_FAIL_IF(out_public == NULL || private_key == NULL, MC_ERR_INVALID_ARGUMENT);
+  X25519_public_from_private(out_public, private_key);
+  return 0;
+}
+
+int mc_x25519_shared_secret(uint8_t out_shared[MC_X25519_KEY_LEN],
+                            const uint8_t private_key[MC_X25519_KEY_LEN],
+                            const uint8_t peer_public[MC_X25519_KEY_LEN]) {
+  MC_FAIL_IF(out_shared == NULL || private_key == NULL || peer_public == NULL,
+             MC_ERR_INVALID_ARGUMENT);
+  // BoringSSL's X25519 returns 0 exactly when the result is all zeros, which
+  // it computes in constant time; the result is public by then.
+  if (!X25519(out_shared, private_key, peer_public)) {
+    mc_wipe(out_shared, MC_X25519_KEY_LEN);
+    return MC_ERR_BAD_KEY;
+  }
+  return 0;
+}

@@ -39,6 +39,14 @@ static const struct {
 } own_errors[] = {
     {ENC_ERR_INVALID_ARGUMENT, "invalid argument"},
     {ENC_ERR_UNSUPPORTED, "operation not supported by the selected implementation"},
+    {ENC_ERR_BUFFER_TOO_SMALL, "output buffer too small"},
+    {ENC_ERR_INVALID_CHAR, "invalid character in the input"},
+    {ENC_ERR_BAD_PADDING, "missing, misplaced or excess padding"},
+    {ENC_ERR_TRAILING_BITS, "non-zero bits after the last encoded byte"},
+    {ENC_ERR_TRUNCATED, "input ends inside an encoded unit"},
+    {ENC_ERR_NON_CANONICAL, "non-canonical encoding"},
+    {ENC_ERR_INVALID_UTF8, "invalid UTF-8"},
+    {ENC_ERR_INVALID_UTF16, "invalid UTF-16 in a modified UTF-7 shift sequence"},
 };
 
 START_TEST(own_error_codes_have_own_text) {

@@ -606,7 +606,358 @@ mc_ed448ph_verify_digest(const uint8_t public_key[MC_ED448_PUBLIC_KEY_LEN],
                          const uint8_t digest[MC_ED448PH_DIGEST_LEN], const uint8_t *ctx,
                          size_t ctx_len);
 
-// @@aead@@
+// AES-OCB.
+//
+// OCB authenticated encryption (RFC 7253, "OCB3") over AES-128, AES-192 and
+// AES-256, as OpenPGP's v2 SEIPD and v6 SKESK packets use it (RFC 9580
+// §5.13.4): a nonce of 1 to 15 bytes (OpenPGP's are 15), a tag of 16 bytes
+// (or 12 or 8, RFC 7253's other named parameter sets), and associated data and
+// messages of any length up to MC_AES_OCB_MAX_INPUT_LEN each. The AES block
+// function is BoringSSL's (AES-NI where the CPU has it), which OCB drives in
+// batches of blocks; OCB's own code has no branch or memory index that depends
+// on a secret, and open decides and cleans up after a wrong tag without one.
+//
+// A context is a plain struct that the caller allocates (stack or heap) and
+// prepares with mc_aes_ocb_init for one key and tag length; mc_aes_ocb_cleanup
+// wipes it. On x86-64 CPUs with AES-NI the context holds the AES key schedule
+// itself and OCB runs its own AES-NI loops; elsewhere it owns BoringSSL's AES
+// state on the heap. Either way a context must not be copied, and must be
+// cleaned up. mc_aes_ocb_seal and mc_aes_ocb_open do not change a context, but
+// BoringSSL does not promise that its cipher state is safe to share between
+// threads: use a context from one thread at a time, and distinct contexts
+// freely from distinct threads.
+
+// MC_AES_OCB_TAG_LEN is the tag length OpenPGP uses and the default: 16 bytes.
+#define MC_AES_OCB_TAG_LEN 16
+#define MC_AES_OCB_MAX_TAG_LEN 16
+#define MC_AES_OCB_MIN_NONCE_LEN 1
+#define MC_AES_OCB_MAX_NONCE_LEN 15
+// MC_AES_OCB_L_COUNT is how many of the key-dependent values L_0, L_1, ... a
+// context precomputes; block i of a message uses L_ntz(i), so a message (or
+// associated data) may have up to 2^MC_AES_OCB_L_COUNT - 1 whole blocks.
+#define MC_AES_OCB_L_COUNT 32
+// MC_AES_OCB_MAX_INPUT_LEN is the longest plaintext and the longest associated
+// data that one call takes: 2^32 - 1 whole blocks and a partial one, 64 GiB - 1.
+#define MC_AES_OCB_MAX_INPUT_LEN ((uint64_t)(((uint64_t)1 << (MC_AES_OCB_L_COUNT + 4)) - 1))
+
+// mc_aes_ocb_ctx is an AES-OCB key prepared for use. Its fields are private.
+typedef struct mc_aes_ocb_ctx {
+  void *aes_enc;                     // BoringSSL's AES state, encryption (without AES-NI)
+  void *aes_dec;                     // BoringSSL's AES state, decryption (without AES-NI)
+  uint8_t round_keys[2][15][16];     // AES-NI round keys, encryption and decryption
+  uint32_t rounds;                   // AES-NI rounds; 0 when BoringSSL's AES is used
+  uint32_t tag_len;                  // bytes; 0 in a context not initialised
+  uint8_t l_star[16];                // L_* = AES(K, zeros(128))
+  uint8_t l_dollar[16];              // L_$ = double(L_*)
+  uint8_t l[MC_AES_OCB_L_COUNT][16]; // L_i = double^(i+1)(L_$)
+} mc_aes_ocb_ctx;
+
+// mc_aes_ocb_init prepares `ctx` for the AES key `key` of `key_len` bytes (16,
+// 24 or 32) and tags of `tag_len` bytes (16, 12 or 8). It copies what it needs
+// from `key`, which the caller may wipe afterwards. It returns 0; or
+// MC_ERR_INVALID_ARGUMENT for a NULL pointer, another key or tag length; or
+// -ENOMEM when BoringSSL cannot allocate its AES state (never with AES-NI,
+// where nothing is allocated). On failure `ctx` is left zeroed, and
+// mc_aes_ocb_cleanup on it is a no-op.
+MC_API MC_WARN_UNUSED_RESULT int mc_aes_ocb_init(mc_aes_ocb_ctx *ctx, const uint8_t *key,
+                                                 size_t key_len, size_t tag_len);
+
+// mc_aes_ocb_cleanup releases the BoringSSL state of `ctx` and wipes it. No-op
+// on NULL and on a context that is zeroed or already cleaned up.
+MC_API void mc_aes_ocb_cleanup(mc_aes_ocb_ctx *ctx);
+
+// mc_aes_ocb_seal encrypts and authenticates `in_len` bytes of `in` with the
+// nonce `nonce` (`nonce_len` bytes, 1 to 15) and the associated data `ad`
+// (`ad_len` bytes, authenticated but not encrypted), and writes the ciphertext
+// and then the tag, `in_len` + tag length bytes, to `out`, which has room for
+// `out_cap` bytes; `*out_len` receives that length. A nonce must never be used
+// twice with one key. `out` may be `in` (in-place) but may not otherwise
+// overlap it; `in` and `ad` may be NULL when their length is 0. It returns 0;
+// or MC_ERR_INVALID_ARGUMENT for a NULL pointer, a context not initialised, a
+// nonce length out of range, or `in_len` or `ad_len` above
+// MC_AES_OCB_MAX_INPUT_LEN; or MC_ERR_BUFFER_TOO_SMALL when `out_cap` is too
+// small. On error nothing is written to `out`.
+MC_API MC_WARN_UNUSED_RESULT int mc_aes_ocb_seal(const mc_aes_ocb_ctx *ctx, uint8_t *out,
+                                                 size_t out_cap, size_t *out_len,
+                                                 const uint8_t *nonce, size_t nonce_len,
+                                                 const uint8_t *in, size_t in_len,
+                                                 const uint8_t *ad, size_t ad_len);
+
+// mc_aes_ocb_open checks and decrypts `in`, a ciphertext followed by its tag
+// (`in_len` bytes), made with the nonce `nonce` (`nonce_len` bytes, 1 to 15)
+// and the associated data `ad` (`ad_len` bytes), writes the plaintext, `in_len`
+// - tag length bytes, to `out`, which has room for `out_cap` bytes, and sets
+// `*out_len` to that length. The tag is compared in constant time, and when it
+// does not match the plaintext area of `out` is zeroed and `*out_len` set to 0,
+// so that no unauthenticated plaintext is ever released. `out` may be `in` but
+// may not otherwise overlap it. It returns 0; or MC_ERR_AUTH_FAILED when the
+// tag does not match; or MC_ERR_BAD_CIPHERTEXT when `in_len` is shorter than a
+// tag; or MC_ERR_INVALID_ARGUMENT or MC_ERR_BUFFER_TOO_SMALL as for
+// mc_aes_ocb_seal (on those, `out` is untouched).
+MC_API MC_WARN_UNUSED_RESULT int mc_aes_ocb_open(const mc_aes_ocb_ctx *ctx, uint8_t *out,
+                                                 size_t out_cap, size_t *out_len,
+                                                 const uint8_t *nonce, size_t nonce_len,
+                                                 const uint8_t *in, size_t in_len,
+                                                 const uint8_t *ad, size_t ad_len);
+
+// Classical primitives over BoringSSL.
+//
+// A thin, uniform layer over BoringSSL for the classical algorithms that
+// OpenPGP and CMS need, so that the rest of libmsgcrypt never calls BoringSSL
+// directly: SHA-1 and SHA-2 digests, HKDF, random bytes, AES-CFB, AES-GCM, AES
+// key wrap, RSA encryption (PKCS#1 v1.5 and OAEP) to a public key given as
+// numbers, ECDH on P-256, P-384 and P-521, and X25519.
+//
+// Every function is a one-shot call that writes to buffers the caller provides
+// and keeps no state, so all of them are thread-safe. Symmetric keys are
+// passed per call; secrets that pass through local buffers are wiped, and
+// those inside BoringSSL's objects are freed by its cleansing free. The
+// public-key functions let BoringSSL allocate its internal objects and return
+// -ENOMEM when it cannot; the others allocate nothing. BoringSSL's error queue
+// is always cleared before returning: failures surface only as the codes
+// listed with each function. Big-endian byte strings stand for integers
+// (moduli, exponents, scalars), as in OpenPGP's MPIs and in SEC 1.
+
+// mc_hash_alg names a digest of the SHA-1 and SHA-2 families.
+typedef enum {
+  MC_HASH_SHA1 = 1,
+  MC_HASH_SHA256,
+  MC_HASH_SHA384,
+  MC_HASH_SHA512,
+} mc_hash_alg;
+
+#define MC_SHA1_DIGEST_LEN 20
+#define MC_SHA256_DIGEST_LEN 32
+#define MC_SHA384_DIGEST_LEN 48
+#define MC_SHA512_DIGEST_LEN 64
+// The largest digest length, for buffers that take any mc_hash_alg digest.
+#define MC_HASH_MAX_DIGEST_LEN 64
+
+// mc_hash_digest_len returns the digest length of `alg` in bytes, or 0 for an
+// unknown `alg`.
+MC_API size_t mc_hash_digest_len(mc_hash_alg alg);
+
+// mc_digest hashes `in_len` bytes of `in` (which may be NULL when `in_len` is
+// 0) with `alg`, writes the digest to `out`, which has room for `out_cap`
+// bytes, and sets `*out_len` to its length. It returns 0; or
+// MC_ERR_INVALID_ARGUMENT for an unknown `alg` or a NULL pointer; or
+// MC_ERR_BUFFER_TOO_SMALL when `out_cap` is below the digest length.
+MC_API MC_WARN_UNUSED_RESULT int mc_digest(mc_hash_alg alg, uint8_t *out, size_t out_cap,
+                                           size_t *out_len, const uint8_t *in, size_t in_len);
+
+// mc_hkdf derives `out_len` bytes into `out` with HKDF (RFC 5869) over HMAC
+// with `alg` (SHA-256, SHA-384 or SHA-512) from the input keying material
+// `ikm`, the salt `salt` (an empty salt stands for zeros, as RFC 5869 says) and
+// the context `info`; each input may be NULL when its length is 0. It returns
+// 0; or MC_ERR_UNSUPPORTED for SHA-1; or MC_ERR_INVALID_ARGUMENT for an unknown
+// `alg`, a NULL pointer, an `out_len` of 0 or above 255 times the digest
+// length (RFC 5869 §2.3).
+MC_API MC_WARN_UNUSED_RESULT int mc_hkdf(mc_hash_alg alg, uint8_t *out, size_t out_len,
+                                         const uint8_t *ikm, size_t ikm_len, const uint8_t *salt,
+                                         size_t salt_len, const uint8_t *info, size_t info_len);
+
+// mc_random_bytes fills `out` with `out_len` bytes from BoringSSL's CSPRNG,
+// for session keys, salts, nonces and IVs. It returns 0, or
+// MC_ERR_INVALID_ARGUMENT when `out` is NULL and `out_len` is not 0.
+MC_API MC_WARN_UNUSED_RESULT int mc_random_bytes(uint8_t *out, size_t out_len);
+
+// AES keys for the functions below are 16, 24 or 32 bytes (AES-128, -192,
+// -256); any other length gives MC_ERR_INVALID_ARGUMENT.
+#define MC_AES_BLOCK_LEN 16
+
+// mc_aes_cfb_encrypt encrypts `len` bytes of `in` into `out` (`len` bytes) with
+// AES in full-block CFB mode (CFB128, NIST SP 800-38A) under `key` and the
+// 16-byte `iv`; a last partial block is allowed. This is the mode of OpenPGP's
+// v1 SEIPD packets (RFC 9580 §5.13.1), which use an all-zero IV and put their
+// own random prefix in the plaintext. `out` may equal `in`. It returns 0, or
+// MC_ERR_INVALID_ARGUMENT for a NULL pointer or a bad key length.
+MC_API MC_WARN_UNUSED_RESULT int mc_aes_cfb_encrypt(uint8_t *out, const uint8_t *key,
+                                                    size_t key_len, const uint8_t *iv,
+                                                    const uint8_t *in, size_t len);
+
+// mc_aes_cfb_decrypt reverses mc_aes_cfb_encrypt, with the same arguments and
+// errors. CFB has no integrity: authenticate the plaintext by other means.
+MC_API MC_WARN_UNUSED_RESULT int mc_aes_cfb_decrypt(uint8_t *out, const uint8_t *key,
+                                                    size_t key_len, const uint8_t *iv,
+                                                    const uint8_t *in, size_t len);
+
+// AES-GCM takes nonces of any non-zero length; 12 bytes is the standard size
+// and the only one to use for new messages. Tags are always 16 bytes.
+#define MC_AES_GCM_NONCE_LEN 12
+#define MC_AES_GCM_TAG_LEN 16
+
+// mc_aes_gcm_seal encrypts and authenticates `in_len` bytes of `in` with AES-GCM
+// (NIST SP 800-38D) under `key`, the nonce `nonce` (`nonce_len` bytes) and the
+// associated data `ad`, and writes the ciphertext followed by the 16-byte tag
+// to `out`, which has room for `out_cap` bytes; `*out_len` receives `in_len` +
+// 16. A nonce must never be used twice with one key. `out` may equal `in`;
+// `in` and `ad` may be NULL when their length is 0. It returns 0; or
+// MC_ERR_INVALID_ARGUMENT for a NULL pointer, a bad key length or an empty
+// nonce; or MC_ERR_BUFFER_TOO_SMALL when `out_cap` is too small.
+MC_API MC_WARN_UNUSED_RESULT int mc_aes_gcm_seal(uint8_t *out, size_t out_cap, size_t *out_len,
+                                                 const uint8_t *key, size_t key_len,
+                                                 const uint8_t *nonce, size_t nonce_len,
+                                                 const uint8_t *in, size_t in_len,
+                                                 const uint8_t *ad, size_t ad_len);
+
+// mc_aes_gcm_open checks and decrypts `in` (ciphertext followed by its 16-byte
+// tag, `in_len` bytes) and writes the plaintext, `in_len` - 16 bytes, to `out`,
+// which has room for `out_cap` bytes; `*out_len` receives its length. On a
+// wrong tag nothing is released: the plaintext area of `out` is zeroed and
+// `*out_len` set to 0. `out` may equal `in`. It returns 0; or
+// MC_ERR_AUTH_FAILED for a wrong tag; or MC_ERR_BAD_CIPHERTEXT when `in_len`
+// is below 16; or MC_ERR_INVALID_ARGUMENT or MC_ERR_BUFFER_TOO_SMALL as for
+// mc_aes_gcm_seal.
+MC_API MC_WARN_UNUSED_RESULT int mc_aes_gcm_open(uint8_t *out, size_t out_cap, size_t *out_len,
+                                                 const uint8_t *key, size_t key_len,
+                                                 const uint8_t *nonce, size_t nonce_len,
+                                                 const uint8_t *in, size_t in_len,
+                                                 const uint8_t *ad, size_t ad_len);
+
+// AES key wrap (RFC 3394) wraps keys of 16 bytes or more, in multiples of 8
+// bytes, into 8 more bytes; the 8-byte single-block case is not supported.
+#define MC_AES_KW_OVERHEAD 8
+#define MC_AES_KW_MIN_KEY_DATA_LEN 16
+// The longest key data wrapped or unwrapped in one call.
+#define MC_AES_KW_MAX_KEY_DATA_LEN 65536
+
+// mc_aes_kw_wrap wraps `in_len` bytes of key data `in` under the key-encryption
+// key `kek` with RFC 3394's default IV, and writes `in_len` + 8 bytes to `out`,
+// which has room for `out_cap` bytes; `*out_len` receives that length. It
+// returns 0; or MC_ERR_INVALID_ARGUMENT for a NULL pointer, a bad key length,
+// or an `in_len` that is not a multiple of 8 from 16 to
+// MC_AES_KW_MAX_KEY_DATA_LEN; or MC_ERR_BUFFER_TOO_SMALL.
+MC_API MC_WARN_UNUSED_RESULT int mc_aes_kw_wrap(uint8_t *out, size_t out_cap, size_t *out_len,
+                                                const uint8_t *kek, size_t kek_len,
+                                                const uint8_t *in, size_t in_len);
+
+// mc_aes_kw_unwrap unwraps `in` (`in_len` bytes) under `kek`, checks RFC 3394's
+// integrity value, and writes the `in_len` - 8 bytes of key data to `out`,
+// which has room for `out_cap` bytes; `*out_len` receives that length. It
+// returns 0; or MC_ERR_AUTH_FAILED when the integrity check fails (then the
+// key-data area of `out` is zeroed); or MC_ERR_BAD_CIPHERTEXT when `in_len` is
+// not a multiple of 8 from 24 to MC_AES_KW_MAX_KEY_DATA_LEN + 8; or
+// MC_ERR_INVALID_ARGUMENT for a NULL pointer or a bad key length; or
+// MC_ERR_BUFFER_TOO_SMALL.
+MC_API MC_WARN_UNUSED_RESULT int mc_aes_kw_unwrap(uint8_t *out, size_t out_cap, size_t *out_len,
+                                                  const uint8_t *kek, size_t kek_len,
+                                                  const uint8_t *in, size_t in_len);
+
+// RSA public keys are given as their modulus n and public exponent e,
+// big-endian with leading zero bytes allowed. The modulus has
+// MC_RSA_MIN_MODULUS_BITS to MC_RSA_MAX_MODULUS_BITS bits; the exponent is odd,
+// at least 3 and at most 33 bits (BoringSSL's bound). A ciphertext is always
+// exactly as long as the modulus in bytes, leading zeros included.
+#define MC_RSA_MIN_MODULUS_BITS 1024
+#define MC_RSA_MAX_MODULUS_BITS 16384
+#define MC_RSA_MAX_MODULUS_LEN (MC_RSA_MAX_MODULUS_BITS / 8)
+
+// mc_rsa_encrypt_pkcs1 encrypts `in_len` bytes of `in` to the public key
+// (`modulus`, `exponent`) with RSAES-PKCS1-v1_5 (RFC 8017 §7.2; OpenPGP's RSA,
+// RFC 9580 §5.1.3, and CMS's rsaEncryption), writes the ciphertext to `out`,
+// which has room for `out_cap` bytes, and sets `*out_len` to the modulus length
+// in bytes. `in_len` may be at most that length - 11. It returns 0; or
+// MC_ERR_BAD_KEY for a modulus or exponent that is out of range or malformed;
+// or MC_ERR_INVALID_ARGUMENT for a NULL pointer or a message too long; or
+// MC_ERR_BUFFER_TOO_SMALL; or -ENOMEM.
+MC_API MC_WARN_UNUSED_RESULT int mc_rsa_encrypt_pkcs1(uint8_t *out, size_t out_cap, size_t *out_len,
+                                                      const uint8_t *modulus, size_t modulus_len,
+                                                      const uint8_t *exponent, size_t exponent_len,
+                                                      const uint8_t *in, size_t in_len);
+
+// mc_rsa_encrypt_oaep encrypts like mc_rsa_encrypt_pkcs1 but with RSAES-OAEP
+// (RFC 8017 §7.1; CMS, RFC 8017 and RFC 4055), with `alg` as both the OAEP hash
+// and MGF1's hash (SHA-1 for the classic parameters, SHA-256 for RFC 4055's
+// recommended ones; SHA-384 and SHA-512 also work) and the label `label`
+// (`label_len` bytes, usually empty; NULL when empty). `in_len` may be at most
+// the modulus length - 2 * digest length - 2. Errors as for
+// mc_rsa_encrypt_pkcs1, plus MC_ERR_INVALID_ARGUMENT for an unknown `alg`.
+MC_API MC_WARN_UNUSED_RESULT int mc_rsa_encrypt_oaep(mc_hash_alg alg, uint8_t *out, size_t out_cap,
+                                                     size_t *out_len, const uint8_t *modulus,
+                                                     size_t modulus_len, const uint8_t *exponent,
+                                                     size_t exponent_len, const uint8_t *label,
+                                                     size_t label_len, const uint8_t *in,
+                                                     size_t in_len);
+
+// mc_ec_curve names a NIST prime curve for ECDH.
+typedef enum {
+  MC_EC_P256 = 1,
+  MC_EC_P384,
+  MC_EC_P521,
+} mc_ec_curve;
+
+// Lengths of a field element, which is also the length of a private scalar and
+// of an ECDH shared secret (the x-coordinate), and of an uncompressed SEC 1
+// point (0x04 || x || y), per curve.
+#define MC_EC_P256_FIELD_LEN 32
+#define MC_EC_P384_FIELD_LEN 48
+#define MC_EC_P521_FIELD_LEN 66
+#define MC_EC_P256_POINT_LEN 65
+#define MC_EC_P384_POINT_LEN 97
+#define MC_EC_P521_POINT_LEN 133
+#define MC_EC_MAX_FIELD_LEN 66
+#define MC_EC_MAX_POINT_LEN 133
+
+// mc_ec_field_len returns the field-element length of `curve` in bytes, or 0
+// for an unknown `curve`.
+MC_API size_t mc_ec_field_len(mc_ec_curve curve);
+
+// mc_ec_point_len returns the uncompressed point length of `curve` in bytes,
+// or 0 for an unknown `curve`.
+MC_API size_t mc_ec_point_len(mc_ec_curve curve);
+
+// mc_ecdh_ephemeral does the sender's half of ECDH on `curve` with the
+// recipient's public point `peer_public` (`peer_public_len` bytes, SEC 1
+// uncompressed or compressed; it must lie on the curve and not be the point at
+// infinity): it makes a random ephemeral key pair, writes its public point,
+// uncompressed (mc_ec_point_len bytes), to `out_public`, which has room for
+// `out_public_cap` bytes, and the shared secret, the x-coordinate of the
+// product (mc_ec_field_len bytes), to `out_shared` (room for `out_shared_cap`
+// bytes). The ephemeral private key is wiped. It returns 0; or MC_ERR_BAD_KEY
+// when `peer_public` is malformed or not on the curve; or
+// MC_ERR_INVALID_ARGUMENT for an unknown `curve` or a NULL pointer; or
+// MC_ERR_BUFFER_TOO_SMALL; or -ENOMEM.
+MC_API MC_WARN_UNUSED_RESULT int mc_ecdh_ephemeral(mc_ec_curve curve, uint8_t *out_public,
+                                                   size_t out_public_cap, uint8_t *out_shared,
+                                                   size_t out_shared_cap,
+                                                   const uint8_t *peer_public,
+                                                   size_t peer_public_len);
+
+// mc_ecdh_ephemeral_derand is mc_ecdh_ephemeral with the ephemeral private
+// scalar given in `scalar` (`scalar_len` bytes, big-endian, leading zeros
+// allowed, a value from 1 to the group order - 1) instead of drawn at random:
+// for tests and known-answer checks only. It also computes a static ECDH
+// shared secret when `scalar` is a long-term key. Errors as for
+// mc_ecdh_ephemeral, plus MC_ERR_BAD_KEY for a scalar out of range.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_ecdh_ephemeral_derand(mc_ec_curve curve, uint8_t *out_public, size_t out_public_cap,
+                         uint8_t *out_shared, size_t out_shared_cap, const uint8_t *scalar,
+                         size_t scalar_len, const uint8_t *peer_public, size_t peer_public_len);
+
+// X25519 (RFC 7748) keys and shared secrets are 32 bytes.
+#define MC_X25519_KEY_LEN 32
+
+// mc_x25519_keypair makes a random X25519 key pair: the private key into
+// `out_private` and its public key into `out_public` (32 bytes each). It
+// returns 0, or MC_ERR_INVALID_ARGUMENT for a NULL pointer.
+MC_API MC_WARN_UNUSED_RESULT int mc_x25519_keypair(uint8_t out_public[MC_X25519_KEY_LEN],
+                                                   uint8_t out_private[MC_X25519_KEY_LEN]);
+
+// mc_x25519_public_from_private writes the public key of the 32-byte private
+// key `private_key` to `out_public`. It returns 0, or MC_ERR_INVALID_ARGUMENT
+// for a NULL pointer.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_x25519_public_from_private(uint8_t out_public[MC_X25519_KEY_LEN],
+                              const uint8_t private_key[MC_X25519_KEY_LEN]);
+
+// mc_x25519_shared_secret computes X25519(`private_key`, `peer_public`) into
+// `out_shared`. It returns 0; or MC_ERR_BAD_KEY when the result is all zeros
+// (`peer_public` is a point of small order; RFC 7748 §6.1 check), in which case
+// `out_shared` is zeroed; or MC_ERR_INVALID_ARGUMENT for a NULL pointer.
+MC_API MC_WARN_UNUSED_RESULT int
+mc_x25519_shared_secret(uint8_t out_shared[MC_X25519_KEY_LEN],
+                        const uint8_t private_key[MC_X25519_KEY_LEN],
+                        const uint8_t peer_public[MC_X25519_KEY_LEN]);
 
 #ifdef __cplusplus
 }

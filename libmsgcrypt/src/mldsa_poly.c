@@ -272,9 +272,11 @@ void mc_mldsa_rej_bounded_poly(mc_mldsa_poly *a, const uint8_t seed[66], unsigne
   // rejected is not: it depends only on that half-byte, which is discarded,
   // and the stream is indistinguishable from independent uniform half-bytes,
   // so the accepted ones are uniform whatever was rejected around them. The
-  // accept bit alone is therefore declassified, and with it the position of
+  // accept bits alone are therefore declassified (a block at a time, to
+  // keep the Valgrind client requests few), and with them the position of
   // the next coefficient.
-  uint8_t buf[MC_MLDSA_SHAKE256_RATE];
+  uint8_t buf[MC_MLDSA_SHAKE256_RATE], accept[2 * MC_MLDSA_SHAKE256_RATE];
+  int32_t value[2 * MC_MLDSA_SHAKE256_RATE];
   mc_mldsa_xof x;
   mc_mldsa_xof_init(&x, MC_MLDSA_SHAKE256_RATE);
   mc_mldsa_xof_absorb(&x, seed, 66);
@@ -282,58 +284,37 @@ void mc_mldsa_rej_bounded_poly(mc_mldsa_poly *a, const uint8_t seed[66], unsigne
   unsigned n = 0;
   while (n < MC_MLDSA_N) {
     mc_mldsa_xof_squeeze(&x, buf, sizeof buf);
-    for (size_t i = 0; i < sizeof buf && n < MC_MLDSA_N; i++) {
-      for (unsigned half = 0; half < 2 && n < MC_MLDSA_N; half++) {
-        uint32_t b = (uint32_t)(buf[i] >> (4 * half)) & 15;
-        uint32_t accept;
-        int32_t value;
-        // CoeffFromHalfByte (Algorithm 15): for η = 2, 2 − (b mod 5) with
-        // b mod 5 as b − 5·floor(b·205/1024), exact for b < 15.
-        if (eta == 2) {
-          accept = less_than(b, 15);
-          value = 2 - (int32_t)(b - 5 * ((b * 205) >> 10));
-        } else {
-          accept = less_than(b, 9);
-          value = 4 - (int32_t)b;
-        }
-        MC_MLDSA_DECLASSIFY(&accept, sizeof accept);
-        if (accept)
-          a->c[n++] = value;
+    for (size_t i = 0; i < sizeof accept; i++) {
+      uint32_t b = (uint32_t)(buf[i / 2] >> (4 * (i % 2))) & 15;
+      // CoeffFromHalfByte (Algorithm 15): for η = 2, 2 − (b mod 5) with
+      // b mod 5 as b − 5·floor(b·205/1024), exact for b < 15.
+      if (eta == 2) {
+        accept[i] = (uint8_t)less_than(b, 15);
+        value[i] = 2 - (int32_t)(b - 5 * ((b * 205) >> 10));
+      } else {
+        accept[i] = (uint8_t)less_than(b, 9);
+        value[i] = 4 - (int32_t)b;
       }
+    }
+    MC_MLDSA_DECLASSIFY(accept, sizeof accept);
+    for (size_t i = 0; i < sizeof accept && n < MC_MLDSA_N; i++) {
+      if (accept[i])
+        a->c[n++] = value[i];
     }
   }
   mc_wipe(buf, sizeof buf);
+  mc_wipe(value, sizeof value);
   mc_wipe(&x, sizeof x);
 }
 
-// bit_at returns bit `pos` of the 256-bit set `set` without indexing memory
-// by `pos` (secret in rejected signing iterations): every word is read.
-static uint64_t bit_at(const uint64_t set[4], uint32_t pos) {
-  uint64_t bit = 0;
-  for (uint32_t w = 0; w < 4; w++) {
-    uint64_t here = (uint64_t)0 - is_zero(w ^ (pos >> 6));
-    bit |= (set[w] >> (pos & 63)) & here;
-  }
-  return bit & 1;
-}
-
-// set_bit_to sets bit `pos` of `set` to `value` (0 or 1), reading and
-// writing every word.
-static void set_bit_to(uint64_t set[4], uint32_t pos, uint64_t value) {
-  for (uint32_t w = 0; w < 4; w++) {
-    uint64_t here = (uint64_t)0 - is_zero(w ^ (pos >> 6));
-    uint64_t bit = ((uint64_t)1 << (pos & 63)) & here;
-    set[w] = (set[w] & ~bit) | ((value << (pos & 63)) & here);
-  }
-}
-
 void mc_mldsa_sample_in_ball(mc_mldsa_poly *c, const uint8_t *seed, size_t seed_len, unsigned tau) {
-  // The challenge is kept as two 256-bit sets (non-zero positions, negative
-  // positions) so that the swap c_i ← c_j, c_j ← ±1 costs four word
-  // operations, none indexed by the secret j. As in rej_bounded_poly, only
-  // the decision to reject a byte j > i is declassified.
-  uint8_t buf[MC_MLDSA_SHAKE256_RATE];
-  uint64_t nonzero[4] = {0}, negative[4] = {0};
+  // Each step moves c_j to position i and sets c_j = ±1, where j is secret
+  // in rejected signing attempts. Instead of indexing by j, every position
+  // below i is read and rewritten under an equality mask (a byte loop that
+  // compilers vectorize; secret shift counts would do too, but Valgrind
+  // cannot tell those from leaks). As in rej_bounded_poly, only the decision
+  // to reject a byte j > i is declassified.
+  uint8_t buf[MC_MLDSA_SHAKE256_RATE], coef[MC_MLDSA_N] = {0}; // 0, 1 or 0xff (−1)
   mc_mldsa_xof x;
   mc_mldsa_xof_init(&x, MC_MLDSA_SHAKE256_RATE);
   mc_mldsa_xof_absorb(&x, seed, seed_len);
@@ -354,23 +335,25 @@ void mc_mldsa_sample_in_ball(mc_mldsa_poly *c, const uint8_t *seed, size_t seed_
       if (accept)
         break;
     }
-    // Position i is still zero: copy c_j there, then set c_j.
-    set_bit_to(nonzero, i, bit_at(nonzero, j));
-    set_bit_to(negative, i, bit_at(negative, j));
-    set_bit_to(nonzero, j, 1);
-    set_bit_to(negative, j, signs & 1);
+    // ±1 as 1 or 0xff, from the next sign bit.
+    uint8_t sign = (uint8_t)(1 | (0 - (uint8_t)(signs & 1)));
     signs >>= 1;
+    uint8_t old = 0;
+    for (uint32_t k = 0; k < i; k++) {
+      uint8_t here = (uint8_t)(0 - is_zero(k ^ j));
+      old |= coef[k] & here;
+      coef[k] = (uint8_t)((coef[k] & ~here) | (sign & here));
+    }
+    // When j = i the loop matched nothing and position i takes the sign.
+    uint8_t same = (uint8_t)(0 - is_zero(i ^ j));
+    coef[i] = (uint8_t)((old & ~same) | (sign & same));
   }
-  for (uint32_t k = 0; k < MC_MLDSA_N; k++) {
-    int32_t nz = (int32_t)((nonzero[k >> 6] >> (k & 63)) & 1);
-    int32_t neg = (int32_t)((negative[k >> 6] >> (k & 63)) & 1);
-    c->c[k] = nz - 2 * neg;
-  }
+  for (unsigned k = 0; k < MC_MLDSA_N; k++)
+    c->c[k] = (int8_t)coef[k];
   mc_wipe(buf, sizeof buf);
   mc_wipe(&x, sizeof x);
   mc_wipe(&signs, sizeof signs);
-  mc_wipe(nonzero, sizeof nonzero);
-  mc_wipe(negative, sizeof negative);
+  mc_wipe(coef, sizeof coef);
 }
 
 void mc_mldsa_expand_mask(mc_mldsa_poly *y, const uint8_t rho2[64], uint16_t index,

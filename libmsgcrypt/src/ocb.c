@@ -351,9 +351,9 @@ static void compute_tag(const mc_aes_ocb_ctx *ctx, uint8_t tag[BLOCK], uint8_t c
 }
 
 // check_args holds the checks that seal and open share.
-static int check_args(const mc_aes_ocb_ctx *ctx, const size_t *out_len,
-                      const uint8_t *nonce, size_t nonce_len, const uint8_t *in, size_t in_len,
-                      const uint8_t *ad, size_t ad_len) {
+static int check_args(const mc_aes_ocb_ctx *ctx, const size_t *out_len, const uint8_t *nonce,
+                      size_t nonce_len, const uint8_t *in, size_t in_len, const uint8_t *ad,
+                      size_t ad_len) {
   MC_FAIL_IF(ctx == NULL || ctx->tag_len == 0 || out_len == NULL, MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(nonce == NULL || nonce_len < MC_AES_OCB_MIN_NONCE_LEN ||
                  nonce_len > MC_AES_OCB_MAX_NONCE_LEN,

@@ -124,51 +124,53 @@ static inline __m128i next_offset(const mc_aes_ocb_ctx *ctx, __m128i offset, uin
   return _mm_xor_si128(offset, load(ctx->l[__builtin_ctzll(i)]));
 }
 
-void mc_ocb_aesni_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
-                        size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]) {
+// crypt_blocks is the loop of mc_ocb_aesni_crypt, inlined once per direction
+// so that `encrypt` is a constant in each copy. The offsets xor the last round
+// key wait in `last_o`, on the stack: with the eight blocks, the round key,
+// the running offset and checksum they would not fit in the 16 registers.
+static inline __attribute__((always_inline)) void
+crypt_blocks(const mc_aes_ocb_ctx *ctx, const int encrypt, uint8_t *out, const uint8_t *in,
+             size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]) {
   const int dir = encrypt ? 0 : 1;
   const unsigned nr = ctx->rounds;
   const __m128i first = rk(ctx, dir, 0), last = rk(ctx, dir, nr);
-  __m128i offset = load(offset_io), sum = load(checksum_io);
+  __m128i offset = load(offset_io), sum = load(checksum_io), last_o[8];
   size_t i = 0;
   for (; i + 8 <= num_blocks; i += 8) {
     const uint8_t *src = in + 16 * i;
     uint8_t *dst = out + 16 * i;
 #define MC_PREP(j)                                                                                 \
-  offset = next_offset(ctx, offset, i + (j) + 1);                                                 \
-  __m128i o##j = offset, b##j = load(src + 16 * (j));                                              \
+  offset = next_offset(ctx, offset, i + (j) + 1);                                                  \
+  last_o[j] = _mm_xor_si128(last, offset);                                                         \
+  __m128i b##j = load(src + 16 * (j));                                                             \
   if (encrypt)                                                                                     \
     sum = _mm_xor_si128(sum, b##j);                                                                \
-  b##j = _mm_xor_si128(b##j, _mm_xor_si128(o##j, first));
+  b##j = _mm_xor_si128(b##j, _mm_xor_si128(offset, first));
     MC_FOR8(MC_PREP)
 #undef MC_PREP
-    if (encrypt) {
-      for (unsigned r = 1; r < nr; r++) {
-        __m128i k = rk(ctx, 0, r);
-#define MC_ROUND(j) b##j = aesenc(b##j, k);
-        MC_FOR8(MC_ROUND)
-#undef MC_ROUND
+    // The middle rounds, unrolled: 9, 11 or 13 of them.
+#define MC_ROUND1(j) b##j = encrypt ? aesenc(b##j, k) : aesdec(b##j, k);
+#define MC_ROUND(r)                                                                                \
+  {                                                                                                \
+    __m128i k = rk(ctx, dir, r);                                                                   \
+    MC_FOR8(MC_ROUND1)                                                                             \
+  }
+    MC_ROUND(1)
+    MC_ROUND(2) MC_ROUND(3) MC_ROUND(4) MC_ROUND(5) MC_ROUND(6) MC_ROUND(7) MC_ROUND(8)
+        MC_ROUND(9) if (nr > 10) {
+      MC_ROUND(10) MC_ROUND(11) if (nr > 12) {
+        MC_ROUND(12) MC_ROUND(13)
       }
-#define MC_LAST(j) b##j = aesenclast(b##j, _mm_xor_si128(last, o##j));
-      MC_FOR8(MC_LAST)
-#undef MC_LAST
-    } else {
-      for (unsigned r = 1; r < nr; r++) {
-        __m128i k = rk(ctx, 1, r);
-#define MC_ROUND(j) b##j = aesdec(b##j, k);
-        MC_FOR8(MC_ROUND)
-#undef MC_ROUND
-      }
-#define MC_LAST(j) b##j = aesdeclast(b##j, _mm_xor_si128(last, o##j));
-      MC_FOR8(MC_LAST)
-#undef MC_LAST
     }
-#define MC_STORE(j)                                                                                \
+#undef MC_ROUND
+#undef MC_ROUND1
+#define MC_LAST(j)                                                                                 \
+  b##j = encrypt ? aesenclast(b##j, last_o[j]) : aesdeclast(b##j, last_o[j]);                      \
   store(dst + 16 * (j), b##j);                                                                     \
   if (!encrypt)                                                                                    \
     sum = _mm_xor_si128(sum, b##j);
-    MC_FOR8(MC_STORE)
-#undef MC_STORE
+    MC_FOR8(MC_LAST)
+#undef MC_LAST
   }
   for (; i < num_blocks; i++) {
     offset = next_offset(ctx, offset, i + 1);
@@ -176,20 +178,27 @@ void mc_ocb_aesni_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, co
     if (encrypt)
       sum = _mm_xor_si128(sum, b);
     b = _mm_xor_si128(b, _mm_xor_si128(offset, first));
-    if (encrypt) {
-      for (unsigned r = 1; r < nr; r++)
-        b = aesenc(b, rk(ctx, 0, r));
-      b = aesenclast(b, _mm_xor_si128(last, offset));
-    } else {
-      for (unsigned r = 1; r < nr; r++)
-        b = aesdec(b, rk(ctx, 1, r));
-      b = aesdeclast(b, _mm_xor_si128(last, offset));
+    for (unsigned r = 1; r < nr; r++)
+      b = encrypt ? aesenc(b, rk(ctx, dir, r)) : aesdec(b, rk(ctx, dir, r));
+    b = encrypt ? aesenclast(b, _mm_xor_si128(last, offset))
+                : aesdeclast(b, _mm_xor_si128(last, offset));
+    if (!encrypt)
       sum = _mm_xor_si128(sum, b);
-    }
     store(out + 16 * i, b);
   }
   store(offset_io, offset);
   store(checksum_io, sum);
+  // The stack copies of the offsets are key material.
+  memset(last_o, 0, sizeof last_o);
+  __asm__ volatile("" : : "r"(last_o) : "memory");
+}
+
+void mc_ocb_aesni_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
+                        size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]) {
+  if (encrypt)
+    crypt_blocks(ctx, 1, out, in, num_blocks, offset_io, checksum_io);
+  else
+    crypt_blocks(ctx, 0, out, in, num_blocks, offset_io, checksum_io);
 }
 
 void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
@@ -201,7 +210,7 @@ void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_
   for (; i + 8 <= num_blocks; i += 8) {
     const uint8_t *src = ad + 16 * i;
 #define MC_PREP(j)                                                                                 \
-  offset = next_offset(ctx, offset, i + (j) + 1);                                                 \
+  offset = next_offset(ctx, offset, i + (j) + 1);                                                  \
   __m128i b##j = _mm_xor_si128(load(src + 16 * (j)), _mm_xor_si128(offset, first));
     MC_FOR8(MC_PREP)
 #undef MC_PREP

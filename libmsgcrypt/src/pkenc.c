@@ -162,9 +162,9 @@ static int curve_nid(mc_ec_curve curve) {
 
 // ecdh does both ECDH entry points: with `scalar` NULL the ephemeral key is
 // generated, otherwise it is `scalar`.
-static int ecdh(mc_ec_curve curve, uint8_t *out_public, size_t out_public_cap,
-                uint8_t *out_shared, size_t out_shared_cap, const uint8_t *scalar,
-                size_t scalar_len, const uint8_t *peer_public, size_t peer_public_len) {
+static int ecdh(mc_ec_curve curve, uint8_t *out_public, size_t out_public_cap, uint8_t *out_shared,
+                size_t out_shared_cap, const uint8_t *scalar, size_t scalar_len,
+                const uint8_t *peer_public, size_t peer_public_len) {
   size_t field_len = mc_ec_field_len(curve), point_len = mc_ec_point_len(curve);
   MC_FAIL_IF(field_len == 0 || out_public == NULL || out_shared == NULL || peer_public == NULL,
              MC_ERR_INVALID_ARGUMENT);

@@ -92,8 +92,7 @@ static void check_seal_open(const mc_aes_ocb_ctx *ctx, const uint8_t *nonce, siz
   uint8_t want[128], got[128], back[128];
   size_t want_len = hex_to(want, sizeof want, c_hex), got_len = 0, back_len = 0;
   ck_assert_int_eq(
-      mc_aes_ocb_seal(ctx, got, sizeof got, &got_len, nonce, nonce_len, pt, pt_len, ad, ad_len),
-      0);
+      mc_aes_ocb_seal(ctx, got, sizeof got, &got_len, nonce, nonce_len, pt, pt_len, ad, ad_len), 0);
   ck_assert_uint_eq(got_len, want_len);
   ck_assert_mem_eq(got, want, want_len);
   ck_assert_int_eq(mc_aes_ocb_open(ctx, back, sizeof back, &back_len, nonce, nonce_len, want,
@@ -183,10 +182,14 @@ static const struct {
   size_t key_len, tag_len;
   const char *output;
 } rfc7253_iterated[] = {
-    {16, 16, "67E944D23256C5E0B6C61FA22FDF1EA2"}, {24, 16, "F673F2C3E7174AAE7BAE986CA9F29E17"},
-    {32, 16, "D90EB8E9C977C88B79DD793D7FFA161C"}, {16, 12, "77A3D8E73589158D25D01209"},
-    {24, 12, "05D56EAD2752C86BE6932C5E"},         {32, 12, "5458359AC23B0CBA9E6330DD"},
-    {16, 8, "192C9B7BD90BA06A"},                  {24, 8, "0066BC6E0EF34E24"},
+    {16, 16, "67E944D23256C5E0B6C61FA22FDF1EA2"},
+    {24, 16, "F673F2C3E7174AAE7BAE986CA9F29E17"},
+    {32, 16, "D90EB8E9C977C88B79DD793D7FFA161C"},
+    {16, 12, "77A3D8E73589158D25D01209"},
+    {24, 12, "05D56EAD2752C86BE6932C5E"},
+    {32, 12, "5458359AC23B0CBA9E6330DD"},
+    {16, 8, "192C9B7BD90BA06A"},
+    {24, 8, "0066BC6E0EF34E24"},
     {32, 8, "7D4EA5D445501CBE"},
 };
 
@@ -263,15 +266,16 @@ START_TEST(rfc9580_a8_ocb_chunk_and_final_tag) {
   // total plaintext length (0x25) appended to the associated data.
   uint8_t final_ad[13], final_tag[16];
   nonce[14] = 1;
-  hex_to(final_ad, sizeof final_ad, "d20207020600000000000000" "25");
+  hex_to(final_ad, sizeof final_ad,
+         "d20207020600000000000000"
+         "25");
   hex_to(final_tag, sizeof final_tag, "f9fd737656286e1177d00f888adb31c4");
   ck_assert_int_eq(
       mc_aes_ocb_seal(&ctx, out, sizeof out, &out_len, nonce, 15, NULL, 0, final_ad, 13), 0);
   ck_assert_uint_eq(out_len, 16);
   ck_assert_mem_eq(out, final_tag, 16);
   ck_assert_int_eq(
-      mc_aes_ocb_open(&ctx, out, sizeof out, &out_len, nonce, 15, final_tag, 16, final_ad, 13),
-      0);
+      mc_aes_ocb_open(&ctx, out, sizeof out, &out_len, nonce, 15, final_tag, 16, final_ad, 13), 0);
   ck_assert_uint_eq(out_len, 0);
   mc_aes_ocb_cleanup(&ctx);
 }
@@ -289,7 +293,7 @@ START_TEST(rfc9580_a10_skesk_and_seipd) {
   hex_to(nonce, sizeof nonce, "cfcc5c11664edb9db42590d7dc46b0");
   ad_len = hex_to(ad, sizeof ad, "c3060702");
   in_len = hex_to(in, sizeof in,
-                  "7241b612c3812cfffbea00f2347b2564" // encrypted session key
+                  "7241b612c3812cfffbea00f2347b2564"   // encrypted session key
                   "1123f887ae60d4fd614e0837d819d36c"); // AEAD tag
   want_len = hex_to(want, sizeof want, "28e79ab82397d3c63de24ac217d7b791");
   ck_assert_int_eq(init_ctx(&ctx, key, sizeof key, 16), 0);
@@ -315,7 +319,9 @@ START_TEST(rfc9580_a10_skesk_and_seipd) {
   ck_assert_mem_eq(out, want, want_len);
   uint8_t final_ad[13], final_tag[16];
   nonce[14] = 1;
-  hex_to(final_ad, sizeof final_ad, "d20207020600000000000000" "25");
+  hex_to(final_ad, sizeof final_ad,
+         "d20207020600000000000000"
+         "25");
   hex_to(final_tag, sizeof final_tag, "cd98fdcade694a877ad4247323f6e857");
   ck_assert_int_eq(
       mc_aes_ocb_seal(&ctx, out, sizeof out, &out_len, nonce, 15, NULL, 0, final_ad, 13), 0);
@@ -337,7 +343,7 @@ static void fill_pattern(uint8_t *buf, size_t len, unsigned seed) {
 // out-of-place sealing agree, and opening in place gives the plaintext back.
 START_TEST(round_trips_every_parameter) {
   static const size_t key_lens[] = {16, 24, 32}, tag_lens[] = {16, 12, 8};
-  static const size_t lens[] = {0,   1,   15,  16,   17,   31,   32,   33,   255,
+  static const size_t lens[] = {0,   1,   15,   16,   17,   31,   32,   33,   255,
                                 256, 257, 1023, 1024, 1025, 1040, 4095, 4096, 5000};
   enum { MAX = 5000 + 16 };
   uint8_t key[32], nonce[15], ad[600], *pt = malloc(MAX), *ct = malloc(MAX), *io = malloc(MAX);
@@ -353,12 +359,10 @@ START_TEST(round_trips_every_parameter) {
         fill_pattern(nonce, nl, (unsigned)(nl + 10 * k));
         for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
           size_t len = lens[l], ad_len = (len * 7 + nl) % sizeof ad, n, m;
-          ck_assert_int_eq(
-              mc_aes_ocb_seal(&ctx, ct, MAX, &n, nonce, nl, pt, len, ad, ad_len), 0);
+          ck_assert_int_eq(mc_aes_ocb_seal(&ctx, ct, MAX, &n, nonce, nl, pt, len, ad, ad_len), 0);
           ck_assert_uint_eq(n, len + tag_lens[t]);
           memcpy(io, pt, len);
-          ck_assert_int_eq(
-              mc_aes_ocb_seal(&ctx, io, MAX, &m, nonce, nl, io, len, ad, ad_len), 0);
+          ck_assert_int_eq(mc_aes_ocb_seal(&ctx, io, MAX, &m, nonce, nl, io, len, ad, ad_len), 0);
           ck_assert_uint_eq(m, n);
           ck_assert_mem_eq(io, ct, n);
           ck_assert_int_eq(mc_aes_ocb_open(&ctx, io, MAX, &m, nonce, nl, io, n, ad, ad_len), 0);

@@ -1,0 +1,359 @@
+// test_base64.c: Base64 (src/base64.c and every kernel): RFC 4648 vectors,
+// both alphabets, padding variants, line wrapping, strict errors and their
+// offsets, MIME decoding with line breaks and garbage anywhere, every length
+// 0..300 with every split of the stream, and the implementation under test
+// against scalar on random valid and invalid input.
+#include "test_util.h"
+
+#define B64 ENC_CODEC_BASE64
+#define S(str) str, sizeof str - 1
+
+static const struct {
+  const char *plain, *enc, *nopad;
+} rfc4648[] = {
+    {"", "", ""},
+    {"f", "Zg==", "Zg"},
+    {"fo", "Zm8=", "Zm8"},
+    {"foo", "Zm9v", "Zm9v"},
+    {"foob", "Zm9vYg==", "Zm9vYg"},
+    {"fooba", "Zm9vYmE=", "Zm9vYmE"},
+    {"foobar", "Zm9vYmFy", "Zm9vYmFy"},
+};
+
+START_TEST(rfc4648_vectors) {
+  for (size_t i = 0; i < sizeof rfc4648 / sizeof rfc4648[0]; i++) {
+    const char *p = rfc4648[i].plain, *e = rfc4648[i].enc, *n = rfc4648[i].nopad;
+    expect_ok(B64, ENC_ENCODE, 0, 0, p, strlen(p), e);
+    expect_ok(B64, ENC_ENCODE, ENC_FLAG_NOPAD, 0, p, strlen(p), n);
+    expect_ok(B64, ENC_DECODE, 0, 0, e, strlen(e), p);
+    expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, e, strlen(e), p);
+    expect_ok(B64, ENC_DECODE, ENC_FLAG_NOPAD, 0, n, strlen(n), p);
+    expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, n, strlen(n), p);
+    ck_assert_uint_eq(enc_base64_encode_len(0, 0, strlen(p)), strlen(e));
+  }
+}
+END_TEST
+
+START_TEST(url_alphabet) {
+  const uint8_t in[] = {0xfb, 0xff, 0xbf, 0xfe};
+  expect_ok(B64, ENC_ENCODE, 0, 0, in, 4, "+/+//g==");
+  expect_ok(B64, ENC_ENCODE, ENC_FLAG_URL, 0, in, 4, "-_-__g==");
+  expect_ok(B64, ENC_ENCODE, ENC_FLAG_URL | ENC_FLAG_NOPAD, 0, in, 4, "-_-__g");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_URL, 0, S("-_-__g=="), "\xfb\xff\xbf\xfe");
+  expect_err(B64, ENC_DECODE, ENC_FLAG_URL, 0, S("+/+//g=="), ENC_ERR_INVALID_CHAR, 0);
+  expect_err(B64, ENC_DECODE, 0, 0, S("-_-__g=="), ENC_ERR_INVALID_CHAR, 0);
+  // MIME skips the other alphabet's characters.
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("Zm-9v"), "foo");
+}
+END_TEST
+
+START_TEST(wrapping) {
+  uint8_t in[120];
+  for (int i = 0; i < 120; i++)
+    in[i] = (uint8_t)(i * 7);
+  struct result r = check_vs_scalar(B64, ENC_ENCODE, 0, 76, in, 114);
+  ck_assert_int_eq(r.rc, 0);
+  ck_assert_uint_eq(r.len, 76 + 2 + 76); // no CRLF at the very end
+  ck_assert_mem_eq(r.data + 76, "\r\n", 2);
+  result_free(&r);
+  r = check_vs_scalar(B64, ENC_ENCODE, 0, 76, in, 115);
+  ck_assert_uint_eq(r.len, 76 + 2 + 76 + 2 + 4);
+  result_free(&r);
+  expect_ok(B64, ENC_ENCODE, 0, 5, "foobar", 6, "Zm9vY\r\nmFy");
+  expect_ok(B64, ENC_ENCODE, 0, 3, "fo", 2, "Zm8\r\n=");
+  expect_ok(B64, ENC_ENCODE, 0, 1, "f", 1, "Z\r\ng\r\n=\r\n=");
+  expect_ok(B64, ENC_ENCODE, ENC_FLAG_NOPAD, 2, "f", 1, "Zg");
+  expect_ok(B64, ENC_ENCODE, 0, 76, "", 0, "");
+  ck_assert_uint_eq(enc_base64_encode_len(0, 76, 57), 76);
+  ck_assert_uint_eq(enc_base64_encode_len(0, 76, 58), 76 + 2 + 4);
+}
+END_TEST
+
+START_TEST(strict_errors) {
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zm9v!mFy"), ENC_ERR_INVALID_CHAR, 4);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zm9v\r\nYmFy"), ENC_ERR_INVALID_CHAR, 4);
+  expect_err(B64, ENC_DECODE, 0, 0, S(" Zm9v"), ENC_ERR_INVALID_CHAR, 0);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zm9vYmF\x80"), ENC_ERR_INVALID_CHAR, 7);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zg="), ENC_ERR_BAD_PADDING, 3);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zg"), ENC_ERR_BAD_PADDING, 2);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zm9"), ENC_ERR_BAD_PADDING, 3);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Z==="), ENC_ERR_BAD_PADDING, 1);
+  expect_err(B64, ENC_DECODE, 0, 0, S("===="), ENC_ERR_BAD_PADDING, 0);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zg=a"), ENC_ERR_BAD_PADDING, 3);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zg==Zg=="), ENC_ERR_BAD_PADDING, 4);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zm8=="), ENC_ERR_BAD_PADDING, 4);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zh=="), ENC_ERR_TRAILING_BITS, 1);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zm9="), ENC_ERR_TRAILING_BITS, 2);
+  expect_err(B64, ENC_DECODE, ENC_FLAG_NOPAD, 0, S("Zh"), ENC_ERR_TRAILING_BITS, 1);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Z"), ENC_ERR_TRUNCATED, 1);
+  expect_err(B64, ENC_DECODE, 0, 0, S("Zm9vY"), ENC_ERR_TRUNCATED, 5);
+  expect_err(B64, ENC_DECODE, ENC_FLAG_NOPAD, 0, S("Zg=="), ENC_ERR_INVALID_CHAR, 2);
+  expect_err(B64, ENC_DECODE, ENC_FLAG_NOPAD, 0, S("Zm9vY"), ENC_ERR_TRUNCATED, 5);
+  // An error far into the input, past what the kernels take in one step.
+  char big[200];
+  memset(big, 'A', sizeof big);
+  big[150] = '*';
+  expect_err(B64, ENC_DECODE, 0, 0, big, 200, ENC_ERR_INVALID_CHAR, 150);
+  big[150] = 'A';
+  big[198] = 'B';
+  big[199] = '=';
+  expect_err(B64, ENC_DECODE, 0, 0, big, 200, ENC_ERR_TRAILING_BITS, 198);
+}
+END_TEST
+
+START_TEST(mime_decoding) {
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("Zm9v\r\nYmFy"), "foobar");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("Zm9v\nYmFy\n"), "foobar");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0,
+            S(" Z m\t9v!!*Ym\x80"
+              "Fy\xff"),
+            "foobar");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("Zm9vYg==garbage"), "foob");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("Zm9vYg=\r\n=\r\n"), "foob");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("Zg=Zm9v"), "f");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("Zm9vY"), "foo");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("Zm9vYg"), "foob");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("Zh=="), "f");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("=Zm9v"), "");
+  expect_ok(B64, ENC_DECODE, ENC_FLAG_MIME, 0, S("\r\n\r\n"), "");
+}
+END_TEST
+
+static const uint32_t enc_flag_sets[] = {0, ENC_FLAG_URL, ENC_FLAG_NOPAD,
+                                         ENC_FLAG_URL | ENC_FLAG_NOPAD};
+
+START_TEST(every_length_round_trip) {
+  uint64_t rng = 42;
+  uint8_t in[301] = {0};
+  for (size_t n = 0; n <= 300; n++) {
+    rng_fill(&rng, in, n);
+    for (size_t f = 0; f < 4; f++) {
+      uint32_t fl = enc_flag_sets[f];
+      size_t wrap = n % 3 == 0 ? 0 : n % 3 == 1 ? 76 : 1 + n % 17;
+      struct result e = check_vs_scalar(B64, ENC_ENCODE, fl, wrap, in, n);
+      ck_assert_int_eq(e.rc, 0);
+      ck_assert_uint_eq(e.len, enc_base64_encode_len(fl, wrap, n));
+      struct result m =
+          check_vs_scalar(B64, ENC_DECODE, (fl & ENC_FLAG_URL) | ENC_FLAG_MIME, 0, e.data, e.len);
+      ck_assert_int_eq(m.rc, 0);
+      ck_assert_uint_eq(m.len, n);
+      ck_assert_mem_eq(m.data, in, n);
+      result_free(&m);
+      if (wrap == 0) {
+        struct result d = check_vs_scalar(B64, ENC_DECODE, fl, 0, e.data, e.len);
+        ck_assert_int_eq(d.rc, 0);
+        ck_assert_uint_eq(d.len, n);
+        ck_assert_mem_eq(d.data, in, n);
+        result_free(&d);
+      }
+      result_free(&e);
+    }
+  }
+}
+END_TEST
+
+START_TEST(every_split) {
+  uint64_t rng = 7 + (uint64_t)_i;
+  uint8_t in[301] = {0};
+  // _i selects a slice of the lengths so that the loop runs in parallel tests.
+  for (size_t n = (size_t)_i; n <= 300; n += 4) {
+    rng_fill(&rng, in, n);
+    check_splits(B64, ENC_ENCODE, 0, 0, in, n, &rng);
+    check_splits(B64, ENC_ENCODE, ENC_FLAG_NOPAD, 76, in, n, &rng);
+    check_splits(B64, ENC_ENCODE, ENC_FLAG_URL, 1 + n % 9, in, n, &rng);
+    struct result e = run_oneshot(B64, ENC_ENCODE, 0, 0, in, n);
+    check_splits(B64, ENC_DECODE, 0, 0, e.data, e.len, &rng);
+    result_free(&e);
+    e = run_oneshot(B64, ENC_ENCODE, 0, 1 + n % 80, in, n);
+    check_splits(B64, ENC_DECODE, ENC_FLAG_MIME, 0, e.data, e.len, &rng);
+    result_free(&e);
+  }
+}
+END_TEST
+
+START_TEST(split_errors_keep_offsets) {
+  uint64_t rng = 99;
+  char in[120];
+  for (int k = 0; k < 60; k++) {
+    size_t n = 1 + rng_below(&rng, sizeof in);
+    for (size_t i = 0; i < n; i++)
+      in[i] = "ABCDEFGHabcdefgh0123+/"[rng_below(&rng, 22)];
+    size_t bad = rng_below(&rng, n);
+    in[bad] = "=*\n \x80"[rng_below(&rng, 5)];
+    check_splits(B64, ENC_DECODE, 0, 0, in, n, &rng);
+    check_splits(B64, ENC_DECODE, ENC_FLAG_NOPAD, 0, in, n, &rng);
+    check_splits(B64, ENC_DECODE, ENC_FLAG_MIME, 0, in, n, &rng);
+  }
+}
+END_TEST
+
+// Garbage in every position of a MIME body decodes to the same bytes.
+START_TEST(mime_garbage_everywhere) {
+  static const char garbage[] = "\r\n \t!*.:@\x01\x7f\x80\xc3\xff-_";
+  uint8_t plain[48];
+  uint64_t rng = 5;
+  rng_fill(&rng, plain, sizeof plain);
+  char enc[80], dirty[90];
+  size_t elen;
+  ck_assert_int_eq(enc_base64_encode(0, 0, enc, sizeof enc, &elen, plain, sizeof plain), 0);
+  for (size_t pos = 0; pos <= elen; pos++) {
+    for (size_t g = 0; g < sizeof garbage - 1; g++) {
+      size_t run = 1 + (pos + g) % 5;
+      memcpy(dirty, enc, pos);
+      memset(dirty + pos, garbage[g], run);
+      memcpy(dirty + pos + run, enc + pos, elen - pos);
+      struct result r = check_vs_scalar(B64, ENC_DECODE, ENC_FLAG_MIME, 0, dirty, elen + run);
+      ck_assert_int_eq(r.rc, 0);
+      ck_assert_uint_eq(r.len, sizeof plain);
+      ck_assert_mem_eq(r.data, plain, sizeof plain);
+      result_free(&r);
+    }
+  }
+  // Random garbage sprinkled over a long body, with line lengths 1..1000.
+  static uint8_t big[3000];
+  static char wrapped[13000], messy[26000];
+  rng_fill(&rng, big, sizeof big);
+  for (size_t cols = 1; cols <= 1000; cols += (cols < 100 ? 1 : 37)) {
+    size_t wl;
+    ck_assert_int_eq(
+        enc_base64_encode(0, cols, wrapped, sizeof wrapped, &wl, big, sizeof big - cols % 3), 0);
+    size_t ml = 0;
+    for (size_t i = 0; i < wl; i++) {
+      if (wrapped[i] == '\r' && cols % 2) // LF-only line breaks, too
+        continue;
+      if (rng_below(&rng, 50) == 0)
+        messy[ml++] = garbage[rng_below(&rng, sizeof garbage - 3)];
+      messy[ml++] = wrapped[i];
+    }
+    struct result r = check_vs_scalar(B64, ENC_DECODE, ENC_FLAG_MIME, 0, messy, ml);
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_uint_eq(r.len, sizeof big - cols % 3);
+    ck_assert_mem_eq(r.data, big, r.len);
+    result_free(&r);
+  }
+}
+END_TEST
+
+// Random mostly-valid input: the implementation under test agrees with scalar
+// on output, error code and offset.
+START_TEST(random_vs_scalar) {
+  uint64_t rng = 1234;
+  static char in[4096];
+  static const char alphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_=\r\n \x80";
+  for (int k = 0; k < 400; k++) {
+    size_t n = rng_below(&rng, k < 200 ? 200 : sizeof in);
+    size_t bad_rate = 1 + rng_below(&rng, 400);
+    for (size_t i = 0; i < n; i++)
+      in[i] = rng_below(&rng, bad_rate) == 0 ? alphabet[rng_below(&rng, sizeof alphabet - 1)]
+                                             : alphabet[rng_below(&rng, 64)];
+    for (size_t f = 0; f < 4; f++) {
+      uint32_t fl = f == 0 ? 0 : f == 1 ? ENC_FLAG_URL : f == 2 ? ENC_FLAG_MIME : ENC_FLAG_NOPAD;
+      struct result r = check_vs_scalar(B64, ENC_DECODE, fl, 0, in, n);
+      result_free(&r);
+    }
+  }
+}
+END_TEST
+
+START_TEST(buffer_sizes) {
+  char out[16];
+  uint8_t dec[16];
+  size_t len = 99;
+  ck_assert_int_eq(enc_base64_encode(0, 0, out, 7, &len, "foob", 4), ENC_ERR_BUFFER_TOO_SMALL);
+  ck_assert_uint_eq(len, 0);
+  ck_assert_int_eq(enc_base64_encode(0, 0, out, 8, &len, "foob", 4), 0);
+  ck_assert_uint_eq(len, 8);
+  // Decoding needs room for the output only, not for the bound.
+  ck_assert_uint_eq(enc_base64_decode_max_len(8), 6);
+  ck_assert_int_eq(enc_base64_decode(0, dec, 4, &len, "Zm9vYg==", 8, NULL), 0);
+  ck_assert_uint_eq(len, 4);
+  ck_assert_int_eq(enc_base64_decode(0, dec, 3, &len, "Zm9vYg==", 8, NULL),
+                   ENC_ERR_BUFFER_TOO_SMALL);
+  ck_assert_int_eq(enc_base64_decode(ENC_FLAG_MIME, dec, 3, &len, "Zm9vYg", 6, NULL),
+                   ENC_ERR_BUFFER_TOO_SMALL);
+  ck_assert_int_eq(enc_base64_decode(ENC_FLAG_MIME, dec, 4, &len, "Zm9vYg", 6, NULL), 0);
+  ck_assert_int_eq(enc_base64_decode(0, NULL, 0, &len, "", 0, NULL), 0);
+  ck_assert_int_eq(enc_base64_decode(0, NULL, 0, &len, NULL, 0, NULL), 0);
+  ck_assert_uint_eq(enc_base64_encode_len(0, 0, SIZE_MAX), SIZE_MAX);
+  ck_assert_uint_eq(enc_base64_encode_len(0, 76, SIZE_MAX / 4 * 3), SIZE_MAX);
+  ck_assert_int_eq(enc_base64_encode(0, 0, out, sizeof out, &len, "x", SIZE_MAX),
+                   ENC_ERR_BUFFER_TOO_SMALL);
+}
+END_TEST
+
+START_TEST(bad_arguments) {
+  char out[16];
+  size_t len;
+  ck_assert_int_eq(enc_base64_encode(ENC_FLAG_MIME, 0, out, 16, &len, "f", 1),
+                   ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_base64_decode(ENC_FLAG_MIME | ENC_FLAG_NOPAD, out, 16, &len, "Zg", 2, NULL),
+                   ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_decode(ENC_CODEC_BASE64, ENC_FLAG_BINARY, out, 16, &len, "Zg", 2, NULL),
+                   ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_base64_encode(0, 0, out, 16, NULL, "f", 1), ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_base64_encode(0, 0, NULL, 16, &len, "f", 1), ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_base64_encode(0, 0, out, 16, &len, NULL, 1), ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_encode((enc_codec)0, 0, 0, out, 16, &len, "f", 1, NULL),
+                   ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_encode((enc_codec)99, 0, 0, out, 16, &len, "f", 1, NULL),
+                   ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(enc_encode_max_len(ENC_CODEC_BASE64, ENC_FLAG_MIME, 0, 10), 0);
+}
+END_TEST
+
+START_TEST(stream_rules) {
+  enc_stream st;
+  uint8_t out[64];
+  size_t len, off = 77;
+  ck_assert_int_eq(enc_stream_init(&st, B64, ENC_DECODE, 0, 0), 0);
+  ck_assert_int_eq(enc_stream_update(&st, out, sizeof out, &len, "Zm9v", 4, &off), 0);
+  ck_assert_uint_eq(len, 3);
+  ck_assert_int_eq(enc_stream_update(&st, out, sizeof out, &len, "Zm*v", 4, &off),
+                   ENC_ERR_INVALID_CHAR);
+  ck_assert_uint_eq(off, 6);
+  off = 0;
+  // Sticky.
+  ck_assert_int_eq(enc_stream_update(&st, out, sizeof out, &len, "Zm9v", 4, &off),
+                   ENC_ERR_INVALID_CHAR);
+  ck_assert_uint_eq(off, 6);
+  ck_assert_int_eq(enc_stream_final(&st, out, sizeof out, &len, &off), ENC_ERR_INVALID_CHAR);
+  ck_assert_uint_eq(enc_stream_max_len(&st, 10), 0);
+  // Finished streams refuse more input.
+  ck_assert_int_eq(enc_stream_init(&st, B64, ENC_ENCODE, 0, 0), 0);
+  ck_assert_int_eq(enc_stream_update(&st, out, sizeof out, &len, "f", 1, NULL), 0);
+  ck_assert_uint_eq(enc_stream_max_len(&st, 0), 4);
+  ck_assert_int_eq(enc_stream_final(&st, out, sizeof out, &len, NULL), 0);
+  ck_assert_mem_eq(out, "Zg==", 4);
+  ck_assert_int_eq(enc_stream_update(&st, out, sizeof out, &len, "f", 1, NULL),
+                   ENC_ERR_INVALID_ARGUMENT);
+  enc_stream_cleanup(&st);
+  enc_stream_cleanup(NULL);
+  ck_assert_int_eq(enc_stream_update(&st, out, sizeof out, &len, "f", 1, NULL),
+                   ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_stream_init(&st, B64, ENC_DECODE, 0, 76), ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_stream_init(&st, B64, (enc_direction)3, 0, 0), ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_stream_init(NULL, B64, ENC_ENCODE, 0, 0), ENC_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("base64");
+  TCase *tc = tcase_create("base64");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, rfc4648_vectors);
+  tcase_add_test(tc, url_alphabet);
+  tcase_add_test(tc, wrapping);
+  tcase_add_test(tc, strict_errors);
+  tcase_add_test(tc, mime_decoding);
+  tcase_add_test(tc, every_length_round_trip);
+  tcase_add_loop_test(tc, every_split, 0, 4);
+  tcase_add_test(tc, split_errors_keep_offsets);
+  tcase_add_test(tc, mime_garbage_everywhere);
+  tcase_add_test(tc, random_vs_scalar);
+  tcase_add_test(tc, buffer_sizes);
+  tcase_add_test(tc, bad_arguments);
+  tcase_add_test(tc, stream_rules);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}

@@ -1,0 +1,279 @@
+// test_qp.c: quoted-printable bodies and the RFC 2047 "Q" encoding
+// (src/qp.c and every kernel): decoding of escapes in both cases, soft line
+// breaks, trailing white space and malformed `=`; encoding with 76-column
+// lines, text and binary modes; round trips, every split of the stream, and
+// the implementation under test against scalar on random and adversarial
+// input.
+#include "test_util.h"
+
+#define QP ENC_CODEC_QP
+#define S(str) str, sizeof str - 1
+
+START_TEST(decode_vectors) {
+  expect_ok(QP, ENC_DECODE, 0, 0, S("Hello=20World"), "Hello World");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("a=3Db=3dc"), "a=b=c");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("caf=C3=A9 caf=c3=a9"), "caf\xc3\xa9 caf\xc3\xa9");
+  // Soft line breaks.
+  expect_ok(QP, ENC_DECODE, 0, 0, S("abc=\r\ndef"), "abcdef");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("abc=\ndef"), "abcdef");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("abc= \t \r\ndef"), "abcdef");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("abc="), "abc");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("abc=  "), "abc");
+  // Trailing white space goes; line breaks stay as they are.
+  expect_ok(QP, ENC_DECODE, 0, 0, S("abc  \r\ndef"), "abc\r\ndef");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("abc \t\ndef \n"), "abc\ndef\n");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("abc  "), "abc");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("abc =20 \r\n"), "abc  \r\n");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("a b\tc"), "a b\tc");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("a  \rb"), "a  \rb");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("a \r\r\n"), "a \r\r\n");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("a \r"), "a \r");
+  // Malformed "=" stays.
+  expect_ok(QP, ENC_DECODE, 0, 0, S("a=4G"), "a=4G");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("a=G4"), "a=G4");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("a==41"), "a=A");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("100%=4"), "100%=4");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("=\rX"), "=\rX");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("= X"), "= X");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("= \r"), "= \r");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("=  ="), "=  ");
+  expect_ok(QP, ENC_DECODE, 0, 0, S("=\x80"), "=\x80");
+  expect_ok(QP, ENC_DECODE, 0, 0, S(""), "");
+}
+END_TEST
+
+START_TEST(decode_space_runs) {
+  static char in[700], want[700];
+  for (size_t run = ENC_QP_MAX_SPACE_RUN - 2; run <= ENC_QP_MAX_SPACE_RUN + 2; run++) {
+    // Text then a run of spaces then CRLF: removed up to the limit.
+    in[0] = 'a';
+    memset(in + 1, run % 2 ? ' ' : '\t', run);
+    memcpy(in + 1 + run, "\r\nb", 3);
+    size_t n = run + 4;
+    if (run <= ENC_QP_MAX_SPACE_RUN)
+      strcpy(want, "a\r\nb");
+    else {
+      memcpy(want, in, n);
+      want[n] = 0;
+    }
+    expect_ok(QP, ENC_DECODE, 0, 0, in, n, want);
+    uint64_t rng = run;
+    check_splits(QP, ENC_DECODE, 0, 0, in, n, &rng);
+    // "=" then the run then CRLF: a soft line break up to the limit.
+    in[0] = '=';
+    if (run <= ENC_QP_MAX_SPACE_RUN)
+      strcpy(want, "b");
+    else {
+      memcpy(want, in, n);
+      want[n] = 0;
+    }
+    expect_ok(QP, ENC_DECODE, 0, 0, in, n, want);
+    check_splits(QP, ENC_DECODE, 0, 0, in, n, &rng);
+  }
+}
+END_TEST
+
+START_TEST(encode_vectors) {
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("Hello World"), "Hello World");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("a=b"), "a=3Db");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("caf\xc3\xa9"), "caf=C3=A9");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("abc "), "abc=20");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("abc \r\ndef"), "abc=20\r\ndef");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("abc\t\n"), "abc=09\n");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("a  b  \r\n"), "a  b =20\r\n");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("a\rb\r"), "a=0Db=0D");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("a \r"), "a =0D");
+  expect_ok(QP, ENC_ENCODE, ENC_FLAG_BINARY, 0, S("a\r\nb \n"), "a=0D=0Ab =0A");
+  expect_ok(QP, ENC_ENCODE, ENC_FLAG_BINARY, 0, S("a "), "a=20");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S("\x00\x7f"), "=00=7F");
+  expect_ok(QP, ENC_ENCODE, 0, 0, S(""), "");
+}
+END_TEST
+
+static char *repeat(char *p, char c, size_t n) {
+  memset(p, c, n);
+  return p + n;
+}
+
+START_TEST(encode_line_lengths) {
+  char in[300], want[400], *w;
+  memset(in, 'a', sizeof in);
+  // 76 characters fit on a last line; 77 need a soft break after 75.
+  w = repeat(want, 'a', 76);
+  *w = 0;
+  expect_ok(QP, ENC_ENCODE, 0, 0, in, 76, want);
+  w = repeat(want, 'a', 75);
+  strcpy(w, "=\r\naa");
+  expect_ok(QP, ENC_ENCODE, 0, 0, in, 77, want);
+  memcpy(in + 76, "\r\n", 2);
+  w = repeat(want, 'a', 76);
+  strcpy(w, "\r\n");
+  expect_ok(QP, ENC_ENCODE, 0, 0, in, 78, want);
+  memset(in, 'a', sizeof in);
+  // "=XX" is never split.
+  in[74] = (char)0xff;
+  w = repeat(want, 'a', 74);
+  strcpy(w, "=\r\n=FF");
+  expect_ok(QP, ENC_ENCODE, 0, 0, in, 75, want);
+  in[74] = 'a';
+  in[72] = (char)0xff;
+  w = repeat(want, 'a', 72);
+  strcpy(w, "=FFb");
+  in[73] = 'b';
+  expect_ok(QP, ENC_ENCODE, 0, 0, in, 74, want);
+  in[73] = 'a';
+  // 200 bytes: lines of 75 + "=".
+  memset(in, 'a', sizeof in);
+  w = repeat(want, 'a', 75);
+  w = memcpy(w, "=\r\n", 3), w += 3;
+  w = repeat(w, 'a', 75);
+  w = memcpy(w, "=\r\n", 3), w += 3;
+  w = repeat(w, 'a', 50);
+  *w = 0;
+  expect_ok(QP, ENC_ENCODE, 0, 0, in, 200, want);
+}
+END_TEST
+
+// check_qp_output asserts the shape of encoder output: lines of at most 76
+// characters, only `=` before a soft break, no white space before a hard one.
+static void check_qp_output(const uint8_t *p, size_t n, int binary) {
+  size_t col = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (p[i] == '\n' || (p[i] == '\r' && i + 1 < n && p[i + 1] == '\n')) {
+      ck_assert_msg(col <= 76, "line of %zu characters", col);
+      if (i > 0 && p[i - 1] != '=' && p[i] == '\r')
+        ck_assert(!binary);
+      size_t end = p[i] == '\r' ? i : i;
+      if (end > 0)
+        ck_assert_msg(p[end - 1] != ' ' && p[end - 1] != '\t', "white space at a line end");
+      if (p[i] == '\r')
+        i++;
+      col = 0;
+      continue;
+    }
+    ck_assert_msg(((p[i] >= 32 && p[i] <= 126) || p[i] == '\t') && (p[i] != ' ' || i + 1 < n) &&
+                      (p[i] != '\t' || i + 1 < n) && p[i] != '\r',
+                  "byte 0x%02x at %zu", p[i], i);
+    col++;
+  }
+  ck_assert_msg(col <= 76, "last line of %zu characters", col);
+}
+
+START_TEST(round_trips) {
+  uint64_t rng = 21;
+  static uint8_t in[3000];
+  static const uint8_t textish[] = "abcdefghij  \t\t\r\n\n\r==.\xc3\xa9\xff\x00";
+  for (size_t k = 0; k < 300; k++) {
+    size_t n = k < 200 ? k : rng_below(&rng, sizeof in);
+    int mode = (int)rng_below(&rng, 3);
+    for (size_t i = 0; i < n; i++)
+      in[i] = mode == 0   ? (uint8_t)rng_next(&rng)
+              : mode == 1 ? textish[rng_below(&rng, sizeof textish - 1)]
+                          : (uint8_t)(rng_below(&rng, 20) ? 'x' : ' ');
+    for (int binary = 0; binary < 2; binary++) {
+      uint32_t fl = binary ? ENC_FLAG_BINARY : 0;
+      struct result e = check_vs_scalar(QP, ENC_ENCODE, fl, 0, in, n);
+      ck_assert_int_eq(e.rc, 0);
+      check_qp_output(e.data, e.len, binary);
+      struct result d = check_vs_scalar(QP, ENC_DECODE, 0, 0, e.data, e.len);
+      ck_assert_int_eq(d.rc, 0);
+      ck_assert_uint_eq(d.len, n);
+      ck_assert_mem_eq(d.data, in, n);
+      if (k < 120 || k % 20 == 0) {
+        check_splits(QP, ENC_ENCODE, fl, 0, in, n < 400 ? n : 400, &rng);
+        check_splits(QP, ENC_DECODE, 0, 0, e.data, e.len < 400 ? e.len : 400, &rng);
+      }
+      result_free(&d);
+      result_free(&e);
+    }
+  }
+}
+END_TEST
+
+// Adversarial decoder input: everything that can interact with a `=`, a run
+// of spaces or a line break, in random order.
+START_TEST(adversarial_decode) {
+  uint64_t rng = 33;
+  static char in[2000];
+  static const char pieces[] = "==  \t\t\r\n\r\nAaFf09Gg_xyz\x80";
+  for (int k = 0; k < 800; k++) {
+    size_t n = rng_below(&rng, k < 600 ? 64 : sizeof in);
+    size_t plain_rate = rng_below(&rng, 8);
+    for (size_t i = 0; i < n; i++)
+      in[i] = rng_below(&rng, 8) < plain_rate ? 'p' : pieces[rng_below(&rng, sizeof pieces - 1)];
+    struct result r = check_vs_scalar(QP, ENC_DECODE, 0, 0, in, n);
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_uint_le(r.len, n);
+    result_free(&r);
+    if (k < 100)
+      check_splits(QP, ENC_DECODE, 0, 0, in, n, &rng);
+    r = check_vs_scalar(ENC_CODEC_Q, ENC_DECODE, 0, 0, in, n);
+    result_free(&r);
+  }
+}
+END_TEST
+
+START_TEST(q_vectors) {
+  expect_ok(ENC_CODEC_Q, ENC_ENCODE, 0, 0, S("Hello World"), "Hello_World");
+  expect_ok(ENC_CODEC_Q, ENC_ENCODE, 0, 0, S("a=b?c_d"), "a=3Db=3Fc=5Fd");
+  expect_ok(ENC_CODEC_Q, ENC_ENCODE, 0, 0, S("a.b(c)\t\r\n"), "a.b(c)=09=0D=0A");
+  expect_ok(ENC_CODEC_Q, ENC_ENCODE, ENC_FLAG_PHRASE, 0, S("a.b(c)!*+-/\""),
+            "a=2Eb=28c=29!*+-/=22");
+  expect_ok(ENC_CODEC_Q, ENC_ENCODE, ENC_FLAG_PHRASE, 0, S("caf\xc3\xa9 x"), "caf=C3=A9_x");
+  expect_ok(ENC_CODEC_Q, ENC_DECODE, 0, 0, S("Hello_World"), "Hello World");
+  expect_ok(ENC_CODEC_Q, ENC_DECODE, 0, 0, S("caf=C3=a9"), "caf\xc3\xa9");
+  expect_ok(ENC_CODEC_Q, ENC_DECODE, 0, 0, S("a=4"), "a=4");
+  expect_ok(ENC_CODEC_Q, ENC_DECODE, 0, 0, S("a="), "a=");
+  expect_ok(ENC_CODEC_Q, ENC_DECODE, 0, 0, S("a=4g=5F"), "a=4g_");
+  expect_ok(ENC_CODEC_Q, ENC_DECODE, 0, 0, S("a==5F"), "a=_");
+  uint64_t rng = 8;
+  uint8_t in[200];
+  for (size_t n = 0; n < 200; n += 7) {
+    rng_fill(&rng, in, n);
+    for (int phrase = 0; phrase < 2; phrase++) {
+      struct result e =
+          check_vs_scalar(ENC_CODEC_Q, ENC_ENCODE, phrase ? ENC_FLAG_PHRASE : 0, 0, in, n);
+      for (size_t i = 0; i < e.len; i++)
+        ck_assert(e.data[i] > 32 && e.data[i] < 127 && e.data[i] != '?');
+      struct result d = check_vs_scalar(ENC_CODEC_Q, ENC_DECODE, 0, 0, e.data, e.len);
+      ck_assert_uint_eq(d.len, n);
+      ck_assert_mem_eq(d.data, in, n);
+      check_splits(ENC_CODEC_Q, ENC_ENCODE, 0, 0, in, n, &rng);
+      check_splits(ENC_CODEC_Q, ENC_DECODE, 0, 0, e.data, e.len, &rng);
+      result_free(&d);
+      result_free(&e);
+    }
+  }
+}
+END_TEST
+
+START_TEST(buffer_sizes) {
+  char out[16];
+  size_t len;
+  ck_assert_int_eq(enc_qp_decode(out, 2, &len, "a=41b", 5), ENC_ERR_BUFFER_TOO_SMALL);
+  ck_assert_int_eq(enc_qp_decode(out, 3, &len, "a=41b", 5), 0);
+  ck_assert_int_eq(enc_qp_encode(0, out, 3, &len, "a\xff", 2), ENC_ERR_BUFFER_TOO_SMALL);
+  ck_assert_int_eq(enc_qp_encode(0, out, 4, &len, "a\xff", 2), 0);
+  ck_assert_int_eq(enc_q_encode(0, out, 3, &len, "a\xff", 2), ENC_ERR_BUFFER_TOO_SMALL);
+  ck_assert_int_eq(enc_q_decode(out, 1, &len, "a_", 2), ENC_ERR_BUFFER_TOO_SMALL);
+  ck_assert_int_eq(enc_qp_encode(ENC_FLAG_PHRASE, out, 16, &len, "a", 1), ENC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(enc_decode(QP, ENC_FLAG_BINARY, out, 16, &len, "a", 1, NULL),
+                   ENC_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("qp");
+  TCase *tc = tcase_create("qp");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, decode_vectors);
+  tcase_add_test(tc, decode_space_runs);
+  tcase_add_test(tc, encode_vectors);
+  tcase_add_test(tc, encode_line_lengths);
+  tcase_add_test(tc, round_trips);
+  tcase_add_test(tc, adversarial_decode);
+  tcase_add_test(tc, q_vectors);
+  tcase_add_test(tc, buffer_sizes);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}

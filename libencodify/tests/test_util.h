@@ -1,0 +1,239 @@
+// test_util.h: helpers shared by libencodify's Check suites: running a codec
+// one-shot or as a stream cut at given offsets into exactly sized heap
+// buffers (so that ASan sees any overrun), comparing results, comparing the
+// implementation under test with the scalar specification, and a small
+// deterministic random generator.
+#ifndef ENC_TEST_UTIL_H
+#define ENC_TEST_UTIL_H
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "encodify.h"
+
+struct result {
+  int rc;
+  size_t err_off;
+  size_t len;
+  uint8_t *data; // malloc'd, NUL-terminated for convenience
+};
+
+static inline void result_free(struct result *r) {
+  free(r->data);
+  r->data = NULL;
+}
+
+// dup_exact copies `n` bytes into a heap block of exactly `n` bytes (1 for
+// n == 0), so that reading past the end trips ASan.
+static inline void *dup_exact(const void *p, size_t n) {
+  void *q = malloc(n ? n : 1);
+  ck_assert_ptr_nonnull(q);
+  if (n)
+    memcpy(q, p, n);
+  return q;
+}
+
+// run_oneshot runs enc_encode/enc_decode with an output buffer of exactly
+// max_len bytes.
+static inline struct result run_oneshot(enc_codec codec, enc_direction dir, uint32_t flags,
+                                        size_t wrap, const void *in, size_t in_len) {
+  struct result r = {0, SIZE_MAX, 0, NULL};
+  size_t cap = dir == ENC_ENCODE ? enc_encode_max_len(codec, flags, wrap, in_len)
+                                 : enc_decode_max_len(codec, flags, in_len);
+  uint8_t *out = malloc(cap ? cap : 1);
+  ck_assert_ptr_nonnull(out);
+  void *inb = dup_exact(in, in_len);
+  if (dir == ENC_ENCODE)
+    r.rc = enc_encode(codec, flags, wrap, out, cap, &r.len, inb, in_len, &r.err_off);
+  else
+    r.rc = enc_decode(codec, flags, out, cap, &r.len, inb, in_len, &r.err_off);
+  free(inb);
+  ck_assert_uint_le(r.len, cap);
+  r.data = malloc(r.len + 1);
+  ck_assert_ptr_nonnull(r.data);
+  memcpy(r.data, out, r.len);
+  r.data[r.len] = 0;
+  free(out);
+  return r;
+}
+
+// run_stream feeds `in` to a stream in pieces ending at the offsets in
+// `cuts` (ascending, each <= in_len), each piece in its own exact heap copy
+// and with an output buffer of exactly enc_stream_max_len() bytes.
+static inline struct result run_stream(enc_codec codec, enc_direction dir, uint32_t flags,
+                                       size_t wrap, const void *in, size_t in_len,
+                                       const size_t *cuts, size_t num_cuts) {
+  struct result r = {0, SIZE_MAX, 0, NULL};
+  enc_stream st;
+  ck_assert_int_eq(enc_stream_init(&st, codec, dir, flags, wrap), 0);
+  size_t total_cap = 1;
+  size_t start = 0;
+  for (size_t k = 0; k <= num_cuts; k++)
+    total_cap += enc_stream_max_len(&st, in_len) + 16;
+  r.data = malloc(total_cap);
+  ck_assert_ptr_nonnull(r.data);
+  for (size_t k = 0; k <= num_cuts && r.rc == 0; k++) {
+    size_t end = k < num_cuts ? cuts[k] : in_len;
+    size_t n = end - start;
+    size_t cap = enc_stream_max_len(&st, n);
+    uint8_t *out = malloc(cap ? cap : 1);
+    ck_assert_ptr_nonnull(out);
+    void *piece = dup_exact((const uint8_t *)in + start, n);
+    size_t w = 99;
+    r.rc = enc_stream_update(&st, out, cap, &w, n ? piece : NULL, n, &r.err_off);
+    free(piece);
+    if (r.rc == 0) {
+      ck_assert_uint_le(w, cap);
+      ck_assert_uint_le(r.len + w, total_cap);
+      memcpy(r.data + r.len, out, w);
+      r.len += w;
+    } else {
+      ck_assert_uint_eq(w, 0);
+    }
+    free(out);
+    start = end;
+  }
+  if (r.rc == 0) {
+    size_t cap = enc_stream_max_len(&st, 0);
+    uint8_t *out = malloc(cap ? cap : 1);
+    size_t w = 99;
+    r.rc = enc_stream_final(&st, out, cap, &w, &r.err_off);
+    if (r.rc == 0) {
+      ck_assert_uint_le(w, cap);
+      memcpy(r.data + r.len, out, w);
+      r.len += w;
+    }
+    free(out);
+  }
+  if (r.rc != 0)
+    r.len = 0;
+  r.data[r.len] = 0;
+  return r;
+}
+
+// same_result asserts that two runs agree: code, offset on error, bytes.
+static inline void same_result(const struct result *a, const struct result *b, const char *what) {
+  ck_assert_msg(a->rc == b->rc, "%s: rc %d vs %d", what, a->rc, b->rc);
+  if (a->rc != 0) {
+    ck_assert_msg(a->err_off == b->err_off, "%s: err_off %zu vs %zu", what, a->err_off, b->err_off);
+    return;
+  }
+  ck_assert_msg(a->len == b->len, "%s: len %zu vs %zu", what, a->len, b->len);
+  ck_assert_msg(memcmp(a->data, b->data, a->len) == 0, "%s: bytes differ", what);
+}
+
+// check_splits compares the one-shot result with streams cut once at every
+// offset and with a few streams cut into random pieces (including empty ones).
+static inline void check_splits(enc_codec codec, enc_direction dir, uint32_t flags, size_t wrap,
+                                const void *in, size_t in_len, uint64_t *rng);
+
+static inline uint64_t rng_next(uint64_t *s) { // splitmix64
+  uint64_t z = (*s += 0x9E3779B97F4A7C15u);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+  return z ^ (z >> 31);
+}
+
+static inline size_t rng_below(uint64_t *s, size_t n) {
+  return n ? (size_t)(rng_next(s) % n) : 0;
+}
+
+static inline void rng_fill(uint64_t *s, uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    p[i] = (uint8_t)rng_next(s);
+}
+
+static inline void check_splits(enc_codec codec, enc_direction dir, uint32_t flags, size_t wrap,
+                                const void *in, size_t in_len, uint64_t *rng) {
+  struct result whole = run_oneshot(codec, dir, flags, wrap, in, in_len);
+  struct result none = run_stream(codec, dir, flags, wrap, in, in_len, NULL, 0);
+  same_result(&whole, &none, "stream without cuts");
+  result_free(&none);
+  for (size_t cut = 0; cut <= in_len; cut++) {
+    struct result r = run_stream(codec, dir, flags, wrap, in, in_len, &cut, 1);
+    char what[64];
+    snprintf(what, sizeof what, "cut at %zu of %zu", cut, in_len);
+    same_result(&whole, &r, what);
+    result_free(&r);
+  }
+  for (int k = 0; k < 4; k++) {
+    size_t cuts[16];
+    size_t n = 1 + rng_below(rng, 16);
+    for (size_t j = 0; j < n; j++)
+      cuts[j] = rng_below(rng, in_len + 1);
+    for (size_t a = 1; a < n; a++) // insertion sort
+      for (size_t b = a; b > 0 && cuts[b - 1] > cuts[b]; b--) {
+        size_t t = cuts[b];
+        cuts[b] = cuts[b - 1];
+        cuts[b - 1] = t;
+      }
+    struct result r = run_stream(codec, dir, flags, wrap, in, in_len, cuts, n);
+    same_result(&whole, &r, "random cuts");
+    result_free(&r);
+  }
+  result_free(&whole);
+}
+
+// check_vs_scalar runs the case with the implementation under test and with
+// "scalar" and asserts that both agree; it returns the result under test.
+static inline struct result check_vs_scalar(enc_codec codec, enc_direction dir, uint32_t flags,
+                                            size_t wrap, const void *in, size_t in_len) {
+  struct result r = run_oneshot(codec, dir, flags, wrap, in, in_len);
+  const char *name = enc_impl_name();
+  if (strcmp(name, "scalar") != 0) {
+    ck_assert_int_eq(enc_impl_force("scalar"), 0);
+    struct result s = run_oneshot(codec, dir, flags, wrap, in, in_len);
+    ck_assert_int_eq(enc_impl_force(name), 0);
+    char what[96];
+    snprintf(what, sizeof what, "%s vs scalar, codec %d dir %d flags %u len %zu", name, (int)codec,
+             (int)dir, flags, in_len);
+    same_result(&s, &r, what);
+    result_free(&s);
+  }
+  return r;
+}
+
+// expect_ok asserts that a one-shot call gives exactly `want` (NUL-terminated).
+// The extra level lets an argument such as S("x") expand into two.
+#define expect_ok(...) expect_ok_(__VA_ARGS__)
+#define expect_ok_(codec, dir, flags, wrap, in, in_len, want)                                      \
+  do {                                                                                             \
+    struct result r_ = check_vs_scalar(codec, dir, flags, wrap, in, in_len);                       \
+    ck_assert_msg(r_.rc == 0, "rc %d (%s) at %zu for \"%s\"", r_.rc, enc_strerror(r_.rc),          \
+                  r_.err_off, (const char *)(in));                                                 \
+    ck_assert_uint_eq(r_.len, strlen(want));                                                       \
+    ck_assert_mem_eq(r_.data, want, r_.len);                                                       \
+    result_free(&r_);                                                                              \
+  } while (0)
+
+// expect_err asserts a one-shot error code and offset.
+#define expect_err(...) expect_err_(__VA_ARGS__)
+#define expect_err_(codec, dir, flags, wrap, in, in_len, code, off)                                \
+  do {                                                                                             \
+    struct result r_ = check_vs_scalar(codec, dir, flags, wrap, in, in_len);                       \
+    ck_assert_msg(r_.rc == (code), "rc %d (%s), want %d, for \"%s\"", r_.rc, enc_strerror(r_.rc),  \
+                  (int)(code), (const char *)(in));                                                \
+    ck_assert_uint_eq(r_.err_off, (size_t)(off));                                                  \
+    ck_assert_uint_eq(r_.len, 0);                                                                  \
+    result_free(&r_);                                                                              \
+  } while (0)
+
+// run_suite runs a suite in TAP mode. When ENCODIFY_IMPL names an
+// implementation this machine lacks, it reports the whole program skipped.
+static inline int run_suite(Suite *s) {
+  if (strcmp(enc_impl_name(), "unsupported") == 0) {
+    printf("1..0 # SKIP implementation %s not supported here\n", getenv("ENCODIFY_IMPL"));
+    return 0;
+  }
+  SRunner *sr = srunner_create(s);
+  srunner_set_tap(sr, "-");
+  srunner_run_all(sr, CK_SILENT);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+#endif // ENC_TEST_UTIL_H

@@ -9,10 +9,10 @@
 
 #include "mkcorpus_internal.h"
 
-#define TAIL_SHARE 0.03              // attachments drawn from the Pareto tail
-#define TAIL_MIN 1048576.0           // where the tail starts (1 MiB)
+#define TAIL_SHARE 0.03    // attachments drawn from the Pareto tail
+#define TAIL_MIN 1048576.0 // where the tail starts (1 MiB)
 #define TAIL_ALPHA 1.2
-#define TAIL_MAX 7800000.0           // raw bytes; base64 makes ~10 MiB of it
+#define TAIL_MAX 7800000.0 // raw bytes; base64 makes ~10 MiB of it
 #define MIN_ATTACHMENT 64
 
 enum content { CONTENT_BINARY, CONTENT_TEXT, CONTENT_CSV, CONTENT_LOG, CONTENT_CALENDAR };
@@ -20,20 +20,23 @@ enum content { CONTENT_BINARY, CONTENT_TEXT, CONTENT_CSV, CONTENT_LOG, CONTENT_C
 struct attachment_kind {
   const char *mime_type;
   const char *extension;
-  double median;  // raw bytes of the lognormal body of the distribution
+  double median; // raw bytes of the lognormal body of the distribution
   double sigma;
   unsigned weight;
   enum content content;
-  const char *magic;  // the file format's first bytes
+  const char *magic; // the file format's first bytes
   size_t magic_len;
 };
 
 #define MAGIC(s) s, sizeof(s) - 1
 
 static const struct attachment_kind kinds[] = {
-    {"application/pdf", "pdf", 150e3, 1.2, 30, CONTENT_BINARY, MAGIC("%PDF-1.7\n%\xE2\xE3\xCF\xD3\n")},
-    {"image/jpeg", "jpg", 600e3, 1.0, 20, CONTENT_BINARY, MAGIC("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00")},
-    {"image/png", "png", 120e3, 1.0, 9, CONTENT_BINARY, MAGIC("\x89PNG\r\n\x1A\n\x00\x00\x00\rIHDR")},
+    {"application/pdf", "pdf", 150e3, 1.2, 30, CONTENT_BINARY,
+     MAGIC("%PDF-1.7\n%\xE2\xE3\xCF\xD3\n")},
+    {"image/jpeg", "jpg", 600e3, 1.0, 20, CONTENT_BINARY,
+     MAGIC("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00")},
+    {"image/png", "png", 120e3, 1.0, 9, CONTENT_BINARY,
+     MAGIC("\x89PNG\r\n\x1A\n\x00\x00\x00\rIHDR")},
     {"application/vnd.openxmlformats-officedocument.wordprocessingml.document", "docx", 45e3, 1.0,
      8, CONTENT_BINARY, MAGIC("PK\x03\x04\x14\x00\x06\x00")},
     {"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "xlsx", 30e3, 1.1, 6,
@@ -41,7 +44,9 @@ static const struct attachment_kind kinds[] = {
     {"application/zip", "zip", 300e3, 1.5, 5, CONTENT_BINARY, MAGIC("PK\x03\x04\x14\x00\x00\x00")},
     {"application/msword", "doc", 60e3, 1.0, 3, CONTENT_BINARY,
      MAGIC("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")},
-    {"application/octet-stream", "bin", 100e3, 1.8, 3, CONTENT_BINARY, MAGIC("\x7F" "ELF\x02\x01\x01")},
+    {"application/octet-stream", "bin", 100e3, 1.8, 3, CONTENT_BINARY,
+     MAGIC("\x7F"
+           "ELF\x02\x01\x01")},
     {"text/plain", "txt", 6e3, 1.2, 4, CONTENT_TEXT, MAGIC("")},
     {"text/plain", "log", 20e3, 1.5, 3, CONTENT_LOG, MAGIC("")},
     {"text/csv", "csv", 15e3, 1.4, 4, CONTENT_CSV, MAGIC("")},
@@ -79,14 +84,15 @@ static void make_filename(struct mkc_buf *out, struct mkc_rng *r, enum mkc_lang 
                           const struct attachment_kind *k) {
   const struct mkc_lang_data *L = mkc_lang(lang);
   if (!strcmp(k->extension, "jpg") && mkc_rng_chance(r, 0.7)) {
-    mkc_buf_printf(out, mkc_rng_chance(r, 0.5) ? "IMG_%04d.JPG" : "DSC%05d.jpg",
-                   mkc_rng_between(r, 1, 9999));
+    const char *format = mkc_rng_chance(r, 0.5) ? "IMG_%04d.JPG" : "DSC%05d.jpg";
+    mkc_buf_printf(out, format, mkc_rng_between(r, 1, 9999));
     return;
   }
   if (!strcmp(k->extension, "png") && lang == MKC_LANG_EN && mkc_rng_chance(r, 0.5)) {
-    mkc_buf_printf(out, "Screenshot 2024-%02d-%02d at %d.%02d.%02d.png", mkc_rng_between(r, 1, 12),
-                   mkc_rng_between(r, 1, 28), mkc_rng_between(r, 8, 18), mkc_rng_between(r, 0, 59),
-                   mkc_rng_between(r, 0, 59));
+    int v[5];
+    mkc_rng_ints(r, v, 5, (const int[]){1, 12, 1, 28, 8, 18, 0, 59, 0, 59});
+    mkc_buf_printf(out, "Screenshot 2024-%02d-%02d at %d.%02d.%02d.png", v[0], v[1], v[2], v[3],
+                   v[4]);
     return;
   }
   if (!strcmp(k->extension, "ics")) {
@@ -110,6 +116,7 @@ static void make_filename(struct mkc_buf *out, struct mkc_rng *r, enum mkc_lang 
 static void text_attachment(struct mkc_buf *out, struct mkc_rng *r, enum mkc_lang lang,
                             const struct attachment_kind *k, size_t size) {
   static const char *const levels[] = {"INFO", "INFO", "INFO", "DEBUG", "WARN", "ERROR"};
+  int v[7];
   for (unsigned row = 0; out->len < size; row++) {
     switch (k->content) {
     case CONTENT_CSV:
@@ -117,13 +124,13 @@ static void text_attachment(struct mkc_buf *out, struct mkc_rng *r, enum mkc_lan
         mkc_buf_puts(out, "id;name;amount;date\r\n");
       mkc_buf_printf(out, "%u;", row + 1);
       mkc_text_words(out, r, lang, 2, 25);
-      mkc_buf_printf(out, ";%d.%02d;2024-%02d-%02d\r\n", mkc_rng_between(r, 1, 99999),
-                     mkc_rng_between(r, 0, 99), mkc_rng_between(r, 1, 12), mkc_rng_between(r, 1, 28));
+      mkc_rng_ints(r, v, 4, (const int[]){1, 99999, 0, 99, 1, 12, 1, 28});
+      mkc_buf_printf(out, ";%d.%02d;2024-%02d-%02d\r\n", v[0], v[1], v[2], v[3]);
       break;
     case CONTENT_LOG:
-      mkc_buf_printf(out, "2024-%02d-%02d %02d:%02d:%02d %s [worker-%d] ", mkc_rng_between(r, 1, 12),
-                     mkc_rng_between(r, 1, 28), mkc_rng_between(r, 0, 23), mkc_rng_between(r, 0, 59),
-                     mkc_rng_between(r, 0, 59), levels[mkc_rng_below(r, 6)], mkc_rng_between(r, 1, 16));
+      mkc_rng_ints(r, v, 7, (const int[]){1, 12, 1, 28, 0, 23, 0, 59, 0, 59, 0, 5, 1, 16});
+      mkc_buf_printf(out, "2024-%02d-%02d %02d:%02d:%02d %s [worker-%d] ", v[0], v[1], v[2], v[3],
+                     v[4], levels[v[5]], v[6]);
       mkc_text_words(out, r, MKC_LANG_EN, (size_t)mkc_rng_between(r, 3, 10), 0);
       mkc_buf_puts(out, "\r\n");
       break;
@@ -149,12 +156,13 @@ static void calendar(struct mkc_buf *out, struct mkc_ctx *ctx, enum mkc_lang lan
   struct mkc_buf summary;
   mkc_buf_init(&summary);
   mkc_text_words(&summary, r, lang, (size_t)mkc_rng_between(r, 2, 5), 25);
+  int hour_quarters[2];
+  mkc_rng_ints(r, hour_quarters, 2, (const int[]){7, 16, 1, 8});
   mkc_buf_printf(out,
                  "BEGIN:VCALENDAR\r\nPRODID:-//Corvid//mkcorpus//EN\r\nVERSION:2.0\r\n"
                  "METHOD:REQUEST\r\nBEGIN:VEVENT\r\nUID:%s\r\n"
                  "DTSTART:%04d%02d%02dT%02d0000Z\r\nDURATION:PT%dM\r\n",
-                 uid, tm.year, tm.month, tm.day, mkc_rng_between(r, 7, 16),
-                 15 * mkc_rng_between(r, 1, 8));
+                 uid, tm.year, tm.month, tm.day, hour_quarters[0], 15 * hour_quarters[1]);
   // RFC 5545 3.1 folds at 75 octets; a summary stays under that here.
   char short_summary[61];
   mkc_copy_str(short_summary, sizeof short_summary, mkc_buf_cstr(&summary));
@@ -247,7 +255,7 @@ void mkc_part_attachment(struct mkc_ctx *ctx, struct mkc_buf *out, enum mkc_lang
 
   char type[160];
   snprintf(type, sizeof type, "%s", k->mime_type);
-  const char *extra = !is_text(k)                          ? NULL
+  const char *extra = !is_text(k)                      ? NULL
                       : k->content == CONTENT_CALENDAR ? "; charset=\"utf-8\"; method=REQUEST"
                                                        : "; charset=\"utf-8\"";
   content_type_with_name(ctx, out, type, extra, mkc_buf_cstr(&filename), name_cs, name_lang);
@@ -296,8 +304,10 @@ static void content_id(char *out, size_t cap, struct mkc_ctx *ctx, unsigned n, c
 
 void mkc_part_inline_image(struct mkc_ctx *ctx, struct mkc_buf *out, char *cid, size_t cid_cap) {
   static const struct attachment_kind images[] = {
-      {"image/png", "png", 6e3, 1.0, 50, CONTENT_BINARY, MAGIC("\x89PNG\r\n\x1A\n\x00\x00\x00\rIHDR")},
-      {"image/jpeg", "jpg", 6e3, 1.0, 35, CONTENT_BINARY, MAGIC("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00")},
+      {"image/png", "png", 6e3, 1.0, 50, CONTENT_BINARY,
+       MAGIC("\x89PNG\r\n\x1A\n\x00\x00\x00\rIHDR")},
+      {"image/jpeg", "jpg", 6e3, 1.0, 35, CONTENT_BINARY,
+       MAGIC("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00")},
       {"image/gif", "gif", 6e3, 1.0, 15, CONTENT_BINARY, MAGIC("GIF89a")},
   };
   const unsigned weights[] = {50, 35, 15};
@@ -345,7 +355,7 @@ void mkc_part_signature(struct mkc_ctx *ctx, struct mkc_buf *out, bool smime) {
   // Ed25519 signatures are ~119 bytes, RSA-3072 ones ~438.
   size_t size = mkc_rng_chance(r, 0.6) ? 119 : 438;
   mkc_rng_fill(r, packet, size);
-  packet[0] = 0xC2;  // new-format signature packet tag
+  packet[0] = 0xC2; // new-format signature packet tag
   uint32_t crc = mkc_crc24(packet, size);
   unsigned char crc_bytes[3] = {(unsigned char)(crc >> 16), (unsigned char)(crc >> 8),
                                 (unsigned char)crc};

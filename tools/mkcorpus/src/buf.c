@@ -79,16 +79,21 @@ void mkc_buf_putc(struct mkc_buf *b, char c) {
 }
 
 void mkc_buf_printf(struct mkc_buf *b, const char *fmt, ...) {
+  // Format into the spare room first; only output that does not fit is
+  // formatted a second time, after the buffer has grown.
+  mkc_buf_reserve(b, 128);
   va_list ap;
   va_start(ap, fmt);
-  int need = vsnprintf(NULL, 0, fmt, ap);
+  int need = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
   va_end(ap);
   if (need < 0)
     mkc_die("invalid format string");
-  mkc_buf_reserve(b, (size_t)need);
-  va_start(ap, fmt);
-  vsnprintf(b->data + b->len, (size_t)need + 1, fmt, ap);
-  va_end(ap);
+  if ((size_t)need >= b->cap - b->len) {
+    mkc_buf_reserve(b, (size_t)need);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+  }
   b->len += (size_t)need;
 }
 

@@ -8,8 +8,8 @@
 #include "mkcorpus_internal.h"
 
 struct charset_info {
-  const char *name;   // MIME name, lower case
-  const char *upper;  // the same as many mail programs write it
+  const char *name;  // MIME name, lower case
+  const char *upper; // the same as many mail programs write it
   const char *iconv_name;
   bool seven_bit;
   bool euro;

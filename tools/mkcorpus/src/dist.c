@@ -43,7 +43,7 @@ double mkc_exp(double x) {
     return 0.0;
   double kf = x / LN2;
   int k = (int)(kf < 0 ? kf - 0.5 : kf + 0.5);
-  double r = x - k * LN2;  // |r| <= ln2 / 2
+  double r = x - k * LN2; // |r| <= ln2 / 2
   double term = 1.0;
   double sum = 1.0;
   for (int i = 1; i <= 20; i++) {
@@ -75,7 +75,7 @@ double mkc_lognormal(struct mkc_rng *r, double median, double sigma) {
 double mkc_pareto_truncated(struct mkc_rng *r, double xmin, double alpha, double xmax) {
   // Inverse CDF of the Pareto law conditioned on x < xmax, so that the tail
   // thins out towards the ceiling instead of piling up at it.
-  double tail = mkc_exp(alpha * mkc_log(xmin / xmax));  // P(x >= xmax) untruncated
+  double tail = mkc_exp(alpha * mkc_log(xmin / xmax)); // P(x >= xmax) untruncated
   double u = mkc_rng_unit(r) * (1.0 - tail);
   return xmin * mkc_exp(-mkc_log(1.0 - u) / alpha);
 }

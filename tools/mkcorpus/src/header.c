@@ -28,7 +28,8 @@ void mkc_hdr_begin(struct mkc_hdr *h, struct mkc_buf *out, const char *name) {
 void mkc_hdr_token(struct mkc_hdr *h, const char *tok, size_t len) {
   // The first token stays on the field name's line: a value that starts with
   // a line break confuses more readers than a long first line does.
-  if (!h->at_start && (h->force_break || h->column + 1 + len > MKC_HEADER_WIDTH)) {
+  // One column stays free for the ';' or ',' that may be glued on after.
+  if (!h->at_start && (h->force_break || h->column + 1 + len + 1 > MKC_HEADER_WIDTH)) {
     mkc_buf_puts(h->out, "\r\n");
     mkc_buf_puts(h->out, h->fold);
     h->column = strlen(h->fold);
@@ -266,7 +267,7 @@ static void pct_encode(struct mkc_buf *out, const char *bytes, size_t len, bool 
     }
     bool boundary = !utf8 || i + 1 == len || ((unsigned char)bytes[i + 1] & 0xC0) != 0x80;
     if (boundary)
-      mkc_buf_putc(out, '\x01');  // marker, removed when sections are cut
+      mkc_buf_putc(out, '\x01'); // marker, removed when sections are cut
   }
 }
 
@@ -301,7 +302,7 @@ static void param_sections_extended(struct mkc_hdr *h, const char *name, const c
     mkc_buf_printf(&tok, "%s*%u*=%s", name, section, section == 0 ? initial : "");
     // Section 0 also carries charset'language', so its value gets less room.
     size_t room = section == 0 ? SECTION_MAX - strlen(initial) : SECTION_MAX;
-    size_t cut = pos;  // end of the last whole character that fits
+    size_t cut = pos; // end of the last whole character that fits
     size_t chars = 0;
     for (size_t i = pos; i < marked_len; i++) {
       if (marked[i] == '\x01') {
@@ -376,7 +377,7 @@ void mkc_time_split(int64_t t, struct mkc_tm *out) {
   out->hour = (int)(secs / 3600);
   out->minute = (int)(secs / 60 % 60);
   out->second = (int)(secs % 60);
-  out->weekday = (int)((days % 7 + 11) % 7);  // 1970-01-01 was a Thursday
+  out->weekday = (int)((days % 7 + 11) % 7); // 1970-01-01 was a Thursday
   // Proleptic Gregorian civil date from a day count (eras of 400 years).
   int64_t z = days + 719468;
   int64_t era = floor_div(z, 146097);
@@ -393,8 +394,9 @@ void mkc_format_date(char *out, size_t cap, int64_t utc, int tz_minutes, bool pa
   struct mkc_tm tm;
   mkc_time_split(utc + (int64_t)tz_minutes * 60, &tm);
   int offset = tz_minutes < 0 ? -tz_minutes : tz_minutes;
-  snprintf(out, cap, pad_day ? "%s, %02d %s %04d %02d:%02d:%02d %c%02d%02d"
-                             : "%s, %d %s %04d %02d:%02d:%02d %c%02d%02d",
+  snprintf(out, cap,
+           pad_day ? "%s, %02d %s %04d %02d:%02d:%02d %c%02d%02d"
+                   : "%s, %d %s %04d %02d:%02d:%02d %c%02d%02d",
            mkc_weekday_abbr[tm.weekday], tm.day, mkc_month_abbr[tm.month - 1], tm.year, tm.hour,
            tm.minute, tm.second, tz_minutes < 0 ? '-' : '+', offset / 60, offset % 60);
 }

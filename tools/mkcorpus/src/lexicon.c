@@ -15,7 +15,7 @@ static const struct mkc_lang_data *const languages[MKC_LANG_COUNT] = {
 
 struct lexicon {
   const char *words[MKC_LEXICON_SIZE];
-  char *arena;  // the pseudo-words, NUL-separated
+  char *arena; // the pseudo-words, NUL-separated
 };
 
 static struct lexicon *lexicons[MKC_LANG_COUNT];
@@ -69,7 +69,7 @@ static struct lexicon *build(const struct mkc_lang_data *L) {
     pseudo_word(&arena, L, rank - hand);
     mkc_buf_putc(&arena, '\0');
   }
-  lx->arena = arena.data;  // owned by the lexicon from here on
+  lx->arena = arena.data; // owned by the lexicon from here on
   for (size_t rank = 0; rank < MKC_LEXICON_SIZE; rank++)
     lx->words[rank] = rank < hand ? L->words[rank] : lx->arena + offsets[rank];
   return lx;
@@ -110,12 +110,12 @@ void mkc_capitalize_first(char *s) {
   } else if (p[0] == 0xC3 && p[1] >= 0xA0 && p[1] <= 0xBE && p[1] != 0xB7) {
     p[1] = (unsigned char)(p[1] - 0x20);
   } else if (p[0] == 0xD0 && p[1] >= 0xB0 && p[1] <= 0xBF) {
-    p[1] = (unsigned char)(p[1] - 0x20);  // а-п -> А-П
+    p[1] = (unsigned char)(p[1] - 0x20); // а-п -> А-П
   } else if (p[0] == 0xD1 && p[1] >= 0x80 && p[1] <= 0x8F) {
-    p[0] = 0xD0;  // р-я -> Р-Я
+    p[0] = 0xD0; // р-я -> Р-Я
     p[1] = (unsigned char)(p[1] + 0x20);
   } else if (p[0] == 0xD1 && p[1] == 0x91) {
-    p[0] = 0xD0;  // ё -> Ё
+    p[0] = 0xD0; // ё -> Ё
     p[1] = 0x81;
   }
 }

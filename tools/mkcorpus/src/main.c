@@ -67,14 +67,33 @@ static void parse_options(int argc, char **argv, struct options *o) {
   int c;
   while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
     switch (c) {
-    case 's': o->seed = parse_number(optarg, "--seed"); have_seed = true; break;
-    case 'c': o->count = parse_number(optarg, "--count"); have_count = true; break;
-    case 'f': o->format = parse_format(optarg); have_format = true; break;
-    case 'o': o->out = optarg; break;
-    case 'm': o->max_size = (size_t)parse_number(optarg, "--max-size"); break;
-    case 'S': o->stats = true; break;
-    case 'h': usage(stdout); exit(0);
-    default: usage(stderr); exit(2);
+    case 's':
+      o->seed = parse_number(optarg, "--seed");
+      have_seed = true;
+      break;
+    case 'c':
+      o->count = parse_number(optarg, "--count");
+      have_count = true;
+      break;
+    case 'f':
+      o->format = parse_format(optarg);
+      have_format = true;
+      break;
+    case 'o':
+      o->out = optarg;
+      break;
+    case 'm':
+      o->max_size = (size_t)parse_number(optarg, "--max-size");
+      break;
+    case 'S':
+      o->stats = true;
+      break;
+    case 'h':
+      usage(stdout);
+      exit(0);
+    default:
+      usage(stderr);
+      exit(2);
     }
   }
   if (optind != argc || !have_seed || !have_count || !o->out ||

@@ -8,10 +8,12 @@
 #include "mkcorpus_internal.h"
 
 #define MAX_SHRINK_ATTEMPTS 10
-#define SIZE_RESERVE 65536  // bytes kept for headers and text, not attachments
+#define SIZE_RESERVE 65536 // bytes kept for headers and text, not attachments
 
 // Shapes by mail program: Outlook and Gmail send HTML by default, mutt and
-// Thunderbird users plain text and most of the OpenPGP signatures.
+// Thunderbird users plain text and most of the OpenPGP signatures. Columns
+// follow enum mkc_shape: plain, HTML only, alternative, mixed, related,
+// forward (planned per thread, never drawn here), OpenPGP, S/MIME.
 static const unsigned shape_weights[MKC_MUA_COUNT][MKC_SHAPE_COUNT] = {
     [MKC_MUA_OUTLOOK] = {10, 1, 60, 18, 8, 0, 0, 3},
     [MKC_MUA_GMAIL] = {20, 2, 58, 15, 4, 0, 1, 0},
@@ -32,12 +34,12 @@ static enum mkc_shape choose_shape(struct mkc_rng *r, const struct mkc_plan *pla
 static void choose_encoding(struct mkc_ctx *ctx, const struct mkc_plan *plan) {
   struct mkc_rng *r = ctx->rng;
   enum mkc_mua mua = plan->from.mua;
-  ctx->charset = (enum mkc_charset)mkc_rng_pick(r, mkc_lang(plan->lang)->charset_weights,
-                                                 MKC_CS_COUNT);
+  ctx->charset =
+      (enum mkc_charset)mkc_rng_pick(r, mkc_lang(plan->lang)->charset_weights, MKC_CS_COUNT);
   if (mua == MKC_MUA_GMAIL && mkc_rng_chance(r, 0.8))
     ctx->charset = MKC_CS_UTF_8;
-  ctx->header_charset = ctx->charset == MKC_CS_US_ASCII || mua == MKC_MUA_GMAIL ? MKC_CS_UTF_8
-                                                                                 : ctx->charset;
+  ctx->header_charset =
+      ctx->charset == MKC_CS_US_ASCII || mua == MKC_MUA_GMAIL ? MKC_CS_UTF_8 : ctx->charset;
   bool latin = plan->lang <= MKC_LANG_ES;
   if (ctx->header_charset == MKC_CS_ISO_2022_JP)
     ctx->header_encoding = 'B';
@@ -100,8 +102,8 @@ static void text_field(struct mkc_ctx *ctx, struct mkc_buf *out, const char *nam
                        const char *utf8) {
   struct mkc_hdr h;
   mkc_hdr_begin(&h, out, name);
-  note_encoded(ctx, mkc_hdr_text(&h, utf8, ctx->header_charset, ctx->header_encoding,
-                                 MKC_EW_TEXT, ctx->upper_labels));
+  note_encoded(ctx, mkc_hdr_text(&h, utf8, ctx->header_charset, ctx->header_encoding, MKC_EW_TEXT,
+                                 ctx->upper_labels));
   mkc_hdr_end(&h);
 }
 
@@ -178,8 +180,12 @@ void mkc_message_write(struct mkc_ctx *ctx, struct mkc_buf *out, const struct mk
   mkc_buf_cleanup(&entity);
 }
 
+// One attempt at the message. `forced` replaces the drawn shape when it is
+// not MKC_SHAPE_COUNT: the last resort for a limit that even a tiny version
+// of the drawn shape (a forward of a forward, say) would exceed.
 static void generate_once(struct mkc_buf *out, uint64_t seed, const struct mkc_plan *plan,
-                          size_t max_size, double scale, struct mkc_msg_stats *stats) {
+                          size_t max_size, double scale, enum mkc_shape forced,
+                          struct mkc_msg_stats *stats) {
   struct mkc_rng rng;
   mkc_rng_seed(&rng, seed, MKC_STREAM_MESSAGE, plan->index);
   memset(stats, 0, sizeof *stats);
@@ -194,6 +200,8 @@ static void generate_once(struct mkc_buf *out, uint64_t seed, const struct mkc_p
   };
   // The shape is the first draw, so a smaller regeneration keeps it.
   stats->shape = choose_shape(&rng, plan);
+  if (forced != MKC_SHAPE_COUNT)
+    stats->shape = forced;
   out->len = 0;
   mkc_message_write(&ctx, out, plan, stats->shape);
 }
@@ -203,13 +211,15 @@ void mkc_message_generate(struct mkc_buf *out, uint64_t seed, const struct mkc_p
   double scale = 1.0;
   unsigned attempt = 0;
   for (;; attempt++) {
-    generate_once(out, seed, plan, max_size, attempt < MAX_SHRINK_ATTEMPTS ? scale : 0.0, stats);
-    if (out->len <= max_size || attempt >= MAX_SHRINK_ATTEMPTS)
+    bool last = attempt == MAX_SHRINK_ATTEMPTS;
+    generate_once(out, seed, plan, max_size, last ? 0.0 : scale,
+                  last ? MKC_SHAPE_PLAIN : MKC_SHAPE_COUNT, stats);
+    if (out->len <= max_size || last)
       break;
     scale *= 0.5;
   }
   if (out->len > max_size)
-    mkc_die("message %llu is %zu bytes even at its smallest; --max-size %zu is too small",
+    mkc_die("message %llu is %zu bytes even as short plain text; --max-size %zu is too small",
             (unsigned long long)plan->index, out->len, max_size);
   stats->size = out->len;
   stats->size_retries = attempt;

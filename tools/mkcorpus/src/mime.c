@@ -42,7 +42,7 @@ enum mkc_cte mkc_choose_text_cte(struct mkc_ctx *ctx, const char *bytes, size_t 
           : mkc_rng_chance(ctx->rng, 0.5)             ? MKC_CTE_QP
                                                       : MKC_CTE_BASE64;
   else if (mkc_rng_chance(ctx->rng, 0.12))
-    cte = any[mkc_rng_below(ctx->rng, 3)];  // people reconfigure their programs
+    cte = any[mkc_rng_below(ctx->rng, 3)]; // people reconfigure their programs
   else
     cte = preferred_8bit_cte(ctx);
   // Signed content must survive 7-bit transport unchanged (RFC 3156 3), and
@@ -68,8 +68,9 @@ void mkc_part_text(struct mkc_ctx *ctx, struct mkc_buf *out, const char *subtype
   enum mkc_cte cte = mkc_choose_text_cte(ctx, bytes.data, bytes.len, !strcmp(subtype, "html"));
   const char *label = mkc_charset_label(cs, ctx->upper_labels);
   bool quoted = ctx->sender->mua == MKC_MUA_OUTLOOK || ctx->sender->mua == MKC_MUA_APPLE;
-  mkc_buf_printf(out, quoted ? "Content-Type: text/%s; charset=\"%s\"" : "Content-Type: text/%s; charset=%s",
-                 subtype, label);
+  mkc_buf_printf(
+      out, quoted ? "Content-Type: text/%s; charset=\"%s\"" : "Content-Type: text/%s; charset=%s",
+      subtype, label);
   if (flowed)
     mkc_buf_puts(out, "; format=flowed");
   mkc_buf_printf(out, "\r\nContent-Transfer-Encoding: %s\r\n\r\n", mkc_cte_name(cte));
@@ -114,10 +115,13 @@ static void make_boundary(struct mkc_ctx *ctx, char *out, size_t cap) {
     mkc_rng_alnum(r, a, 16);
     snprintf(out, cap, "%s", a);
     break;
-  default:
-    snprintf(out, cap, "----=_Part_%u_%d.%lld", serial, mkc_rng_between(r, 1000, 99999999),
-             (long long)ctx->plan->date * 1000 + mkc_rng_between(r, 0, 999));
+  default: {
+    int v[2];
+    mkc_rng_ints(r, v, 2, (const int[]){1000, 99999999, 0, 999});
+    snprintf(out, cap, "----=_Part_%u_%d.%lld", serial, v[0],
+             (long long)ctx->plan->date * 1000 + v[1]);
     break;
+  }
   }
 }
 
@@ -162,7 +166,7 @@ static void free_parts(struct mkc_buf *parts, size_t n) {
 
 // Words of new text: short answers, longer first messages, long newsletters.
 static size_t body_words(struct mkc_ctx *ctx, const struct mkc_plan *plan, bool newsletter) {
-  double words = newsletter       ? mkc_lognormal(ctx->rng, 500.0, 0.6)
+  double words = newsletter         ? mkc_lognormal(ctx->rng, 500.0, 0.6)
                  : plan->has_parent ? mkc_lognormal(ctx->rng, 45.0, 0.9)
                                     : mkc_lognormal(ctx->rng, 90.0, 0.9);
   words *= ctx->scale;
@@ -173,7 +177,7 @@ static size_t body_words(struct mkc_ctx *ctx, const struct mkc_plan *plan, bool 
 
 struct text_body {
   struct mkc_body body;
-  struct mkc_buf plain;  // UTF-8, CRLF lines
+  struct mkc_buf plain; // UTF-8, CRLF lines
   bool flowed;
 };
 
@@ -189,6 +193,7 @@ static void compose(struct mkc_ctx *ctx, const struct mkc_plan *plan, struct tex
       .euro = mkc_charset_has_euro(ctx->charset),
       .typographic = mkc_charset_has_typographic(ctx->charset),
       .newsletter = newsletter,
+      .scale = ctx->scale,
       .from = &plan->from,
       .to = plan->kind == MKC_KIND_LIST || plan->num_to == 0 ? NULL : &plan->to[0],
       .plan = plan,
@@ -294,9 +299,11 @@ static void part_mixed(struct mkc_ctx *ctx, struct mkc_buf *out, const struct mk
 }
 
 static enum mkc_shape forwarded_shape(struct mkc_ctx *ctx) {
-  static const unsigned weights[] = {
-      [MKC_SHAPE_PLAIN] = 45, [MKC_SHAPE_ALTERNATIVE] = 30, [MKC_SHAPE_MIXED] = 15,
-      [MKC_SHAPE_RELATED] = 5, [MKC_SHAPE_FORWARD] = 5};
+  static const unsigned weights[] = {[MKC_SHAPE_PLAIN] = 45,
+                                     [MKC_SHAPE_ALTERNATIVE] = 30,
+                                     [MKC_SHAPE_MIXED] = 15,
+                                     [MKC_SHAPE_RELATED] = 5,
+                                     [MKC_SHAPE_FORWARD] = 5};
   enum mkc_shape shape = (enum mkc_shape)MKC_PICK(ctx->rng, weights);
   if (shape == MKC_SHAPE_FORWARD && ctx->depth + 1 >= MKC_MAX_FORWARD_DEPTH)
     shape = MKC_SHAPE_PLAIN;

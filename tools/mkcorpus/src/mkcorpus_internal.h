@@ -10,19 +10,19 @@
 #include <stdio.h>
 
 // Limits. Every one bounds memory or recursion; none changes with input.
-#define MKC_MAX_FORWARD_DEPTH 2     // message/rfc822 inside message/rfc822
-#define MKC_MAX_RECIPIENTS 6        // To plus Cc of one message
-#define MKC_MAX_THREAD_SIZE 100     // messages in one thread
-#define MKC_MAX_ACTIVE_THREADS 64   // threads that may still get replies
-#define MKC_MAX_REFERENCES 10       // Message-IDs kept in References
-#define MKC_MAX_ATTACHMENTS 8       // attachments of one multipart/mixed
-#define MKC_MAX_INLINE_IMAGES 5     // images of one multipart/related
-#define MKC_MAX_BODY_WORDS 12000    // words of one text body
-#define MKC_MSGID_MAX 128           // bytes of one Message-ID with brackets
-#define MKC_SUBJECT_MAX 512         // bytes of one UTF-8 subject
-#define MKC_DEFAULT_MAX_SIZE 10485760u  // bytes of one message (10 MiB)
-#define MKC_MIN_MAX_SIZE 16384u     // smallest --max-size a message fits in
-#define MKC_HEADER_WIDTH 78         // fold header lines at this column
+#define MKC_MAX_FORWARD_DEPTH 2        // message/rfc822 inside message/rfc822
+#define MKC_MAX_RECIPIENTS 6           // To plus Cc of one message
+#define MKC_MAX_THREAD_SIZE 100        // messages in one thread
+#define MKC_MAX_ACTIVE_THREADS 64      // threads that may still get replies
+#define MKC_MAX_REFERENCES 10          // Message-IDs kept in References
+#define MKC_MAX_ATTACHMENTS 8          // attachments of one multipart/mixed
+#define MKC_MAX_INLINE_IMAGES 5        // images of one multipart/related
+#define MKC_MAX_BODY_WORDS 12000       // words of one text body
+#define MKC_MSGID_MAX 128              // bytes of one Message-ID with brackets
+#define MKC_SUBJECT_MAX 512            // bytes of one UTF-8 subject
+#define MKC_DEFAULT_MAX_SIZE 10485760u // bytes of one message (10 MiB)
+#define MKC_MIN_MAX_SIZE 16384u        // smallest --max-size a message fits in
+#define MKC_HEADER_WIDTH 78            // fold header lines at this column
 
 #if defined(__GNUC__)
 #define MKC_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -77,6 +77,11 @@ void mkc_rng_seed(struct mkc_rng *r, uint64_t seed, uint64_t stream, uint64_t in
 uint64_t mkc_rng_next(struct mkc_rng *r);
 uint64_t mkc_rng_below(struct mkc_rng *r, uint64_t n);
 int mkc_rng_between(struct mkc_rng *r, int lo, int hi);
+// mkc_rng_ints draws out[i] from [bounds[2i], bounds[2i+1]], in order. C
+// leaves the order in which a call's arguments are evaluated open, so a call
+// must never draw twice in its argument list: compilers would disagree about
+// which number goes where. Draw into locals with this instead.
+void mkc_rng_ints(struct mkc_rng *r, int *out, size_t n, const int *bounds);
 double mkc_rng_unit(struct mkc_rng *r);
 bool mkc_rng_chance(struct mkc_rng *r, double p);
 size_t mkc_rng_pick(struct mkc_rng *r, const unsigned *weights, size_t n);
@@ -157,9 +162,9 @@ size_t mkc_longest_line(const char *s, size_t len);
 struct mkc_hdr {
   struct mkc_buf *out;
   size_t column;
-  const char *fold;  // whitespace that starts a continuation line
-  bool at_start;     // no token yet after "Name:"
-  bool force_break;  // fold before the next token
+  const char *fold; // whitespace that starts a continuation line
+  bool at_start;    // no token yet after "Name:"
+  bool force_break; // fold before the next token
 };
 
 enum mkc_ew_context { MKC_EW_TEXT, MKC_EW_PHRASE };
@@ -191,7 +196,7 @@ void mkc_hdr_param_2231(struct mkc_hdr *h, const char *name, const char *utf8, e
                         const char *lang);
 
 struct mkc_tm {
-  int year, month, day, hour, minute, second, weekday;  // month 1-12, weekday 0 = Sunday
+  int year, month, day, hour, minute, second, weekday; // month 1-12, weekday 0 = Sunday
 };
 
 void mkc_time_split(int64_t unix_seconds, struct mkc_tm *out);
@@ -215,8 +220,8 @@ enum mkc_lang {
 };
 
 struct mkc_name {
-  const char *native;  // UTF-8, as written in the language
-  const char *ascii;   // for the local part of addresses
+  const char *native; // UTF-8, as written in the language
+  const char *ascii;  // for the local part of addresses
 };
 
 struct mkc_mailing_list {
@@ -226,47 +231,47 @@ struct mkc_mailing_list {
 };
 
 struct mkc_lang_data {
-  const char *code;  // BCP 47 tag, also Content-Language
+  const char *code; // BCP 47 tag, also Content-Language
   const char *label;
-  bool spaced;       // words are separated by spaces
-  bool family_first; // display names put the family name first
-  bool name_space;   // a space between family and given name
-  const char *const *words;  // by falling frequency
+  bool spaced;              // words are separated by spaces
+  bool family_first;        // display names put the family name first
+  bool name_space;          // a space between family and given name
+  const char *const *words; // by falling frequency
   size_t num_words;
-  const char *const *syllables;  // for the long tail of rare words
+  const char *const *syllables; // for the long tail of rare words
   size_t num_syllables;
   const struct mkc_name *given;
   size_t num_given;
-  const struct mkc_name *given_female;  // only where surnames agree in gender
+  const struct mkc_name *given_female; // only where surnames agree in gender
   size_t num_given_female;
-  const char *female_surname_suffix;     // appended for given_female names
+  const char *female_surname_suffix; // appended for given_female names
   const char *female_surname_suffix_ascii;
   const struct mkc_name *family;
   size_t num_family;
   const char *const *domains;
   size_t num_domains;
-  const char *const *greetings;  // printf format with one %s: the name
+  const char *const *greetings; // printf format with one %s: the name
   size_t num_greetings;
   const char *const *closings;
   size_t num_closings;
-  const char *const *titles;  // job titles for signatures
+  const char *const *titles; // job titles for signatures
   size_t num_titles;
   const char *company;
   // Reply attribution line. %a weekday, %b month name, %d day, %m month,
   // %Y year, %H:%M time, %n the author's name.
   const char *attribution;
-  const char *original_message;  // Outlook's separator before a quoted message
-  const char *const *original_labels;  // From, Sent, To, Subject
-  const char *reply_prefix;      // what Outlook in this language writes
+  const char *original_message;       // Outlook's separator before a quoted message
+  const char *const *original_labels; // From, Sent, To, Subject
+  const char *reply_prefix;           // what Outlook in this language writes
   const char *forward_prefix;
   const char *sentence_end;  // after a sentence; includes the space if spaced
-  const char *question_open;  // Spanish opens questions too
+  const char *question_open; // Spanish opens questions too
   const char *question_end;
   const char *comma;
-  const char *quote_open;   // typographic quotes, used when the charset has them
+  const char *quote_open; // typographic quotes, used when the charset has them
   const char *quote_close;
-  const char *opener;       // a set phrase after the greeting, or NULL
-  const unsigned *charset_weights;  // indexed by enum mkc_charset
+  const char *opener;              // a set phrase after the greeting, or NULL
+  const unsigned *charset_weights; // indexed by enum mkc_charset
   const int *tz_minutes;
   size_t num_tz;
   const struct mkc_mailing_list *lists;
@@ -280,7 +285,7 @@ extern const struct mkc_lang_data mkc_lang_en, mkc_lang_de, mkc_lang_fr, mkc_lan
 // MKC_COUNTED expands to an array and its length, for the pairs above.
 #define MKC_COUNTED(a) a, sizeof(a) / sizeof((a)[0])
 
-#define MKC_LEXICON_SIZE 20000  // words per language, hand-written ones first
+#define MKC_LEXICON_SIZE 20000 // words per language, hand-written ones first
 #define MKC_ZIPF_EXPONENT 1.07
 
 void mkc_lexicon_init(void);
@@ -309,8 +314,8 @@ struct mkc_person {
   enum mkc_mua mua;
   int tz_minutes;
   char display[160];   // UTF-8 display name, may be empty
-  char greet[160];      // how a greeting addresses this person
-  char signature[160];  // the name under a message
+  char greet[160];     // how a greeting addresses this person
+  char signature[160]; // the name under a message
   char addr[128];
   const char *title;
 };
@@ -333,9 +338,9 @@ size_t mkc_newsletter_count(enum mkc_lang lang);
 enum mkc_kind { MKC_KIND_DIRECT, MKC_KIND_LIST, MKC_KIND_NEWSLETTER, MKC_KIND_FORWARD };
 
 struct mkc_plan {
-  uint64_t index;  // 0-based position in the corpus
+  uint64_t index; // 0-based position in the corpus
   uint32_t thread_id;
-  uint32_t thread_pos;  // 0 for the message that started the thread
+  uint32_t thread_pos; // 0 for the message that started the thread
   enum mkc_lang lang;
   enum mkc_kind kind;
   const struct mkc_mailing_list *list;
@@ -344,13 +349,13 @@ struct mkc_plan {
   size_t num_to;
   struct mkc_person cc[MKC_MAX_RECIPIENTS];
   size_t num_cc;
-  struct mkc_person owner;   // whose mailbox this is
+  struct mkc_person owner; // whose mailbox this is
   char subject[MKC_SUBJECT_MAX];
-  char topic[MKC_SUBJECT_MAX];  // subject without Re:/Fwd:/[list] (Thread-Topic)
+  char topic[MKC_SUBJECT_MAX]; // subject without Re:/Fwd:/[list] (Thread-Topic)
   char message_id[MKC_MSGID_MAX];
   char in_reply_to[MKC_MSGID_MAX];
   char references[MKC_MAX_REFERENCES * MKC_MSGID_MAX];
-  int64_t date;  // UTC seconds
+  int64_t date; // UTC seconds
   bool has_parent;
   struct mkc_person parent_from;
   int64_t parent_date;
@@ -385,12 +390,12 @@ enum mkc_block_kind {
 struct mkc_block {
   enum mkc_block_kind kind;
   unsigned depth;
-  struct mkc_buf text;  // UTF-8, no line breaks
+  struct mkc_buf text; // UTF-8, no line breaks
 };
 
 struct mkc_body {
   enum mkc_lang lang;
-  enum mkc_mua mua;  // the author's program, whose HTML style rendering follows
+  enum mkc_mua mua; // the author's program, whose HTML style rendering follows
   bool newsletter;
   struct mkc_block *blocks;
   size_t num_blocks;
@@ -399,13 +404,14 @@ struct mkc_body {
 
 struct mkc_body_spec {
   enum mkc_lang lang;
-  size_t words;  // of new text, quoted text comes on top
-  bool euro;     // the charset has the euro sign
-  bool typographic;  // the charset has curly quotes and dashes
+  size_t words;     // of new text, quoted text comes on top
+  bool euro;        // the charset has the euro sign
+  bool typographic; // the charset has curly quotes and dashes
   bool newsletter;
+  double scale; // < 1 when the message is regenerated smaller
   const struct mkc_person *from;
-  const struct mkc_person *to;  // NULL: no greeting
-  const struct mkc_plan *plan;  // for quoting the parent
+  const struct mkc_person *to; // NULL: no greeting
+  const struct mkc_plan *plan; // for quoting the parent
 };
 
 void mkc_body_compose(struct mkc_body *b, struct mkc_rng *r, const struct mkc_body_spec *spec);
@@ -439,10 +445,10 @@ struct mkc_msg_stats {
   enum mkc_shape shape;
   enum mkc_lang lang;
   size_t size;
-  unsigned cte[MKC_CTE_COUNT];          // leaf parts per transfer encoding
-  unsigned charset[MKC_CS_COUNT];       // text parts per charset
-  unsigned ew_charset[MKC_CS_COUNT];    // header fields with encoded words
-  unsigned charset_fallbacks;           // text that the chosen charset could not hold
+  unsigned cte[MKC_CTE_COUNT];       // leaf parts per transfer encoding
+  unsigned charset[MKC_CS_COUNT];    // text parts per charset
+  unsigned ew_charset[MKC_CS_COUNT]; // header fields with encoded words
+  unsigned charset_fallbacks;        // text that the chosen charset could not hold
   unsigned attachments;
   size_t attachment_bytes[MKC_MAX_ATTACHMENTS * (MKC_MAX_FORWARD_DEPTH + 1)];
   unsigned num_attachment_sizes;
@@ -466,15 +472,15 @@ struct mkc_ctx {
   struct mkc_rng *rng;
   uint64_t seed;
   const struct mkc_plan *plan;
-  const struct mkc_person *sender;  // whose mail program writes the MIME
-  enum mkc_charset charset;         // of the message's text
-  enum mkc_charset header_charset;  // of its encoded words
-  char header_encoding;             // 'B' or 'Q'
-  bool upper_labels;                // "UTF-8" rather than "utf-8"
-  size_t budget;                    // bytes that attachments may still take
-  double scale;                     // < 1 when a message is regenerated smaller
-  int depth;                        // message/rfc822 nesting
-  bool seven_bit;                   // inside multipart/signed
+  const struct mkc_person *sender; // whose mail program writes the MIME
+  enum mkc_charset charset;        // of the message's text
+  enum mkc_charset header_charset; // of its encoded words
+  char header_encoding;            // 'B' or 'Q'
+  bool upper_labels;               // "UTF-8" rather than "utf-8"
+  size_t budget;                   // bytes that attachments may still take
+  double scale;                    // < 1 when a message is regenerated smaller
+  int depth;                       // message/rfc822 nesting
+  bool seven_bit;                  // inside multipart/signed
   unsigned boundary_serial;
   struct mkc_msg_stats *stats;
 };
@@ -490,8 +496,8 @@ void mkc_transport_received(struct mkc_ctx *ctx, struct mkc_buf *out, const stru
 void mkc_transport_dkim(struct mkc_ctx *ctx, struct mkc_buf *out, const struct mkc_plan *plan);
 
 // A MIME entity: its Content-* fields, an empty line, and its body.
-void mkc_part_text(struct mkc_ctx *ctx, struct mkc_buf *out, const char *subtype,
-                   const char *utf8, size_t len, bool flowed);
+void mkc_part_text(struct mkc_ctx *ctx, struct mkc_buf *out, const char *subtype, const char *utf8,
+                   size_t len, bool flowed);
 void mkc_part_multipart(struct mkc_ctx *ctx, struct mkc_buf *out, const char *subtype,
                         const char *extra_params, struct mkc_buf *parts, size_t num_parts);
 void mkc_part_body_of_shape(struct mkc_ctx *ctx, struct mkc_buf *out, enum mkc_shape shape,

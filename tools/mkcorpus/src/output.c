@@ -59,7 +59,8 @@ static void write_file(const char *path, const char *data, size_t len) {
 // Maildir names follow "time.unique.host[,S=size][:2,flags]" with the
 // message's date as the time and its position as the unique part; 12% are
 // still in new/, the rest in cur/ with the flags people leave behind.
-static void put_maildir(struct mkc_writer *w, const struct mkc_buf *msg, const struct mkc_plan *plan) {
+static void put_maildir(struct mkc_writer *w, const struct mkc_buf *msg,
+                        const struct mkc_plan *plan) {
   struct mkc_rng r;
   mkc_rng_seed(&r, w->seed, MKC_STREAM_MAILDIR, plan->index);
   char base[160];

@@ -179,8 +179,8 @@ void mkc_person_make(struct mkc_person *out, uint64_t seed, struct mkc_person_ke
     // The mailbox owner reads every language, so their name must fit every
     // charset: an ASCII name, whatever the language of the seed's draw.
     static const struct mkc_name owners[] = {
-        {"Alex Morgan", "alex.morgan"}, {"Sam Taylor", "sam.taylor"},
-        {"Jordan Lee", "jordan.lee"},   {"Robin Clark", "robin.clark"},
+        {"Alex Morgan", "alex.morgan"},   {"Sam Taylor", "sam.taylor"},
+        {"Jordan Lee", "jordan.lee"},     {"Robin Clark", "robin.clark"},
         {"Casey Walker", "casey.walker"},
     };
     const struct mkc_name *o = &owners[mkc_rng_below(&r, sizeof owners / sizeof owners[0])];

@@ -58,6 +58,11 @@ int mkc_rng_between(struct mkc_rng *r, int lo, int hi) {
   return lo + (int)mkc_rng_below(r, (uint64_t)(hi - lo) + 1);
 }
 
+void mkc_rng_ints(struct mkc_rng *r, int *out, size_t n, const int *bounds) {
+  for (size_t i = 0; i < n; i++)
+    out[i] = mkc_rng_between(r, bounds[2 * i], bounds[2 * i + 1]);
+}
+
 double mkc_rng_unit(struct mkc_rng *r) {
   return (double)(mkc_rng_next(r) >> 11) * 0x1.0p-53;
 }

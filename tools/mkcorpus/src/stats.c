@@ -17,7 +17,7 @@ struct size_list {
 struct mkc_stats {
   struct size_list sizes;
   struct size_list attachment_sizes;
-  struct size_list thread_sizes;  // indexed by thread id
+  struct size_list thread_sizes; // indexed by thread id
   unsigned long long bytes;
   unsigned long shape[MKC_SHAPE_COUNT];
   unsigned long lang[MKC_LANG_COUNT];
@@ -113,8 +113,9 @@ static void print_distribution(FILE *f, const char *what, struct size_list *l) {
   unsigned long long total = 0;
   for (size_t i = 0; i < l->n; i++)
     total += l->v[i];
-  fprintf(f, "%s: n=%zu min=%zu p10=%zu p25=%zu p50=%zu p75=%zu p90=%zu p99=%zu p99.9=%zu max=%zu "
-             "mean=%.0f\n",
+  fprintf(f,
+          "%s: n=%zu min=%zu p10=%zu p25=%zu p50=%zu p75=%zu p90=%zu p99=%zu p99.9=%zu max=%zu "
+          "mean=%.0f\n",
           what, l->n, l->n ? l->v[0] : 0, percentile(l, 10), percentile(l, 25), percentile(l, 50),
           percentile(l, 75), percentile(l, 90), percentile(l, 99), percentile(l, 99.9),
           l->n ? l->v[l->n - 1] : 0, l->n ? (double)total / (double)l->n : 0.0);
@@ -201,8 +202,9 @@ void mkc_stats_print(struct mkc_stats *s, FILE *f, uint64_t seed) {
   print_counts(f, "charset (RFC 2047 header fields)", s->ew_charset, MKC_CS_COUNT, charset_name);
   print_counts(f, "language (messages)", s->lang, MKC_LANG_COUNT, lang_name);
   print_threads(f, s);
-  fprintf(f, "attachments: %lu in %lu messages (%.2f%%), %lu with non-ASCII names; "
-             "%lu inline images\n",
+  fprintf(f,
+          "attachments: %lu in %lu messages (%.2f%%), %lu with non-ASCII names; "
+          "%lu inline images\n",
           s->attachments, s->with_attachments, share(s->with_attachments, s->sizes.n),
           s->filenames_2231, s->inline_images);
   print_distribution(f, "attachment size", &s->attachment_sizes);

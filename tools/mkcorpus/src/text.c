@@ -49,40 +49,43 @@ void mkc_text_words(struct mkc_buf *out, struct mkc_rng *r, enum mkc_lang lang, 
 
 // Things real mail is full of and a tokenizer must cope with: numbers,
 // amounts, dates, times, ticket numbers, URLs and addresses.
-static void special_token(struct mkc_buf *out, struct mkc_rng *r, const struct mkc_body_spec *spec) {
-  static const char *const hosts[] = {"www.example.com", "intranet.example.org",
-                                      "docs.example.net", "shop.example"};
+static void special_token(struct mkc_buf *out, struct mkc_rng *r,
+                          const struct mkc_body_spec *spec) {
+  static const char *const hosts[] = {"www.example.com", "intranet.example.org", "docs.example.net",
+                                      "shop.example"};
   enum mkc_lang lang = spec->lang;
   bool spaced = mkc_lang(lang)->spaced;
-  switch (mkc_rng_below(r, spaced ? 7 : 4)) {
+  unsigned kind = (unsigned)mkc_rng_below(r, spaced ? 7 : 4);
+  // Every token draws the same numbers, in order, whatever it uses.
+  int v[3];
+  mkc_rng_ints(r, v, 3, (const int[]){1, 9999, 0, 99, 0, 3});
+  switch (kind) {
   case 0:
-    mkc_buf_printf(out, "%d", mkc_rng_between(r, 2, 2500));
+    mkc_buf_printf(out, "%d", v[0] % 2500 + 2);
     break;
   case 1:
     if (lang == MKC_LANG_JA)
-      mkc_buf_printf(out, "%d円", mkc_rng_between(r, 100, 500000));
+      mkc_buf_printf(out, "%d円", v[0] * 50);
     else if (lang == MKC_LANG_ZH)
-      mkc_buf_printf(out, "%d元", mkc_rng_between(r, 10, 90000));
+      mkc_buf_printf(out, "%d元", v[0] * 3);
     else if (lang == MKC_LANG_RU)
-      mkc_buf_printf(out, "%d руб.", mkc_rng_between(r, 100, 900000));
+      mkc_buf_printf(out, "%d руб.", v[0] * 70);
     else if (lang == MKC_LANG_EN || !spec->euro)
-      mkc_buf_printf(out, "%s%d.%02d", lang == MKC_LANG_EN ? "$" : "EUR ",
-                     mkc_rng_between(r, 1, 9999), mkc_rng_between(r, 0, 99));
+      mkc_buf_printf(out, "%s%d.%02d", lang == MKC_LANG_EN ? "$" : "EUR ", v[0], v[1]);
     else
-      mkc_buf_printf(out, "%d,%02d €", mkc_rng_between(r, 1, 9999), mkc_rng_between(r, 0, 99));
+      mkc_buf_printf(out, "%d,%02d €", v[0], v[1]);
     break;
   case 2:
-    mkc_buf_printf(out, "2024-%02d-%02d", mkc_rng_between(r, 1, 12), mkc_rng_between(r, 1, 28));
+    mkc_buf_printf(out, "2024-%02d-%02d", v[1] % 12 + 1, v[0] % 28 + 1);
     break;
   case 3:
-    mkc_buf_printf(out, "%d:%02d", mkc_rng_between(r, 8, 18), 15 * mkc_rng_between(r, 0, 3));
+    mkc_buf_printf(out, "%d:%02d", v[0] % 11 + 8, 15 * v[2]);
     break;
   case 4:
-    mkc_buf_printf(out, "%s-%d", mkc_rng_chance(r, 0.5) ? "PROJ" : "OPS", mkc_rng_between(r, 1, 9999));
+    mkc_buf_printf(out, "%s-%d", v[2] < 2 ? "PROJ" : "OPS", v[0]);
     break;
   case 5:
-    mkc_buf_printf(out, "https://%s/%s/%d", hosts[mkc_rng_below(r, 4)],
-                   mkc_rng_chance(r, 0.5) ? "wiki" : "view", mkc_rng_between(r, 100, 99999));
+    mkc_buf_printf(out, "https://%s/%s/%d", hosts[v[2]], v[1] < 50 ? "wiki" : "view", v[0] * 10);
     break;
   default:
     mkc_buf_printf(out, "info%d@example.org", mkc_rng_between(r, 1, 99));
@@ -97,7 +100,7 @@ static void sentence(struct mkc_buf *out, struct mkc_rng *r, const struct mkc_bo
   bool fancy = spec->typographic || !L->spaced;
   struct mkc_buf s;
   mkc_buf_init(&s);
-  bool starts_with_token = false;  // URLs and addresses keep their case
+  bool starts_with_token = false; // URLs and addresses keep their case
   for (size_t i = 0; i < n; i++) {
     if (i > 0 && L->spaced)
       mkc_buf_putc(&s, ' ');
@@ -171,15 +174,33 @@ static void attribution(struct mkc_buf *out, const char *fmt, int64_t date, int 
       continue;
     }
     switch (*++p) {
-    case 'a': mkc_buf_puts(out, mkc_weekday_abbr[tm.weekday]); break;
-    case 'b': mkc_buf_puts(out, mkc_month_abbr[tm.month - 1]); break;
-    case 'd': mkc_buf_printf(out, "%02d", tm.day); break;
-    case 'm': mkc_buf_printf(out, "%02d", tm.month); break;
-    case 'Y': mkc_buf_printf(out, "%04d", tm.year); break;
-    case 'H': mkc_buf_printf(out, "%02d", tm.hour); break;
-    case 'M': mkc_buf_printf(out, "%02d", tm.minute); break;
-    case 'n': mkc_buf_puts(out, name); break;
-    default: mkc_buf_putc(out, *p); break;
+    case 'a':
+      mkc_buf_puts(out, mkc_weekday_abbr[tm.weekday]);
+      break;
+    case 'b':
+      mkc_buf_puts(out, mkc_month_abbr[tm.month - 1]);
+      break;
+    case 'd':
+      mkc_buf_printf(out, "%02d", tm.day);
+      break;
+    case 'm':
+      mkc_buf_printf(out, "%02d", tm.month);
+      break;
+    case 'Y':
+      mkc_buf_printf(out, "%04d", tm.year);
+      break;
+    case 'H':
+      mkc_buf_printf(out, "%02d", tm.hour);
+      break;
+    case 'M':
+      mkc_buf_printf(out, "%02d", tm.minute);
+      break;
+    case 'n':
+      mkc_buf_puts(out, name);
+      break;
+    default:
+      mkc_buf_putc(out, *p);
+      break;
     }
   }
 }
@@ -193,7 +214,7 @@ static const char *name_of(const struct mkc_person *p) {
 static void quote_parent(struct mkc_body *b, struct mkc_rng *r, const struct mkc_body_spec *spec) {
   const struct mkc_plan *plan = spec->plan;
   const struct mkc_lang_data *L = mkc_lang(spec->lang);
-  size_t words = (size_t)mkc_lognormal(r, 70.0, 0.8) + 5;
+  size_t words = (size_t)(mkc_lognormal(r, 70.0, 0.8) * spec->scale) + 5;
   if (words > MKC_MAX_BODY_WORDS / 2)
     words = MKC_MAX_BODY_WORDS / 2;
   add_line(b, MKC_BLOCK_BLANK, "");
@@ -229,8 +250,9 @@ static void signature(struct mkc_body *b, struct mkc_rng *r, const struct mkc_pe
   if (from->title && from->title[0])
     add_line(b, MKC_BLOCK_SIG, from->title);
   add_line(b, MKC_BLOCK_SIG, L->company);
-  mkc_buf_printf(&add_block(b, MKC_BLOCK_SIG)->text, "+%d %d %07d", mkc_rng_between(r, 1, 86),
-                 mkc_rng_between(r, 10, 999), mkc_rng_between(r, 0, 9999999));
+  int phone[3];
+  mkc_rng_ints(r, phone, 3, (const int[]){1, 86, 10, 999, 0, 9999999});
+  mkc_buf_printf(&add_block(b, MKC_BLOCK_SIG)->text, "+%d %d %07d", phone[0], phone[1], phone[2]);
 }
 
 static void compose_newsletter(struct mkc_body *b, struct mkc_rng *r,
@@ -263,14 +285,14 @@ void mkc_body_compose(struct mkc_body *b, struct mkc_rng *r, const struct mkc_bo
   bool has_quote = spec->plan && spec->plan->has_parent && mkc_rng_chance(r, 0.75);
   // Mutt users answer below the quote; everyone else mostly on top.
   bool bottom_post = has_quote && (spec->from->mua == MKC_MUA_MUTT ? mkc_rng_chance(r, 0.8)
-                                                                    : mkc_rng_chance(r, 0.1));
+                                                                   : mkc_rng_chance(r, 0.1));
   if (bottom_post) {
     quote_parent(b, r, spec);
     add_line(b, MKC_BLOCK_BLANK, "");
   }
   if (spec->to && mkc_rng_chance(r, 0.85)) {
-    mkc_buf_printf(&add_block(b, MKC_BLOCK_LINE)->text, L->greetings[mkc_rng_below(r, L->num_greetings)],
-                   spec->to->greet);
+    mkc_buf_printf(&add_block(b, MKC_BLOCK_LINE)->text,
+                   L->greetings[mkc_rng_below(r, L->num_greetings)], spec->to->greet);
     add_line(b, MKC_BLOCK_BLANK, "");
   }
   if (L->opener) {
@@ -403,11 +425,21 @@ void mkc_body_render_plain(const struct mkc_body *b, struct mkc_buf *out, bool f
 static void html_escape(struct mkc_buf *out, const char *s, size_t len) {
   for (size_t i = 0; i < len; i++) {
     switch (s[i]) {
-    case '&': mkc_buf_puts(out, "&amp;"); break;
-    case '<': mkc_buf_puts(out, "&lt;"); break;
-    case '>': mkc_buf_puts(out, "&gt;"); break;
-    case '"': mkc_buf_puts(out, "&quot;"); break;
-    default: mkc_buf_putc(out, s[i]); break;
+    case '&':
+      mkc_buf_puts(out, "&amp;");
+      break;
+    case '<':
+      mkc_buf_puts(out, "&lt;");
+      break;
+    case '>':
+      mkc_buf_puts(out, "&gt;");
+      break;
+    case '"':
+      mkc_buf_puts(out, "&quot;");
+      break;
+    default:
+      mkc_buf_putc(out, s[i]);
+      break;
     }
   }
 }
@@ -430,7 +462,7 @@ static void html_wrapped(struct mkc_buf *out, const char *open, const struct mkc
 // HTML and newsletters' table layouts are several times the size of their
 // text, which is much of why real HTML mail is as large as it is.
 struct html_style {
-  const char *head;  // after the charset <meta>
+  const char *head; // after the charset <meta>
   const char *body_open;
   const char *body_close;
   const char *para_open;

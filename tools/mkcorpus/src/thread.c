@@ -9,15 +9,15 @@
 
 #include "mkcorpus_internal.h"
 
-#define CORPUS_EPOCH 1704067200    // 2024-01-01 00:00:00 UTC
-#define MEAN_GAP_SECONDS 1500.0    // between two arrivals
-#define THREAD_SIZE_EXPONENT 2.3   // P(size = s) proportional to s^-2.3
-#define REPLY_PRESSURE 3.0         // higher: replies wait longer
-#define CORRESPONDENTS 400         // people per language
+#define CORPUS_EPOCH 1704067200  // 2024-01-01 00:00:00 UTC
+#define MEAN_GAP_SECONDS 1500.0  // between two arrivals
+#define THREAD_SIZE_EXPONENT 2.3 // P(size = s) proportional to s^-2.3
+#define REPLY_PRESSURE 3.0       // higher: replies wait longer
+#define CORRESPONDENTS 400       // people per language
 
 struct member {
   char message_id[MKC_MSGID_MAX];
-  int parent;  // index into members, -1 for the first message
+  int parent; // index into members, -1 for the first message
   struct mkc_person_key sender;
   int64_t date;
 };
@@ -42,9 +42,9 @@ struct mkc_planner {
   uint64_t next_index;
   uint32_t next_thread_id;
   int64_t clock;
-  struct thread *active[MKC_MAX_ACTIVE_THREADS];  // most recently active first
+  struct thread *active[MKC_MAX_ACTIVE_THREADS]; // most recently active first
   size_t num_active;
-  size_t pending;  // replies the active threads still expect
+  size_t pending; // replies the active threads still expect
   struct mkc_cdf thread_sizes;
   struct mkc_person_key owner;
 };
@@ -54,9 +54,10 @@ struct mkc_planner {
 static const unsigned language_weights[MKC_LANG_COUNT] = {50, 12, 9, 9, 8, 6, 6};
 // Kinds of new threads. Newsletters and notifications are single messages,
 // so a third of the new threads makes a fifth of the mail.
-static const unsigned kind_weights[] = {
-    [MKC_KIND_DIRECT] = 50, [MKC_KIND_LIST] = 12, [MKC_KIND_NEWSLETTER] = 33,
-    [MKC_KIND_FORWARD] = 5};
+static const unsigned kind_weights[] = {[MKC_KIND_DIRECT] = 50,
+                                        [MKC_KIND_LIST] = 12,
+                                        [MKC_KIND_NEWSLETTER] = 33,
+                                        [MKC_KIND_FORWARD] = 5};
 
 struct mkc_planner *mkc_planner_new(uint64_t seed) {
   struct mkc_planner *p = mkc_xcalloc(1, sizeof *p);
@@ -111,15 +112,19 @@ void mkc_make_message_id(char *out, size_t cap, struct mkc_rng *r, const struct 
     mkc_rng_hex(r, a, 32, false);
     snprintf(out, cap, "<%s@%s>", a, domain);
     break;
-  case MKC_MUA_MUTT:
+  case MKC_MUA_MUTT: {
+    int v[2];
+    mkc_rng_ints(r, v, 2, (const int[]){0, 3, 1000, 99999});
     snprintf(out, cap, "<%04d%02d%02d%02d%02d%02d.G%c%d@%s>", tm.year, tm.month, tm.day, tm.hour,
-             tm.minute, tm.second, 'A' + (int)mkc_rng_below(r, 4), mkc_rng_between(r, 1000, 99999),
-             domain);
+             tm.minute, tm.second, 'A' + v[0], v[1], domain);
     break;
-  default:
-    snprintf(out, cap, "<%d.%d.%lld%03d@%s>", mkc_rng_between(r, 100000, 999999999),
-             mkc_rng_between(r, 1, 9999), (long long)date, mkc_rng_between(r, 0, 999), domain);
+  }
+  default: {
+    int v[3];
+    mkc_rng_ints(r, v, 3, (const int[]){100000, 999999999, 1, 9999, 0, 999});
+    snprintf(out, cap, "<%d.%d.%lld%03d@%s>", v[0], v[1], (long long)date, v[2], domain);
     break;
+  }
   }
 }
 
@@ -133,7 +138,8 @@ void mkc_make_subject(char *out, size_t cap, struct mkc_rng *r, enum mkc_lang la
   mkc_text_words(&s, r, lang, (size_t)mkc_rng_between(r, 2, 7), 25);
   if (mkc_rng_chance(r, 0.15)) {
     static const char *const forms[] = {" %d", " #%d", " (%d)", " - %d"};
-    mkc_buf_printf(&s, forms[mkc_rng_below(r, 4)], mkc_rng_between(r, 2, 9999));
+    const char *form = forms[mkc_rng_below(r, 4)];
+    mkc_buf_printf(&s, form, mkc_rng_between(r, 2, 9999));
   }
   if (L->spaced && mkc_rng_chance(r, 0.08))
     mkc_buf_puts(&s, L->question_end);
@@ -284,7 +290,7 @@ static void plan_new_thread(struct mkc_planner *p, struct mkc_plan *out) {
     sender = (struct mkc_person_key){MKC_ROLE_NEWSLETTER, t->lang,
                                      (uint32_t)mkc_rng_below(&p->rng, 1000)};
   else if (mkc_rng_chance(&p->rng, 0.25))
-    sender = t->people[0];  // mail the owner sent
+    sender = t->people[0]; // mail the owner sent
   mkc_person_make(&out->from, p->seed, sender);
   if (t->kind == MKC_KIND_NEWSLETTER) {
     mkc_person_make(&out->to[0], p->seed, p->owner);
@@ -411,7 +417,7 @@ void mkc_plan_standalone(struct mkc_plan *out, struct mkc_rng *r, uint64_t seed,
   out->thread_id = outer->thread_id;
   out->owner = outer->owner;
   struct mkc_person_key from = random_person(r, outer->lang);
-  from.k += CORRESPONDENTS;  // people the owner does not otherwise hear from
+  from.k += CORRESPONDENTS; // people the owner does not otherwise hear from
   mkc_person_make(&out->from, seed, from);
   out->to[0] = outer->from;
   out->num_to = 1;

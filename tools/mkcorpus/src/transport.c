@@ -1,6 +1,6 @@
 // transport.c: the header fields a message collects on its way rather than
 // from its author: Return-Path and Delivered-To, a Received chain of two to
-// seven hops in the styles of Exchange, Gmail, Postfix, amavis, Mailman and
+// five hops in the styles of Exchange, Gmail, Postfix, amavis, Mailman and
 // Dovecot, DKIM-Signature and Authentication-Results, and the List-* fields
 // of mailing lists (RFC 2369, RFC 2919) and newsletters (RFC 8058).
 #include <stdio.h>
@@ -32,37 +32,38 @@ static void submission_hop(struct hop *hop, struct mkc_ctx *ctx, const struct mk
   const char *sdom = mkc_person_domain(&plan->from);
   char id[16];
   postfix_id(id, r);
+  int v[14];
   switch (plan->from.mua) {
   case MKC_MUA_OUTLOOK:
+    mkc_rng_ints(r, v, 14, (const int[]){0, 9,     1, 9,    1000, 9999, 1,    9,    1, 0xfff,
+                                         1, 0xff,  0, 9,    1,    9,    1000, 9999, 1, 9,
+                                         1, 0xfff, 1, 0xff, 7000, 7999, 10,   99});
     snprintf(hop->text, sizeof hop->text,
              "from AM%dPR%02dMB%04d.eurprd%02d.prod.outlook.example (2001:db8:20b:%x::%x) by "
              "AM%dPR%02dMB%04d.eurprd%02d.prod.outlook.example (2001:db8:20b:%x::%x) with "
              "Microsoft SMTP Server (version=TLS1_2, cipher=TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384) "
              "id 15.20.%d.%d; %s",
-             mkc_rng_between(r, 0, 9), mkc_rng_between(r, 1, 9), mkc_rng_between(r, 1000, 9999),
-             mkc_rng_between(r, 1, 9), mkc_rng_between(r, 1, 0xfff), mkc_rng_between(r, 1, 0xff),
-             mkc_rng_between(r, 0, 9), mkc_rng_between(r, 1, 9), mkc_rng_between(r, 1000, 9999),
-             mkc_rng_between(r, 1, 9), mkc_rng_between(r, 1, 0xfff), mkc_rng_between(r, 1, 0xff),
-             mkc_rng_between(r, 7000, 7999), mkc_rng_between(r, 10, 99), date);
+             v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13],
+             date);
     break;
   case MKC_MUA_GMAIL:
-    snprintf(hop->text, sizeof hop->text,
-             "by 2001:db8:%x:%x:%x:%x with SMTP id %s%dpxb; %s", mkc_rng_between(r, 1, 0xffff),
-             mkc_rng_between(r, 1, 0xffff), mkc_rng_between(r, 1, 0xffff),
-             mkc_rng_between(r, 1, 0xffff), id, mkc_rng_between(r, 100000, 999999), date);
+    mkc_rng_ints(r, v, 5,
+                 (const int[]){1, 0xffff, 1, 0xffff, 1, 0xffff, 1, 0xffff, 100000, 999999});
+    snprintf(hop->text, sizeof hop->text, "by 2001:db8:%x:%x:%x:%x with SMTP id %s%dpxb; %s", v[0],
+             v[1], v[2], v[3], id, v[4], date);
     break;
   default:
+    mkc_rng_ints(r, v, 3, (const int[]){0, 9, 2, 254, 1, 254});
     snprintf(hop->text, sizeof hop->text,
              "from [192.168.%d.%d] (dsl-203-0-113-%d.example.net [203.0.113.%d]) by smtp.%s "
              "(Postfix) with ESMTPSA id %s; %s",
-             mkc_rng_between(r, 0, 9), mkc_rng_between(r, 2, 254), mkc_rng_between(r, 1, 254),
-             mkc_rng_between(r, 1, 254), sdom, id, date);
+             v[0], v[1], v[2], v[2], sdom, id, date);
     break;
   }
 }
 
-static void relay_hop(struct hop *hop, struct mkc_rng *r, const char *from_host, const char *by_host,
-                      const char *rcpt, bool tls, const char *date) {
+static void relay_hop(struct hop *hop, struct mkc_rng *r, const char *from_host,
+                      const char *by_host, const char *rcpt, bool tls, const char *date) {
   char id[16];
   postfix_id(id, r);
   int octet = mkc_rng_between(r, 1, 254);
@@ -116,7 +117,8 @@ void mkc_transport_received(struct mkc_ctx *ctx, struct mkc_buf *out, const stru
     format_hop_date(date, sizeof date, t, rtz);
     snprintf(hops[n++].text, sizeof hops[0].text,
              "from localhost (localhost [127.0.0.1]) by %s (amavisd-new, port 10024) with ESMTP "
-             "id %s for <%s>; %s", mx, id, rcpt, date);
+             "id %s for <%s>; %s",
+             mx, id, rcpt, date);
   }
   if (mkc_rng_chance(r, 0.6)) {
     char id[32];
@@ -214,7 +216,8 @@ static void list_headers(struct mkc_buf *out, const struct mkc_mailing_list *lis
   mkc_hdr_simple(out, "Sender", value);
 }
 
-static void newsletter_headers(struct mkc_ctx *ctx, struct mkc_buf *out, const struct mkc_plan *plan) {
+static void newsletter_headers(struct mkc_ctx *ctx, struct mkc_buf *out,
+                               const struct mkc_plan *plan) {
   char value[512];
   const char *domain = mkc_person_domain(&plan->from);
   int user = mkc_rng_between(ctx->rng, 100000, 9999999);
@@ -224,8 +227,9 @@ static void newsletter_headers(struct mkc_ctx *ctx, struct mkc_buf *out, const s
   mkc_hdr_simple(out, "List-Unsubscribe", value);
   mkc_hdr_simple(out, "List-Unsubscribe-Post", "List-Unsubscribe=One-Click");
   mkc_hdr_simple(out, "Precedence", "bulk");
-  snprintf(value, sizeof value, "%d:%d:campaign:mailerapp", mkc_rng_between(ctx->rng, 1, 999),
-           mkc_rng_between(ctx->rng, 1000, 99999));
+  int v[2];
+  mkc_rng_ints(ctx->rng, v, 2, (const int[]){1, 999, 1000, 99999});
+  snprintf(value, sizeof value, "%d:%d:campaign:mailerapp", v[0], v[1]);
   mkc_hdr_simple(out, "Feedback-ID", value);
 }
 

@@ -134,6 +134,14 @@ def determinism(binary):
         tap.check('a shorter corpus is a prefix of a longer one',
                   prefix == {k: eml[k] for k in prefix} and len(prefix) == DETERMINISM_COUNT // 2)
 
+        tap.check('every message respects --max-size 1000000',
+                  max(len(m) for m in eml.values()) <= 1000000)
+        small = os.path.join(tmp, 'small')
+        run_mkcorpus(binary, SEED, DETERMINISM_COUNT, 'eml', small, max_size=16384)
+        largest = max(len(m) for m in tree(small).values())
+        tap.check('every message respects the smallest --max-size, 16384', largest <= 16384,
+                  f'largest {largest}')
+
         mbox = out['mbox', 'a']['']
         from_lines = sum(1 for m in eml.values() for line in m.split(b'\r\n')
                          if re.match(rb'^>*From ', line))

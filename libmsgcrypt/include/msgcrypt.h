@@ -182,6 +182,8 @@ MC_API MC_WARN_UNUSED_RESULT int mc_shake(mc_sha3_alg alg, uint8_t *out, size_t 
 // Randomness comes from BoringSSL's RAND_bytes, which cannot fail (it aborts
 // the process instead).
 
+// mc_mlkem_level names a parameter set of FIPS 203 Table 2: ML-KEM-512
+// (security category 1), ML-KEM-768 (category 3) and ML-KEM-1024 (category 5).
 typedef enum {
   MC_MLKEM_512 = 1,
   MC_MLKEM_768,
@@ -325,8 +327,9 @@ mc_mlkem_decaps(mc_mlkem_level level, uint8_t out_shared_secret[MC_MLKEM_SHARED_
 //
 // Signing is "pure" ML-DSA with a context string of 0 to 255 bytes (§5.2);
 // HashML-DSA (§5.4) is not offered. Key generation and signing run in time
-// independent of the private key and seed, except for the number of
-// rejection-loop iterations, which FIPS 204 allows to leak (§3.6.2).
+// independent of the private key and seed, except for the number of signing
+// attempts the rejection loop makes and the positions the samplers reject,
+// neither of which says anything about the key (FIPS 204 accepts the former).
 //
 // Every function is thread-safe and allocates nothing: keys, messages and
 // signatures are caller buffers, borrowed for the duration of the call. Stack
@@ -405,7 +408,7 @@ mc_mldsa_keygen_from_seed(mc_mldsa_level level, uint8_t *out_public_key, size_t 
 // than 255 bytes, MC_ERR_BAD_KEY when `private_key_len` is not the level's
 // private key length or the key is so malformed that signing does not finish
 // within 1000 attempts (a valid key needs more with probability below
-// 2^-370), MC_ERR_BUFFER_TOO_SMALL, or -EIO if the random generator fails. On
+// 2^-300), MC_ERR_BUFFER_TOO_SMALL, or -EIO if the random generator fails. On
 // error nothing is written to `out_sig`.
 MC_API MC_WARN_UNUSED_RESULT int mc_mldsa_sign(mc_mldsa_level level, uint8_t *out_sig,
                                                size_t out_sig_cap, const uint8_t *private_key,
@@ -612,17 +615,21 @@ mc_ed448ph_verify_digest(const uint8_t public_key[MC_ED448_PUBLIC_KEY_LEN],
 // AES-256, as OpenPGP's v2 SEIPD and v6 SKESK packets use it (RFC 9580
 // §5.13.4): a nonce of 1 to 15 bytes (OpenPGP's are 15), a tag of 16 bytes
 // (or 12 or 8, RFC 7253's other named parameter sets), and associated data and
-// messages of any length up to MC_AES_OCB_MAX_INPUT_LEN each. The AES block
-// function is BoringSSL's (AES-NI where the CPU has it), which OCB drives in
-// batches of blocks; OCB's own code has no branch or memory index that depends
-// on a secret, and open decides and cleans up after a wrong tag without one.
+// messages of any length up to MC_AES_OCB_MAX_INPUT_LEN each. One call seals
+// or opens one whole message (an OpenPGP chunk is one message); there is no
+// streaming interface. On x86-64 CPUs with AES-NI, OCB runs its own AES-NI
+// loops, eight blocks in flight with the offsets folded into the round keys;
+// elsewhere it drives BoringSSL's AES (ARMv8 or constant-time software) in
+// batches of blocks through its ECB mode. OCB's own code has no branch or
+// memory index that depends on a secret, and open decides and cleans up after
+// a wrong tag without one.
 //
 // A context is a plain struct that the caller allocates (stack or heap) and
 // prepares with mc_aes_ocb_init for one key and tag length; mc_aes_ocb_cleanup
-// wipes it. On x86-64 CPUs with AES-NI the context holds the AES key schedule
-// itself and OCB runs its own AES-NI loops; elsewhere it owns BoringSSL's AES
-// state on the heap. Either way a context must not be copied, and must be
-// cleaned up. mc_aes_ocb_seal and mc_aes_ocb_open do not change a context, but
+// wipes it. With AES-NI the context holds the AES key schedule itself;
+// elsewhere it owns BoringSSL's AES state on the heap. Either way a context
+// must not be copied, and must be cleaned up. mc_aes_ocb_seal and
+// mc_aes_ocb_open do not change a context, but
 // BoringSSL does not promise that its cipher state is safe to share between
 // threads: use a context from one thread at a time, and distinct contexts
 // freely from distinct threads.
@@ -934,30 +941,32 @@ mc_ecdh_ephemeral_derand(mc_ec_curve curve, uint8_t *out_public, size_t out_publ
                          uint8_t *out_shared, size_t out_shared_cap, const uint8_t *scalar,
                          size_t scalar_len, const uint8_t *peer_public, size_t peer_public_len);
 
-// X25519 (RFC 7748) keys and shared secrets are 32 bytes.
+// X25519 (RFC 7748) keys and shared secrets are 32 bytes. The functions
+// mirror mc_x448_keypair, mc_x448_public_key and mc_x448.
 #define MC_X25519_KEY_LEN 32
 
 // mc_x25519_keypair makes a random X25519 key pair: the private key into
-// `out_private` and its public key into `out_public` (32 bytes each). It
+// `out_private_key` and its public key into `out_public_key` (32 bytes each).
+// The caller owns the private key and should wipe it. It returns 0, or
+// MC_ERR_INVALID_ARGUMENT for a NULL pointer.
+MC_API MC_WARN_UNUSED_RESULT int mc_x25519_keypair(uint8_t out_public_key[MC_X25519_KEY_LEN],
+                                                   uint8_t out_private_key[MC_X25519_KEY_LEN]);
+
+// mc_x25519_public_key writes the public key X25519(k, 9) of the 32-byte
+// private key `private_key` (RFC 7748 §5 clamps it) to `out_public_key`. It
 // returns 0, or MC_ERR_INVALID_ARGUMENT for a NULL pointer.
-MC_API MC_WARN_UNUSED_RESULT int mc_x25519_keypair(uint8_t out_public[MC_X25519_KEY_LEN],
-                                                   uint8_t out_private[MC_X25519_KEY_LEN]);
+MC_API MC_WARN_UNUSED_RESULT int mc_x25519_public_key(uint8_t out_public_key[MC_X25519_KEY_LEN],
+                                                      const uint8_t private_key[MC_X25519_KEY_LEN]);
 
-// mc_x25519_public_from_private writes the public key of the 32-byte private
-// key `private_key` to `out_public`. It returns 0, or MC_ERR_INVALID_ARGUMENT
-// for a NULL pointer.
-MC_API MC_WARN_UNUSED_RESULT int
-mc_x25519_public_from_private(uint8_t out_public[MC_X25519_KEY_LEN],
-                              const uint8_t private_key[MC_X25519_KEY_LEN]);
-
-// mc_x25519_shared_secret computes X25519(`private_key`, `peer_public`) into
-// `out_shared`. It returns 0; or MC_ERR_BAD_KEY when the result is all zeros
-// (`peer_public` is a point of small order; RFC 7748 §6.1 check), in which case
-// `out_shared` is zeroed; or MC_ERR_INVALID_ARGUMENT for a NULL pointer.
-MC_API MC_WARN_UNUSED_RESULT int
-mc_x25519_shared_secret(uint8_t out_shared[MC_X25519_KEY_LEN],
-                        const uint8_t private_key[MC_X25519_KEY_LEN],
-                        const uint8_t peer_public[MC_X25519_KEY_LEN]);
+// mc_x25519 computes the shared secret X25519(`private_key`, `peer_public_key`)
+// of RFC 7748 §5 into `out_shared_secret`. Any 32-byte peer key is accepted as
+// the RFC specifies, except that an all-zero result (the peer sent a point of
+// small order; RFC 7748 §6.1's check) is an error. It returns 0; or
+// MC_ERR_BAD_KEY for an all-zero result (`out_shared_secret` is then all
+// zeros); or MC_ERR_INVALID_ARGUMENT for a NULL pointer.
+MC_API MC_WARN_UNUSED_RESULT int mc_x25519(uint8_t out_shared_secret[MC_X25519_KEY_LEN],
+                                           const uint8_t private_key[MC_X25519_KEY_LEN],
+                                           const uint8_t peer_public_key[MC_X25519_KEY_LEN]);
 
 #ifdef __cplusplus
 }

@@ -14,13 +14,15 @@
 // The field GF(p), p = 2^448 - 2^224 - 1 (RFC 7748 §4.2).
 //
 // An element is eight 56-bit limbs, v[0] least significant, whose value is
-// taken modulo p. Functions accept limbs below 2^58 and return limbs below
-// 2^57 (not necessarily the canonical representative); mc_f448_tobytes gives
-// the canonical encoding. The exceptions are the *_loose functions, which
-// skip the carry pass and return limbs below 2^59 from a first operand below
-// 2^58 and a second below 2^57: their results may only feed mc_f448_mul,
-// mc_f448_sqr and mc_f448_mul_small (which accept limbs below 2^59), or be
-// the first operand of mc_f448_sub.
+// taken modulo p. Functions accept limbs below 2^58 (the second operand of a
+// subtraction below 2^57) and return limbs below 2^57, not necessarily the
+// canonical representative; mc_f448_tobytes gives the canonical encoding.
+// The exceptions are the *_loose functions, which skip the carry pass:
+// mc_f448_add_loose returns limbs below 2^58 for operands below 2^57, and
+// mc_f448_sub_loose limbs below 2^59 for a first operand below 2^58 and a
+// second below 2^57. Their results may only feed mc_f448_mul, mc_f448_sqr and
+// mc_f448_mul_small (which accept limbs below 2^59) or be the first operand
+// of a subtraction (below 2^59 for mc_f448_sub, 2^58 for mc_f448_sub_loose).
 typedef struct {
   uint64_t v[8];
 } mc_f448;
@@ -100,6 +102,11 @@ void mc_ed448_scalarmult_base(mc_ed448_point *r, const uint8_t k[56]);
 // mc_ed448_scalarmult sets r = [k]p for a 56-byte little-endian k below 2^446
 // with a signed 4-bit window; constant-time in k and p.
 void mc_ed448_scalarmult(mc_ed448_point *r, const mc_ed448_point *p, const uint8_t k[56]);
+// mc_ed448_double_scalarmult_vartime sets r = [a]p + [b]B for 56-byte
+// little-endian a, b below 2^446, sharing the doublings and using width-5
+// and width-7 NAFs. Public data only: its time depends on a, b and p.
+void mc_ed448_double_scalarmult_vartime(mc_ed448_point *r, const uint8_t a[56],
+                                        const mc_ed448_point *p, const uint8_t b[56]);
 
 // mc_x448_scalarmult computes X448(k, u) with the Montgomery ladder of RFC
 // 7748 §5, clamping k and reducing u as that section prescribes. It performs

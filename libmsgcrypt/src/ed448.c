@@ -91,7 +91,7 @@ static int sign_core(uint8_t sig[MC_ED448_SIGNATURE_LEN], const uint8_t private_
 
 static int verify_core(const uint8_t public_key[57], const uint8_t *sig, size_t sig_len, int phflag,
                        const uint8_t *m, size_t m_len, const uint8_t *ctx, size_t ctx_len) {
-  mc_ed448_point a, sb, ka;
+  mc_ed448_point a, r;
   uint8_t h[114], k[56], r_check[57];
   if (sig_len != MC_ED448_SIGNATURE_LEN)
     return MC_ERR_BAD_SIGNATURE;
@@ -103,12 +103,10 @@ static int verify_core(const uint8_t public_key[57], const uint8_t *sig, size_t 
     return MC_ERR_BAD_SIGNATURE;
   MC_TRY(hash_dom4(h, phflag, ctx, ctx_len, sig, 57, public_key, 57, m, m_len));
   mc_sc448_reduce(k, h, sizeof h);
-  // R' = [S]B - [k]A.
+  // R' = [k](-A) + [S]B.
   mc_ed448_point_neg(&a, &a);
-  mc_ed448_scalarmult(&ka, &a, k);
-  mc_ed448_scalarmult_base(&sb, sig + 57);
-  mc_ed448_point_add(&sb, &sb, &ka);
-  mc_ed448_point_encode(r_check, &sb);
+  mc_ed448_double_scalarmult_vartime(&r, k, &a, sig + 57);
+  mc_ed448_point_encode(r_check, &r);
   return memcmp(r_check, sig, 57) == 0 ? 0 : MC_ERR_BAD_SIGNATURE;
 }
 

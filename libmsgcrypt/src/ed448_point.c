@@ -207,20 +207,28 @@ typedef struct {
   mc_f448 x, y, k;
 } affine_entry;
 
-// BASE_TABLE[j][m] = (m + 1) * 256^j * B for j < 56, m < 8: digit i of a
+// base_table[j][m] = (m + 1) * 256^j * B for j < 56, m < 8: digit i of a
 // scalar multiplies 16^i B, which is 256^(i/2) B for even i and 16 times that
-// for odd i.
+// for odd i. base_odd[j] = (2j + 1) * B for j < 32 serves the variable-time
+// double scalar multiplication of verification.
+#define BASE_ODD 32
 static affine_entry base_table[56][8];
+static affine_entry base_odd[BASE_ODD];
 static pthread_once_t base_table_once = PTHREAD_ONCE_INIT;
 
-// Builds the table with projective sums, then converts all 448 points to
+// Builds the tables with projective sums, then converts all their points to
 // affine form with one inversion (Montgomery's batch trick). Public data:
 // the time of this function does not matter.
 static void build_base_table(void) {
-  static mc_f448 z[448], prefix[448];
-  static mc_ed448_point pts[448];
-  mc_ed448_point b, q;
+  enum { N = 56 * 8 + BASE_ODD };
+  static mc_f448 z[N], prefix[N];
+  static mc_ed448_point pts[N];
+  mc_ed448_point b, q, b2;
   base_point(&b);
+  mc_ed448_point_double(&b2, &b);
+  pts[56 * 8] = b;
+  for (int j = 1; j < BASE_ODD; j++)
+    mc_ed448_point_add(&pts[56 * 8 + j], &pts[56 * 8 + j - 1], &b2);
   for (int j = 0; j < 56; j++) {
     q = b;
     for (int m = 0; m < 8; m++) {
@@ -230,21 +238,21 @@ static void build_base_table(void) {
     for (int s = 0; s < 8; s++)
       mc_ed448_point_double(&b, &b);
   }
-  for (int i = 0; i < 448; i++)
+  for (int i = 0; i < N; i++)
     z[i] = pts[i].z;
   prefix[0] = z[0];
-  for (int i = 1; i < 448; i++)
+  for (int i = 1; i < N; i++)
     mc_f448_mul(&prefix[i], &prefix[i - 1], &z[i]);
   mc_f448 inv, zinv;
-  mc_f448_inv(&inv, &prefix[447]);
-  for (int i = 447; i >= 0; i--) {
+  mc_f448_inv(&inv, &prefix[N - 1]);
+  for (int i = N - 1; i >= 0; i--) {
     if (i > 0) {
       mc_f448_mul(&zinv, &inv, &prefix[i - 1]);
       mc_f448_mul(&inv, &inv, &z[i]);
     } else {
       zinv = inv;
     }
-    affine_entry *ent = &base_table[i / 8][i % 8];
+    affine_entry *ent = i < 56 * 8 ? &base_table[i / 8][i % 8] : &base_odd[i - 56 * 8];
     mc_f448_mul(&ent->x, &pts[i].x, &zinv);
     mc_f448_mul(&ent->y, &pts[i].y, &zinv);
     mc_f448_mul(&ent->k, &ent->x, &ent->y);
@@ -358,4 +366,120 @@ void mc_ed448_scalarmult(mc_ed448_point *r, const mc_ed448_point *p, const uint8
   mc_wipe(table, sizeof table);
   mc_wipe(&sel, sizeof sel);
   mc_wipe(&acc, sizeof acc);
+}
+
+// Variable-time scalar multiplication for verification (public data only).
+
+// wnaf writes the width-w non-adjacent form of the 56-byte k < 2^446 to
+// naf[0..447]: odd digits in (-2^(w-1), 2^(w-1)) or 0, at most one non-zero
+// digit in any w consecutive ones, k = sum naf[i] 2^i. It returns the index of
+// the highest non-zero digit, or -1 for k = 0.
+static int wnaf(int8_t naf[448], const uint8_t k[56], int w) {
+  uint64_t x[8] = {0};
+  for (int i = 0; i < 56; i++)
+    x[i / 8] |= (uint64_t)k[i] << (8 * (i % 8));
+  const int64_t full = (int64_t)1 << w, half = full >> 1;
+  int top = -1;
+  memset(naf, 0, 448);
+  for (int i = 0; i < 448; i++) {
+    if (x[0] & 1) {
+      int64_t d = (int64_t)(x[0] & (uint64_t)(full - 1));
+      if (d >= half)
+        d -= full;
+      naf[i] = (int8_t)d;
+      top = i;
+      // x -= d: the low w bits become zero, and a negative d carries upwards.
+      uint64_t sub = (uint64_t)d, borrow = 0;
+      for (int j = 0; j < 8; j++) {
+        uint64_t s = j == 0 ? sub : (d < 0 ? ~(uint64_t)0 : 0);
+        uint64_t r = x[j] - s - borrow;
+        borrow = (x[j] < s) || (x[j] - s < borrow);
+        x[j] = r;
+      }
+    }
+    for (int j = 0; j < 7; j++)
+      x[j] = x[j] >> 1 | x[j + 1] << 63;
+    x[7] >>= 1;
+  }
+  return top;
+}
+
+// A multiple of a variable point ready for addition: (X, Y, Z, k = 39081 T).
+typedef struct {
+  mc_f448 x, y, z, k;
+} cached_point;
+
+static void to_cached(cached_point *c, const mc_ed448_point *p) {
+  c->x = p->x;
+  c->y = p->y;
+  c->z = p->z;
+  mc_f448_mul_small(&c->k, &p->t, D_ABS);
+}
+
+// add_cached sets r = p + q, or p - q when neg is set (-q = (-X, Y, Z, -T)).
+static void add_cached(mc_ed448_point *r, const mc_ed448_point *p, const cached_point *q, int neg) {
+  mc_f448 a, b, c, d, e, f, g, h, s1, s2, qx, qk;
+  qx = q->x;
+  qk = q->k;
+  if (neg) {
+    mc_f448_neg(&qx, &qx);
+    mc_f448_neg(&qk, &qk);
+  }
+  mc_f448_mul(&a, &p->x, &qx);
+  mc_f448_mul(&b, &p->y, &q->y);
+  mc_f448_mul(&c, &p->t, &qk); // -C
+  mc_f448_mul(&d, &p->z, &q->z);
+  mc_f448_add_loose(&s1, &p->x, &p->y);
+  mc_f448_add_loose(&s2, &qx, &q->y);
+  mc_f448_mul(&e, &s1, &s2);
+  mc_f448_sub(&e, &e, &a);
+  mc_f448_sub_loose(&e, &e, &b);
+  mc_f448_add_loose(&f, &d, &c);
+  mc_f448_sub_loose(&g, &d, &c);
+  mc_f448_sub_loose(&h, &b, &a);
+  mc_f448_mul(&r->x, &e, &f);
+  mc_f448_mul(&r->y, &g, &h);
+  mc_f448_mul(&r->t, &e, &h);
+  mc_f448_mul(&r->z, &f, &g);
+}
+
+static void add_base_odd(mc_ed448_point *r, const mc_ed448_point *p, int digit) {
+  affine_entry e = base_odd[(digit < 0 ? -digit : digit) / 2];
+  if (digit < 0) {
+    mc_f448_neg(&e.x, &e.x);
+    mc_f448_neg(&e.k, &e.k);
+  }
+  add_affine(r, p, &e);
+}
+
+// Window widths: 5 for the variable point (8 odd multiples computed per
+// call), 7 for B (the 32 odd multiples in base_odd).
+#define WINDOW_P 5
+#define WINDOW_B 7
+
+void mc_ed448_double_scalarmult_vartime(mc_ed448_point *r, const uint8_t a[56],
+                                        const mc_ed448_point *p, const uint8_t b[56]) {
+  int8_t naf_a[448], naf_b[448];
+  cached_point odd[1 << (WINDOW_P - 2)];
+  mc_ed448_point p2, t, acc;
+  pthread_once(&base_table_once, build_base_table);
+  int top_a = wnaf(naf_a, a, WINDOW_P), top_b = wnaf(naf_b, b, WINDOW_B);
+  // odd[j] = (2j + 1) * p.
+  mc_ed448_point_double(&p2, p);
+  t = *p;
+  to_cached(&odd[0], &t);
+  for (int j = 1; j < (1 << (WINDOW_P - 2)); j++) {
+    add_cached(&t, &p2, &odd[j - 1], 0);
+    to_cached(&odd[j], &t);
+  }
+  mc_ed448_point_identity(&acc);
+  int top = top_a > top_b ? top_a : top_b;
+  for (int i = top; i >= 0; i--) {
+    point_double(&acc, &acc, naf_a[i] != 0 || naf_b[i] != 0);
+    if (naf_a[i] != 0)
+      add_cached(&acc, &acc, &odd[(naf_a[i] < 0 ? -naf_a[i] : naf_a[i]) / 2], naf_a[i] < 0);
+    if (naf_b[i] != 0)
+      add_base_odd(&acc, &acc, naf_b[i]);
+  }
+  *r = acc;
 }

@@ -2,10 +2,12 @@
 // Algorithms 1-8) for the three parameter sets, on the polynomial layer of
 // mldsa_poly.c. Key generation and signing keep every secret out of branches
 // and memory indexes; what they make public on purpose is the rejection
-// decision of each signing attempt (so the attempt count leaks, as FIPS 204
-// §3.6.2 accepts), the accept bits of the rejection samplers, ρ (part of the
-// public key) and the hint vector of the signature being returned. The
-// constant-time test (tests/ct_mldsa.c) checks this under Valgrind.
+// decision of each signing attempt (so the attempt count leaks, which FIPS
+// 204 accepts; the reasons for a rejection do not: all four checks are
+// computed every time and folded into one bit), the accept bits of the
+// rejection samplers, ρ (part of the public key) and the hint vector of the
+// signature being returned. The constant-time test (tests/ct_mldsa.c) checks
+// this under Valgrind.
 #include <errno.h>
 #include <string.h>
 
@@ -14,10 +16,10 @@
 #include "mldsa_internal.h"
 
 // Signing gives up after this many attempts. Each attempt is rejected with
-// probability below 0.78, so a valid key needs more than 1000 with
-// probability below 2^-370 (FIPS 204 Appendix C allows such a bound); a
-// malformed private key can make every attempt fail. It also keeps the
-// 16-bit ExpandMask counter κ + r from wrapping.
+// probability about 0.8 (ML-DSA-65 needs 5.1 attempts on average), so a valid
+// key needs more than 1000 with probability below 2^-300 (FIPS 204 Appendix C
+// allows such a bound); a malformed private key can make every attempt fail.
+// The bound also keeps the 16-bit ExpandMask counter κ + r from wrapping.
 #define MAX_SIGN_ATTEMPTS 1000
 
 static const mc_mldsa_params params[] = {

@@ -79,7 +79,7 @@ void mc_mldsa_pointwise(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mld
 void mc_mldsa_pointwise_acc(mc_mldsa_poly *acc, const mc_mldsa_poly *a, const mc_mldsa_poly *b);
 
 // mc_mldsa_reduce maps coefficients below 2^31 − 2^22 in absolute value into
-// [−6283009, 6283007], which is within (−q, q).
+// [−6283009, 6283008], which is within (−q, q).
 void mc_mldsa_reduce(mc_mldsa_poly *a);
 
 // mc_mldsa_freeze maps coefficients in (−q, q) to [0, q).
@@ -89,16 +89,67 @@ void mc_mldsa_freeze(mc_mldsa_poly *a);
 // in [−(q−1)/2, (q−1)/2].
 void mc_mldsa_center(mc_mldsa_poly *a);
 
+// Branch-free helpers, inline because they run per coefficient. Signed right
+// shifts are arithmetic and narrowing conversions wrap on every compiler we
+// support (GCC and Clang document both).
+
+// mc_mldsa_mask_negative returns all ones when x < 0, else 0.
+static inline int32_t mc_mldsa_mask_negative(int32_t x) {
+  return x >> 31;
+}
+
+// mc_mldsa_is_zero returns 1 when x == 0, else 0.
+static inline uint32_t mc_mldsa_is_zero(uint32_t x) {
+  return (~x & (x - 1)) >> 31;
+}
+
+// mc_mldsa_less_than returns 1 when a < b, for a and b below 2^31.
+static inline uint32_t mc_mldsa_less_than(uint32_t a, uint32_t b) {
+  return (a - b) >> 31;
+}
+
 // mc_mldsa_decompose splits r in [0, q) into r1 and r0 (Algorithm 36) for
-// 2γ2 = `gamma2` · 2, without branches.
-void mc_mldsa_decompose(int32_t *r1, int32_t *r0, int32_t r, int32_t gamma2);
+// γ2 = `gamma2`, (q − 1)/88 or (q − 1)/32.
+static inline void mc_mldsa_decompose(int32_t *r1, int32_t *r0, int32_t r, int32_t gamma2) {
+  // r1 = floor((r + γ2 − 1) / 2γ2) puts r0 = r − 2γ2·r1 in (−γ2, γ2]. The
+  // division is a multiplication by a rounded-up reciprocal, exact for every
+  // numerator below q + γ2 (checked exhaustively by test_mldsa).
+  uint64_t num = (uint64_t)(uint32_t)(r + gamma2 - 1);
+  int32_t m, hi;
+  if (gamma2 == (MC_MLDSA_Q - 1) / 88) {
+    hi = (int32_t)((num * 2886403) >> 39);
+    m = 44;
+  } else {
+    hi = (int32_t)((num * 8396809) >> 42);
+    m = 16;
+  }
+  int32_t lo = r - hi * 2 * gamma2;
+  // r − r0 = q − 1 happens exactly when hi = m: then r1 = 0, r0 = r0 − 1.
+  int32_t top = -(int32_t)mc_mldsa_is_zero((uint32_t)(hi ^ m));
+  *r1 = hi & ~top;
+  *r0 = lo + top;
+}
 
 // mc_mldsa_power2round splits r in [0, q) into r1, r0 (Algorithm 35).
-void mc_mldsa_power2round(int32_t *r1, int32_t *r0, int32_t r);
+static inline void mc_mldsa_power2round(int32_t *r1, int32_t *r0, int32_t r) {
+  int32_t hi = (r + (1 << (MC_MLDSA_D - 1)) - 1) >> MC_MLDSA_D;
+  *r1 = hi;
+  *r0 = r - (hi << MC_MLDSA_D);
+}
 
 // mc_mldsa_use_hint returns UseHint(h, r) (Algorithm 40) for r in [0, q) and h
-// in {0, 1}, without branches.
-int32_t mc_mldsa_use_hint(int32_t h, int32_t r, int32_t gamma2);
+// in {0, 1}.
+static inline int32_t mc_mldsa_use_hint(int32_t h, int32_t r, int32_t gamma2) {
+  int32_t r1, r0;
+  mc_mldsa_decompose(&r1, &r0, r, gamma2);
+  int32_t m = gamma2 == (MC_MLDSA_Q - 1) / 88 ? 44 : 16; // (q − 1)/(2γ2)
+  // With the hint, step up when r0 > 0 and down otherwise, modulo m.
+  int32_t up = (int32_t)((uint32_t)-r0 >> 31);
+  r1 += h * (2 * up - 1);
+  r1 += mc_mldsa_mask_negative(r1) & m;
+  r1 &= ~(-(int32_t)mc_mldsa_is_zero((uint32_t)(r1 ^ m)));
+  return r1;
+}
 
 // SHAKE128/256 as ML-DSA uses it (FIPS 204 §3.7): absorb everything, finish,
 // then squeeze. A thin sponge over mc_keccak_f1600 that moves whole lanes.

@@ -50,25 +50,6 @@ static const int32_t zetas[256] = {
     3937738,  1400424,  -846154,  1976782,
 };
 
-// Helpers on 32-bit values without branches. Signed right shifts are
-// arithmetic and narrowing conversions wrap on every compiler we support
-// (GCC and Clang document both).
-
-// mask_if_negative returns all ones when x < 0, else 0.
-static inline int32_t mask_if_negative(int32_t x) {
-  return x >> 31;
-}
-
-// is_zero returns 1 when x == 0, else 0.
-static inline uint32_t is_zero(uint32_t x) {
-  return (~x & (x - 1)) >> 31;
-}
-
-// less_than returns 1 when a < b, for a and b below 2^31.
-static inline uint32_t less_than(uint32_t a, uint32_t b) {
-  return (a - b) >> 31;
-}
-
 // mont_reduce returns a · 2^-32 mod q in (−q, q) for |a| < q · 2^31.
 static inline int32_t mont_reduce(int64_t a) {
   int32_t t = (int32_t)(uint32_t)((uint64_t)a * QINV);
@@ -129,57 +110,28 @@ void mc_mldsa_reduce(mc_mldsa_poly *a) {
 
 void mc_mldsa_freeze(mc_mldsa_poly *a) {
   for (unsigned i = 0; i < MC_MLDSA_N; i++)
-    a->c[i] += mask_if_negative(a->c[i]) & Q;
+    a->c[i] += mc_mldsa_mask_negative(a->c[i]) & Q;
 }
 
 void mc_mldsa_center(mc_mldsa_poly *a) {
   for (unsigned i = 0; i < MC_MLDSA_N; i++) {
-    int32_t x = a->c[i] + (mask_if_negative(a->c[i]) & Q);
-    x -= mask_if_negative((Q - 1) / 2 - x) & Q;
+    int32_t x = a->c[i] + (mc_mldsa_mask_negative(a->c[i]) & Q);
+    x -= mc_mldsa_mask_negative((Q - 1) / 2 - x) & Q;
     a->c[i] = x;
   }
 }
 
-void mc_mldsa_decompose(int32_t *r1, int32_t *r0, int32_t r, int32_t gamma2) {
-  // r1 = floor((r + γ2 − 1) / 2γ2) puts r0 = r − 2γ2·r1 in (−γ2, γ2]. The
-  // division is a multiplication by a rounded-up reciprocal, exact for every
-  // numerator below q + γ2 (checked exhaustively by test_mldsa).
-  uint64_t num = (uint64_t)(uint32_t)(r + gamma2 - 1);
-  int32_t m, hi;
-  if (gamma2 == (Q - 1) / 88) {
-    hi = (int32_t)((num * 2886403) >> 39);
-    m = 44;
-  } else {
-    hi = (int32_t)((num * 8396809) >> 42);
-    m = 16;
-  }
-  int32_t lo = r - hi * 2 * gamma2;
-  // r − r0 = q − 1 happens exactly when hi = m: then r1 = 0, r0 = r0 − 1.
-  int32_t top = -(int32_t)is_zero((uint32_t)(hi ^ m));
-  *r1 = hi & ~top;
-  *r0 = lo + top;
-}
-
-void mc_mldsa_power2round(int32_t *r1, int32_t *r0, int32_t r) {
-  int32_t hi = (r + (1 << (MC_MLDSA_D - 1)) - 1) >> MC_MLDSA_D;
-  *r1 = hi;
-  *r0 = r - (hi << MC_MLDSA_D);
-}
-
-int32_t mc_mldsa_use_hint(int32_t h, int32_t r, int32_t gamma2) {
-  int32_t r1, r0;
-  mc_mldsa_decompose(&r1, &r0, r, gamma2);
-  int32_t m = (Q - 1) / (2 * gamma2);
-  // With the hint, step up when r0 > 0 and down otherwise, modulo m.
-  int32_t up = (int32_t)((uint32_t)-r0 >> 31);
-  r1 += h * (2 * up - 1);
-  r1 += mask_if_negative(r1) & m;
-  r1 &= ~(-(int32_t)is_zero((uint32_t)(r1 ^ m)));
-  return r1;
-}
-
 // SHAKE over mc_keccak_f1600 directly: whole-lane absorbing and squeezing
 // and no error paths, since every use here is well-formed.
+
+// store_lane writes lane `v` little-endian: one store on little-endian hosts.
+static inline void store_lane(uint8_t *p, uint64_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  memcpy(p, &v, sizeof v);
+#else
+  mc_store_le64(p, v);
+#endif
+}
 
 void mc_mldsa_xof_init(mc_mldsa_xof *x, unsigned rate) {
   memset(x, 0, sizeof *x);
@@ -221,7 +173,7 @@ void mc_mldsa_xof_squeeze(mc_mldsa_xof *x, uint8_t *out, size_t len) {
     }
     if (x->pos == 0 && len >= x->rate) {
       for (unsigned i = 0; i < x->rate / 8; i++)
-        mc_store_le64(out + 8 * i, x->s[i]);
+        store_lane(out + 8 * i, x->s[i]);
       out += x->rate;
       len -= x->rate;
       x->pos = x->rate;
@@ -289,10 +241,10 @@ void mc_mldsa_rej_bounded_poly(mc_mldsa_poly *a, const uint8_t seed[66], unsigne
       // CoeffFromHalfByte (Algorithm 15): for η = 2, 2 − (b mod 5) with
       // b mod 5 as b − 5·floor(b·205/1024), exact for b < 15.
       if (eta == 2) {
-        accept[i] = (uint8_t)less_than(b, 15);
+        accept[i] = (uint8_t)mc_mldsa_less_than(b, 15);
         value[i] = 2 - (int32_t)(b - 5 * ((b * 205) >> 10));
       } else {
-        accept[i] = (uint8_t)less_than(b, 9);
+        accept[i] = (uint8_t)mc_mldsa_less_than(b, 9);
         value[i] = 4 - (int32_t)b;
       }
     }
@@ -306,6 +258,21 @@ void mc_mldsa_rej_bounded_poly(mc_mldsa_poly *a, const uint8_t seed[66], unsigne
   mc_wipe(value, sizeof value);
   mc_wipe(&x, sizeof x);
 }
+
+// positions[k] = k, so that the masked loop of mc_mldsa_sample_in_ball works
+// on bytes only, which compilers vectorize.
+static const uint8_t positions[MC_MLDSA_N] = {
+#define P4(k) k, k + 1, k + 2, k + 3
+#define P16(k) P4(k), P4(k + 4), P4(k + 8), P4(k + 12)
+#define P64(k) P16(k), P16(k + 16), P16(k + 32), P16(k + 48)
+    P64(0),
+    P64(64),
+    P64(128),
+    P64(192),
+#undef P64
+#undef P16
+#undef P4
+};
 
 void mc_mldsa_sample_in_ball(mc_mldsa_poly *c, const uint8_t *seed, size_t seed_len, unsigned tau) {
   // Each step moves c_j to position i and sets c_j = ±1, where j is secret
@@ -330,7 +297,7 @@ void mc_mldsa_sample_in_ball(mc_mldsa_poly *c, const uint8_t *seed, size_t seed_
         pos = 0;
       }
       j = buf[pos++];
-      uint32_t accept = less_than(i, j) ^ 1;
+      uint32_t accept = mc_mldsa_less_than(i, j) ^ 1;
       MC_MLDSA_DECLASSIFY(&accept, sizeof accept);
       if (accept)
         break;
@@ -338,14 +305,19 @@ void mc_mldsa_sample_in_ball(mc_mldsa_poly *c, const uint8_t *seed, size_t seed_
     // ±1 as 1 or 0xff, from the next sign bit.
     uint8_t sign = (uint8_t)(1 | (0 - (uint8_t)(signs & 1)));
     signs >>= 1;
-    uint8_t old = 0;
-    for (uint32_t k = 0; k < i; k++) {
-      uint8_t here = (uint8_t)(0 - is_zero(k ^ j));
+    uint8_t old = 0, jb = (uint8_t)j;
+    // Positions above i are zero and never equal j, so the loop may run over
+    // all 256 (a fixed count that compilers vectorize whole).
+    for (uint32_t k = 0; k < MC_MLDSA_N; k++) {
+      // 0xff where k = j: a byte compare, which compilers turn into a
+      // vector compare or a flag-setting instruction, never a branch (the
+      // constant-time test checks the generated code).
+      uint8_t here = (uint8_t)(0 - (uint8_t)(positions[k] == jb));
       old |= coef[k] & here;
       coef[k] = (uint8_t)((coef[k] & ~here) | (sign & here));
     }
-    // When j = i the loop matched nothing and position i takes the sign.
-    uint8_t same = (uint8_t)(0 - is_zero(i ^ j));
+    // Position i receives the old c_j, or keeps the sign when j = i.
+    uint8_t same = (uint8_t)(0 - mc_mldsa_is_zero(i ^ j));
     coef[i] = (uint8_t)((old & ~same) | (sign & same));
   }
   for (unsigned k = 0; k < MC_MLDSA_N; k++)

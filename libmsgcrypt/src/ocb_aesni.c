@@ -139,27 +139,45 @@ crypt_blocks(const mc_aes_ocb_ctx *ctx, const int encrypt, uint8_t *out, const u
   for (; i + 8 <= num_blocks; i += 8) {
     const uint8_t *src = in + 16 * i;
     uint8_t *dst = out + 16 * i;
-#define MC_PREP(j)                                                                                 \
-  offset = next_offset(ctx, offset, i + (j) + 1);                                                  \
+    // Blocks i+1 .. i+8, i a multiple of 8: ntz is 0, 1, 0, 2, 0, 1, 0, ntz(i+8).
+#define MC_PREP(j, ntz)                                                                            \
+  offset = _mm_xor_si128(offset, load(ctx->l[ntz]));                                               \
   last_o[j] = _mm_xor_si128(last, offset);                                                         \
   __m128i b##j = load(src + 16 * (j));                                                             \
   if (encrypt)                                                                                     \
     sum = _mm_xor_si128(sum, b##j);                                                                \
   b##j = _mm_xor_si128(b##j, _mm_xor_si128(offset, first));
-    MC_FOR8(MC_PREP)
+    MC_PREP(0, 0)
+    MC_PREP(1, 1)
+    MC_PREP(2, 0)
+    MC_PREP(3, 2)
+    MC_PREP(4, 0)
+    MC_PREP(5, 1)
+    MC_PREP(6, 0)
+    MC_PREP(7, __builtin_ctzll(i + 8))
 #undef MC_PREP
     // The middle rounds, unrolled: 9, 11 or 13 of them.
 #define MC_ROUND1(j) b##j = encrypt ? aesenc(b##j, k) : aesdec(b##j, k);
 #define MC_ROUND(r)                                                                                \
-  {                                                                                                \
+  do {                                                                                             \
     __m128i k = rk(ctx, dir, r);                                                                   \
     MC_FOR8(MC_ROUND1)                                                                             \
-  }
-    MC_ROUND(1)
-    MC_ROUND(2) MC_ROUND(3) MC_ROUND(4) MC_ROUND(5) MC_ROUND(6) MC_ROUND(7) MC_ROUND(8)
-        MC_ROUND(9) if (nr > 10) {
-      MC_ROUND(10) MC_ROUND(11) if (nr > 12) {
-        MC_ROUND(12) MC_ROUND(13)
+  } while (0)
+    MC_ROUND(1);
+    MC_ROUND(2);
+    MC_ROUND(3);
+    MC_ROUND(4);
+    MC_ROUND(5);
+    MC_ROUND(6);
+    MC_ROUND(7);
+    MC_ROUND(8);
+    MC_ROUND(9);
+    if (nr > 10) {
+      MC_ROUND(10);
+      MC_ROUND(11);
+      if (nr > 12) {
+        MC_ROUND(12);
+        MC_ROUND(13);
       }
     }
 #undef MC_ROUND
@@ -209,17 +227,43 @@ void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_
   size_t i = 0;
   for (; i + 8 <= num_blocks; i += 8) {
     const uint8_t *src = ad + 16 * i;
-#define MC_PREP(j)                                                                                 \
-  offset = next_offset(ctx, offset, i + (j) + 1);                                                  \
+#define MC_PREP(j, ntz)                                                                            \
+  offset = _mm_xor_si128(offset, load(ctx->l[ntz]));                                               \
   __m128i b##j = _mm_xor_si128(load(src + 16 * (j)), _mm_xor_si128(offset, first));
-    MC_FOR8(MC_PREP)
+    MC_PREP(0, 0)
+    MC_PREP(1, 1)
+    MC_PREP(2, 0)
+    MC_PREP(3, 2)
+    MC_PREP(4, 0)
+    MC_PREP(5, 1)
+    MC_PREP(6, 0)
+    MC_PREP(7, __builtin_ctzll(i + 8))
 #undef MC_PREP
-    for (unsigned r = 1; r < nr; r++) {
-      __m128i k = rk(ctx, 0, r);
-#define MC_ROUND(j) b##j = aesenc(b##j, k);
-      MC_FOR8(MC_ROUND)
-#undef MC_ROUND
+#define MC_ROUND1(j) b##j = aesenc(b##j, k);
+#define MC_ROUND(r)                                                                                \
+  do {                                                                                             \
+    __m128i k = rk(ctx, 0, r);                                                                     \
+    MC_FOR8(MC_ROUND1)                                                                             \
+  } while (0)
+    MC_ROUND(1);
+    MC_ROUND(2);
+    MC_ROUND(3);
+    MC_ROUND(4);
+    MC_ROUND(5);
+    MC_ROUND(6);
+    MC_ROUND(7);
+    MC_ROUND(8);
+    MC_ROUND(9);
+    if (nr > 10) {
+      MC_ROUND(10);
+      MC_ROUND(11);
+      if (nr > 12) {
+        MC_ROUND(12);
+        MC_ROUND(13);
+      }
     }
+#undef MC_ROUND
+#undef MC_ROUND1
 #define MC_LAST(j) sum = _mm_xor_si128(sum, aesenclast(b##j, last));
     MC_FOR8(MC_LAST)
 #undef MC_LAST

@@ -241,29 +241,29 @@ int mc_ecdh_ephemeral_derand(mc_ec_curve curve, uint8_t *out_public, size_t out_
               peer_public, peer_public_len);
 }
 
-int mc_x25519_keypair(uint8_t out_public[MC_X25519_KEY_LEN],
-                      uint8_t out_private[MC_X25519_KEY_LEN]) {
-  MC_FAIL_IF(out_public == NULL || out_private == NULL, MC_ERR_INVALID_ARGUMENT);
-  X25519_keypair(out_public, out_private);
+int mc_x25519_keypair(uint8_t out_public_key[MC_X25519_KEY_LEN],
+                      uint8_t out_private_key[MC_X25519_KEY_LEN]) {
+  MC_FAIL_IF(out_public_key == NULL || out_private_key == NULL, MC_ERR_INVALID_ARGUMENT);
+  X25519_keypair(out_public_key, out_private_key);
   return 0;
 }
 
-int mc_x25519_public_from_private(uint8_t out_public[MC_X25519_KEY_LEN],
-                                  const uint8_t private_key[MC_X25519_KEY_LEN]) {
-  MC_FAIL_IF(out_public == NULL || private_key == NULL, MC_ERR_INVALID_ARGUMENT);
-  X25519_public_from_private(out_public, private_key);
+int mc_x25519_public_key(uint8_t out_public_key[MC_X25519_KEY_LEN],
+                         const uint8_t private_key[MC_X25519_KEY_LEN]) {
+  MC_FAIL_IF(out_public_key == NULL || private_key == NULL, MC_ERR_INVALID_ARGUMENT);
+  X25519_public_from_private(out_public_key, private_key);
   return 0;
 }
 
-int mc_x25519_shared_secret(uint8_t out_shared[MC_X25519_KEY_LEN],
-                            const uint8_t private_key[MC_X25519_KEY_LEN],
-                            const uint8_t peer_public[MC_X25519_KEY_LEN]) {
-  MC_FAIL_IF(out_shared == NULL || private_key == NULL || peer_public == NULL,
+int mc_x25519(uint8_t out_shared_secret[MC_X25519_KEY_LEN],
+              const uint8_t private_key[MC_X25519_KEY_LEN],
+              const uint8_t peer_public_key[MC_X25519_KEY_LEN]) {
+  MC_FAIL_IF(out_shared_secret == NULL || private_key == NULL || peer_public_key == NULL,
              MC_ERR_INVALID_ARGUMENT);
   // BoringSSL's X25519 returns 0 exactly when the result is all zeros, which
-  // it computes in constant time; the result is public by then.
-  if (!X25519(out_shared, private_key, peer_public)) {
-    mc_wipe(out_shared, MC_X25519_KEY_LEN);
+  // it checks in constant time; only that outcome is branched on.
+  if (!X25519(out_shared_secret, private_key, peer_public_key)) {
+    mc_wipe(out_shared_secret, MC_X25519_KEY_LEN);
     return MC_ERR_BAD_KEY;
   }
   return 0;

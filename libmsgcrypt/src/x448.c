@@ -113,5 +113,5 @@ int mc_x448(uint8_t out_shared_secret[MC_X448_KEY_LEN], const uint8_t private_ke
   for (int i = 0; i < MC_X448_KEY_LEN; i++)
     acc |= out_shared_secret[i];
   uint32_t zero = ((acc - 1) >> 8) & 1;
-  return (int)(0u - zero) & MC_ERR_BAD_KEY;
+  return -(int)zero & MC_ERR_BAD_KEY;
 }

@@ -685,6 +685,27 @@ START_TEST(field_edges) {
   memset(want, 0, 56);
   want[0] = 1;
   ck_assert_mem_eq(out, want, 56);
+  // Products at the documented input bound: every limb 2^59 - 1 gives the
+  // same residue as its carried form.
+  mc_f448 big, zero, red, m1, m2;
+  for (int i = 0; i < 8; i++)
+    big.v[i] = ((uint64_t)1 << 59) - 1;
+  mc_f448_set_u32(&zero, 0);
+  mc_f448_add(&red, &big, &zero);
+  uint8_t e1[56], e2[56];
+  mc_f448_mul(&m1, &big, &big);
+  mc_f448_mul(&m2, &red, &red);
+  mc_f448_tobytes(e1, &m1);
+  mc_f448_tobytes(e2, &m2);
+  ck_assert_mem_eq(e1, e2, 56);
+  mc_f448_sqr(&m1, &big);
+  mc_f448_tobytes(e1, &m1);
+  ck_assert_mem_eq(e1, e2, 56);
+  mc_f448_mul_small(&m1, &big, 39081);
+  mc_f448_mul_small(&m2, &red, 39081);
+  mc_f448_tobytes(e1, &m1);
+  mc_f448_tobytes(e2, &m2);
+  ck_assert_mem_eq(e1, e2, 56);
   for (uint32_t i = 0; i < 50; i++) {
     uint8_t bytes[56];
     test_bytes(bytes, 56, "f448", i);
@@ -813,6 +834,52 @@ START_TEST(group_scalar_mults_agree) {
 }
 END_TEST
 
+// The variable-time [a]P + [b]B of verification against the constant-time
+// pieces, with scalars at the edges: 0, 1, L - 1, 2^446 - 1, and runs of
+// ones that stress the NAF carries.
+START_TEST(double_scalarmult_agrees) {
+  mc_ed448_point pt, want, got, t;
+  uint8_t a[56], b[56], wide[114];
+  for (uint32_t i = 0; i < 40; i++) {
+    test_bytes(wide, 114, "ed448 dsm", i);
+    mc_sc448_reduce(a, wide, 57);
+    mc_sc448_reduce(b, wide + 57, 57);
+    uint8_t *edge = (i & 1) ? a : b;
+    switch (i / 2 % 6) {
+    case 0:
+      memset(edge, 0, 56);
+      break;
+    case 1:
+      memset(edge, 0, 56);
+      edge[0] = 1;
+      break;
+    case 2:
+      unhex_fixed(edge, 56,
+                  "f24458ab92c27823558fc58d72c26c219036d6ae49db4ec4e923ca7c"
+                  "ffffffffffffffffffffffffffffffffffffffffffffffffffffff3f");
+      break;
+    case 3:
+      memset(edge, 0xff, 56);
+      edge[55] = 0x3f;
+      break;
+    case 4:
+      memset(edge, 0x7f, 56);
+      edge[55] = 0x3f;
+      break;
+    default:
+      break;
+    }
+    mc_sc448_reduce(wide, wide + 30, 57); // a pseudo-random point [w]B
+    mc_ed448_scalarmult_base(&pt, wide);
+    mc_ed448_double_scalarmult_vartime(&got, a, &pt, b);
+    mc_ed448_scalarmult(&want, &pt, a);
+    mc_ed448_scalarmult_base(&t, b);
+    mc_ed448_point_add(&want, &want, &t);
+    ck_assert_msg(mc_ed448_point_equal(&got, &want) == 1, "case %u", i);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("curve448");
   TCase *x = tcase_create("x448");
@@ -838,6 +905,7 @@ int main(void) {
   tcase_add_test(in, field_edges);
   tcase_add_test(in, scalar_edges);
   tcase_add_test(in, group_scalar_mults_agree);
+  tcase_add_test(in, double_scalarmult_agrees);
   suite_add_tcase(s, in);
   SRunner *sr = srunner_create(s);
   srunner_set_tap(sr, "-");

@@ -723,6 +723,24 @@ START_TEST(malformed_signatures_are_rejected) {
 }
 END_TEST
 
+// A private key of random bytes (coefficients of s1, s2 and t0 outside their
+// ranges) is trusted as documented: signing finishes without reading out of
+// bounds or overflowing (the sanitizer build checks that) and gives a
+// signature of the right length or MC_ERR_BAD_KEY.
+START_TEST(random_private_keys_sign_safely) {
+  mc_mldsa_level level = levels[_i];
+  size_t sk_len = mc_mldsa_private_key_len(level), sig_len = mc_mldsa_signature_len(level);
+  uint8_t sk[MC_MLDSA_MAX_PRIVATE_KEY_LEN], sig[MC_MLDSA_MAX_SIGNATURE_LEN];
+  for (int round = 0; round < 3; round++) {
+    RAND_bytes(sk, sk_len);
+    if (round == 1)
+      memset(sk + 128, 0xff, sk_len - 128); // s1, s2 at −5 or −11, t0 at −4095
+    int status = mc_mldsa_sign_deterministic(level, sig, sig_len, sk, sk_len, sk, 32, NULL, 0);
+    ck_assert(status == 0 || status == MC_ERR_BAD_KEY);
+  }
+}
+END_TEST
+
 // HintBitUnpack's rules, on hand-made encodings for ML-DSA-44 (ω = 80, k = 4).
 START_TEST(hint_unpack_rules) {
   const mc_mldsa_params *p = mc_mldsa_params_get(MC_MLDSA_44);
@@ -912,6 +930,7 @@ int main(void) {
   tcase_add_loop_test(props, sign_verify_round_trip, 0, 3);
   tcase_add_loop_test(props, errors_are_reported, 0, 3);
   tcase_add_loop_test(props, malformed_signatures_are_rejected, 0, 3);
+  tcase_add_loop_test(props, random_private_keys_sign_safely, 0, 3);
   tcase_add_test(props, hint_unpack_rules);
   tcase_add_test(props, rounding_matches_spec_everywhere);
   tcase_add_test(props, ntt_product_matches_schoolbook);

@@ -8,8 +8,11 @@
 // machine. Each implementation's output is first checked against the
 // reference codecs of bench_inputs.c: a wrong answer is reported on stderr,
 // never timed, and makes the exit status 1. Results go to stdout as one JSON
-// object per line (corvid_bench.h); tools/bench-report turns them into a
-// table of ratios.
+// object per line (corvid_bench.h): `bench` is "<operation>/<payload size>",
+// `items` the codec calls in one timed call (small inputs are looped to about
+// 1 MiB) and `bytes` the input bytes they read, so the rates are input
+// throughput and memcpy copies exactly those bytes. tools/bench-report turns
+// the lines into a table of ratios.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -12,8 +12,9 @@
 
 namespace {
 
-// Each function template takes whether to force the AVX2 kernel; otherwise it
-// calls simdutf's own dispatch.
+// haswell returns simdutf's AVX2 kernel, or NULL when simdutf has none. The
+// templates below call it when `Haswell` is true and simdutf's own dispatch
+// otherwise.
 const simdutf::implementation *haswell() {
   static const simdutf::implementation *impl = simdutf::get_available_implementations()["haswell"];
   return impl;

@@ -8,10 +8,11 @@
 // depends on the C library only.
 //
 // Every codec has a plain scalar implementation, which is the specification,
-// and the hot paths (Base64, Base32, quoted-printable) have SWAR, SSE4.1, AVX2
-// and NEON kernels that produce exactly the same bytes and the same errors. One
-// implementation is chosen at first use from the CPU's features; see
-// "Implementations" below.
+// and the hot paths (Base64 encoding and strict and MIME decoding, Base32,
+// quoted-printable) have SSE4.1, AVX2 and NEON kernels, and SWAR kernels
+// (64-bit words, any CPU) for quoted-printable and Base32 decoding, that
+// produce exactly the same bytes and the same errors. One implementation is
+// chosen at first use from the CPU's features; see "Implementations" below.
 //
 // Two ways to call a codec:
 //   - one-shot: enc_encode() / enc_decode() or the per-codec wrappers such as

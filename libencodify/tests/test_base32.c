@@ -135,7 +135,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("base32");
   TCase *tc = tcase_create("base32");
-  tcase_set_timeout(tc, 120);
+  tcase_set_timeout(tc, 600);
   tcase_add_test(tc, rfc4648_vectors);
   tcase_add_test(tc, strict_errors);
   tcase_add_test(tc, every_length_round_trip);

@@ -156,14 +156,18 @@ START_TEST(every_split) {
   uint64_t rng = 7 + (uint64_t)_i;
   uint8_t in[301] = {0};
   // _i selects a slice of the lengths so that the loop runs in parallel tests.
+  // Every length 0..300 is cut at every offset for plain encoding and strict
+  // decoding; the other variants take every fifth length.
   for (size_t n = (size_t)_i; n <= 300; n += 4) {
     rng_fill(&rng, in, n);
     check_splits(B64, ENC_ENCODE, 0, 0, in, n, &rng);
-    check_splits(B64, ENC_ENCODE, ENC_FLAG_NOPAD, 76, in, n, &rng);
-    check_splits(B64, ENC_ENCODE, ENC_FLAG_URL, 1 + n % 9, in, n, &rng);
     struct result e = run_oneshot(B64, ENC_ENCODE, 0, 0, in, n);
     check_splits(B64, ENC_DECODE, 0, 0, e.data, e.len, &rng);
     result_free(&e);
+    if (n % 5 != 0)
+      continue;
+    check_splits(B64, ENC_ENCODE, ENC_FLAG_NOPAD, 76, in, n, &rng);
+    check_splits(B64, ENC_ENCODE, ENC_FLAG_URL, 1 + n % 9, in, n, &rng);
     e = run_oneshot(B64, ENC_ENCODE, 0, 1 + n % 80, in, n);
     check_splits(B64, ENC_DECODE, ENC_FLAG_MIME, 0, e.data, e.len, &rng);
     result_free(&e);
@@ -340,7 +344,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("base64");
   TCase *tc = tcase_create("base64");
-  tcase_set_timeout(tc, 120);
+  tcase_set_timeout(tc, 600);
   tcase_add_test(tc, rfc4648_vectors);
   tcase_add_test(tc, url_alphabet);
   tcase_add_test(tc, wrapping);

@@ -265,7 +265,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("qp");
   TCase *tc = tcase_create("qp");
-  tcase_set_timeout(tc, 120);
+  tcase_set_timeout(tc, 600);
   tcase_add_test(tc, decode_vectors);
   tcase_add_test(tc, decode_space_runs);
   tcase_add_test(tc, encode_vectors);

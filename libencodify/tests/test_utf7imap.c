@@ -149,7 +149,7 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("utf7imap");
   TCase *tc = tcase_create("utf7imap");
-  tcase_set_timeout(tc, 120);
+  tcase_set_timeout(tc, 600);
   tcase_add_test(tc, vectors);
   tcase_add_test(tc, decode_errors);
   tcase_add_test(tc, encode_errors);

@@ -1,0 +1,327 @@
+// avx2.c: the AVX2 implementation, 32 bytes at a time: the SSE4.1 kernels'
+// algorithms (src/x86/sse41.c) on both 128-bit lanes of a YMM register, with
+// lane-crossing permutes where the output of the two lanes must be joined.
+// MIME Base64 decoding takes whole 32-byte blocks of alphabet characters
+// directly and packs blocks with line breaks or garbage through a staging
+// buffer, so wrapped bodies stay on the vector path.
+#include <immintrin.h>
+#include <string.h>
+
+#include "encodify_internal.h"
+#include "kernels_internal.h"
+
+#define SET2(x) _mm256_broadcastsi128_si256(x)
+
+// Base64 encoding.
+
+static inline __m256i b64_enc_lookup(__m256i idx, int url) {
+  const __m256i shift =
+      SET2(url ? _mm_setr_epi8(71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -17, 32, 65, 0, 0)
+               : _mm_setr_epi8(71, -4, -4, -4, -4, -4, -4, -4, -4, -4, -4, -19, -16, 65, 0, 0));
+  __m256i reduced = _mm256_subs_epu8(idx, _mm256_set1_epi8(51));
+  __m256i less = _mm256_cmpgt_epi8(_mm256_set1_epi8(26), idx);
+  reduced = _mm256_or_si256(reduced, _mm256_and_si256(less, _mm256_set1_epi8(13)));
+  return _mm256_add_epi8(idx, _mm256_shuffle_epi8(shift, reduced));
+}
+
+static size_t b64_encode_avx2(char *out, const uint8_t *in, size_t in_len, int url) {
+  const __m256i spread = SET2(_mm_setr_epi8(1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10));
+  size_t i = 0;
+  for (; in_len - i >= 28; i += 24) {
+    __m128i lo = _mm_loadu_si128((const __m128i *)(in + i));
+    __m128i hi = _mm_loadu_si128((const __m128i *)(in + i + 12));
+    __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+    v = _mm256_shuffle_epi8(v, spread);
+    __m256i t0 = _mm256_and_si256(v, _mm256_set1_epi32(0x0fc0fc00));
+    __m256i t1 = _mm256_mulhi_epu16(t0, _mm256_set1_epi32(0x04000040));
+    __m256i t2 = _mm256_and_si256(v, _mm256_set1_epi32(0x003f03f0));
+    __m256i t3 = _mm256_mullo_epi16(t2, _mm256_set1_epi32(0x01000010));
+    _mm256_storeu_si256((__m256i *)out, b64_enc_lookup(_mm256_or_si256(t1, t3), url));
+    out += 32;
+  }
+  return i;
+}
+
+// Base64 decoding.
+
+struct b64_luts {
+  __m256i lo, hi, roll, special;
+};
+
+static inline struct b64_luts b64_luts(int url) {
+  struct b64_luts l;
+  if (url) {
+    l.lo = SET2(_mm_setr_epi8(0x23, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x07,
+                              0x1f, 0x1f, 0x1d, 0x1f, 0x0f));
+    l.hi = SET2(_mm_setr_epi8(0x01, 0x01, 0x02, 0x04, 0x20, 0x10, 0x20, 0x08, 0x01, 0x01, 0x01,
+                              0x01, 0x01, 0x01, 0x01, 0x01));
+    l.roll = SET2(_mm_setr_epi8(0, 0, 0x11, 0x04, (char)0xbf, (char)0xbf, (char)0xb9, (char)0xb9, 0,
+                                0, 0, 0, 0, (char)0xe0, 0, 0));
+    l.special = _mm256_set1_epi8('_');
+  } else {
+    l.lo = SET2(_mm_setr_epi8(0x13, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x03, 0x07,
+                              0x0d, 0x0f, 0x0f, 0x0f, 0x0d));
+    l.hi = SET2(_mm_setr_epi8(0x01, 0x01, 0x02, 0x04, 0x10, 0x08, 0x10, 0x08, 0x01, 0x01, 0x01,
+                              0x01, 0x01, 0x01, 0x01, 0x01));
+    l.roll = SET2(_mm_setr_epi8(0, 0, 0x13, 0x04, (char)0xbf, (char)0xbf, (char)0xb9, (char)0xb9, 0,
+                                0, 0x10, 0, 0, 0, 0, 0));
+    l.special = _mm256_set1_epi8('/');
+  }
+  return l;
+}
+
+// b64_classify returns a bit per byte of `v` that is not in the alphabet and
+// the sextet values in `*vals`.
+static inline uint32_t b64_classify(const struct b64_luts *l, __m256i v, __m256i *vals) {
+  __m256i hi = _mm256_and_si256(_mm256_srli_epi32(v, 4), _mm256_set1_epi8(0x0f));
+  __m256i lo = _mm256_and_si256(v, _mm256_set1_epi8(0x0f));
+  __m256i bad = _mm256_and_si256(_mm256_shuffle_epi8(l->lo, lo), _mm256_shuffle_epi8(l->hi, hi));
+  __m256i idx =
+      _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(v, l->special), _mm256_set1_epi8(8)));
+  *vals = _mm256_add_epi8(v, _mm256_shuffle_epi8(l->roll, idx));
+  return ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(bad, _mm256_setzero_si256()));
+}
+
+// b64_pack turns 32 sextets into 24 bytes (bytes 0..23).
+static inline __m256i b64_pack(__m256i vals) {
+  __m256i ab = _mm256_maddubs_epi16(vals, _mm256_set1_epi32(0x01400140));
+  __m256i abcd = _mm256_madd_epi16(ab, _mm256_set1_epi32(0x00011000));
+  __m256i b = _mm256_shuffle_epi8(
+      abcd, SET2(_mm_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1)));
+  return _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7));
+}
+
+static inline __m128i b64_pack16(__m128i vals) {
+  __m128i ab = _mm_maddubs_epi16(vals, _mm_set1_epi32(0x01400140));
+  __m128i abcd = _mm_madd_epi16(ab, _mm_set1_epi32(0x00011000));
+  return _mm_shuffle_epi8(abcd,
+                          _mm_setr_epi8(2, 1, 0, 6, 5, 4, 10, 9, 8, 14, 13, 12, -1, -1, -1, -1));
+}
+
+static size_t b64_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                              size_t in_len, int url) {
+  struct b64_luts l = b64_luts(url);
+  size_t i = 0, o = 0;
+  while (in_len - i >= 32 && out_cap - o >= 32) {
+    __m256i vals;
+    if (b64_classify(&l, _mm256_loadu_si256((const __m256i *)(in + i)), &vals) != 0)
+      break;
+    _mm256_storeu_si256((__m256i *)(out + o), b64_pack(vals));
+    i += 32;
+    o += 24;
+  }
+  *written = o;
+  return i;
+}
+
+// compress16 packs the bytes of `v` that `keep` selects to the front of
+// `dst` (writes 24 bytes).
+static inline void compress16(uint8_t *dst, __m128i v, unsigned keep) {
+  unsigned lo = keep & 0xFF, hi = (keep >> 8) & 0xFF;
+  __m128i sl = _mm_loadl_epi64((const __m128i *)enc_compress8[lo]);
+  __m128i sh = _mm_or_si128(_mm_loadl_epi64((const __m128i *)enc_compress8[hi]), _mm_set1_epi8(8));
+  __m128i packed = _mm_shuffle_epi8(v, _mm_unpacklo_epi64(sl, sh));
+  _mm_storeu_si128((__m128i *)dst, packed);
+  _mm_storeu_si128((__m128i *)(dst + __builtin_popcount(lo)), _mm_unpackhi_epi64(packed, packed));
+}
+
+static size_t b64_decode_mime_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                                   size_t in_len, int url, uint32_t *acc, uint32_t *nacc) {
+  struct b64_luts l = b64_luts(url);
+  const __m256i pad = _mm256_set1_epi8('=');
+  uint8_t stage[96];
+  size_t ns = 0, i = 0, o = 0;
+  while (in_len - i >= 32 && out_cap - o >= 64) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
+    if (_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, pad)) != 0)
+      break;
+    __m256i vals;
+    uint32_t keep = ~b64_classify(&l, v, &vals);
+    i += 32;
+    if (keep == 0xFFFFFFFFu && ns == 0) {
+      _mm256_storeu_si256((__m256i *)(out + o), b64_pack(vals));
+      o += 24;
+      continue;
+    }
+    compress16(stage + ns, _mm256_castsi256_si128(vals), keep & 0xFFFF);
+    ns += (size_t)__builtin_popcount(keep & 0xFFFF);
+    compress16(stage + ns, _mm256_extracti128_si256(vals, 1), keep >> 16);
+    ns += (size_t)__builtin_popcount(keep >> 16);
+    size_t s = 0;
+    for (; ns - s >= 16; s += 16) {
+      _mm_storeu_si128((__m128i *)(out + o),
+                       b64_pack16(_mm_loadu_si128((const __m128i *)(stage + s))));
+      o += 12;
+    }
+    ns -= s;
+    memmove(stage, stage + s, ns);
+  }
+  size_t g = 0;
+  for (; ns - g >= 4; g += 4) {
+    uint32_t v = (uint32_t)stage[g] << 18 | (uint32_t)stage[g + 1] << 12 |
+                 (uint32_t)stage[g + 2] << 6 | stage[g + 3];
+    out[o++] = (uint8_t)(v >> 16);
+    out[o++] = (uint8_t)(v >> 8);
+    out[o++] = (uint8_t)v;
+  }
+  uint32_t a = 0;
+  for (; g < ns; g++)
+    a = a << 6 | stage[g];
+  *acc = a;
+  *nacc = (uint32_t)(ns % 4);
+  *written = o;
+  return i;
+}
+
+// Base32 (see sse41.c for the windows and multipliers).
+
+static size_t b32_encode_avx2(char *out, const uint8_t *in, size_t in_len, int hex) {
+  const __m256i win0 = SET2(_mm_setr_epi8(1, 0, 1, 0, 2, 1, 2, 1, 3, 2, 4, 3, 4, 3, 5, 4));
+  const __m256i win1 = _mm256_add_epi8(win0, _mm256_set1_epi8(5));
+  const __m256i mul =
+      SET2(_mm_setr_epi16(1 << 5, 1 << 10, 1 << 7, 1 << 12, 1 << 9, 1 << 6, 1 << 11, 1 << 8));
+  const __m256i five = _mm256_set1_epi16(31);
+  const __m256i lo_off = _mm256_set1_epi8(hex ? '0' : 'A');
+  const __m256i hi_off = _mm256_set1_epi8(hex ? 'A' - 10 : '2' - 26);
+  const __m256i split = _mm256_set1_epi8(hex ? 10 : 26);
+  size_t i = 0;
+  for (; in_len - i >= 26; i += 20) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(in + i));
+    __m128i b = _mm_loadu_si128((const __m128i *)(in + i + 10));
+    __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
+    __m256i f0 = _mm256_and_si256(_mm256_mulhi_epu16(_mm256_shuffle_epi8(v, win0), mul), five);
+    __m256i f1 = _mm256_and_si256(_mm256_mulhi_epu16(_mm256_shuffle_epi8(v, win1), mul), five);
+    __m256i f = _mm256_packus_epi16(f0, f1);
+    __m256i off = _mm256_blendv_epi8(hi_off, lo_off, _mm256_cmpgt_epi8(split, f));
+    _mm256_storeu_si256((__m256i *)out, _mm256_add_epi8(f, off));
+    out += 32;
+  }
+  return i;
+}
+
+static inline __m256i in_range(__m256i v, char lo, char hi) {
+  return _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8((char)(lo - 1))),
+                          _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(hi + 1)), v));
+}
+
+static size_t b32_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                              size_t in_len, int hex) {
+  size_t i = 0, o = 0;
+  while (in_len - i >= 32 && out_cap - o >= 26) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
+    __m256i m1, m2, off;
+    if (hex) {
+      m1 = in_range(v, '0', '9');
+      m2 = in_range(v, 'A', 'V');
+      off = _mm256_blendv_epi8(_mm256_set1_epi8(10 - 'A'), _mm256_set1_epi8(-'0'), m1);
+    } else {
+      m1 = in_range(v, 'A', 'Z');
+      m2 = in_range(v, '2', '7');
+      off = _mm256_blendv_epi8(_mm256_set1_epi8(26 - '2'), _mm256_set1_epi8(-'A'), m1);
+    }
+    if ((uint32_t)_mm256_movemask_epi8(_mm256_or_si256(m1, m2)) != 0xFFFFFFFFu)
+      break;
+    __m256i vals = _mm256_add_epi8(v, off);
+    __m256i p10 = _mm256_maddubs_epi16(vals, _mm256_set1_epi16(0x0120));
+    __m256i p20 = _mm256_madd_epi16(p10, _mm256_set1_epi32(0x00010400));
+    __m256i g = _mm256_or_si256(
+        _mm256_and_si256(_mm256_slli_epi64(p20, 20), _mm256_set1_epi64x(0xFFFFF00000)),
+        _mm256_srli_epi64(p20, 32));
+    __m256i bytes = _mm256_shuffle_epi8(
+        g, SET2(_mm_setr_epi8(4, 3, 2, 1, 0, 12, 11, 10, 9, 8, -1, -1, -1, -1, -1, -1)));
+    _mm_storeu_si128((__m128i *)(out + o), _mm256_castsi256_si128(bytes));
+    _mm_storeu_si128((__m128i *)(out + o + 10), _mm256_extracti128_si256(bytes, 1));
+    i += 32;
+    o += 20;
+  }
+  *written = o;
+  return i;
+}
+
+// Quoted-printable.
+
+static inline __m256i eq8(__m256i v, char c) {
+  return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c));
+}
+
+static size_t qp_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                             size_t in_len) {
+  const uint8_t *p = (const uint8_t *)in;
+  size_t i = 0, o = 0, w;
+  while (in_len - i >= 33 && out_cap - o >= 32) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
+    __m256i n = _mm256_loadu_si256((const __m256i *)(p + i + 1));
+    __m256i ws = _mm256_or_si256(eq8(v, ' '), eq8(v, '\t'));
+    __m256i nws = _mm256_or_si256(_mm256_or_si256(eq8(n, ' '), eq8(n, '\t')),
+                                  _mm256_or_si256(eq8(n, '\r'), eq8(n, '\n')));
+    __m256i stop = _mm256_or_si256(eq8(v, '='), _mm256_and_si256(ws, nws));
+    uint32_t m = (uint32_t)_mm256_movemask_epi8(stop);
+    _mm256_storeu_si256((__m256i *)(out + o), v);
+    if (m == 0) {
+      i += 32;
+      o += 32;
+      continue;
+    }
+    size_t k = (size_t)__builtin_ctz(m);
+    i += k;
+    o += k;
+    size_t used = enc_qp_decode_special(out + o, out_cap - o, &w, p + i, in_len - i);
+    if (used == 0)
+      break;
+    i += used;
+    o += w;
+  }
+  *written = o;
+  return i;
+}
+
+static size_t qp_encode_avx2(char *out, size_t out_cap, size_t *written, const uint8_t *in,
+                             size_t in_len, int binary, uint32_t *col) {
+  size_t i = 0, o = 0, w;
+  while (in_len - i >= 34 && out_cap - o >= 32) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
+    __m256i clamp =
+        _mm256_max_epu8(_mm256_min_epu8(v, _mm256_set1_epi8(126)), _mm256_set1_epi8(33));
+    __m256i lit = _mm256_andnot_si256(eq8(v, '='), _mm256_cmpeq_epi8(clamp, v));
+    lit = _mm256_or_si256(lit, _mm256_or_si256(eq8(v, ' '), eq8(v, '\t')));
+    uint32_t brk = ~(uint32_t)_mm256_movemask_epi8(lit);
+    if (!binary) {
+      __m256i n = _mm256_loadu_si256((const __m256i *)(in + i + 1));
+      __m256i nl = _mm256_or_si256(_mm256_or_si256(eq8(v, '\r'), eq8(v, '\n')),
+                                   _mm256_or_si256(eq8(n, '\r'), eq8(n, '\n')));
+      brk |= (uint32_t)_mm256_movemask_epi8(nl);
+    }
+    size_t run = brk ? (size_t)__builtin_ctz(brk) : 32;
+    if (run > 0) {
+      if (*col >= 75) {
+        memcpy(out + o, "=\r\n", 3);
+        o += 3;
+        *col = 0;
+        continue;
+      }
+      size_t k = run < 75 - *col ? run : 75 - *col;
+      _mm256_storeu_si256((__m256i *)(out + o), v);
+      i += k;
+      o += k;
+      *col += (uint32_t)k;
+      continue;
+    }
+    i += enc_qp_encode_step(out + o, &w, in + i, in_len - i, binary, col);
+    o += w;
+  }
+  *written = o;
+  return i;
+}
+
+const struct enc_impl enc_impl_avx2 = {
+    .name = "avx2",
+    .required = ENC_CPU_AVX2 | ENC_CPU_SSSE3 | ENC_CPU_SSE41 | ENC_CPU_BMI1 | ENC_CPU_BMI2 |
+                ENC_CPU_LZCNT | ENC_CPU_POPCNT,
+    .b64_encode = b64_encode_avx2,
+    .b64_decode = b64_decode_avx2,
+    .b64_decode_mime = b64_decode_mime_avx2,
+    .b32_encode = b32_encode_avx2,
+    .b32_decode = b32_decode_avx2,
+    .qp_decode = qp_decode_avx2,
+    .qp_encode = qp_encode_avx2,
+};

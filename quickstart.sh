@@ -128,7 +128,10 @@ run_tests() {
     echo "0 passed, 1 failed"
     return 1
   fi
-  install_node_peers build-test || log "continuing; the tests that need node peers will fail"
+  local dir
+  for dir in build-test build-asan; do
+    install_node_peers "$dir" || log "continuing; the tests that need node peers will fail"
+  done
   run_suites "gcc" build-test
   ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \

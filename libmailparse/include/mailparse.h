@@ -61,6 +61,9 @@ enum {
   MP_ERR_INVALID_ARGUMENT = -10200,
   MP_ERR_SYNTAX = -10201,
   MP_ERR_LIMIT = -10202,
+  MP_ERR_BUFFER_TOO_SMALL = -10203,
+  MP_ERR_CHARSET = -10204,
+  MP_ERR_ENCODING = -10205,
 };
 
 // mp_strerror returns a static, NUL-terminated description of `code`: 0, a
@@ -68,9 +71,18 @@ enum {
 //   MP_ERR_INVALID_ARGUMENT: invalid argument.
 //   MP_ERR_SYNTAX: malformed message.
 //   MP_ERR_LIMIT: a parser limit was exceeded.
+//   MP_ERR_BUFFER_TOO_SMALL: output buffer too small.
+//   MP_ERR_CHARSET: unknown or unsupported charset.
+//   MP_ERR_ENCODING: malformed transfer encoding.
 // Any other value gives "unknown error". It never returns NULL and is
 // thread-safe.
 MP_API const char *mp_strerror(int code);
+
+// @@core@@
+
+// @@typed@@
+
+// @@charset@@
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,9 @@ const char *mp_strerror(int code) {
       [MP_ERR_INVALID_ARGUMENT - MP_ERR_INVALID_ARGUMENT] = "invalid argument",
       [MP_ERR_INVALID_ARGUMENT - MP_ERR_SYNTAX] = "malformed message",
       [MP_ERR_INVALID_ARGUMENT - MP_ERR_LIMIT] = "a parser limit was exceeded",
+      [MP_ERR_INVALID_ARGUMENT - MP_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
+      [MP_ERR_INVALID_ARGUMENT - MP_ERR_CHARSET] = "unknown or unsupported charset",
+      [MP_ERR_INVALID_ARGUMENT - MP_ERR_ENCODING] = "malformed transfer encoding",
   };
   return corvid_errtext_lookup(own, sizeof own / sizeof own[0], MP_ERR_INVALID_ARGUMENT, code);
 }

@@ -8,6 +8,9 @@ static const struct corvid_lib_error own_errors[] = {
     {MP_ERR_INVALID_ARGUMENT, "invalid argument"},
     {MP_ERR_SYNTAX, "malformed message"},
     {MP_ERR_LIMIT, "a parser limit was exceeded"},
+    {MP_ERR_BUFFER_TOO_SMALL, "output buffer too small"},
+    {MP_ERR_CHARSET, "unknown or unsupported charset"},
+    {MP_ERR_ENCODING, "malformed transfer encoding"},
 };
 
 int main(int argc, char **argv) {

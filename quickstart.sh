@@ -15,7 +15,7 @@ PACKAGES=(
   gcc clang libclang-rt-14-dev binutils meson ninja-build pkg-config python3
   android-libboringssl-dev liblmdb-dev libzstd-dev check libsubunit-dev
   libstemmer-dev libutf8proc-dev libunbound-dev libevent-dev libnghttp2-dev
-  valgrind
+  valgrind gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )
 
 log() { printf '== %s\n' "$*" >&2; }
@@ -38,7 +38,12 @@ install_missing() {
 # DIR/node_modules, where the differential tests look (CORVID_NODE_MODULES).
 install_node_peers() {
   local dir=$1
-  command -v npm >/dev/null || { log "npm missing: the node peers cannot be installed"; return 1; }
+  # Node.js may come from elsewhere than Debian (its npm is then built in):
+  # install Debian's only when there is none.
+  if ! command -v npm >/dev/null; then
+    local PACKAGES=(nodejs npm)
+    install_missing || { log "npm missing: the node peers cannot be installed"; return 1; }
+  fi
   mkdir -p "$dir" && cp tests/interop/package.json "$dir/package.json" &&
     (cd "$dir" && npm install --no-package-lock --no-audit --no-fund --silent >/dev/null)
 }

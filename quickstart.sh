@@ -15,7 +15,7 @@ PACKAGES=(
   gcc clang libclang-rt-14-dev binutils meson ninja-build pkg-config python3
   android-libboringssl-dev liblmdb-dev libzstd-dev check libsubunit-dev
   libstemmer-dev libutf8proc-dev libunbound-dev libevent-dev libnghttp2-dev
-  valgrind gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  valgrind file gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
 )
 
 log() { printf '== %s\n' "$*" >&2; }

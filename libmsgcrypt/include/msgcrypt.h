@@ -968,6 +968,55 @@ MC_API MC_WARN_UNUSED_RESULT int mc_x25519(uint8_t out_shared_secret[MC_X25519_K
                                            const uint8_t private_key[MC_X25519_KEY_LEN],
                                            const uint8_t peer_public_key[MC_X25519_KEY_LEN]);
 
+// Self-tests.
+//
+// Known-answer tests of every algorithm in this library, for a power-on or
+// on-demand check that the code in this process computes what the standards
+// say (msgcrypt selftest runs them). Each self-test calls the public entry
+// points of one algorithm on inputs from an official source (FIPS 202 and
+// FIPS 180 examples, NIST ACVP cases, RFC 7748, 8032, 7253, 5869, 3394, 5903,
+// SP 800-38A, the GCM specification, Wycheproof), compares the outputs with
+// the published values (large ones through their SHA3-256 digests), and
+// checks the failures that must happen: a forged tag or tampered wrapping is
+// refused, a flipped signature does not verify, a small-order or off-curve
+// peer key is rejected. AES-OCB is tested once per implementation (AES-NI
+// loops and BoringSSL's AES), whichever mc_aes_ocb_init would pick.
+//
+// The self-tests are numbered from 0 to mc_selftest_count() - 1; the order
+// and the names are stable within a version. They keep no state and are
+// thread-safe. They allocate nothing themselves; the BoringSSL-backed
+// algorithms they call (RSA, ECDH, AES-OCB without AES-NI) allocate as those
+// functions always do. One run takes a few milliseconds per test and up to
+// about 130 KiB of stack (ML-DSA-87 signing).
+
+// mc_selftest_count returns the number of self-tests.
+MC_API size_t mc_selftest_count(void);
+
+// mc_selftest_name returns the static name of self-test `i`, the algorithm it
+// covers (e.g. "ML-KEM-768", "AES-OCB/AES-NI"), or NULL when `i` is not below
+// mc_selftest_count().
+MC_API const char *mc_selftest_name(size_t i);
+
+// mc_selftest_detail returns a static, short description of what self-test
+// `i` checks (e.g. "keygen, encaps, decaps, implicit rejection"), or NULL
+// when `i` is not below mc_selftest_count().
+MC_API const char *mc_selftest_detail(size_t i);
+
+// mc_selftest_run runs self-test `i`. It returns 0 when every check passed;
+// MC_ERR_SELFTEST when one failed (the algorithm computes a wrong answer and
+// must not be used); MC_ERR_UNSUPPORTED when the code path it tests cannot
+// run on this CPU (AES-OCB/AES-NI without AES-NI), which is not a failure;
+// -ENOMEM when BoringSSL could not allocate; or MC_ERR_INVALID_ARGUMENT when
+// `i` is not below mc_selftest_count().
+MC_API MC_WARN_UNUSED_RESULT int mc_selftest_run(size_t i);
+
+// mc_selftest_all runs every self-test in order and stops at the first that
+// fails. It returns 0 when none failed (MC_ERR_UNSUPPORTED results are
+// skipped, not failures), or the failing test's result from mc_selftest_run,
+// and then stores its number in `*failed_index` unless `failed_index` is
+// NULL.
+MC_API MC_WARN_UNUSED_RESULT int mc_selftest_all(size_t *failed_index);
+
 #ifdef __cplusplus
 }
 #endif

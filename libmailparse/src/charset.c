@@ -1,0 +1,712 @@
+// charset.c: conversion of text in any charset a message may declare to
+// valid UTF-8. It owns the charset name table (IANA names and aliases, matched
+// ignoring case and punctuation), the built-in decoders for the charsets that
+// carry almost all mail (UTF-8, Windows-1252 for ASCII and Latin-1 labels,
+// UTF-16), and the iconv path for everything else, with one descriptor per
+// call so that no mutable state is shared between threads. Every path writes
+// through one bounded sink that enforces mp_charset_utf8_max_len().
+#include <errno.h>
+#include <iconv.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "charset_internal.h"
+#include "mailparse.h"
+
+enum cs_kind {
+  CS_UNKNOWN,
+  CS_UTF8,
+  CS_WIN1252,
+  CS_UTF16,   // byte order from a BOM, big-endian without one
+  CS_UTF16BE, // a leading BOM in this order is dropped
+  CS_UTF16LE,
+  CS_ICONV,
+};
+
+struct cs_entry {
+  const char *name;  // IANA preferred MIME name (WHATWG's where it differs)
+  uint8_t kind;      // enum cs_kind
+  const char *iconv; // glibc's name of the decoder, for CS_ICONV
+};
+
+// Entry ids: the index in cs_entries; 0 is the unknown charset.
+enum {
+  E_UNKNOWN,
+  E_UTF8,
+  E_1252,
+  E_UTF16,
+  E_UTF16BE,
+  E_UTF16LE,
+  E_8859_2,
+  E_8859_3,
+  E_8859_4,
+  E_8859_5,
+  E_8859_6,
+  E_8859_7,
+  E_8859_8,
+  E_8859_9,
+  E_8859_10,
+  E_8859_13,
+  E_8859_14,
+  E_8859_15,
+  E_8859_16,
+  E_874,
+  E_1250,
+  E_1251,
+  E_1253,
+  E_1254,
+  E_1255,
+  E_1256,
+  E_1257,
+  E_1258,
+  E_KOI8R,
+  E_KOI8U,
+  E_KOI8RU,
+  E_IBM866,
+  E_IBM437,
+  E_IBM850,
+  E_IBM852,
+  E_MAC,
+  E_MACCYR,
+  E_SJIS,
+  E_EUCJP,
+  E_2022JP,
+  E_EUCKR,
+  E_2022KR,
+  E_GBK,
+  E_GB18030,
+  E_BIG5,
+  E_EUCTW,
+  E_2022CN,
+  E_UTF7,
+  E_UTF32,
+  E_UTF32BE,
+  E_UTF32LE,
+  E_VISCII,
+  E_TCVN,
+  E_ARMSCII8,
+  E_GEOPS,
+  E_PT154,
+  E_KOI8T,
+  E_CP1125,
+  E_COUNT
+};
+
+static const struct cs_entry cs_entries[E_COUNT] = {
+    [E_UNKNOWN] = {"unknown", CS_UNKNOWN, NULL},
+    [E_UTF8] = {"UTF-8", CS_UTF8, NULL},
+    [E_1252] = {"windows-1252", CS_WIN1252, NULL},
+    [E_UTF16] = {"UTF-16", CS_UTF16, NULL},
+    [E_UTF16BE] = {"UTF-16BE", CS_UTF16BE, NULL},
+    [E_UTF16LE] = {"UTF-16LE", CS_UTF16LE, NULL},
+    [E_8859_2] = {"ISO-8859-2", CS_ICONV, "ISO-8859-2"},
+    [E_8859_3] = {"ISO-8859-3", CS_ICONV, "ISO-8859-3"},
+    [E_8859_4] = {"ISO-8859-4", CS_ICONV, "ISO-8859-4"},
+    [E_8859_5] = {"ISO-8859-5", CS_ICONV, "ISO-8859-5"},
+    [E_8859_6] = {"ISO-8859-6", CS_ICONV, "ISO-8859-6"},
+    [E_8859_7] = {"ISO-8859-7", CS_ICONV, "ISO-8859-7"},
+    [E_8859_8] = {"ISO-8859-8", CS_ICONV, "ISO-8859-8"},
+    [E_8859_9] = {"ISO-8859-9", CS_ICONV, "ISO-8859-9"},
+    [E_8859_10] = {"ISO-8859-10", CS_ICONV, "ISO-8859-10"},
+    [E_8859_13] = {"ISO-8859-13", CS_ICONV, "ISO-8859-13"},
+    [E_8859_14] = {"ISO-8859-14", CS_ICONV, "ISO-8859-14"},
+    [E_8859_15] = {"ISO-8859-15", CS_ICONV, "ISO-8859-15"},
+    [E_8859_16] = {"ISO-8859-16", CS_ICONV, "ISO-8859-16"},
+    [E_874] = {"windows-874", CS_ICONV, "CP874"},
+    [E_1250] = {"windows-1250", CS_ICONV, "CP1250"},
+    [E_1251] = {"windows-1251", CS_ICONV, "CP1251"},
+    [E_1253] = {"windows-1253", CS_ICONV, "CP1253"},
+    [E_1254] = {"windows-1254", CS_ICONV, "CP1254"},
+    [E_1255] = {"windows-1255", CS_ICONV, "CP1255"},
+    [E_1256] = {"windows-1256", CS_ICONV, "CP1256"},
+    [E_1257] = {"windows-1257", CS_ICONV, "CP1257"},
+    [E_1258] = {"windows-1258", CS_ICONV, "CP1258"},
+    [E_KOI8R] = {"KOI8-R", CS_ICONV, "KOI8-R"},
+    [E_KOI8U] = {"KOI8-U", CS_ICONV, "KOI8-U"},
+    [E_KOI8RU] = {"KOI8-RU", CS_ICONV, "KOI8-RU"},
+    [E_IBM866] = {"IBM866", CS_ICONV, "IBM866"},
+    [E_IBM437] = {"IBM437", CS_ICONV, "CP437"},
+    [E_IBM850] = {"IBM850", CS_ICONV, "CP850"},
+    [E_IBM852] = {"IBM852", CS_ICONV, "CP852"},
+    [E_MAC] = {"macintosh", CS_ICONV, "MACINTOSH"},
+    [E_MACCYR] = {"x-mac-cyrillic", CS_ICONV, "MAC-CYRILLIC"},
+    [E_SJIS] = {"Shift_JIS", CS_ICONV, "CP932"},
+    [E_EUCJP] = {"EUC-JP", CS_ICONV, "EUC-JP-MS"},
+    [E_2022JP] = {"ISO-2022-JP", CS_ICONV, "ISO-2022-JP-2"},
+    [E_EUCKR] = {"EUC-KR", CS_ICONV, "CP949"},
+    [E_2022KR] = {"ISO-2022-KR", CS_ICONV, "ISO-2022-KR"},
+    [E_GBK] = {"GBK", CS_ICONV, "GB18030"},
+    [E_GB18030] = {"GB18030", CS_ICONV, "GB18030"},
+    [E_BIG5] = {"Big5", CS_ICONV, "BIG5-HKSCS"},
+    [E_EUCTW] = {"EUC-TW", CS_ICONV, "EUC-TW"},
+    [E_2022CN] = {"ISO-2022-CN", CS_ICONV, "ISO-2022-CN"},
+    [E_UTF7] = {"UTF-7", CS_ICONV, "UTF-7"},
+    [E_UTF32] = {"UTF-32", CS_ICONV, "UTF-32"},
+    [E_UTF32BE] = {"UTF-32BE", CS_ICONV, "UTF-32BE"},
+    [E_UTF32LE] = {"UTF-32LE", CS_ICONV, "UTF-32LE"},
+    [E_VISCII] = {"VISCII", CS_ICONV, "VISCII"},
+    [E_TCVN] = {"TCVN5712-1", CS_ICONV, "TCVN5712-1"},
+    [E_ARMSCII8] = {"ARMSCII-8", CS_ICONV, "ARMSCII-8"},
+    [E_GEOPS] = {"GEORGIAN-PS", CS_ICONV, "GEORGIAN-PS"},
+    [E_PT154] = {"PTCP154", CS_ICONV, "PT154"},
+    [E_KOI8T] = {"KOI8-T", CS_ICONV, "KOI8-T"},
+    [E_CP1125] = {"CP1125", CS_ICONV, "CP1125"},
+};
+
+struct cs_alias {
+  const char *key; // normalised: lowercase letters and digits only
+  uint8_t id;
+};
+
+// Names and aliases from the IANA character-sets registry, the WHATWG
+// Encoding Standard's labels and misspellings seen in real mail, normalised.
+// Sorted by key (bytewise) for the binary search; a test checks that every
+// key finds its own entry, which fails if the order breaks.
+static const struct cs_alias cs_aliases[] = {
+    {"ansix341968", E_1252},
+    {"ansix341986", E_1252},
+    {"arabic", E_8859_6},
+    {"armscii8", E_ARMSCII8},
+    {"ascii", E_1252},
+    {"asmo708", E_8859_6},
+    {"big5", E_BIG5},
+    {"big5hkscs", E_BIG5},
+    {"chinese", E_GBK},
+    {"cnbig5", E_BIG5},
+    {"cp1125", E_CP1125},
+    {"cp1250", E_1250},
+    {"cp1251", E_1251},
+    {"cp1252", E_1252},
+    {"cp1253", E_1253},
+    {"cp1254", E_1254},
+    {"cp1255", E_1255},
+    {"cp1256", E_1256},
+    {"cp1257", E_1257},
+    {"cp1258", E_1258},
+    {"cp154", E_PT154},
+    {"cp367", E_1252},
+    {"cp437", E_IBM437},
+    {"cp819", E_1252},
+    {"cp850", E_IBM850},
+    {"cp852", E_IBM852},
+    {"cp866", E_IBM866},
+    {"cp874", E_874},
+    {"cp932", E_SJIS},
+    {"cp936", E_GBK},
+    {"cp949", E_EUCKR},
+    {"cp950", E_BIG5},
+    {"csascii", E_1252},
+    {"csbig5", E_BIG5},
+    {"cseuckr", E_EUCKR},
+    {"cseucpkdfmtjapanese", E_EUCJP},
+    {"csgb2312", E_GBK},
+    {"csibm866", E_IBM866},
+    {"csiso2022jp", E_2022JP},
+    {"csiso2022kr", E_2022KR},
+    {"csiso58gb231280", E_GBK},
+    {"csiso88596e", E_8859_6},
+    {"csiso88596i", E_8859_6},
+    {"csiso88598e", E_8859_8},
+    {"csiso88598i", E_8859_8},
+    {"csisolatin1", E_1252},
+    {"csisolatin2", E_8859_2},
+    {"csisolatin3", E_8859_3},
+    {"csisolatin4", E_8859_4},
+    {"csisolatin5", E_8859_9},
+    {"csisolatin6", E_8859_10},
+    {"csisolatin9", E_8859_15},
+    {"csisolatinarabic", E_8859_6},
+    {"csisolatincyrillic", E_8859_5},
+    {"csisolatingreek", E_8859_7},
+    {"csisolatinhebrew", E_8859_8},
+    {"cskoi8r", E_KOI8R},
+    {"csksc56011987", E_EUCKR},
+    {"csmacintosh", E_MAC},
+    {"csptcp154", E_PT154},
+    {"csshiftjis", E_SJIS},
+    {"csunicode11utf7", E_UTF7},
+    {"csutf16", E_UTF16},
+    {"csutf16be", E_UTF16BE},
+    {"csutf16le", E_UTF16LE},
+    {"csutf32", E_UTF32},
+    {"csutf32be", E_UTF32BE},
+    {"csutf32le", E_UTF32LE},
+    {"csutf7", E_UTF7},
+    {"csutf8", E_UTF8},
+    {"cyrillic", E_8859_5},
+    {"cyrillicasian", E_PT154},
+    {"dos866", E_IBM866},
+    {"ecma114", E_8859_6},
+    {"ecma118", E_8859_7},
+    {"elot928", E_8859_7},
+    {"euccn", E_GBK},
+    {"eucjp", E_EUCJP},
+    {"euckr", E_EUCKR},
+    {"euctw", E_EUCTW},
+    {"gb18030", E_GB18030},
+    {"gb2312", E_GBK},
+    {"gb231280", E_GBK},
+    {"gbk", E_GBK},
+    {"georgianps", E_GEOPS},
+    {"greek", E_8859_7},
+    {"greek8", E_8859_7},
+    {"hebrew", E_8859_8},
+    {"ibm367", E_1252},
+    {"ibm437", E_IBM437},
+    {"ibm819", E_1252},
+    {"ibm850", E_IBM850},
+    {"ibm852", E_IBM852},
+    {"ibm866", E_IBM866},
+    {"iso10646ucs2", E_UTF16},
+    {"iso2022cn", E_2022CN},
+    {"iso2022jp", E_2022JP},
+    {"iso2022jp1", E_2022JP},
+    {"iso2022jp2", E_2022JP},
+    {"iso2022kr", E_2022KR},
+    {"iso646irv1991", E_1252},
+    {"iso646us", E_1252},
+    {"iso88591", E_1252},
+    {"iso885910", E_8859_10},
+    {"iso8859101992", E_8859_10},
+    {"iso885911", E_874},
+    {"iso885911987", E_1252},
+    {"iso885913", E_8859_13},
+    {"iso885914", E_8859_14},
+    {"iso8859141998", E_8859_14},
+    {"iso885915", E_8859_15},
+    {"iso885916", E_8859_16},
+    {"iso8859162001", E_8859_16},
+    {"iso88592", E_8859_2},
+    {"iso885921987", E_8859_2},
+    {"iso88593", E_8859_3},
+    {"iso885931988", E_8859_3},
+    {"iso88594", E_8859_4},
+    {"iso885941988", E_8859_4},
+    {"iso88595", E_8859_5},
+    {"iso885951988", E_8859_5},
+    {"iso88596", E_8859_6},
+    {"iso885961987", E_8859_6},
+    {"iso88596e", E_8859_6},
+    {"iso88596i", E_8859_6},
+    {"iso88597", E_8859_7},
+    {"iso885971987", E_8859_7},
+    {"iso88598", E_8859_8},
+    {"iso885981988", E_8859_8},
+    {"iso88598e", E_8859_8},
+    {"iso88598i", E_8859_8},
+    {"iso88599", E_8859_9},
+    {"iso885991989", E_8859_9},
+    {"isoceltic", E_8859_14},
+    {"isoir100", E_1252},
+    {"isoir101", E_8859_2},
+    {"isoir109", E_8859_3},
+    {"isoir110", E_8859_4},
+    {"isoir126", E_8859_7},
+    {"isoir127", E_8859_6},
+    {"isoir138", E_8859_8},
+    {"isoir144", E_8859_5},
+    {"isoir148", E_8859_9},
+    {"isoir149", E_EUCKR},
+    {"isoir157", E_8859_10},
+    {"isoir199", E_8859_14},
+    {"isoir226", E_8859_16},
+    {"isoir58", E_GBK},
+    {"isoir6", E_1252},
+    {"koi", E_KOI8R},
+    {"koi8", E_KOI8R},
+    {"koi8r", E_KOI8R},
+    {"koi8ru", E_KOI8RU},
+    {"koi8t", E_KOI8T},
+    {"koi8u", E_KOI8U},
+    {"korean", E_EUCKR},
+    {"ksc5601", E_EUCKR},
+    {"ksc56011987", E_EUCKR},
+    {"ksc56011989", E_EUCKR},
+    {"l1", E_1252},
+    {"l10", E_8859_16},
+    {"l2", E_8859_2},
+    {"l3", E_8859_3},
+    {"l4", E_8859_4},
+    {"l5", E_8859_9},
+    {"l6", E_8859_10},
+    {"l8", E_8859_14},
+    {"l9", E_8859_15},
+    {"latin1", E_1252},
+    {"latin10", E_8859_16},
+    {"latin2", E_8859_2},
+    {"latin3", E_8859_3},
+    {"latin4", E_8859_4},
+    {"latin5", E_8859_9},
+    {"latin6", E_8859_10},
+    {"latin7", E_8859_13},
+    {"latin8", E_8859_14},
+    {"latin9", E_8859_15},
+    {"mac", E_MAC},
+    {"maccyrillic", E_MACCYR},
+    {"macintosh", E_MAC},
+    {"macroman", E_MAC},
+    {"ms932", E_SJIS},
+    {"ms936", E_GBK},
+    {"ms949", E_EUCKR},
+    {"mskanji", E_SJIS},
+    {"pt154", E_PT154},
+    {"ptcp154", E_PT154},
+    {"shiftjis", E_SJIS},
+    {"sjis", E_SJIS},
+    {"tcvn", E_TCVN},
+    {"tcvn57121", E_TCVN},
+    {"tis620", E_874},
+    {"ucs2", E_UTF16},
+    {"unicode", E_UTF16},
+    {"unicode11utf7", E_UTF7},
+    {"unicode11utf8", E_UTF8},
+    {"unicode20utf8", E_UTF8},
+    {"unicodefeff", E_UTF16},
+    {"unicodefffe", E_UTF16LE},
+    {"us", E_1252},
+    {"usascii", E_1252},
+    {"utf16", E_UTF16},
+    {"utf16be", E_UTF16BE},
+    {"utf16le", E_UTF16LE},
+    {"utf32", E_UTF32},
+    {"utf32be", E_UTF32BE},
+    {"utf32le", E_UTF32LE},
+    {"utf7", E_UTF7},
+    {"utf8", E_UTF8},
+    {"viscii", E_VISCII},
+    {"visual", E_8859_8},
+    {"windows1250", E_1250},
+    {"windows1251", E_1251},
+    {"windows1252", E_1252},
+    {"windows1253", E_1253},
+    {"windows1254", E_1254},
+    {"windows1255", E_1255},
+    {"windows1256", E_1256},
+    {"windows1257", E_1257},
+    {"windows1258", E_1258},
+    {"windows31j", E_SJIS},
+    {"windows874", E_874},
+    {"windows936", E_GBK},
+    {"windows949", E_EUCKR},
+    {"xcp1250", E_1250},
+    {"xcp1251", E_1251},
+    {"xcp1252", E_1252},
+    {"xcp1253", E_1253},
+    {"xcp1254", E_1254},
+    {"xcp1255", E_1255},
+    {"xcp1256", E_1256},
+    {"xcp1257", E_1257},
+    {"xcp1258", E_1258},
+    {"xeuccn", E_GBK},
+    {"xeucjp", E_EUCJP},
+    {"xeuctw", E_EUCTW},
+    {"xgbk", E_GBK},
+    {"xmaccyrillic", E_MACCYR},
+    {"xmacroman", E_MAC},
+    {"xmacukrainian", E_MACCYR},
+    {"xsjis", E_SJIS},
+    {"xunicode20utf8", E_UTF8},
+    {"xuserdefined", E_1252},
+    {"xxbig5", E_BIG5},
+};
+
+// The sink every decoder writes to. With `out` NULL it only counts, which
+// lets a caller with a small buffer learn the exact length before anything is
+// written. `limit` is mp_charset_utf8_max_len(in_len); output that would pass
+// it is dropped (only possible through iconv) and flagged.
+struct cs_sink {
+  uint8_t *out;
+  size_t cap;
+  size_t len;
+  size_t limit;
+  unsigned flags;
+  bool stopped; // the limit was reached: everything after is dropped
+  bool overflow;
+};
+
+static void sink_bytes(struct cs_sink *s, const uint8_t *p, size_t n) {
+  if (s->stopped)
+    return;
+  if (n > s->limit - s->len) {
+    s->stopped = true;
+    s->flags |= MP_CHARSET_REPLACED;
+    return;
+  }
+  if (s->out != NULL) {
+    if (n > s->cap - s->len) {
+      s->overflow = true; // cannot happen after the counting pass
+      s->stopped = true;
+      return;
+    }
+    memcpy(s->out + s->len, p, n);
+  }
+  s->len += n;
+}
+
+static void sink_cp(struct cs_sink *s, uint32_t cp) {
+  uint8_t buf[4];
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    s->flags |= MP_CHARSET_REPLACED;
+  sink_bytes(s, buf, mp_utf8_encode_one(buf, cp));
+}
+
+static void sink_bad(struct cs_sink *s) {
+  s->flags |= MP_CHARSET_REPLACED;
+  static const uint8_t fffd[3] = {0xEF, 0xBF, 0xBD};
+  sink_bytes(s, fffd, 3);
+}
+
+static void decode_utf8(struct cs_sink *s, const uint8_t *in, size_t n) {
+  size_t i = 0;
+  if (n >= 3 && in[0] == 0xEF && in[1] == 0xBB && in[2] == 0xBF)
+    i = 3; // a byte order mark says nothing to a reader
+  while (i < n && !s->stopped) {
+    size_t a = mp_ascii_prefix_len(in + i, n - i);
+    if (a > 0) {
+      sink_bytes(s, in + i, a);
+      i += a;
+      continue;
+    }
+    // A run of valid multi-byte characters is copied as one block.
+    size_t start = i;
+    for (;;) {
+      uint32_t cp;
+      int bad = 0;
+      size_t k = mp_utf8_decode_one(in + i, n - i, &cp, &bad);
+      if (bad) {
+        sink_bytes(s, in + start, i - start);
+        sink_bad(s);
+        i += k;
+        break;
+      }
+      i += k;
+      if (i >= n || in[i] < 0x80) {
+        sink_bytes(s, in + start, i - start);
+        break;
+      }
+    }
+  }
+}
+
+static void decode_1252(struct cs_sink *s, const uint8_t *in, size_t n) {
+  size_t i = 0;
+  while (i < n && !s->stopped) {
+    size_t a = mp_ascii_prefix_len(in + i, n - i);
+    sink_bytes(s, in + i, a);
+    i += a;
+    // Up to 64 non-ASCII bytes are converted into a local block at a time.
+    uint8_t buf[64 * 3];
+    size_t b = 0;
+    while (i < n && in[i] >= 0x80 && b + 3 <= sizeof buf) {
+      uint8_t c = in[i++];
+      uint32_t cp = mp_cp1252_high(c);
+      b += mp_utf8_encode_one(buf + b, cp);
+    }
+    sink_bytes(s, buf, b);
+  }
+}
+
+static void decode_utf16(struct cs_sink *s, const uint8_t *in, size_t n, enum cs_kind kind) {
+  bool be = kind != CS_UTF16LE;
+  size_t i = 0;
+  if (n >= 2) {
+    if (in[0] == 0xFE && in[1] == 0xFF && kind != CS_UTF16LE) {
+      i = 2;
+    } else if (in[0] == 0xFF && in[1] == 0xFE && kind != CS_UTF16BE) {
+      i = 2;
+      be = false;
+    }
+  }
+  while (n - i >= 2 && !s->stopped) {
+    uint32_t u = be ? (uint32_t)in[i] << 8 | in[i + 1] : (uint32_t)in[i + 1] << 8 | in[i];
+    i += 2;
+    if (u >= 0xD800 && u <= 0xDBFF && n - i >= 2) {
+      uint32_t l = be ? (uint32_t)in[i] << 8 | in[i + 1] : (uint32_t)in[i + 1] << 8 | in[i];
+      if (l >= 0xDC00 && l <= 0xDFFF) {
+        i += 2;
+        sink_cp(s, 0x10000 + ((u - 0xD800) << 10) + (l - 0xDC00));
+        continue;
+      }
+    }
+    if (u >= 0xD800 && u <= 0xDFFF)
+      sink_bad(s); // a lone surrogate; the unit after it is decoded anew
+    else
+      sink_cp(s, u);
+  }
+  if (i < n)
+    sink_bad(s); // an odd final byte
+}
+
+static void decode_unknown(struct cs_sink *s, const uint8_t *in, size_t n) {
+  s->flags |= MP_CHARSET_UNKNOWN;
+  size_t i = 0;
+  while (i < n && !s->stopped) {
+    size_t a = mp_ascii_prefix_len(in + i, n - i);
+    sink_bytes(s, in + i, a);
+    i += a;
+    if (i < n) {
+      sink_bad(s);
+      i++;
+    }
+  }
+}
+
+static void sink_ucs4(struct cs_sink *s, const uint8_t *p, size_t n) {
+  for (size_t k = 0; k + 4 <= n; k += 4) {
+    uint32_t cp = (uint32_t)p[k] | (uint32_t)p[k + 1] << 8 | (uint32_t)p[k + 2] << 16 |
+                  (uint32_t)p[k + 3] << 24;
+    sink_cp(s, cp);
+  }
+}
+
+// decode_iconv converts through glibc into UCS-4LE, a chunk at a time, and
+// re-encodes each code point itself, so that whatever iconv emits is checked
+// (surrogates, values above U+10FFFF) and counted against the bound. An
+// invalid or unmappable byte (EILSEQ) becomes U+FFFD and is skipped; an
+// incomplete sequence at the end (EINVAL) becomes one U+FFFD.
+static void decode_iconv(struct cs_sink *s, const char *name, const uint8_t *in, size_t n) {
+  iconv_t cd = iconv_open("UCS-4LE", name);
+  if (cd == (iconv_t)-1) {
+    decode_unknown(s, in, n);
+    return;
+  }
+  char *ip = (char *)(uintptr_t)in; // iconv's prototype lacks const; it only reads
+  size_t il = n;
+  uint8_t chunk[1024];
+  while (il > 0 && !s->stopped) {
+    char *op = (char *)chunk;
+    size_t ol = sizeof chunk;
+    size_t r = iconv(cd, &ip, &il, &op, &ol);
+    int e = errno;
+    sink_ucs4(s, chunk, sizeof chunk - ol);
+    if (r != (size_t)-1 || e == E2BIG)
+      continue;
+    sink_bad(s);
+    if (e == EINVAL)
+      break; // incomplete at the end: iconv saw the whole input at once
+    ip++;    // EILSEQ (or anything unexpected): skip one byte, always progress
+    il--;
+  }
+  // Decoders that hold a character back to combine it with the next one
+  // (windows-1255, windows-1258, TCVN) release it here.
+  char *op = (char *)chunk;
+  size_t ol = sizeof chunk;
+  if (!s->stopped && iconv(cd, NULL, NULL, &op, &ol) != (size_t)-1)
+    sink_ucs4(s, chunk, sizeof chunk - ol);
+  iconv_close(cd);
+}
+
+static void decode(struct cs_sink *s, int id, const uint8_t *in, size_t n) {
+  const struct cs_entry *e = &cs_entries[id];
+  switch ((enum cs_kind)e->kind) {
+  case CS_UTF8:
+    decode_utf8(s, in, n);
+    break;
+  case CS_WIN1252:
+    decode_1252(s, in, n);
+    break;
+  case CS_UTF16:
+  case CS_UTF16BE:
+  case CS_UTF16LE:
+    decode_utf16(s, in, n, (enum cs_kind)e->kind);
+    break;
+  case CS_ICONV:
+    decode_iconv(s, e->iconv, in, n);
+    break;
+  case CS_UNKNOWN:
+  default:
+    decode_unknown(s, in, n);
+    break;
+  }
+}
+
+size_t mp_charset_utf8_max_len(size_t in_len) {
+  if (in_len > (SIZE_MAX - 3) / 3)
+    return SIZE_MAX;
+  return 3 * in_len + 3;
+}
+
+static int alias_cmp(const void *key, const void *elem) {
+  return strcmp(key, ((const struct cs_alias *)elem)->key);
+}
+
+int mp_charset_lookup(const char *name, size_t name_len) {
+  if (name == NULL || name_len == 0 || name_len > MP_CHARSET_MAX_NAME_LEN)
+    return MP_CHARSET_ID_UNKNOWN;
+  char key[MP_CHARSET_MAX_NAME_LEN + 1];
+  size_t k = 0;
+  for (size_t i = 0; i < name_len; i++) {
+    unsigned char c = (unsigned char)name[i];
+    if (c == '*')
+      break; // RFC 2231 language suffix
+    if (c >= 'A' && c <= 'Z')
+      key[k++] = (char)(c + ('a' - 'A'));
+    else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+      key[k++] = (char)c;
+  }
+  key[k] = '\0';
+  if (k == 0)
+    return MP_CHARSET_ID_UNKNOWN;
+  const struct cs_alias *a = bsearch(key, cs_aliases, sizeof cs_aliases / sizeof cs_aliases[0],
+                                     sizeof cs_aliases[0], alias_cmp);
+  return a != NULL ? a->id : MP_CHARSET_ID_UNKNOWN;
+}
+
+const char *mp_charset_name(int id) {
+  if (id <= 0 || id >= E_COUNT)
+    return cs_entries[E_UNKNOWN].name;
+  return cs_entries[id].name;
+}
+
+int mp_charset_to_utf8_id(char *out, size_t out_cap, size_t *out_len, unsigned *out_flags,
+                          int charset_id, const uint8_t *in, size_t in_len) {
+  if (out_len == NULL || out_flags == NULL)
+    return MP_ERR_INVALID_ARGUMENT;
+  *out_len = 0;
+  *out_flags = 0;
+  if ((out == NULL && out_cap != 0) || (in == NULL && in_len != 0))
+    return MP_ERR_INVALID_ARGUMENT;
+  if (charset_id < 0 || charset_id >= E_COUNT)
+    charset_id = E_UNKNOWN;
+  struct cs_sink s = {.limit = mp_charset_utf8_max_len(in_len)};
+  if (in_len == 0) {
+    if (charset_id == E_UNKNOWN)
+      *out_flags = MP_CHARSET_UNKNOWN;
+    return 0;
+  }
+  if (out_cap < s.limit) {
+    // Measure first, so that a buffer that is too small stays untouched.
+    decode(&s, charset_id, in, in_len);
+    if (s.len > out_cap)
+      return MP_ERR_BUFFER_TOO_SMALL;
+    s = (struct cs_sink){.limit = s.limit};
+  }
+  s.out = (uint8_t *)out;
+  s.cap = out_cap;
+  decode(&s, charset_id, in, in_len);
+  if (s.overflow)
+    return MP_ERR_BUFFER_TOO_SMALL; // iconv disagreed with itself; report nothing
+  *out_len = s.len;
+  *out_flags = s.flags;
+  return 0;
+}
+
+int mp_charset_to_utf8(char *out, size_t out_cap, size_t *out_len, unsigned *out_flags,
+                       const char *charset, size_t charset_len, const uint8_t *in, size_t in_len) {
+  if (charset == NULL && charset_len != 0)
+    return MP_ERR_INVALID_ARGUMENT;
+  return mp_charset_to_utf8_id(out, out_cap, out_len, out_flags,
+                               mp_charset_lookup(charset, charset_len), in, in_len);
+}
+
+size_t mp_charset_alias_count(void) {
+  return sizeof cs_aliases / sizeof cs_aliases[0];
+}
+
+const char *mp_charset_alias_get(size_t i, int *id) {
+  if (i >= mp_charset_alias_count())
+    return NULL;
+  *id = cs_aliases[i].id;
+  return cs_aliases[i].key;
+}

@@ -1,0 +1,107 @@
+// core_internal.h: private declarations of the message parser core: the
+// message handle and its arena, the bounded cursor, and the line scanner
+// interface that SIMD kernels will implement later.
+#ifndef MP_CORE_INTERNAL_H
+#define MP_CORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mailparse.h"
+
+// Arena: a list of chunks from the settings' allocator, freed at once.
+typedef struct mp_arena_chunk {
+  struct mp_arena_chunk *next;
+  size_t cap, used;
+  // data follows, max-aligned
+} mp_arena_chunk;
+
+typedef struct mp_arena {
+  mp_allocator a;
+  mp_arena_chunk *head;
+} mp_arena;
+
+void *mp_arena_alloc(mp_arena *ar, size_t size);
+void mp_arena_release(mp_arena *ar);
+void *mp_alloc_raw(const mp_allocator *a, size_t size);
+void mp_free_raw(const mp_allocator *a, void *p);
+
+struct mp_message {
+  mp_arena arena;
+  const uint8_t *data;
+  size_t len;
+  mp_header *headers;
+  size_t num_headers, cap_headers;
+  mp_part *parts;
+  size_t num_parts, cap_parts;
+  uint32_t problem_mask;
+  size_t num_problems;
+  mp_problem problems[MP_MAX_PROBLEMS];
+};
+
+// Bounded cursor (CONVENTIONS §5): every read checks the remaining length.
+typedef struct mp_cur {
+  const uint8_t *p;
+  size_t len;
+} mp_cur;
+
+static inline int mp_cur_get_u8(mp_cur *c, uint8_t *out) {
+  if (c->len == 0)
+    return 0;
+  *out = c->p[0];
+  c->p++;
+  c->len--;
+  return 1;
+}
+
+static inline int mp_cur_peek(const mp_cur *c, uint8_t *out) {
+  if (c->len == 0)
+    return 0;
+  *out = c->p[0];
+  return 1;
+}
+
+static inline void mp_cur_skip_wsp(mp_cur *c) {
+  while (c->len > 0 && (c->p[0] == ' ' || c->p[0] == '\t' || c->p[0] == '\r' || c->p[0] == '\n')) {
+    c->p++;
+    c->len--;
+  }
+}
+
+// Line scanner: the interface SIMD kernels will slot into. Offsets are
+// absolute within `buf` (length `len`); `from` <= `len`.
+typedef struct mp_scanner {
+  const char *name;
+  // line_end returns the offset just past the next LF at or after `from`, or
+  // `len` when there is none.
+  size_t (*line_end)(const uint8_t *buf, size_t len, size_t from);
+  // next_dash_line returns the offset of the first line start at or after
+  // `from` (where `from` itself is a line start) whose line begins with "--",
+  // or `len` when there is none.
+  size_t (*next_dash_line)(const uint8_t *buf, size_t len, size_t from);
+} mp_scanner;
+
+const mp_scanner *mp_scanner_get(void);
+
+// mp_ascii_ieq compares without ASCII case.
+bool mp_ascii_ieq(const uint8_t *a, size_t a_len, const char *b, size_t b_len);
+
+// Header section parsing (header.c): parses fields from `off` until the empty
+// line, a line that is an active boundary (is_boundary), or `end`. It appends
+// header records for `part` and returns the offset where the body starts;
+// *body_ends_header is false when no empty line was found.
+typedef bool (*mp_boundary_pred)(void *ctx, size_t line_off);
+typedef struct mp_hdr_ctx {
+  mp_message *msg;
+  uint32_t max_headers;
+  uint32_t max_line_len;
+  mp_boundary_pred is_boundary;
+  void *pred_ctx;
+} mp_hdr_ctx;
+int mp_header_section_parse(mp_hdr_ctx *hc, uint32_t part, size_t off, size_t end, size_t *body_off,
+                            bool *found_empty_line);
+
+void mp_problem_add(mp_message *msg, uint32_t kind, uint32_t part, size_t offset);
+
+#endif // MP_CORE_INTERNAL_H

@@ -1,0 +1,795 @@
+// message.c: the MIME structure of a message (RFC 2045, RFC 2046, RFC 2049):
+// one forward pass over the buffer that splits header sections from bodies,
+// follows multipart boundaries with a stack of the active ones (each
+// candidate line start is examined once and matched against the stack, so a
+// delimiter of an outer multipart also ends every inner part, as RFC 2046
+// 5.1.2 requires), descends into message/rfc822 and message/global, and
+// records every part in the message's flat part array; also the minimal
+// Content-Type and Content-Transfer-Encoding readers the structure needs, and
+// IMAP section-number addressing.
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core_internal.h"
+
+typedef struct bentry {
+  uint32_t part;    // the multipart this boundary splits
+  uint32_t open_ix; // its position in the open stack
+  const uint8_t *b; // the boundary value
+  size_t blen;
+} bentry;
+
+typedef struct oentry {
+  uint32_t part;
+  uint32_t last_child;
+  bool in_preamble; // multipart that has not seen its first delimiter yet
+  bool closed;      // multipart whose close delimiter was seen
+} oentry;
+
+typedef struct parser {
+  mp_message *msg;
+  uint32_t max_depth, max_parts, max_headers, max_line_len;
+  uint64_t work_left;
+  bool work_out;
+  bentry *bs;
+  size_t nbs, capbs;
+  oentry *os;
+  size_t nos, capos;
+  // Scratch for the typed Content-Type parser, reused from part to part.
+  char *text;
+  size_t text_cap;
+  mp_param *params;
+} parser;
+
+void mp_problem_add(mp_message *msg, uint32_t kind, uint32_t part, size_t offset) {
+  msg->problem_mask |= 1u << kind;
+  if (msg->num_problems < MP_MAX_PROBLEMS)
+    msg->problems[msg->num_problems++] = (mp_problem){kind, part, offset};
+}
+
+// grow doubles an arena array of `elem`-byte items when it is full.
+static int grow(mp_message *msg, void **arr, size_t n, size_t *cap, size_t elem) {
+  if (n < *cap)
+    return 0;
+  size_t nc = *cap != 0 ? *cap * 2 : 8;
+  if (nc > SIZE_MAX / elem)
+    return -ENOMEM;
+  void *na = mp_arena_alloc(&msg->arena, nc * elem);
+  if (na == NULL)
+    return -ENOMEM;
+  if (n != 0)
+    memcpy(na, *arr, n * elem);
+  *arr = na;
+  *cap = nc;
+  return 0;
+}
+
+static bool spend(parser *P, uint64_t units) {
+  if (P->work_out)
+    return false;
+  if (units > P->work_left) {
+    P->work_out = true;
+    P->work_left = 0;
+    mp_problem_add(P->msg, MP_PROBLEM_WORK, MP_NO_INDEX, 0);
+    return false;
+  }
+  P->work_left -= units;
+  return true;
+}
+
+// match_boundary tests whether the line at `pos` is a delimiter of an active
+// boundary, innermost first: "--" boundary ["--"] transport-padding EOL. On a
+// match it returns the stack level and sets *is_close and *line_end.
+static long match_boundary(parser *P, size_t pos, bool *is_close, size_t *line_end) {
+  const uint8_t *b = P->msg->data;
+  size_t len = P->msg->len;
+  if (P->nbs == 0 || len - pos < 2 || b[pos] != '-' || b[pos + 1] != '-')
+    return -1;
+  for (size_t k = P->nbs; k-- > 0;) {
+    const bentry *e = &P->bs[k];
+    if (!spend(P, e->blen + 2))
+      return -1;
+    if (len - pos - 2 < e->blen || memcmp(b + pos + 2, e->b, e->blen) != 0)
+      continue;
+    size_t q = pos + 2 + e->blen;
+    bool close = false;
+    if (len - q >= 2 && b[q] == '-' && b[q + 1] == '-') {
+      close = true;
+      q += 2;
+    }
+    while (q < len && (b[q] == ' ' || b[q] == '\t'))
+      q++;
+    if (q < len && b[q] == '\r' && len - q >= 2 && b[q + 1] == '\n')
+      q++;
+    if (q < len && b[q] != '\n')
+      continue; // more text after the boundary: not this delimiter
+    *is_close = close;
+    *line_end = q < len ? q + 1 : len;
+    return (long)k;
+  }
+  return -1;
+}
+
+static bool pred_is_boundary(void *ctx, size_t off) {
+  bool c;
+  size_t le;
+  return match_boundary(ctx, off, &c, &le) >= 0;
+}
+
+static uint32_t new_part(parser *P, uint32_t parent, size_t start, int *rc) {
+  mp_message *msg = P->msg;
+  *rc = grow(msg, (void **)&msg->parts, msg->num_parts, &msg->cap_parts, sizeof(mp_part));
+  if (*rc != 0)
+    return MP_NO_INDEX;
+  uint32_t ix = (uint32_t)msg->num_parts++;
+  mp_part *p = &msg->parts[ix];
+  memset(p, 0, sizeof *p);
+  p->parent = parent;
+  p->first_child = p->next_sibling = MP_NO_INDEX;
+  p->h_id = p->h_description = p->h_disposition = MP_NO_INDEX;
+  p->h_language = p->h_location = p->h_md5 = MP_NO_INDEX;
+  p->header.off = start;
+  p->body.off = start;
+  p->first_header = (uint32_t)msg->num_headers;
+  if (parent != MP_NO_INDEX) {
+    mp_part *pp = &msg->parts[parent];
+    p->depth = pp->depth + 1;
+    pp->num_children++;
+    oentry *oe = &P->os[P->nos - 1]; // the parent is the innermost open part
+    if (oe->last_child == MP_NO_INDEX)
+      pp->first_child = ix;
+    else
+      msg->parts[oe->last_child].next_sibling = ix;
+    oe->last_child = ix;
+  }
+  *rc = grow(msg, (void **)&P->os, P->nos, &P->capos, sizeof(oentry));
+  if (*rc != 0)
+    return MP_NO_INDEX;
+  P->os[P->nos++] = (oentry){ix, MP_NO_INDEX, false, false};
+  return ix;
+}
+
+// A line-count event: the start or end of one part's body.
+typedef struct lc_event {
+  size_t off;
+  uint32_t part;
+  uint32_t is_end;
+} lc_event;
+
+static int lc_cmp(const void *x, const void *y) {
+  const lc_event *a = x, *b = y;
+  if (a->off != b->off)
+    return a->off < b->off ? -1 : 1;
+  return (int)a->is_end - (int)b->is_end;
+}
+
+// count_all_lines sets every part's `lines` in one sweep over the buffer:
+// nested bodies overlap, so counting each body on its own would cost the
+// nesting depth times the input. Events at body starts and ends are sorted,
+// and the running count of line feeds gives each body's count as a
+// difference.
+static int count_all_lines(mp_message *msg) {
+  size_t np = msg->num_parts;
+  lc_event *ev = mp_arena_alloc(&msg->arena, 2 * np * sizeof *ev);
+  uint64_t *start = mp_arena_alloc(&msg->arena, np * sizeof *start);
+  if (ev == NULL || start == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < np; i++) {
+    const mp_part *p = &msg->parts[i];
+    ev[2 * i] = (lc_event){p->body.off, (uint32_t)i, 0};
+    ev[2 * i + 1] = (lc_event){p->body.off + p->body.len, (uint32_t)i, 1};
+  }
+  qsort(ev, 2 * np, sizeof *ev, lc_cmp);
+  const mp_scanner *sc = mp_scanner_get();
+  uint64_t lfs = 0;
+  size_t pos = 0;
+  for (size_t k = 0; k < 2 * np; k++) {
+    // Count the line feeds in [pos, ev[k].off).
+    while (pos < ev[k].off) {
+      size_t le = sc->line_end(msg->data, ev[k].off, pos);
+      if (le > pos && msg->data[le - 1] == '\n')
+        lfs++;
+      pos = le;
+    }
+    mp_part *p = &msg->parts[ev[k].part];
+    if (!ev[k].is_end) {
+      start[ev[k].part] = lfs;
+      continue;
+    }
+    p->lines = lfs - start[ev[k].part];
+    // A last line without a line break counts too.
+    if (p->body.len > 0 && msg->data[p->body.off + p->body.len - 1] != '\n')
+      p->lines++;
+  }
+  return 0;
+}
+
+// close_top closes the innermost open part at offset `end` (or at its body
+// start, when the delimiter's line break lies before it) and returns where it
+// ended, so that an enclosing part closed next never ends before its child.
+static size_t close_top(parser *P, size_t end) {
+  oentry *oe = &P->os[--P->nos];
+  mp_part *p = &P->msg->parts[oe->part];
+  if (end < p->body.off)
+    end = p->body.off;
+  p->body.len = end - p->body.off;
+  if (p->flags & MP_PART_MULTIPART) {
+    if (oe->in_preamble) {
+      p->preamble = p->body;
+    }
+    if (oe->closed) {
+      p->epilogue.len = end > p->epilogue.off ? end - p->epilogue.off : 0;
+    } else {
+      p->flags |= MP_PART_NO_END;
+      mp_problem_add(P->msg, MP_PROBLEM_NO_END, oe->part, end);
+    }
+  }
+  return p->body.off + p->body.len;
+}
+
+static bool is_tspecial_or_ctl(uint8_t c) {
+  return c <= ' ' || c >= 0x7f || strchr("()<>@,;:\\\"/[]?=", c) != NULL;
+}
+
+static void skip_cfws(mp_cur *c) {
+  for (;;) {
+    mp_cur_skip_wsp(c);
+    uint8_t ch;
+    if (!mp_cur_peek(c, &ch) || ch != '(')
+      return;
+    int depth = 0;
+    while (mp_cur_get_u8(c, &ch)) {
+      if (ch == '\\') {
+        if (!mp_cur_get_u8(c, &ch))
+          return;
+      } else if (ch == '(') {
+        depth++;
+      } else if (ch == ')' && --depth == 0) {
+        break;
+      }
+    }
+  }
+}
+
+static mp_str get_token(mp_cur *c) {
+  mp_str s = {(const char *)c->p, 0};
+  while (c->len > 0 && !is_tspecial_or_ctl(c->p[0])) {
+    c->p++;
+    c->len--;
+    s.len++;
+  }
+  if (s.len == 0)
+    s.p = NULL;
+  return s;
+}
+
+// get_value reads a token or a quoted-string; a quoted string with
+// backslashes is unescaped into the arena.
+static int get_value(mp_message *msg, mp_cur *c, mp_str *out) {
+  uint8_t ch;
+  if (!mp_cur_peek(c, &ch) || ch != '"') {
+    *out = get_token(c);
+    return 0;
+  }
+  mp_cur_get_u8(c, &ch);
+  const uint8_t *start = c->p;
+  bool esc = false;
+  size_t n = 0;
+  while (mp_cur_get_u8(c, &ch) && ch != '"') {
+    if (ch == '\\' && c->len > 0) {
+      esc = true;
+      mp_cur_get_u8(c, &ch);
+    }
+    n++;
+  }
+  size_t raw = (size_t)(c->p - start);
+  if (raw > 0 && start[raw - 1] == '"' && ch == '"')
+    raw--;
+  if (!esc) {
+    *out = (mp_str){(const char *)start, raw};
+    return 0;
+  }
+  char *u = mp_arena_alloc(&msg->arena, n + 1);
+  if (u == NULL)
+    return -ENOMEM;
+  size_t j = 0;
+  for (size_t i = 0; i < raw && j < n; i++) {
+    if (start[i] == '\\' && i + 1 < raw)
+      i++;
+    u[j++] = (char)start[i];
+  }
+  *out = (mp_str){u, j};
+  return 0;
+}
+
+static void trim_str(mp_str *s) {
+  while (s->len > 0 && (s->p[s->len - 1] == ' ' || s->p[s->len - 1] == '\t'))
+    s->len--;
+}
+
+// arena_copy copies `in` into the arena, in lower case when `lower` is set.
+static int arena_copy(mp_message *msg, mp_str *out, mp_str in, bool lower) {
+  char *c = mp_arena_alloc(&msg->arena, in.len ? in.len : 1);
+  if (c == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < in.len; i++)
+    c[i] = (char)(lower && in.p[i] >= 'A' && in.p[i] <= 'Z' ? in.p[i] + 32 : in.p[i]);
+  *out = (mp_str){c, in.len};
+  return 0;
+}
+
+// read_content_type is the minimal Content-Type reader: type "/" subtype and
+// the boundary and charset parameters (first occurrence of each).
+static int read_content_type(mp_message *msg, mp_part *p, const mp_header *h) {
+  mp_cur c = {msg->data + h->value.off, h->value.len};
+  skip_cfws(&c);
+  mp_str type = get_token(&c);
+  skip_cfws(&c);
+  uint8_t ch;
+  if (type.p == NULL || !mp_cur_get_u8(&c, &ch) || ch != '/')
+    return 1;
+  skip_cfws(&c);
+  mp_str sub = get_token(&c);
+  if (sub.p == NULL)
+    return 1;
+  if (arena_copy(msg, &p->type, type, true) != 0 || arena_copy(msg, &p->subtype, sub, true) != 0)
+    return -ENOMEM;
+  for (;;) {
+    // Skip to the next ';' (junk between parameters is ignored).
+    while (mp_cur_get_u8(&c, &ch) && ch != ';') {
+      if (ch == '"') {
+        while (mp_cur_get_u8(&c, &ch) && ch != '"')
+          if (ch == '\\' && !mp_cur_get_u8(&c, &ch))
+            break;
+      }
+    }
+    if (c.len == 0)
+      break;
+    skip_cfws(&c);
+    mp_str attr = get_token(&c);
+    skip_cfws(&c);
+    if (attr.p == NULL || !mp_cur_peek(&c, &ch) || ch != '=')
+      continue;
+    mp_cur_get_u8(&c, &ch);
+    skip_cfws(&c);
+    mp_str val;
+    int rc = get_value(msg, &c, &val);
+    if (rc != 0)
+      return rc;
+    if (val.p == NULL)
+      continue;
+    if (p->boundary.p == NULL && mp_ascii_ieq((const uint8_t *)attr.p, attr.len, "boundary", 8)) {
+      trim_str(&val);
+      if (val.len > 0)
+        p->boundary = val;
+    } else if (p->charset.p == NULL &&
+               mp_ascii_ieq((const uint8_t *)attr.p, attr.len, "charset", 7)) {
+      p->charset = val;
+    }
+  }
+  return 0;
+}
+
+// MP_TYPED_CT_MAX is the longest Content-Type value handed to the typed
+// parser (which needs 4 bytes of text per input byte); longer values, the
+// rare ones with more than MP_TYPED_CT_PARAMS parameters, and values met
+// after the work budget ran out go to the minimal reader above.
+#define MP_TYPED_CT_MAX 16384
+#define MP_TYPED_CT_PARAMS 64
+
+// typed_content_type reads Content-Type with mp_content_type_parse() (RFC
+// 2231 continuations, RFC 2047 words, unquoted values with specials such as
+// "boundary=----=_Part_1"), copying what the part keeps into the arena. It
+// returns 0, 1 for a value without a usable type, 2 when the minimal reader
+// must do it, or -ENOMEM.
+static int typed_content_type(parser *P, mp_part *p, const mp_header *h) {
+  mp_message *msg = P->msg;
+  if (h->value.len > MP_TYPED_CT_MAX || !spend(P, h->value.len))
+    return 2;
+  size_t need = mp_typed_text_max_len(h->value.len);
+  if (need > P->text_cap) {
+    size_t cap = P->text_cap ? P->text_cap : 1024;
+    while (cap < need)
+      cap *= 2;
+    P->text = mp_arena_alloc(&msg->arena, cap);
+    if (P->text == NULL)
+      return -ENOMEM;
+    P->text_cap = cap;
+  }
+  if (P->params == NULL) {
+    P->params = mp_arena_alloc(&msg->arena, MP_TYPED_CT_PARAMS * sizeof(mp_param));
+    if (P->params == NULL)
+      return -ENOMEM;
+  }
+  mp_content_type ct;
+  size_t text_len;
+  unsigned flags = 0;
+  int rc = mp_content_type_parse(&ct, P->params, MP_TYPED_CT_PARAMS, P->text, P->text_cap,
+                                 &text_len, &flags, (const char *)msg->data + h->value.off,
+                                 h->value.len);
+  if (rc == MP_ERR_SYNTAX)
+    return 1;
+  if (rc != 0)
+    return 2;
+  const mp_param *b = mp_param_find(P->params, ct.num_params, "boundary");
+  const mp_param *c = mp_param_find(P->params, ct.num_params, "charset");
+  if (arena_copy(msg, &p->type, ct.type, true) != 0 ||
+      arena_copy(msg, &p->subtype, ct.subtype, true) != 0)
+    return -ENOMEM;
+  if (b != NULL && b->value.p != NULL) {
+    mp_str v = b->value;
+    trim_str(&v); // as Python's email package does: a boundary cannot end in space
+    if (v.len > 0 && arena_copy(msg, &p->boundary, v, false) != 0)
+      return -ENOMEM;
+  }
+  if (c != NULL && c->value.p != NULL && arena_copy(msg, &p->charset, c->value, false) != 0)
+    return -ENOMEM;
+  return 0;
+}
+
+static mp_encoding read_cte(const mp_message *msg, const mp_header *h, mp_str *name) {
+  mp_cur c = {msg->data + h->value.off, h->value.len};
+  skip_cfws(&c);
+  mp_str t = get_token(&c);
+  *name = t;
+  if (t.p == NULL)
+    return MP_ENCODING_UNKNOWN;
+  static const struct {
+    const char *n;
+    mp_encoding e;
+  } known[] = {{"7bit", MP_ENCODING_7BIT},
+               {"8bit", MP_ENCODING_8BIT},
+               {"binary", MP_ENCODING_BINARY},
+               {"quoted-printable", MP_ENCODING_QP},
+               {"base64", MP_ENCODING_BASE64}};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (mp_ascii_ieq((const uint8_t *)t.p, t.len, known[i].n, strlen(known[i].n)))
+      return known[i].e;
+  return MP_ENCODING_UNKNOWN;
+}
+
+static bool part_is(const mp_part *p, const char *type, const char *sub) {
+  return mp_ascii_ieq((const uint8_t *)p->type.p, p->type.len, type, strlen(type)) &&
+         (sub == NULL ||
+          mp_ascii_ieq((const uint8_t *)p->subtype.p, p->subtype.len, sub, strlen(sub)));
+}
+
+// analyse_headers fills the part's MIME fields from its header fields.
+static int analyse_headers(parser *P, uint32_t ix) {
+  mp_message *msg = P->msg;
+  mp_part *p = &msg->parts[ix];
+  const mp_header *ct = NULL, *cte = NULL;
+  static const char *const names[] = {"content-id",          "content-description",
+                                      "content-disposition", "content-language",
+                                      "content-location",    "content-md5"};
+  uint32_t *slots[] = {&p->h_id,       &p->h_description, &p->h_disposition,
+                       &p->h_language, &p->h_location,    &p->h_md5};
+  for (uint32_t i = p->first_header; i < p->first_header + p->num_headers; i++) {
+    const mp_header *h = &msg->headers[i];
+    const uint8_t *n = msg->data + h->name.off;
+    if (h->name.len < 8 || (h->flags & MP_HEADER_NO_COLON) || !mp_ascii_ieq(n, 8, "content-", 8))
+      continue;
+    if (ct == NULL && mp_ascii_ieq(n, h->name.len, "content-type", 12))
+      ct = h;
+    else if (cte == NULL && mp_ascii_ieq(n, h->name.len, "content-transfer-encoding", 25))
+      cte = h;
+    else
+      for (size_t k = 0; k < 6; k++)
+        if (*slots[k] == MP_NO_INDEX && mp_ascii_ieq(n, h->name.len, names[k], strlen(names[k])))
+          *slots[k] = i;
+  }
+  int bad = 1;
+  if (ct != NULL) {
+    p->content_type = ct->value;
+    bad = typed_content_type(P, p, ct);
+    if (bad == 2)
+      bad = read_content_type(msg, p, ct);
+    if (bad < 0)
+      return bad;
+    if (bad)
+      mp_problem_add(msg, MP_PROBLEM_BAD_CTYPE, ix, ct->field.off);
+  }
+  if (bad) {
+    p->type = p->subtype = p->boundary = p->charset = (mp_str){NULL, 0};
+    p->flags |= MP_PART_DEFAULT_TYPE;
+    const mp_part *parent = p->parent != MP_NO_INDEX ? &msg->parts[p->parent] : NULL;
+    // RFC 2046 5.1.5: in a digest the default is message/rfc822.
+    if (parent != NULL && (parent->flags & MP_PART_MULTIPART) &&
+        part_is(parent, "multipart", "digest"))
+      p->type = (mp_str){"message", 7}, p->subtype = (mp_str){"rfc822", 6};
+    else
+      p->type = (mp_str){"text", 4}, p->subtype = (mp_str){"plain", 5};
+  }
+  p->encoding = MP_ENCODING_7BIT;
+  if (cte != NULL) {
+    p->encoding = read_cte(msg, cte, &p->encoding_name);
+    if (p->encoding == MP_ENCODING_UNKNOWN) {
+      p->flags |= MP_PART_UNKNOWN_CTE;
+      mp_problem_add(msg, MP_PROBLEM_UNKNOWN_CTE, ix, cte->field.off);
+    }
+  }
+  return 0;
+}
+
+static int parse(parser *P) {
+  mp_message *msg = P->msg;
+  const mp_scanner *sc = mp_scanner_get();
+  const uint8_t *b = msg->data;
+  size_t len = msg->len;
+  int rc;
+  uint32_t cur = new_part(P, MP_NO_INDEX, 0, &rc);
+  if (rc != 0)
+    return rc;
+  size_t pos = 0;
+  bool in_headers = true;
+  for (;;) {
+    if (in_headers) {
+      mp_hdr_ctx hc = {msg, P->max_headers, P->max_line_len, P->nbs ? pred_is_boundary : NULL, P};
+      size_t body_off;
+      bool found;
+      rc = mp_header_section_parse(&hc, cur, pos, len, &body_off, &found);
+      if (rc != 0)
+        return rc;
+      mp_part *p = &msg->parts[cur];
+      p->num_headers = (uint32_t)(msg->num_headers - p->first_header);
+      p->header.len = body_off - pos;
+      p->body.off = body_off;
+      if (!found) {
+        p->flags |= MP_PART_NO_BODY;
+        if (body_off < len || p->num_headers > 0)
+          mp_problem_add(msg, MP_PROBLEM_NO_BODY, cur, body_off);
+      }
+      rc = analyse_headers(P, cur);
+      if (rc != 0)
+        return rc;
+      p = &msg->parts[cur];
+      pos = body_off;
+      in_headers = false;
+      bool container = false;
+      if (part_is(p, "multipart", NULL)) {
+        if (p->boundary.p == NULL) {
+          p->flags |= MP_PART_NO_BOUNDARY;
+          mp_problem_add(msg, MP_PROBLEM_NO_BOUNDARY, cur, p->header.off);
+        } else {
+          container = true;
+        }
+      } else if ((part_is(p, "message", "rfc822") || part_is(p, "message", "global")) &&
+                 (p->encoding == MP_ENCODING_7BIT || p->encoding == MP_ENCODING_8BIT ||
+                  p->encoding == MP_ENCODING_BINARY)) {
+        container = true;
+      }
+      if (container && p->depth >= P->max_depth) {
+        p->flags |= MP_PART_TOO_DEEP;
+        mp_problem_add(msg, MP_PROBLEM_DEPTH, cur, body_off);
+        container = false;
+      }
+      if (container && msg->num_parts >= P->max_parts) {
+        p->flags |= MP_PART_TOO_DEEP;
+        mp_problem_add(msg, MP_PROBLEM_PARTS, cur, body_off);
+        container = false;
+      }
+      if (container && part_is(p, "multipart", NULL)) {
+        p->flags |= MP_PART_MULTIPART;
+        p->preamble.off = body_off;
+        P->os[P->nos - 1].in_preamble = true;
+        rc = grow(msg, (void **)&P->bs, P->nbs, &P->capbs, sizeof(bentry));
+        if (rc != 0)
+          return rc;
+        P->bs[P->nbs++] =
+            (bentry){cur, (uint32_t)(P->nos - 1), (const uint8_t *)p->boundary.p, p->boundary.len};
+      } else if (container) {
+        p->flags |= MP_PART_MESSAGE;
+        cur = new_part(P, cur, body_off, &rc);
+        if (rc != 0)
+          return rc;
+        in_headers = true;
+      }
+      continue;
+    }
+    // Body: scan candidate lines against the boundary stack.
+    size_t cand = len;
+    long level = -1;
+    bool is_close = false;
+    size_t le = len;
+    while (P->nbs > 0 && !P->work_out && pos < len) {
+      cand = sc->next_dash_line(b, len, pos);
+      if (cand >= len)
+        break;
+      level = match_boundary(P, cand, &is_close, &le);
+      if (level >= 0)
+        break;
+      pos = sc->line_end(b, len, cand);
+      cand = len;
+    }
+    if (level < 0) {
+      while (P->nos > 0)
+        (void)close_top(P, len);
+      return count_all_lines(msg);
+    }
+    bentry be = P->bs[level];
+    // The line break before a delimiter belongs to the delimiter.
+    size_t cut = cand;
+    if (cut > 0 && b[cut - 1] == '\n') {
+      cut--;
+      if (cut > 0 && b[cut - 1] == '\r')
+        cut--;
+    }
+    if (!is_close && msg->num_parts >= P->max_parts) {
+      // No room for another part: the delimiter stays in the current body.
+      mp_problem_add(msg, MP_PROBLEM_PARTS, be.part, cand);
+      pos = le;
+      continue;
+    }
+    P->nbs = (size_t)level + 1;
+    size_t end = cut;
+    while (P->nos > be.open_ix + 1)
+      end = close_top(P, end);
+    oentry *oe = &P->os[be.open_ix];
+    mp_part *m = &msg->parts[be.part];
+    if (oe->in_preamble) {
+      m->preamble.len = cut > m->preamble.off ? cut - m->preamble.off : 0;
+      oe->in_preamble = false;
+    }
+    if (is_close) {
+      oe->closed = true;
+      m->epilogue.off = le;
+      P->nbs = (size_t)level;
+      pos = le;
+    } else {
+      cur = new_part(P, be.part, le, &rc);
+      if (rc != 0)
+        return rc;
+      pos = le;
+      in_headers = true;
+    }
+  }
+}
+
+int mp_message_parse(mp_message **out, const mp_settings *settings, const void *in, size_t in_len,
+                     mp_diag *diag) {
+  if (diag != NULL)
+    memset(diag, 0, sizeof *diag);
+  if (out != NULL)
+    *out = NULL;
+  mp_settings def = MP_SETTINGS_INIT;
+  const mp_settings *s = settings != NULL ? settings : &def;
+  const char *why = NULL;
+  if (out == NULL)
+    why = "out is NULL";
+  else if (in == NULL && in_len > 0)
+    why = "in is NULL";
+  else if (s->version != MP_SETTINGS_VERSION)
+    why = "unknown settings version";
+  else if ((s->allocator.alloc == NULL) != (s->allocator.free == NULL))
+    why = "allocator needs both alloc and free";
+  if (why != NULL) {
+    if (diag != NULL) {
+      diag->code = MP_ERR_INVALID_ARGUMENT;
+      snprintf(diag->message, sizeof diag->message, "%s", why);
+    }
+    return MP_ERR_INVALID_ARGUMENT;
+  }
+  mp_message *msg = mp_alloc_raw(&s->allocator, sizeof *msg);
+  if (msg == NULL)
+    goto nomem;
+  memset(msg, 0, sizeof *msg);
+  msg->arena.a = s->allocator;
+  msg->data = in != NULL ? in : (const uint8_t *)"";
+  msg->len = in_len;
+  parser P = {.msg = msg};
+  P.max_depth = s->max_depth ? s->max_depth : MP_DEFAULT_MAX_DEPTH;
+  P.max_parts = s->max_parts ? s->max_parts : MP_DEFAULT_MAX_PARTS;
+  P.max_headers = s->max_headers ? s->max_headers : MP_DEFAULT_MAX_HEADERS;
+  P.max_line_len = s->max_line_len ? s->max_line_len : MP_DEFAULT_MAX_LINE_LEN;
+  if (s->max_work != 0)
+    P.work_left = s->max_work;
+  else if (in_len > (UINT64_MAX - (1u << 20)) / MP_DEFAULT_WORK_PER_BYTE)
+    P.work_left = UINT64_MAX;
+  else
+    P.work_left = (uint64_t)in_len * MP_DEFAULT_WORK_PER_BYTE + (1u << 20);
+  int rc = parse(&P);
+  if (rc != 0) {
+    mp_message_free(msg);
+    if (rc == -ENOMEM)
+      goto nomem;
+    if (diag != NULL)
+      diag->code = rc;
+    return rc;
+  }
+  *out = msg;
+  return 0;
+nomem:
+  if (diag != NULL) {
+    diag->code = -ENOMEM;
+    snprintf(diag->message, sizeof diag->message, "out of memory");
+  }
+  return -ENOMEM;
+}
+
+void mp_message_free(mp_message *msg) {
+  if (msg == NULL)
+    return;
+  mp_allocator a = msg->arena.a;
+  mp_arena_release(&msg->arena);
+  mp_free_raw(&a, msg);
+}
+
+const uint8_t *mp_message_data(const mp_message *msg, size_t *len) {
+  if (len != NULL)
+    *len = msg != NULL ? msg->len : 0;
+  return msg != NULL ? msg->data : NULL;
+}
+
+size_t mp_message_num_parts(const mp_message *msg) {
+  return msg != NULL ? msg->num_parts : 0;
+}
+
+const mp_part *mp_message_part(const mp_message *msg, size_t i) {
+  if (msg == NULL || i >= msg->num_parts)
+    return NULL;
+  return &msg->parts[i];
+}
+
+uint32_t mp_message_problems(const mp_message *msg) {
+  return msg != NULL ? msg->problem_mask : 0;
+}
+
+size_t mp_message_num_problems(const mp_message *msg) {
+  return msg != NULL ? msg->num_problems : 0;
+}
+
+const mp_problem *mp_message_problem(const mp_message *msg, size_t i) {
+  if (msg == NULL || i >= msg->num_problems)
+    return NULL;
+  return &msg->problems[i];
+}
+
+int mp_message_part_by_section(const mp_message *msg, uint32_t *out_part, const char *section,
+                               size_t section_len) {
+  if (msg == NULL || out_part == NULL || (section == NULL && section_len > 0))
+    return MP_ERR_INVALID_ARGUMENT;
+  mp_cur c = {(const uint8_t *)section, section_len};
+  uint32_t cur = 0; // a message-level node: its body is what numbers address
+  bool first = true;
+  while (c.len > 0) {
+    if (!first) {
+      uint8_t dot;
+      if (!mp_cur_get_u8(&c, &dot) || dot != '.')
+        return MP_ERR_SYNTAX;
+      // After a message/rfc822 part, numbers address the encapsulated message.
+      const mp_part *p = &msg->parts[cur];
+      if (p->flags & MP_PART_MESSAGE)
+        cur = p->first_child;
+      else if (!(p->flags & MP_PART_MULTIPART))
+        return MP_ERR_SYNTAX;
+    }
+    first = false;
+    uint64_t n = 0;
+    size_t digits = 0;
+    uint8_t ch;
+    while (mp_cur_peek(&c, &ch) && ch >= '0' && ch <= '9') {
+      mp_cur_get_u8(&c, &ch);
+      if (n > UINT32_MAX)
+        return MP_ERR_SYNTAX;
+      n = n * 10 + (ch - '0');
+      digits++;
+    }
+    if (digits == 0 || n == 0 || (digits > 1 && c.p[-(long)digits] == '0'))
+      return MP_ERR_SYNTAX;
+    const mp_part *p = &msg->parts[cur];
+    if (p->flags & MP_PART_MULTIPART) {
+      uint32_t ch_ix = p->first_child;
+      for (uint64_t i = 1; i < n && ch_ix != MP_NO_INDEX; i++)
+        ch_ix = msg->parts[ch_ix].next_sibling;
+      if (ch_ix == MP_NO_INDEX)
+        return MP_ERR_SYNTAX;
+      cur = ch_ix;
+    } else if (n != 1) {
+      return MP_ERR_SYNTAX;
+    }
+  }
+  *out_part = cur;
+  return 0;
+}

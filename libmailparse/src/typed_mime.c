@@ -1,0 +1,552 @@
+// typed_mime.c: Content-Type (RFC 2045 §5.1) and Content-Disposition (RFC
+// 2183) values with their parameters: media type and subtype lowercased,
+// parameter values as tokens or quoted strings, RFC 2231 continuations,
+// charsets and languages (sections joined in order before conversion, so a
+// character split across sections survives), and the real-world forms:
+// RFC 2047 words in values, unquoted values with spaces or specials,
+// unescaped backslashes in Windows paths. Values are converted to UTF-8 in
+// the caller's text buffer.
+#include "typed_internal.h"
+
+// RFC 2231 section numbers above this are ignored (MP_TYPED_JUNK): joining
+// sections costs a pass over the value per section.
+#define MP_PARAM_MAX_SECTION 255
+// Joining RFC 2231 sections takes one pass over the parameters per section;
+// a value gets at most this many passes in all, so that hostile input stays
+// linear (real values have a few dozen sections at most).
+#define MP_PARAM_MAX_PASSES 512
+
+static int is_tspecial(uint8_t b) {
+  return b != 0 && strchr("()<>@,;:\\\"/[]?=", b) != NULL;
+}
+
+static int is_token_char(uint8_t b) {
+  return b > 0x20 && b != 0x7f && !is_tspecial(b);
+}
+
+static void skip_cfws(struct mp_cur *c) {
+  uint8_t b;
+  while (mp_cur_peek(c, &b)) {
+    if (mp_is_wsp(b)) {
+      (void)mp_cur_skip(c, 1);
+    } else if (b == '(') {
+      unsigned depth = 0;
+      while (mp_cur_get_u8(c, &b)) {
+        if (b == '\\')
+          (void)mp_cur_skip(c, 1);
+        else if (b == '(')
+          depth++;
+        else if (b == ')' && --depth == 0)
+          break;
+      }
+    } else {
+      return;
+    }
+  }
+}
+
+static size_t get_token(struct mp_cur *c, const uint8_t **p) {
+  uint8_t b;
+  *p = c->p;
+  size_t n = 0;
+  while (mp_cur_peek(c, &b) && is_token_char(b)) {
+    (void)mp_cur_skip(c, 1);
+    n++;
+  }
+  return n;
+}
+
+// skip_past_semicolon skips to the next ';' outside quotes (it stays before
+// it).
+static void skip_to_semicolon(struct mp_cur *c) {
+  uint8_t b;
+  bool q = false;
+  while (mp_cur_peek(c, &b)) {
+    if (!q && b == ';')
+      return;
+    if (b == '"')
+      q = !q;
+    else if (b == '\\' && q)
+      (void)mp_cur_skip(c, 1);
+    (void)mp_cur_skip(c, 1);
+  }
+}
+
+struct rawp {
+  const uint8_t *name; // the base name, without RFC 2231 suffixes
+  size_t name_len;
+  long section; // -1: none
+  bool ext;     // ends in '*': charset'lang'%xx
+  const uint8_t *val;
+  size_t val_len;
+  bool quoted;
+};
+
+// next_raw reads the next parameter as written; returns 1, or 0 at the end.
+static int next_raw(struct mp_cur *c, struct rawp *r, unsigned *flags) {
+  uint8_t b;
+  for (;;) {
+    skip_cfws(c);
+    if (!mp_cur_peek(c, &b))
+      return 0;
+    if (b == ';') {
+      (void)mp_cur_skip(c, 1);
+      continue;
+    }
+    memset(r, 0, sizeof *r);
+    r->name_len = get_token(c, &r->name);
+    skip_cfws(c);
+    if (r->name_len == 0 || !mp_cur_peek(c, &b) || b != '=') {
+      *flags |= MP_TYPED_JUNK;
+      if (r->name_len == 0 && mp_cur_peek(c, &b) && b != ';')
+        (void)mp_cur_skip(c, 1);
+      skip_to_semicolon(c);
+      continue;
+    }
+    (void)mp_cur_skip(c, 1);
+    skip_cfws(c);
+    if (mp_cur_peek(c, &b) && b == '"') {
+      (void)mp_cur_skip(c, 1);
+      r->quoted = true;
+      r->val = c->p;
+      bool closed = false;
+      while (mp_cur_get_u8(c, &b)) {
+        if (b == '\\') {
+          (void)mp_cur_skip(c, 1);
+        } else if (b == '"') {
+          closed = true;
+          break;
+        }
+      }
+      r->val_len = (size_t)(c->p - r->val) - (closed ? 1 : 0);
+      if (!closed) {
+        *flags |= MP_TYPED_UNTERMINATED;
+        if (r->val_len > 0 && r->val[r->val_len - 1] == '\\')
+          r->val_len--; // never end on half a quoted pair
+      }
+      skip_cfws(c);
+      if (mp_cur_peek(c, &b) && b != ';') {
+        *flags |= MP_TYPED_JUNK;
+        skip_to_semicolon(c);
+      }
+    } else {
+      const uint8_t *start = c->p;
+      r->val_len = get_token(c, &r->val);
+      struct mp_cur after = *c;
+      skip_cfws(&after);
+      if (mp_cur_peek(&after, &b) && b != ';') {
+        // An unquoted value with spaces or specials: take it up to ';'.
+        *flags |= MP_TYPED_REPAIRED;
+        skip_to_semicolon(c);
+        r->val = start;
+        r->val_len = (size_t)(c->p - start);
+        while (r->val_len > 0 && mp_is_wsp(r->val[r->val_len - 1]))
+          r->val_len--;
+      } else {
+        *c = after;
+      }
+    }
+    // RFC 2231 §3-4: name*, name*N, name*N*.
+    const uint8_t *star = memchr(r->name, '*', r->name_len);
+    r->section = -1;
+    if (star != NULL) {
+      size_t base = (size_t)(star - r->name);
+      size_t i = base + 1;
+      long sec = -1;
+      if (i < r->name_len && mp_is_digit(r->name[i])) {
+        sec = 0;
+        while (i < r->name_len && mp_is_digit(r->name[i]) && sec <= MP_PARAM_MAX_SECTION)
+          sec = sec * 10 + (r->name[i++] - '0');
+      }
+      bool ext = sec < 0; // "name*": the star itself marks the extension
+      if (sec >= 0 && i < r->name_len && r->name[i] == '*') {
+        ext = true;
+        i++;
+      }
+      if (i == r->name_len && base > 0 && (sec >= 0 || ext)) {
+        if (sec > MP_PARAM_MAX_SECTION) {
+          *flags |= MP_TYPED_JUNK;
+          continue;
+        }
+        r->name_len = base;
+        r->section = sec;
+        r->ext = ext;
+      }
+    }
+    return 1;
+  }
+}
+
+static int hexval(uint8_t b) {
+  if (mp_is_digit(b))
+    return b - '0';
+  b = mp_lower(b);
+  if (b >= 'a' && b <= 'f')
+    return b - 'a' + 10;
+  return -1;
+}
+
+// put_pct appends %XX-decoded bytes (RFC 2231 §4); a malformed '%' stays.
+static void put_pct(struct mp_tb *tb, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    int h, l;
+    if (p[i] == '%' && i + 2 < n && (h = hexval(p[i + 1])) >= 0 && (l = hexval(p[i + 2])) >= 0) {
+      mp_tb_putc(tb, (uint8_t)(h * 16 + l));
+      i += 2;
+    } else {
+      if (p[i] == '%')
+        tb->flags |= MP_TYPED_REPAIRED;
+      mp_tb_putc(tb, p[i]);
+    }
+  }
+}
+
+// put_quoted_bytes appends a quoted string's bytes with quoted pairs
+// resolved, except that a backslash before anything but '"' or '\' stays
+// (unescaped Windows paths in filenames) and folds are removed.
+static void put_quoted_bytes(struct mp_tb *tb, const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (p[i] == '\\' && i + 1 < n && (p[i + 1] == '"' || p[i + 1] == '\\'))
+      i++;
+    else if (p[i] == '\r' || p[i] == '\n')
+      continue;
+    mp_tb_putc(tb, p[i]);
+  }
+}
+
+// put_simple_value appends a value without RFC 2231 sections: raw bytes as
+// UTF-8 (RFC 6532), RFC 2047 words decoded (real mail puts them here).
+static void put_simple_value(struct mp_tb *tb, const struct rawp *r) {
+  if (!r->quoted) {
+    mp_tb_text(tb, r->val, r->val_len, false);
+    return;
+  }
+  size_t s = 0;
+  for (size_t i = 0; i < r->val_len; i++) {
+    if (r->val[i] == '\\' && i + 1 < r->val_len) {
+      if (r->val[i + 1] != '"' && r->val[i + 1] != '\\') {
+        tb->flags |= MP_TYPED_REPAIRED;
+        i++;
+        continue;
+      }
+      mp_tb_text(tb, r->val + s, i - s, false);
+      mp_tb_utf8(tb, r->val + i + 1, 1);
+      i++;
+      s = i + 1;
+    }
+  }
+  mp_tb_text(tb, r->val + s, r->val_len - s, false);
+}
+
+static bool name_eq(const uint8_t *a, size_t a_len, const char *b, size_t b_len) {
+  if (a_len != b_len)
+    return false;
+  for (size_t i = 0; i < a_len; i++)
+    if (mp_lower(a[i]) != mp_lower((uint8_t)b[i]))
+      return false;
+  return true;
+}
+
+// emit_sections joins the RFC 2231 sections of the parameter named like
+// `first`, in section order (the first occurrence of a number wins). Each
+// section costs a pass over the parameters, so `*budget` bounds the passes
+// of the whole value; when it runs out the rest is dropped (flagged).
+static void emit_sections(struct mp_tb *tb, struct mp_cur params, const struct rawp *first,
+                          mp_param *p, unsigned *budget) {
+  struct rawp r, best_r;
+  struct mp_cur c;
+  unsigned junk = 0;
+  p->flags |= MP_PARAM_CONTINUED;
+  const uint8_t *cs = NULL;
+  size_t cs_len = 0;
+  size_t stage = tb->len;
+  bool any_ext = false;
+  long prev = -1;
+  for (;;) {
+    long best = MP_PARAM_MAX_SECTION + 1;
+    if (*budget == 0) {
+      p->flags |= MP_PARAM_SECTION_GAP;
+      tb->flags |= MP_TYPED_JUNK;
+      break;
+    }
+    --*budget;
+    c = params;
+    while (next_raw(&c, &r, &junk))
+      if (r.section > prev && r.section < best &&
+          name_eq(r.name, r.name_len, (const char *)first->name, first->name_len)) {
+        best = r.section;
+        best_r = r;
+      }
+    if (best > MP_PARAM_MAX_SECTION)
+      break;
+    if (best != prev + 1) {
+      p->flags |= MP_PARAM_SECTION_GAP;
+      tb->flags |= MP_TYPED_REPAIRED;
+    }
+    prev = best;
+    r = best_r;
+    const uint8_t *v = r.val;
+    size_t n = r.val_len;
+    if (r.ext) {
+      any_ext = true;
+      if (best == 0) {
+        // charset'language'value
+        const uint8_t *q1 = memchr(v, '\'', n);
+        const uint8_t *q2 = q1 ? memchr(q1 + 1, '\'', (size_t)(v + n - q1 - 1)) : NULL;
+        if (q2 != NULL) {
+          cs = v;
+          cs_len = (size_t)(q1 - v);
+          p->language.p = (const char *)q1 + 1; // copied to the text buffer below
+          p->language.len = (size_t)(q2 - q1 - 1);
+          n -= (size_t)(q2 + 1 - v);
+          v = q2 + 1;
+        } else {
+          tb->flags |= MP_TYPED_REPAIRED;
+        }
+      }
+      put_pct(tb, v, n);
+    } else if (r.quoted) {
+      put_quoted_bytes(tb, v, n);
+    } else {
+      mp_tb_put(tb, v, n);
+    }
+  }
+  if (tb->err)
+    return;
+  size_t n = tb->len - stage;
+  // Convert from the far end of the buffer back to the stage: the input
+  // (n bytes) and the output (at most 3n + 3) must not overlap.
+  if (tb->cap - stage < 4 * n + 3) {
+    tb->err = MP_ERR_BUFFER_TOO_SMALL;
+    return;
+  }
+  uint8_t *src = (uint8_t *)tb->out + tb->cap - n;
+  memmove(src, tb->out + stage, n);
+  tb->len = stage;
+  size_t cap = tb->cap;
+  tb->cap -= n;
+  if (any_ext)
+    p->flags |= MP_PARAM_EXTENDED;
+  const char *lang = p->language.p;
+  size_t lang_len = p->language.len;
+  if (cs_len > 0) {
+    mp_tb_begin(tb);
+    mp_tb_put(tb, cs, cs_len);
+    mp_tb_end(tb, &p->charset.p, &p->charset.len);
+  }
+  if (lang_len > 0) {
+    mp_tb_begin(tb);
+    mp_tb_put(tb, lang, lang_len);
+    mp_tb_end(tb, &p->language.p, &p->language.len);
+  } else {
+    p->language.p = NULL;
+  }
+  mp_tb_begin(tb);
+  if (cs_len > 0)
+    mp_tb_charset(tb, cs, cs_len, src, n);
+  else
+    mp_tb_utf8(tb, src, n);
+  mp_tb_end(tb, &p->value.p, &p->value.len);
+  tb->cap = cap;
+}
+
+// emit_extended handles a single "name*=charset'lang'%xx" parameter.
+static void emit_extended(struct mp_tb *tb, const struct rawp *r, mp_param *p) {
+  const uint8_t *v = r->val;
+  size_t n = r->val_len;
+  const uint8_t *q1 = memchr(v, '\'', n);
+  const uint8_t *q2 = q1 ? memchr(q1 + 1, '\'', (size_t)(v + n - q1 - 1)) : NULL;
+  const uint8_t *cs = NULL;
+  size_t cs_len = 0;
+  p->flags |= MP_PARAM_EXTENDED;
+  if (q2 != NULL) {
+    cs = v;
+    cs_len = (size_t)(q1 - v);
+    if (cs_len > 0) {
+      mp_tb_begin(tb);
+      mp_tb_put(tb, cs, cs_len);
+      mp_tb_end(tb, &p->charset.p, &p->charset.len);
+    }
+    if (q2 > q1 + 1) {
+      mp_tb_begin(tb);
+      mp_tb_put(tb, q1 + 1, (size_t)(q2 - q1 - 1));
+      mp_tb_end(tb, &p->language.p, &p->language.len);
+    }
+    n -= (size_t)(q2 + 1 - v);
+    v = q2 + 1;
+  } else {
+    tb->flags |= MP_TYPED_REPAIRED;
+  }
+  // Decode into the stage, move it to the far end, convert back.
+  size_t stage = tb->len;
+  put_pct(tb, v, n);
+  if (tb->err)
+    return;
+  size_t m = tb->len - stage;
+  if (tb->cap - stage < 4 * m + 3) {
+    tb->err = MP_ERR_BUFFER_TOO_SMALL;
+    return;
+  }
+  uint8_t *src = (uint8_t *)tb->out + tb->cap - m;
+  memmove(src, tb->out + stage, m);
+  tb->len = stage;
+  size_t cap = tb->cap;
+  tb->cap -= m;
+  mp_tb_begin(tb);
+  if (cs_len > 0)
+    mp_tb_charset(tb, cs, cs_len, src, m);
+  else
+    mp_tb_utf8(tb, src, m);
+  mp_tb_end(tb, &p->value.p, &p->value.len);
+  tb->cap = cap;
+}
+
+// parse_params fills `params` from the parameter list at `c`.
+static int parse_params(struct mp_tb *tb, mp_param *params, size_t params_cap, size_t *num,
+                        struct mp_cur c) {
+  struct mp_cur all = c;
+  struct rawp r;
+  size_t n = 0;
+  unsigned budget = MP_PARAM_MAX_PASSES;
+  while (next_raw(&c, &r, &tb->flags)) {
+    size_t seen = SIZE_MAX;
+    for (size_t i = 0; i < n && seen == SIZE_MAX; i++)
+      if (name_eq(r.name, r.name_len, params[i].name.p, params[i].name.len))
+        seen = i;
+    if (seen != SIZE_MAX) {
+      // A later RFC 2231 section (already joined) or a duplicate (the
+      // first one wins).
+      if (r.section < 0 || !(params[seen].flags & MP_PARAM_CONTINUED))
+        tb->flags |= MP_TYPED_REPAIRED;
+      continue;
+    }
+    if (n >= params_cap)
+      return MP_ERR_LIMIT;
+    mp_param *p = &params[n++];
+    memset(p, 0, sizeof *p);
+    mp_tb_begin(tb);
+    mp_tb_put(tb, r.name, r.name_len);
+    mp_tb_lower(tb);
+    mp_tb_end(tb, &p->name.p, &p->name.len);
+    if (tb->err)
+      return tb->err;
+    if (r.section >= 0) {
+      emit_sections(tb, all, &r, p, &budget);
+    } else if (r.ext) {
+      emit_extended(tb, &r, p);
+    } else {
+      unsigned before = tb->flags;
+      tb->flags &= ~(unsigned)MP_TYPED_ENCWORD_PLACEMENT;
+      mp_tb_begin(tb);
+      put_simple_value(tb, &r);
+      mp_tb_end(tb, &p->value.p, &p->value.len);
+      if (tb->flags & MP_TYPED_ENCWORD_PLACEMENT)
+        p->flags |= MP_PARAM_ENCWORD;
+      tb->flags |= before;
+    }
+    if (tb->err)
+      return tb->err;
+  }
+  *num = n;
+  return 0;
+}
+
+static int parse_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
+                        size_t params_cap, char *text, size_t text_cap, size_t *text_len,
+                        unsigned *out_flags, const char *in, size_t in_len) {
+  if (num_params == NULL || !mp_text_args_ok(text, text_cap, text_len) ||
+      (params == NULL && params_cap > 0) || (in == NULL && in_len > 0))
+    return MP_ERR_INVALID_ARGUMENT;
+  *text_len = 0;
+  *num_params = 0;
+  if (out_flags != NULL)
+    *out_flags = 0;
+  struct mp_tb tb;
+  mp_tb_init(&tb, text, text_cap);
+  struct mp_cur c;
+  mp_cur_init(&c, in, in_len);
+  const uint8_t *p;
+  uint8_t b;
+  skip_cfws(&c);
+  size_t n = get_token(&c, &p);
+  int rc = 0;
+  if (n == 0) {
+    rc = MP_ERR_SYNTAX;
+  } else {
+    mp_tb_begin(&tb);
+    mp_tb_put(&tb, p, n);
+    mp_tb_lower(&tb);
+    mp_tb_end(&tb, &type->p, &type->len);
+    if (subtype != NULL) {
+      skip_cfws(&c);
+      if (!mp_cur_get_u8(&c, &b) || b != '/') {
+        rc = MP_ERR_SYNTAX;
+      } else {
+        skip_cfws(&c);
+        n = get_token(&c, &p);
+        if (n == 0) {
+          rc = MP_ERR_SYNTAX;
+        } else {
+          mp_tb_begin(&tb);
+          mp_tb_put(&tb, p, n);
+          mp_tb_lower(&tb);
+          mp_tb_end(&tb, &subtype->p, &subtype->len);
+        }
+      }
+    }
+  }
+  if (rc == 0) {
+    skip_cfws(&c);
+    if (mp_cur_peek(&c, &b) && b != ';') {
+      tb.flags |= MP_TYPED_JUNK; // "text/plain garbage; charset=..."
+      skip_to_semicolon(&c);
+    }
+    rc = tb.err ? tb.err : parse_params(&tb, params, params_cap, num_params, c);
+  }
+  if (rc == 0 && tb.err)
+    rc = tb.err;
+  if (out_flags != NULL)
+    *out_flags = tb.flags;
+  if (rc != 0) {
+    *num_params = 0;
+    type->p = NULL;
+    type->len = 0;
+    if (subtype != NULL) {
+      subtype->p = NULL;
+      subtype->len = 0;
+    }
+    return rc;
+  }
+  *text_len = tb.len;
+  return 0;
+}
+
+int mp_content_type_parse(mp_content_type *out, mp_param *params, size_t params_cap, char *text,
+                          size_t text_cap, size_t *text_len, unsigned *out_flags, const char *in,
+                          size_t in_len) {
+  if (out == NULL)
+    return MP_ERR_INVALID_ARGUMENT;
+  memset(out, 0, sizeof *out);
+  return parse_common(&out->type, &out->subtype, &out->num_params, params, params_cap, text,
+                      text_cap, text_len, out_flags, in, in_len);
+}
+
+int mp_content_disposition_parse(mp_content_disposition *out, mp_param *params, size_t params_cap,
+                                 char *text, size_t text_cap, size_t *text_len, unsigned *out_flags,
+                                 const char *in, size_t in_len) {
+  if (out == NULL)
+    return MP_ERR_INVALID_ARGUMENT;
+  memset(out, 0, sizeof *out);
+  return parse_common(&out->type, NULL, &out->num_params, params, params_cap, text, text_cap,
+                      text_len, out_flags, in, in_len);
+}
+
+const mp_param *mp_param_find(const mp_param *params, size_t num_params, const char *name) {
+  if (params == NULL || name == NULL)
+    return NULL;
+  size_t n = strlen(name);
+  for (size_t i = 0; i < num_params; i++)
+    if (name_eq((const uint8_t *)params[i].name.p, params[i].name.len, name, n))
+      return &params[i];
+  return NULL;
+}

@@ -1,0 +1,129 @@
+// typed_received.c: Received fields (RFC 5321 §4.4, RFC 5322 §3.6.7): the
+// from/by/via/with/id/for clauses (the first word of each, zero-copy), the
+// comment after the from clause (TCP-info) and the date-time after the last
+// top-level ';'. Real Received fields vary wildly, so anything else is
+// skipped and flagged.
+#include "typed_internal.h"
+
+// value_span reads a clause value at `c`: an angle-addr (returned without
+// its brackets), a domain literal, or a run of atoms and specials with no
+// white space between them.
+static bool value_span(struct mp_cur *c, mp_str *out) {
+  struct mp_cur look = *c;
+  struct mp_tok t;
+  mp_tok_next(&look, &t, false);
+  if (t.type == MP_TOK_END || t.type == MP_TOK_COMMENT)
+    return false;
+  if (t.type == MP_TOK_SPECIAL && t.p[0] == '<') {
+    const uint8_t *start = look.p;
+    for (;;) {
+      struct mp_cur before = look;
+      mp_tok_next(&look, &t, false);
+      if (t.type == MP_TOK_END || (t.type == MP_TOK_SPECIAL && t.p[0] == '>')) {
+        const uint8_t *end = t.type == MP_TOK_END ? before.p : t.p;
+        if (end == start)
+          return false; // "<>" or a lone '<' at the end
+        out->p = (const char *)start;
+        out->len = (size_t)(end - start);
+        *c = look;
+        return true;
+      }
+    }
+  }
+  if (t.type == MP_TOK_SPECIAL && t.p[0] == ';')
+    return false;
+  const uint8_t *start = t.p;
+  const uint8_t *end = t.p + t.len;
+  if (t.type == MP_TOK_QSTRING) {
+    start--; // the opening quote
+    end += t.unterminated ? 0 : 1;
+  }
+  for (;;) {
+    struct mp_cur before = look;
+    mp_tok_next(&look, &t, false);
+    if (t.type == MP_TOK_END || t.ws_before || t.type == MP_TOK_QSTRING ||
+        (t.type == MP_TOK_SPECIAL && (t.p[0] == ';' || t.p[0] == '<' || t.p[0] == '('))) {
+      look = before;
+      break;
+    }
+    end = t.p + t.len;
+  }
+  out->p = (const char *)start;
+  out->len = (size_t)(end - start);
+  *c = look;
+  return true;
+}
+
+int mp_received_parse(mp_received *out, unsigned *out_flags, const char *in, size_t in_len) {
+  if (out == NULL || (in == NULL && in_len > 0))
+    return MP_ERR_INVALID_ARGUMENT;
+  memset(out, 0, sizeof *out);
+  unsigned flags = 0;
+  struct mp_cur c;
+  mp_cur_init(&c, in, in_len);
+  struct mp_tok t;
+  const uint8_t *date = NULL;
+  bool any = false;
+  for (;;) {
+    mp_tok_next(&c, &t, true);
+    if (t.type == MP_TOK_END)
+      break;
+    if (t.type == MP_TOK_SPECIAL && t.p[0] == ';') {
+      date = c.p;
+      continue;
+    }
+    if (date != NULL || t.type != MP_TOK_ATOM) {
+      if (date == NULL && t.type != MP_TOK_COMMENT)
+        flags |= MP_TYPED_JUNK;
+      continue;
+    }
+    static const char *const names[] = {"from", "by", "via", "with", "id", "for"};
+    mp_str *slots[] = {&out->from, &out->by, &out->via, &out->with, &out->id, &out->for_};
+    size_t k = 0;
+    while (k < 6 && !mp_ieq(t.p, t.len, names[k]))
+      k++;
+    if (k == 6) {
+      flags |= MP_TYPED_JUNK;
+      continue;
+    }
+    mp_str v;
+    if (!value_span(&c, &v)) {
+      flags |= MP_TYPED_JUNK;
+      continue;
+    }
+    any = true;
+    if (slots[k]->p != NULL) {
+      flags |= MP_TYPED_REPAIRED; // a repeated clause: the first one counts
+      continue;
+    }
+    *slots[k] = v;
+    if (k == 0) {
+      // TCP-info: "from name (helo [addr])".
+      struct mp_cur look = c;
+      mp_tok_next(&look, &t, true);
+      if (t.type == MP_TOK_COMMENT) {
+        out->from_info.p = (const char *)t.p;
+        out->from_info.len = t.len;
+        c = look;
+      }
+    }
+  }
+  if (date != NULL) {
+    unsigned dflags = 0;
+    int rc = mp_date_parse(&out->date, &dflags, (const char *)date,
+                           (size_t)((const uint8_t *)in + in_len - date));
+    if (rc == 0) {
+      out->has_date = 1;
+      flags |= dflags;
+    } else {
+      flags |= MP_TYPED_JUNK;
+    }
+  }
+  if (out_flags != NULL)
+    *out_flags = flags;
+  if (!any && !out->has_date) {
+    memset(out, 0, sizeof *out);
+    return MP_ERR_SYNTAX;
+  }
+  return 0;
+}

@@ -1,0 +1,645 @@
+// test_charset.c: charset conversion to UTF-8 (src/charset.c): name matching
+// and aliases, the built-in Windows-1252/Latin-1 tables byte by byte against
+// the C library's iconv, UTF-8 validation (every overlong, surrogate and
+// out-of-range class, and exhaustively over short sequences against an
+// independent validator), UTF-16 byte orders, iconv charsets on known text,
+// unknown charsets, the output bound on adversarial input, buffer handling
+// and use from several threads.
+#include <check.h>
+#include <iconv.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "charset_internal.h"
+#include "corvid_libtest.h"
+#include "mailparse.h"
+
+// conv converts with a buffer of exactly the bound and checks the invariants
+// every call must keep; it returns the output in a static buffer.
+static char conv_buf[1 << 20];
+static size_t conv_len;
+static unsigned conv_flags;
+
+static bool valid_utf8(const uint8_t *p, size_t n);
+
+static const char *conv(const char *cs, const void *in, size_t in_len) {
+  // Plain ifs, not ck_assert: Check reports every assertion's location to
+  // its parent process, which would dominate the exhaustive loops.
+  size_t cap = mp_charset_utf8_max_len(in_len);
+  if (cap > sizeof conv_buf - 1)
+    ck_abort_msg("input too long for the test buffer");
+  int rc = mp_charset_to_utf8(conv_buf, cap, &conv_len, &conv_flags, cs, strlen(cs), in, in_len);
+  if (rc != 0 || conv_len > cap || !valid_utf8((const uint8_t *)conv_buf, conv_len))
+    ck_abort_msg("%s: rc %d, %zu of %zu bytes, or invalid UTF-8", cs, rc, conv_len, cap);
+  conv_buf[conv_len] = '\0';
+  return conv_buf;
+}
+
+// valid_utf8 is the test's own reading of RFC 3629: decode by the lead byte's
+// length, then reject overlong values, surrogates and values above U+10FFFF.
+static bool valid_utf8(const uint8_t *p, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    uint8_t b = p[i];
+    size_t len;
+    uint32_t cp, min;
+    if (b < 0x80) {
+      i++;
+      continue;
+    } else if ((b & 0xE0) == 0xC0) {
+      len = 2, cp = b & 0x1F, min = 0x80;
+    } else if ((b & 0xF0) == 0xE0) {
+      len = 3, cp = b & 0x0F, min = 0x800;
+    } else if ((b & 0xF8) == 0xF0) {
+      len = 4, cp = b & 0x07, min = 0x10000;
+    } else {
+      return false;
+    }
+    if (n - i < len)
+      return false;
+    for (size_t k = 1; k < len; k++) {
+      if ((p[i + k] & 0xC0) != 0x80)
+        return false;
+      cp = cp << 6 | (p[i + k] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += len;
+  }
+  return true;
+}
+
+// Names.
+
+START_TEST(max_len_is_three_per_byte_plus_three) {
+  ck_assert_uint_eq(mp_charset_utf8_max_len(0), 3);
+  ck_assert_uint_eq(mp_charset_utf8_max_len(1), 6);
+  ck_assert_uint_eq(mp_charset_utf8_max_len(1000), 3003);
+  ck_assert_uint_eq(mp_charset_utf8_max_len((SIZE_MAX - 3) / 3), (SIZE_MAX - 3) / 3 * 3 + 3);
+  ck_assert_uint_eq(mp_charset_utf8_max_len((SIZE_MAX - 3) / 3 + 1), SIZE_MAX);
+  ck_assert_uint_eq(mp_charset_utf8_max_len(SIZE_MAX), SIZE_MAX);
+}
+END_TEST
+
+START_TEST(every_alias_finds_its_entry) {
+  size_t n = mp_charset_alias_count();
+  ck_assert_uint_gt(n, 200);
+  for (size_t i = 0; i < n; i++) {
+    int id;
+    const char *key = mp_charset_alias_get(i, &id);
+    ck_assert_ptr_nonnull(key);
+    ck_assert_int_gt(id, 0);
+    ck_assert_msg(mp_charset_lookup(key, strlen(key)) == id, "alias %s", key);
+    if (i > 0) {
+      int prev_id;
+      ck_assert_msg(strcmp(mp_charset_alias_get(i - 1, &prev_id), key) < 0, "order at %s", key);
+    }
+  }
+  int id;
+  ck_assert_ptr_null(mp_charset_alias_get(n, &id));
+}
+END_TEST
+
+static const struct {
+  const char *label;
+  const char *canonical;
+} names[] = {
+    {"UTF-8", "UTF-8"},
+    {"utf8", "UTF-8"},
+    {"UTF_8", "UTF-8"},
+    {"  \"Utf-8\" ", "UTF-8"},
+    {"unicode-1-1-utf-8", "UTF-8"},
+    {"us-ascii", "windows-1252"},
+    {"US-ASCII*en", "windows-1252"},
+    {"ANSI_X3.4-1968", "windows-1252"},
+    {"ISO-8859-1", "windows-1252"},
+    {"iso_8859-1:1987", "windows-1252"},
+    {"latin1", "windows-1252"},
+    {"l1", "windows-1252"},
+    {"cp1252", "windows-1252"},
+    {"x-cp1252", "windows-1252"},
+    {"ISO-8859-15", "ISO-8859-15"},
+    {"latin-9", "ISO-8859-15"},
+    {"iso-8859-8-i", "ISO-8859-8"},
+    {"UTF-16", "UTF-16"},
+    {"utf-16le", "UTF-16LE"},
+    {"UTF-16BE", "UTF-16BE"},
+    {"ks_c_5601-1987", "EUC-KR"},
+    {"euc-kr", "EUC-KR"},
+    {"x-sjis", "Shift_JIS"},
+    {"shift-jis", "Shift_JIS"},
+    {"Windows-31J", "Shift_JIS"},
+    {"GB2312", "GBK"},
+    {"gb_2312-80", "GBK"},
+    {"gb18030", "GB18030"},
+    {"big5", "Big5"},
+    {"big5-hkscs", "Big5"},
+    {"iso-2022-jp", "ISO-2022-JP"},
+    {"csISO2022JP", "ISO-2022-JP"},
+    {"koi8-r", "KOI8-R"},
+    {"KOI8-U", "KOI8-U"},
+    {"windows-1251", "windows-1251"},
+    {"tis-620", "windows-874"},
+    {"x-mac-roman", "macintosh"},
+    {"utf-7", "UTF-7"},
+};
+
+START_TEST(labels_match_ignoring_case_and_punctuation) {
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    int id = mp_charset_lookup(names[i].label, strlen(names[i].label));
+    ck_assert_msg(id > 0, "%s unknown", names[i].label);
+    ck_assert_str_eq(mp_charset_name(id), names[i].canonical);
+  }
+}
+END_TEST
+
+START_TEST(unknown_names) {
+  static const char *const unknown[] = {"", "utf-9", "x-unknown", "*utf-8", "---", "utf-8x"};
+  for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+    ck_assert_int_eq(mp_charset_lookup(unknown[i], strlen(unknown[i])), MP_CHARSET_ID_UNKNOWN);
+  ck_assert_int_eq(mp_charset_lookup(NULL, 0), MP_CHARSET_ID_UNKNOWN);
+  // Too long, although it normalises to a known name.
+  char longname[MP_CHARSET_MAX_NAME_LEN + 2];
+  memset(longname, '-', sizeof longname);
+  memcpy(longname, "utf8", 4);
+  ck_assert_int_eq(mp_charset_lookup(longname, MP_CHARSET_MAX_NAME_LEN), 1);
+  ck_assert_int_eq(mp_charset_lookup(longname, MP_CHARSET_MAX_NAME_LEN + 1), 0);
+  // A NUL inside the name is punctuation, not an end.
+  ck_assert_int_gt(mp_charset_lookup("utf\0"
+                                     "8",
+                                     5),
+                   0);
+  ck_assert_str_eq(mp_charset_name(0), "unknown");
+  ck_assert_str_eq(mp_charset_name(-1), "unknown");
+  ck_assert_str_eq(mp_charset_name(100000), "unknown");
+}
+END_TEST
+
+// Windows-1252 and Latin-1, byte by byte against iconv.
+
+static size_t iconv_one(const char *cs, uint8_t b, char *out, size_t cap) {
+  iconv_t cd = iconv_open("UTF-8", cs);
+  ck_assert(cd != (iconv_t)-1);
+  char *ip = (char *)&b, *op = out;
+  size_t il = 1, ol = cap;
+  size_t r = iconv(cd, &ip, &il, &op, &ol);
+  iconv_close(cd);
+  return r == (size_t)-1 ? 0 : cap - ol;
+}
+
+static void check_1252_table(const char *label) {
+  for (unsigned b = 0; b < 256; b++) {
+    uint8_t in = (uint8_t)b;
+    char want[8];
+    size_t wl = iconv_one("CP1252", in, want, sizeof want);
+    if (wl == 0) {
+      // The five bytes Windows leaves undefined decode as the C1 control.
+      ck_assert_msg(b == 0x81 || b == 0x8D || b == 0x8F || b == 0x90 || b == 0x9D, "%02x", b);
+      want[0] = (char)0xC2;
+      want[1] = (char)b;
+      wl = 2;
+    }
+    const char *got = conv(label, &in, 1);
+    ck_assert_msg(conv_len == wl && memcmp(got, want, wl) == 0, "%s byte %02x", label, b);
+    ck_assert_uint_eq(conv_flags, 0);
+    if (b < 0x80 || b >= 0xA0) {
+      // Outside 0x80-0x9F this is ISO-8859-1 exactly.
+      wl = iconv_one("ISO-8859-1", in, want, sizeof want);
+      ck_assert_msg(conv_len == wl && memcmp(got, want, wl) == 0, "latin1 %02x", b);
+    }
+  }
+  // All bytes twice over in one call, through the ASCII-run and block paths:
+  // the output is the concatenation of the single-byte outputs.
+  static char want_all[2 * 256 * 3];
+  size_t want_len = 0;
+  for (unsigned r = 0; r < 2; r++) {
+    for (unsigned b = 0; b < 256; b++) {
+      uint8_t in = (uint8_t)b;
+      conv(label, &in, 1);
+      memcpy(want_all + want_len, conv_buf, conv_len);
+      want_len += conv_len;
+    }
+  }
+  uint8_t all[512];
+  for (unsigned b = 0; b < 512; b++)
+    all[b] = (uint8_t)b;
+  const char *got = conv(label, all, sizeof all);
+  ck_assert_uint_eq(conv_len, want_len);
+  ck_assert_mem_eq(got, want_all, want_len);
+  ck_assert_uint_eq(conv_flags, 0);
+}
+
+START_TEST(windows1252_table_matches_iconv) {
+  check_1252_table("windows-1252");
+  check_1252_table("ISO-8859-1");
+  check_1252_table("us-ascii");
+}
+END_TEST
+
+// UTF-8.
+
+static const struct {
+  const char *name;
+  const char *in;
+  const char *out;
+  unsigned flags;
+} utf8_cases[] = {
+    {"ascii", "plain text", "plain text", 0},
+    {"U+0080", "\xc2\x80", "\xc2\x80", 0},
+    {"U+07FF", "\xdf\xbf", "\xdf\xbf", 0},
+    {"U+0800", "\xe0\xa0\x80", "\xe0\xa0\x80", 0},
+    {"U+D7FF", "\xed\x9f\xbf", "\xed\x9f\xbf", 0},
+    {"U+E000", "\xee\x80\x80", "\xee\x80\x80", 0},
+    {"U+FFFF", "\xef\xbf\xbf", "\xef\xbf\xbf", 0},
+    {"U+10000", "\xf0\x90\x80\x80", "\xf0\x90\x80\x80", 0},
+    {"U+10FFFF", "\xf4\x8f\xbf\xbf", "\xf4\x8f\xbf\xbf", 0},
+    {"overlong 2 C0", "\xc0\x80", "\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"overlong 2 C1", "\xc1\xbf", "\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"overlong 3", "\xe0\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"overlong 3 top", "\xe0\x9f\xbf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"overlong 4", "\xf0\x80\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"overlong 4 top", "\xf0\x8f\xbf\xbf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"high surrogate", "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"low surrogate", "\xed\xbf\xbf", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"CESU pair", "\xed\xa0\xbd\xed\xb8\x80",
+     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"above U+10FFFF", "\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"F5 lead", "\xf5\x80", "\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"FE FF", "\xfe\xff", "\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"5-byte form", "\xf8\x88\x80\x80\x80",
+     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd", 1},
+    {"stray continuation", "a\x80z", "a\xef\xbf\xbdz", 1},
+    {"truncated 3 at end", "a\xe2\x82", "a\xef\xbf\xbd", 1},
+    {"truncated 3 then ascii", "\xe2\x82z", "\xef\xbf\xbdz", 1},
+    {"truncated 4 at end", "\xf0\x9f\x98", "\xef\xbf\xbd", 1},
+    {"truncated 4 then valid", "\xf0\x9f\xc3\xa9", "\xef\xbf\xbd\xc3\xa9", 1},
+    {"lead then lead", "\xc3\xc3\xa9", "\xef\xbf\xbd\xc3\xa9", 1},
+    {"BOM dropped", "\xef\xbb\xbfhi", "hi", 0},
+    {"BOM inside kept", "h\xef\xbb\xbfi", "h\xef\xbb\xbfi", 0},
+    {"NUL kept", "a\0b", "a\0b", 0},
+    {"long ascii then bad", "0123456789abcdef0123456789\xff",
+     "0123456789abcdef0123456789\xef\xbf\xbd", 1},
+};
+
+START_TEST(utf8_validation_table) {
+  for (size_t i = 0; i < sizeof utf8_cases / sizeof utf8_cases[0]; i++) {
+    size_t n = strlen(utf8_cases[i].in), want = strlen(utf8_cases[i].out);
+    if (strcmp(utf8_cases[i].name, "NUL kept") == 0)
+      n = want = 3;
+    const char *got = conv("UTF-8", utf8_cases[i].in, n);
+    ck_assert_msg(conv_len == want && memcmp(got, utf8_cases[i].out, want) == 0, "%s",
+                  utf8_cases[i].name);
+    ck_assert_msg(conv_flags == utf8_cases[i].flags, "%s flags", utf8_cases[i].name);
+  }
+}
+END_TEST
+
+// Every sequence of up to three bytes (the third byte over a sample) and
+// four-byte sequences over every lead and second byte: valid input comes out
+// unchanged and unflagged, invalid input flagged, output always valid.
+START_TEST(utf8_exhaustive_short_sequences) {
+  uint8_t in[4];
+  for (unsigned a = 0; a < 256; a++) {
+    for (unsigned b = 0; b < 256; b++) {
+      in[0] = (uint8_t)a;
+      in[1] = (uint8_t)b;
+      for (unsigned len = 2; len <= 4; len++) {
+        unsigned cs[] = {0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xe0, 0xff};
+        for (size_t k = 0; k < (len == 2 ? 1 : sizeof cs / sizeof cs[0]); k++) {
+          in[2] = (uint8_t)cs[k];
+          in[3] = (uint8_t)cs[(k + 3) % (sizeof cs / sizeof cs[0])];
+          if (len == 4)
+            in[3] = 0x80 + (uint8_t)(k & 0x3f);
+          const char *got = conv("utf-8", in, len);
+          bool ok = valid_utf8(in, len);
+          bool bom = len >= 3 && in[0] == 0xEF && in[1] == 0xBB && in[2] == 0xBF;
+          if (ok && !bom && (conv_len != len || memcmp(got, in, len) != 0 || conv_flags != 0))
+            ck_abort_msg("valid %02x %02x %02x changed", a, b, in[2]);
+          if (!ok && conv_flags != MP_CHARSET_REPLACED)
+            ck_abort_msg("invalid %02x %02x %02x not flagged", a, b, in[2]);
+        }
+      }
+    }
+  }
+}
+END_TEST
+
+// UTF-16.
+
+static const struct {
+  const char *label;
+  const char *in;
+  size_t in_len;
+  const char *out;
+  unsigned flags;
+} utf16_cases[] = {
+    {"UTF-16", "\xfe\xff\x00h\x00i", 6, "hi", 0},
+    {"UTF-16", "\xff\xfeh\x00i\x00", 6, "hi", 0},
+    {"UTF-16", "\x00h\x00i", 4, "hi", 0}, // no BOM: big-endian (RFC 2781)
+    {"UTF-16", "\x00h\x00", 3, "h\xef\xbf\xbd", 1},
+    {"UTF-16", "\xd8\x3d\xde\x00", 4, "\xf0\x9f\x98\x80", 0},
+    {"UTF-16", "\xd8\x3d", 2, "\xef\xbf\xbd", 1},
+    {"UTF-16", "\xd8\x3d\x00\x41", 4,
+     "\xef\xbf\xbd"
+     "A",
+     1},
+    {"UTF-16", "\xde\x00\x00\x41", 4,
+     "\xef\xbf\xbd"
+     "A",
+     1},
+    {"UTF-16", "\xd8\x3d\xd8\x3d\xde\x00", 6, "\xef\xbf\xbd\xf0\x9f\x98\x80", 1},
+    {"UTF-16", "\x20\xac\x00\xe9", 4, "\xe2\x82\xac\xc3\xa9", 0},
+    {"UTF-16", "\xfe", 1, "\xef\xbf\xbd", 1},
+    {"UTF-16LE", "\xff\xfeh\x00", 4, "h", 0},
+    {"UTF-16LE", "h\x00i\x00", 4, "hi", 0},
+    {"UTF-16LE", "\x3d\xd8\x00\xde", 4, "\xf0\x9f\x98\x80", 0},
+    {"UTF-16LE", "\xfe\xff", 2, "\xef\xbf\xbe", 0}, // U+FFFE: not a BOM in this order
+    {"UTF-16BE", "\xfe\xff\x00h", 4, "h", 0},
+    {"UTF-16BE", "\xff\xfe\x00h", 4, "\xef\xbf\xbeh", 0}, // U+FFFE kept
+    {"UTF-16BE", "\x00h\x00i\x00", 5, "hi\xef\xbf\xbd", 1},
+};
+
+START_TEST(utf16_byte_orders) {
+  for (size_t i = 0; i < sizeof utf16_cases / sizeof utf16_cases[0]; i++) {
+    const char *got = conv(utf16_cases[i].label, utf16_cases[i].in, utf16_cases[i].in_len);
+    ck_assert_msg(strcmp(got, utf16_cases[i].out) == 0, "case %zu", i);
+    ck_assert_msg(conv_flags == utf16_cases[i].flags, "case %zu flags", i);
+  }
+}
+END_TEST
+
+// iconv charsets: inputs written from each encoding's tables and checked
+// with Python's codecs when this test was written.
+
+static const struct {
+  const char *label;
+  const char *in;
+  const char *out;
+} iconv_cases[] = {
+    {"ISO-2022-JP",
+     "\x1b\x24\x42\x24\x33\x24\x73\x24\x4b\x24\x41\x24\x4f\x21\x22\x40\x24\x33\x26\x1b\x28\x42",
+     "こんにちは、世界"},
+    {"ISO-2022-JP", "\x1b(I\x31\x1b(B", "ｱ"}, // half-width katakana
+    {"Shift_JIS", "\x93\xfa\x96\x7b\x8c\xea\x83\x65\x83\x4c\x83\x58\x83\x67", "日本語テキスト"},
+    {"x-sjis", "\x87\x40", "①"},
+    {"EUC-JP", "\xc6\xfc\xcb\xdc\xb8\xec", "日本語"},
+    {"GB2312", "\xc4\xe3\xba\xc3\xa3\xac\xca\xc0\xbd\xe7", "你好，世界"},
+    {"GB2312", "\xd6\xd0\xce\xc4\xbe\x8e\xb4\x61", "中文編碼"}, // GBK bytes in GB2312 mail
+    {"GB18030", "\xa2\xe3\x81\x30\x81\x30\x94\x39\xfc\x36", "€\xc2\x80\xf0\x9f\x98\x80"},
+    {"Big5", "\xa4\xa4\xa4\xe5", "中文"},
+    {"EUC-KR", "\xc7\xd1\xb1\xb9\xbe\xee", "한국어"},
+    {"ks_c_5601-1987", "\x8c\x63\xb9\xe6\xb0\xa2\xc7\xcf", "똠방각하"},
+    {"KOI8-R", "\xf0\xd2\xc9\xd7\xc5\xd4\x2c\x20\xcd\xc9\xd2", "Привет, мир"},
+    {"KOI8-U", "\xbd\xc1\xce\xcf\xcb", "Ґанок"},
+    {"windows-1251", "\xc7\xe4\xf0\xe0\xe2\xf1\xf2\xe2\xf3\xe9\xf2\xe5", "Здравствуйте"},
+    {"windows-1250", "\x50\xf8\xed\x6c\x69\x9a\x20\x9e\x6c\x75\x9d\x6f\x75\xe8\x6b\xfd",
+     "Příliš žluťoučký"},
+    {"ISO-8859-2", "\xa3\xf3\x64\xbc", "Łódź"},
+    {"ISO-8859-5", "\xbc\xde\xe1\xda\xd2\xd0", "Москва"},
+    {"ISO-8859-7", "\xca\xe1\xeb\xe7\xec\xdd\xf1\xe1", "Καλημέρα"},
+    {"ISO-8859-15", "\xa4\x20\xbd\x20\xbe", "€ œ Ÿ"},
+    {"windows-1256", "\xe3\xd1\xcd\xc8\xc7", "مرحبا"},
+    {"TIS-620", "\xc0\xd2\xc9\xd2\xe4\xb7\xc2", "ภาษาไทย"},
+    {"ISO-2022-KR", "\x1b\x24\x29\x43\x0e\x47\x51\x31\x39\x3e\x6e\x0f", "한국어"},
+    {"UTF-7", "\x48\x69\x20\x4d\x6f\x6d\x20\x2d\x2b\x4a\x6a\x6f\x2d\x2d\x21", "Hi Mom -☺-!"},
+    {"IBM866", "\x8f\xe0\xa8\xa2\xa5\xe2", "Привет"},
+    {"macintosh", "\x63\x61\x66\x8e\x20\xaa", "café ™"},
+};
+
+START_TEST(iconv_charsets_known_text) {
+  for (size_t i = 0; i < sizeof iconv_cases / sizeof iconv_cases[0]; i++) {
+    const char *got = conv(iconv_cases[i].label, iconv_cases[i].in, strlen(iconv_cases[i].in));
+    ck_assert_msg(strcmp(got, iconv_cases[i].out) == 0, "%s: got %s", iconv_cases[i].label, got);
+    ck_assert_msg(conv_flags == 0, "%s flags %u", iconv_cases[i].label, conv_flags);
+  }
+  // UTF-32 holds NUL bytes, so it cannot go through the table's strings.
+  const char *got = conv("UTF-32LE", "\x61\x00\x00\x00\x00\xf6\x01\x00", 8);
+  ck_assert_str_eq(got, "a\xf0\x9f\x98\x80");
+}
+END_TEST
+
+static const struct {
+  const char *label;
+  const char *in;
+  const char *out;
+} iconv_errors[] = {
+    {"Shift_JIS", "a\x82", "a\xef\xbf\xbd"},      // incomplete at the end
+    {"Shift_JIS", "\xa0z", "\xef\xbf\xbdz"},      // unassigned single byte
+    {"Shift_JIS", "\x85\x40z", "\xef\xbf\xbd@z"}, // unassigned lead: skip one byte
+    {"EUC-KR", "\xc7\xd1\xc7", "\xed\x95\x9c\xef\xbf\xbd"},
+    {"GB18030", "\x80z", "\xef\xbf\xbdz"},
+    {"Big5", "a\xa4", "a\xef\xbf\xbd"},
+    {"ISO-2022-JP", "\x1b$B\x24", "\xef\xbf\xbd"}, // cut inside a character
+    {"UTF-7", "a+\x80-b", "a\xef\xbf\xbd-b"},
+};
+
+START_TEST(iconv_errors_become_replacement) {
+  for (size_t i = 0; i < sizeof iconv_errors / sizeof iconv_errors[0]; i++) {
+    const char *got = conv(iconv_errors[i].label, iconv_errors[i].in, strlen(iconv_errors[i].in));
+    ck_assert_msg(conv_flags == MP_CHARSET_REPLACED, "%s case %zu flags %u", iconv_errors[i].label,
+                  i, conv_flags);
+    ck_assert_msg(strcmp(got, iconv_errors[i].out) == 0, "%s case %zu: %s", iconv_errors[i].label,
+                  i, got);
+  }
+  // Decoders that hold a character back release it at the end: Hebrew
+  // alef + qamats compose to U+FB2F, and a lone base letter is not lost.
+  ck_assert_str_eq(conv("windows-1255", "\xe0\xc8", 2), "\xef\xac\xaf");
+  ck_assert_str_eq(conv("windows-1255", "\xe0", 1), "\xd7\x90");
+  ck_assert_str_eq(conv("windows-1258", "a\xcc", 2), "\xc3\xa0");
+}
+END_TEST
+
+START_TEST(unknown_charset_keeps_ascii) {
+  const char *got = conv("x-klingon", "a\xff b\xc3\xa9", 6);
+  ck_assert_str_eq(got, "a\xef\xbf\xbd b\xef\xbf\xbd\xef\xbf\xbd");
+  ck_assert_uint_eq(conv_flags, MP_CHARSET_UNKNOWN | MP_CHARSET_REPLACED);
+  got = conv("x-klingon", "plain", 5);
+  ck_assert_str_eq(got, "plain");
+  ck_assert_uint_eq(conv_flags, MP_CHARSET_UNKNOWN);
+  got = conv("", "", 0);
+  ck_assert_uint_eq(conv_len, 0);
+  ck_assert_uint_eq(conv_flags, MP_CHARSET_UNKNOWN);
+  got = conv("utf-8", "", 0);
+  ck_assert_uint_eq(conv_flags, 0);
+  // An id never issued converts as unknown.
+  char out[16];
+  size_t len;
+  unsigned flags;
+  ck_assert_int_eq(
+      mp_charset_to_utf8_id(out, sizeof out, &len, &flags, 9999, (const uint8_t *)"x\x80", 2), 0);
+  ck_assert_uint_eq(len, 4);
+  ck_assert_uint_eq(flags, MP_CHARSET_UNKNOWN | MP_CHARSET_REPLACED);
+  ck_assert_int_eq(
+      mp_charset_to_utf8_id(out, sizeof out, &len, &flags, -5, (const uint8_t *)"x", 1), 0);
+  ck_assert_uint_eq(flags, MP_CHARSET_UNKNOWN);
+}
+END_TEST
+
+// The bound, on input built to expand as much as possible, in every charset.
+
+static uint32_t lcg(uint32_t *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return *s >> 24;
+}
+
+START_TEST(bound_holds_for_every_charset) {
+  static uint8_t in[4096];
+  for (int id = 1; strcmp(mp_charset_name(id), "unknown") != 0; id++) {
+    for (int pattern = 0; pattern < 6; pattern++) {
+      uint32_t seed = (uint32_t)id * 7919u + (uint32_t)pattern;
+      for (size_t i = 0; i < sizeof in; i++) {
+        switch (pattern) {
+        case 0:
+          in[i] = (uint8_t)lcg(&seed);
+          break;
+        case 1:
+          in[i] = 0x80 + (uint8_t)(i & 0x7f);
+          break;
+        case 2:
+          in[i] = 0xff;
+          break;
+        case 3:
+          in[i] = "\x1b$B\x0e\x0f+-\x81\x30"[i % 10];
+          break;
+        case 4:
+          in[i] = (uint8_t)(0xa1 + lcg(&seed) % 0x5e);
+          break;
+        default:
+          in[i] = (uint8_t)(i % 3 == 0 ? 0xd8 : lcg(&seed));
+          break;
+        }
+      }
+      for (size_t len = 0; len <= sizeof in; len = len * 2 + 1) {
+        size_t cap = mp_charset_utf8_max_len(len);
+        size_t out_len;
+        unsigned flags;
+        int rc = mp_charset_to_utf8_id(conv_buf, cap, &out_len, &flags, id, in, len);
+        ck_assert_int_eq(rc, 0);
+        ck_assert_uint_le(out_len, cap);
+        ck_assert_msg(valid_utf8((uint8_t *)conv_buf, out_len), "%s pattern %d",
+                      mp_charset_name(id), pattern);
+        // Deterministic, and the same through the measuring path.
+        static char again[sizeof conv_buf];
+        size_t again_len;
+        unsigned again_flags;
+        rc = mp_charset_to_utf8_id(again, out_len, &again_len, &again_flags, id, in, len);
+        ck_assert_int_eq(rc, 0);
+        ck_assert(again_len == out_len && again_flags == flags &&
+                  memcmp(again, conv_buf, out_len) == 0);
+      }
+    }
+  }
+}
+END_TEST
+
+START_TEST(small_buffer_writes_nothing) {
+  static const char *const labels[] = {"utf-8", "windows-1252", "utf-16", "shift_jis", "x-none"};
+  for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++) {
+    const uint8_t in[] = "\x82\xa0\xc3\xa9xyz\x93\xfa";
+    conv(labels[i], in, sizeof in - 1);
+    size_t need = conv_len;
+    char out[64];
+    memset(out, 0xAA, sizeof out);
+    size_t len = 99;
+    unsigned flags = 99;
+    ck_assert_int_eq(mp_charset_to_utf8(out, need - 1, &len, &flags, labels[i], strlen(labels[i]),
+                                        in, sizeof in - 1),
+                     MP_ERR_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(len, 0);
+    for (size_t k = 0; k < sizeof out; k++)
+      ck_assert_uint_eq((uint8_t)out[k], 0xAA);
+    ck_assert_int_eq(mp_charset_to_utf8(out, need, &len, &flags, labels[i], strlen(labels[i]), in,
+                                        sizeof in - 1),
+                     0);
+    ck_assert_uint_eq(len, need);
+    ck_assert_mem_eq(out, conv_buf, need);
+  }
+}
+END_TEST
+
+START_TEST(invalid_arguments) {
+  char out[8];
+  size_t len;
+  unsigned flags;
+  const uint8_t *in = (const uint8_t *)"a";
+  ck_assert_int_eq(mp_charset_to_utf8(out, 8, NULL, &flags, "utf-8", 5, in, 1),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_charset_to_utf8(out, 8, &len, NULL, "utf-8", 5, in, 1),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_charset_to_utf8(NULL, 8, &len, &flags, "utf-8", 5, in, 1),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_charset_to_utf8(out, 8, &len, &flags, "utf-8", 5, NULL, 1),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_charset_to_utf8(out, 8, &len, &flags, NULL, 5, in, 1),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_charset_to_utf8(NULL, 0, &len, &flags, "utf-8", 5, NULL, 0), 0);
+  ck_assert_uint_eq(len, 0);
+  ck_assert_int_eq(mp_charset_to_utf8(NULL, 0, &len, &flags, "utf-8", 5, in, 1),
+                   MP_ERR_BUFFER_TOO_SMALL);
+}
+END_TEST
+
+// Threads: iconv descriptors are per call, so concurrent conversions agree
+// with a single-threaded run.
+
+struct thread_job {
+  const char *label;
+  const char *in;
+  const char *want;
+  int failures;
+};
+
+static void *thread_main(void *arg) {
+  struct thread_job *job = arg;
+  char out[256];
+  for (int r = 0; r < 2000; r++) {
+    size_t len;
+    unsigned flags;
+    int rc = mp_charset_to_utf8(out, sizeof out, &len, &flags, job->label, strlen(job->label),
+                                (const uint8_t *)job->in, strlen(job->in));
+    if (rc != 0 || len != strlen(job->want) || memcmp(out, job->want, len) != 0)
+      job->failures++;
+  }
+  return NULL;
+}
+
+START_TEST(concurrent_conversions_agree) {
+  struct thread_job jobs[4];
+  pthread_t th[4];
+  for (int t = 0; t < 4; t++) {
+    size_t c = (size_t)t * 5 % (sizeof iconv_cases / sizeof iconv_cases[0]);
+    jobs[t] = (struct thread_job){iconv_cases[c].label, iconv_cases[c].in, iconv_cases[c].out, 0};
+    ck_assert_int_eq(pthread_create(&th[t], NULL, thread_main, &jobs[t]), 0);
+  }
+  for (int t = 0; t < 4; t++) {
+    pthread_join(th[t], NULL);
+    ck_assert_int_eq(jobs[t].failures, 0);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("charset");
+  TCase *tc = tcase_create("charset");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, max_len_is_three_per_byte_plus_three);
+  tcase_add_test(tc, every_alias_finds_its_entry);
+  tcase_add_test(tc, labels_match_ignoring_case_and_punctuation);
+  tcase_add_test(tc, unknown_names);
+  tcase_add_test(tc, windows1252_table_matches_iconv);
+  tcase_add_test(tc, utf8_validation_table);
+  tcase_add_test(tc, utf8_exhaustive_short_sequences);
+  tcase_add_test(tc, utf16_byte_orders);
+  tcase_add_test(tc, iconv_charsets_known_text);
+  tcase_add_test(tc, iconv_errors_become_replacement);
+  tcase_add_test(tc, unknown_charset_keeps_ascii);
+  tcase_add_test(tc, bound_holds_for_every_charset);
+  tcase_add_test(tc, small_buffer_writes_nothing);
+  tcase_add_test(tc, invalid_arguments);
+  tcase_add_test(tc, concurrent_conversions_agree);
+  suite_add_tcase(s, tc);
+  return corvid_check_run(s);
+}

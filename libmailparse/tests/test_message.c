@@ -1,0 +1,434 @@
+// test_message.c: the MIME structure (message.c) and body decoding
+// (body.c): multipart preamble and epilogue, transport padding, missing
+// closing delimiters, boundaries that are prefixes of each other, nesting,
+// message/rfc822 recursion, defaults, limits, IMAP section numbers, the
+// allocator hook and lazy decoding with its size query.
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mailparse.h"
+
+static mp_message *parse_s(const char *s, const mp_settings *st) {
+  mp_message *m = NULL;
+  mp_diag d;
+  ck_assert_int_eq(mp_message_parse(&m, st, s, strlen(s), &d), 0);
+  return m;
+}
+
+static int str_eq(mp_str s, const char *want) {
+  return s.p != NULL && s.len == strlen(want) && strncasecmp(s.p, want, s.len) == 0;
+}
+
+static int range_eq(const char *buf, mp_range r, const char *want) {
+  return r.len == strlen(want) && memcmp(buf + r.off, want, r.len) == 0;
+}
+
+// tree renders the part tree as "type/sub[child,child]" for table checks.
+static void tree(const mp_message *m, uint32_t ix, char *out, size_t cap) {
+  const mp_part *p = mp_message_part(m, ix);
+  size_t n = strlen(out);
+  snprintf(out + n, cap - n, "%.*s/%.*s", (int)p->type.len, p->type.p, (int)p->subtype.len,
+           p->subtype.p);
+  if (p->first_child == MP_NO_INDEX)
+    return;
+  strncat(out, "[", cap - strlen(out) - 1);
+  for (uint32_t c = p->first_child; c != MP_NO_INDEX; c = mp_message_part(m, c)->next_sibling) {
+    tree(m, c, out, cap);
+    if (mp_message_part(m, c)->next_sibling != MP_NO_INDEX)
+      strncat(out, ",", cap - strlen(out) - 1);
+  }
+  strncat(out, "]", cap - strlen(out) - 1);
+}
+
+// Structure cases: message, expected tree, body of each part in order
+// (NULL ends), and the problems expected.
+struct scase {
+  const char *name;
+  const char *msg;
+  const char *tree;
+  const char *bodies[6];
+  uint32_t problems;
+};
+
+#define MPH "Content-Type: multipart/mixed; boundary=\"b\"\r\n\r\n"
+static const struct scase scases[] = {
+    {"plain", "Subject: x\r\n\r\nhello\r\n", "text/plain", {"hello\r\n"}, 0},
+    {"basic multipart",
+     MPH "pre\r\n--b\r\nContent-Type: text/html\r\n\r\n<p>\r\n--b\r\n\r\ntwo\r\n--b--\r\nepi\r\n",
+     "multipart/mixed[text/html,text/plain]",
+     {"pre\r\n--b\r\nContent-Type: text/html\r\n\r\n<p>\r\n--b\r\n\r\ntwo\r\n--b--\r\nepi\r\n",
+      "<p>", "two"},
+     0},
+    {"transport padding and LF",
+     "Content-Type: multipart/mixed; boundary=b\n\n--b \t\n\none\n--b--  \n",
+     "multipart/mixed[text/plain]",
+     {"--b \t\n\none\n--b--  \n", "one"},
+     0},
+    {"missing close delimiter",
+     MPH "--b\r\n\r\none\r\n--b\r\n\r\ntwo\r\n",
+     "multipart/mixed[text/plain,text/plain]",
+     {"--b\r\n\r\none\r\n--b\r\n\r\ntwo\r\n", "one", "two\r\n"},
+     1u << MP_PROBLEM_NO_END},
+    {"boundary prefixes",
+     "Content-Type: multipart/mixed; boundary=ab\r\n\r\n--ab\r\nContent-Type: "
+     "multipart/alternative; "
+     "boundary=abc\r\n\r\n--abc\r\n\r\nin\r\n--abcd\r\n--abc--\r\n--ab--\r\n",
+     "multipart/mixed[multipart/alternative[text/plain]]",
+     {NULL, "--abc\r\n\r\nin\r\n--abcd\r\n--abc--", "in\r\n--abcd"},
+     0},
+    {"outer delimiter ends inner",
+     MPH "--b\r\nContent-Type: multipart/mixed; "
+         "boundary=c\r\n\r\n--c\r\n\r\ninner\r\n--b\r\n\r\nnext\r\n--b--",
+     "multipart/mixed[multipart/mixed[text/plain],text/plain]",
+     {NULL, "--c\r\n\r\ninner", "inner", "next"},
+     1u << MP_PROBLEM_NO_END},
+    {"rfc822",
+     MPH "--b\r\nContent-Type: message/rfc822\r\n\r\nSubject: in\r\n\r\ninner body\r\n--b--\r\n",
+     "multipart/mixed[message/rfc822[text/plain]]",
+     {NULL, "Subject: in\r\n\r\ninner body", "inner body"},
+     0},
+    {"global",
+     "Content-Type: message/global\r\n\r\nContent-Type: text/html\r\n\r\nx",
+     "message/global[text/html]",
+     {"Content-Type: text/html\r\n\r\nx", "x"},
+     0},
+    {"digest default",
+     "Content-Type: multipart/digest; boundary=d\r\n\r\n--d\r\n\r\nSubject: a\r\n\r\nA\r\n--d--",
+     "multipart/digest[message/rfc822[text/plain]]",
+     {NULL, "Subject: a\r\n\r\nA", "A"},
+     0},
+    {"no boundary",
+     "Content-Type: multipart/mixed\r\n\r\n--b\r\nx",
+     "multipart/mixed",
+     {"--b\r\nx"},
+     1u << MP_PROBLEM_NO_BOUNDARY},
+    {"bad content type",
+     "Content-Type: garbage\r\n\r\nx",
+     "text/plain",
+     {"x"},
+     1u << MP_PROBLEM_BAD_CTYPE},
+    {"empty parts",
+     MPH "--b\r\n--b\r\n\r\n--b--",
+     "multipart/mixed[text/plain,text/plain]",
+     {NULL, "", ""},
+     1u << MP_PROBLEM_NO_BODY},
+    {"quoted boundary with escape",
+     "Content-Type: multipart/mixed; boundary=\"a\\\"b\"\r\n\r\n--a\"b\r\n\r\nq\r\n--a\"b--",
+     "multipart/mixed[text/plain]",
+     {NULL, "q"},
+     0},
+    {"case-insensitive type, comments and params",
+     "Content-Type: (c) MULTIPART/Mixed ; charset=x; BOUNDARY = \"zz\" "
+     "(c)\r\n\r\n--zz\r\n\r\nk\r\n--zz--",
+     "multipart/mixed[text/plain]", {NULL, "k"}, 0},
+    // Real-world: an unquoted boundary with '=' (typed parser repair).
+    {"unquoted boundary with specials",
+     "Content-Type: multipart/mixed; boundary=----=_Part_1\r\n\r\n--"
+     "----=_Part_1\r\n\r\nv\r\n------=_Part_1--",
+     "multipart/mixed[text/plain]", {NULL, "v"}, 0},
+    // RFC 2231 continuation of the boundary parameter.
+    {"rfc2231 boundary", "Content-Type: multipart/mixed; boundary*0=ab; boundary*1=cd\r\n\r\n"
+     "--abcd\r\n\r\nw\r\n--abcd--", "multipart/mixed[text/plain]", {NULL, "w"}, 0},
+    {"delimiter-like lines",
+     MPH "--b\r\n\r\n--bx\r\n--b -\r\n---b\r\n--b--",
+     "multipart/mixed[text/plain]",
+     {NULL, "--bx\r\n--b -\r\n---b"},
+     0},
+    {"rfc822 ending at its empty line",
+     MPH "--b\r\nContent-Type: message/rfc822\r\n\r\nX: 1\r\n\r\n--b--",
+     "multipart/mixed[message/rfc822[text/plain]]",
+     {NULL, "X: 1\r\n\r\n", ""},
+     0},
+    {"delimiter in headers",
+     MPH "--b\r\nX: 1\r\n--b\r\n\r\nz\r\n--b--",
+     "multipart/mixed[text/plain,text/plain]",
+     {NULL, "", "z"},
+     1u << MP_PROBLEM_NO_BODY},
+};
+
+START_TEST(test_structure_cases) {
+  const struct scase *c = &scases[_i];
+  mp_message *m = parse_s(c->msg, NULL);
+  char t[256] = "";
+  tree(m, 0, t, sizeof t);
+  ck_assert_msg(strcmp(t, c->tree) == 0, "%s: tree %s", c->name, t);
+  for (size_t i = 0; i < 6 && i < mp_message_num_parts(m); i++) {
+    if (c->bodies[i] == NULL)
+      continue;
+    const mp_part *p = mp_message_part(m, i);
+    ck_assert_msg(range_eq(c->msg, p->body, c->bodies[i]), "%s: body of part %zu is '%.*s'",
+                  c->name, i, (int)p->body.len, c->msg + p->body.off);
+  }
+  ck_assert_msg(mp_message_problems(m) == c->problems, "%s: problems %x", c->name,
+                mp_message_problems(m));
+  // Every range lies inside the input; parts nest in their parents.
+  for (size_t i = 0; i < mp_message_num_parts(m); i++) {
+    const mp_part *p = mp_message_part(m, i);
+    ck_assert_uint_le(p->body.off + p->body.len, strlen(c->msg));
+    ck_assert_uint_eq(p->header.off + p->header.len, p->body.off);
+    if (p->parent != MP_NO_INDEX) {
+      const mp_part *pp = mp_message_part(m, p->parent);
+      ck_assert_uint_ge(p->header.off, pp->body.off);
+      ck_assert_uint_le(p->body.off + p->body.len, pp->body.off + pp->body.len);
+    }
+  }
+  mp_message_free(m);
+}
+END_TEST
+
+START_TEST(test_preamble_epilogue) {
+  const char *msg = MPH "pre\r\n--b\r\n\r\none\r\n--b--\r\nepi\r\n";
+  mp_message *m = parse_s(msg, NULL);
+  const mp_part *r = mp_message_part(m, 0);
+  ck_assert(range_eq(msg, r->preamble, "pre"));
+  ck_assert(range_eq(msg, r->epilogue, "epi\r\n"));
+  ck_assert(str_eq(r->boundary, "b"));
+  ck_assert(r->flags & MP_PART_MULTIPART);
+  ck_assert_uint_eq(r->num_children, 1);
+  mp_message_free(m);
+}
+END_TEST
+
+START_TEST(test_part_fields) {
+  const char *msg =
+      "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n"
+      "Content-Type: text/plain; charset=\"ISO-8859-1\"\r\n"
+      "Content-Transfer-Encoding: Quoted-Printable\r\n"
+      "Content-ID: <id@x>\r\nContent-Description: desc\r\n"
+      "Content-Disposition: inline\r\nContent-Language: en\r\n"
+      "Content-Location: http://x/\r\nContent-MD5: abc\r\n\r\n"
+      "l1=\r\nl1b\r\nl2\r\nl3\r\n--b\r\nContent-Transfer-Encoding: x-uuencode\r\n\r\nraw\r\n--b--";
+  mp_message *m = parse_s(msg, NULL);
+  ck_assert_uint_eq(mp_message_num_parts(m), 3);
+  const mp_part *p = mp_message_part(m, 1);
+  ck_assert(str_eq(p->charset, "ISO-8859-1"));
+  ck_assert_int_eq(p->encoding, MP_ENCODING_QP);
+  ck_assert(str_eq(p->encoding_name, "quoted-printable"));
+  const char *names[] = {"Content-ID",       "Content-Description", "Content-Disposition",
+                         "Content-Language", "Content-Location",    "Content-MD5"};
+  uint32_t ix[] = {p->h_id,       p->h_description, p->h_disposition,
+                   p->h_language, p->h_location,    p->h_md5};
+  for (int i = 0; i < 6; i++) {
+    ck_assert_uint_ne(ix[i], MP_NO_INDEX);
+    const mp_header *h = mp_message_header(m, ix[i]);
+    ck_assert(range_eq(msg, h->name, names[i]));
+    ck_assert_uint_eq(h->part, 1);
+  }
+  ck_assert_uint_eq(p->lines, 4);
+  ck_assert(range_eq(msg, p->body, "l1=\r\nl1b\r\nl2\r\nl3"));
+  ck_assert(range_eq(msg, p->content_type, " text/plain; charset=\"ISO-8859-1\""));
+  const mp_part *q = mp_message_part(m, 2);
+  ck_assert_int_eq(q->encoding, MP_ENCODING_UNKNOWN);
+  ck_assert(q->flags & MP_PART_UNKNOWN_CTE);
+  ck_assert(mp_message_problems(m) & (1u << MP_PROBLEM_UNKNOWN_CTE));
+  ck_assert_uint_eq(mp_message_part(m, 0)->h_id, MP_NO_INDEX);
+  // Decoding: QP joins the soft break; unknown stays raw.
+  char out[64];
+  size_t n;
+  ck_assert_int_eq(mp_part_decode(m, 1, NULL, 0, &n), 0);
+  ck_assert_uint_eq(n, 13);
+  ck_assert_uint_ge(mp_part_decode_max_len(m, 1), n);
+  ck_assert_int_eq(mp_part_decode(m, 1, out, sizeof out, &n), 0);
+  ck_assert_uint_eq(n, 13);
+  ck_assert(memcmp(out, "l1l1b\r\nl2\r\nl3", 13) == 0);
+  ck_assert_int_eq(mp_part_decode(m, 2, out, sizeof out, &n), 0);
+  ck_assert_uint_eq(n, 3);
+  ck_assert(memcmp(out, "raw", 3) == 0);
+  ck_assert_int_eq(mp_part_decode(m, 1, out, 3, &n), MP_ERR_BUFFER_TOO_SMALL);
+  ck_assert_uint_eq(n, 0);
+  ck_assert_int_eq(mp_part_decode(m, 9, out, sizeof out, &n), MP_ERR_INVALID_ARGUMENT);
+  mp_message_free(m);
+}
+END_TEST
+
+START_TEST(test_decode_base64) {
+  // Lenient MIME Base64: line breaks and junk skipped.
+  const char *msg = "Content-Transfer-Encoding: base64\r\n\r\naGVsbG8g\r\nd29y!bGQ=\r\n";
+  mp_message *m = parse_s(msg, NULL);
+  char out[64];
+  size_t n, q;
+  ck_assert_int_eq(mp_part_decode(m, 0, NULL, 0, &q), 0);
+  ck_assert_int_eq(mp_part_decode(m, 0, out, sizeof out, &n), 0);
+  ck_assert_uint_eq(n, 11);
+  ck_assert_uint_eq(q, n);
+  ck_assert(memcmp(out, "hello world", 11) == 0);
+  ck_assert_uint_ge(mp_part_decode_max_len(m, 0), n);
+  mp_message_free(m);
+}
+END_TEST
+
+START_TEST(test_decode_size_query_large) {
+  // The size query streams in chunks: check it across chunk edges.
+  size_t lines = 2000;
+  char *msg = malloc(64 + lines * 78);
+  strcpy(msg, "Content-Transfer-Encoding: base64\r\n\r\n");
+  for (size_t i = 0; i < lines; i++)
+    strcat(msg, "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0\r\n");
+  mp_message *m = parse_s(msg, NULL);
+  size_t q, n;
+  ck_assert_int_eq(mp_part_decode(m, 0, NULL, 0, &q), 0);
+  size_t cap = mp_part_decode_max_len(m, 0);
+  char *out = malloc(cap);
+  ck_assert_int_eq(mp_part_decode(m, 0, out, cap, &n), 0);
+  ck_assert_uint_eq(n, lines * 57);
+  ck_assert_uint_eq(q, n);
+  free(out);
+  mp_message_free(m);
+  free(msg);
+}
+END_TEST
+
+static const struct {
+  const char *section;
+  int part; // -1: error
+} sections[] = {
+    {"", 0},       {"1", 1},  {"2", 2},      {"2.1", 3},          {"2.2", 4}, {"3", 5},
+    {"3.1", 6},    {"4", -1}, {"1.1", -1},   {"01", -1},          {"1.", -1}, {".1", -1},
+    {"2.1.1", -1}, {"x", -1}, {"3.1.1", -1}, {"99999999999", -1},
+};
+
+START_TEST(test_section) {
+  const char *msg = "Content-Type: multipart/mixed; boundary=o\r\n\r\n"
+                    "--o\r\n\r\none\r\n"
+                    "--o\r\nContent-Type: multipart/alternative; boundary=i\r\n\r\n"
+                    "--i\r\n\r\nalt1\r\n--i\r\nContent-Type: text/html\r\n\r\nalt2\r\n--i--\r\n"
+                    "--o\r\nContent-Type: message/rfc822\r\n\r\nSubject: s\r\n\r\ninner\r\n"
+                    "--o--\r\n";
+  mp_message *m = parse_s(msg, NULL);
+  // Parts: 0 root, 1 one, 2 alternative, 3 alt1, 4 alt2, 5 rfc822, 6 inner.
+  ck_assert_uint_eq(mp_message_num_parts(m), 7);
+  int want = sections[_i].part;
+  uint32_t got = 12345;
+  int rc = mp_message_part_by_section(m, &got, sections[_i].section, strlen(sections[_i].section));
+  if (want < 0) {
+    ck_assert_msg(rc == MP_ERR_SYNTAX, "section '%s' gave %d part %u", sections[_i].section, rc,
+                  got);
+  } else {
+    ck_assert_int_eq(rc, 0);
+    ck_assert_msg((int)got == want, "section '%s' gave part %u, want %d", sections[_i].section, got,
+                  want);
+  }
+  mp_message_free(m);
+}
+END_TEST
+
+START_TEST(test_limits) {
+  // Depth: nested multiparts deeper than the limit are kept as leaves.
+  char msg[4096] = "";
+  for (int i = 0; i < 10; i++) {
+    size_t n = strlen(msg);
+    snprintf(msg + n, sizeof msg - n,
+             "Content-Type: multipart/mixed; boundary=b%d\r\n\r\n--b%d\r\n", i, i);
+  }
+  strcat(msg, "\r\ndeep\r\n");
+  mp_settings s = MP_SETTINGS_INIT;
+  s.max_depth = 3;
+  mp_message *m = parse_s(msg, &s);
+  ck_assert_uint_eq(mp_message_num_parts(m), 4);
+  ck_assert(mp_message_part(m, 3)->flags & MP_PART_TOO_DEEP);
+  ck_assert(mp_message_problems(m) & (1u << MP_PROBLEM_DEPTH));
+  mp_message_free(m);
+  m = parse_s(msg, NULL);
+  ck_assert_uint_eq(mp_message_num_parts(m), 11);
+  mp_message_free(m);
+  // Parts.
+  const char *many = MPH "--b\r\n\r\n1\r\n--b\r\n\r\n2\r\n--b\r\n\r\n3\r\n--b--";
+  s = (mp_settings)MP_SETTINGS_INIT;
+  s.max_parts = 3;
+  m = parse_s(many, &s);
+  ck_assert_uint_eq(mp_message_num_parts(m), 3);
+  ck_assert(range_eq(many, mp_message_part(m, 2)->body, "2\r\n--b\r\n\r\n3"));
+  ck_assert(mp_message_problems(m) & (1u << MP_PROBLEM_PARTS));
+  mp_message_free(m);
+  // Work: a tiny budget stops boundary matching.
+  s = (mp_settings)MP_SETTINGS_INIT;
+  s.max_work = 5;
+  m = parse_s(many, &s);
+  ck_assert(mp_message_problems(m) & (1u << MP_PROBLEM_WORK));
+  ck_assert_uint_lt(mp_message_num_parts(m), 4);
+  mp_message_free(m);
+}
+END_TEST
+
+struct counting {
+  int allocs, frees;
+};
+static void *c_alloc(void *o, size_t n) {
+  ((struct counting *)o)->allocs++;
+  return malloc(n);
+}
+static void c_free(void *o, void *p) {
+  ((struct counting *)o)->frees++;
+  free(p);
+}
+static void *fail_alloc(void *o, size_t n) {
+  (void)o;
+  (void)n;
+  return NULL;
+}
+
+START_TEST(test_allocator_and_args) {
+  struct counting c = {0, 0};
+  mp_settings s = MP_SETTINGS_INIT;
+  s.allocator = (mp_allocator){c_alloc, c_free, &c};
+  mp_message *m = parse_s(MPH "--b\r\n\r\nx\r\n--b--", &s);
+  ck_assert_int_gt(c.allocs, 0);
+  mp_message_free(m);
+  ck_assert_int_eq(c.allocs, c.frees);
+  mp_message_free(NULL);
+  s.allocator = (mp_allocator){fail_alloc, c_free, &c};
+  mp_diag d;
+  ck_assert_int_eq(mp_message_parse(&m, &s, "x", 1, &d), -12);
+  ck_assert_ptr_null(m);
+  ck_assert_int_eq(d.code, -12);
+  s.allocator = (mp_allocator){c_alloc, NULL, &c};
+  ck_assert_int_eq(mp_message_parse(&m, &s, "x", 1, &d), MP_ERR_INVALID_ARGUMENT);
+  s = (mp_settings)MP_SETTINGS_INIT;
+  s.version = 99;
+  ck_assert_int_eq(mp_message_parse(&m, &s, "x", 1, NULL), MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_message_parse(NULL, NULL, "x", 1, NULL), MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_message_parse(&m, NULL, NULL, 1, NULL), MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_message_parse(&m, NULL, NULL, 0, NULL), 0);
+  ck_assert_uint_eq(mp_message_num_parts(m), 1);
+  mp_message_free(m);
+}
+END_TEST
+
+START_TEST(test_linear_many_parts) {
+  // 20000 parts parse fast (the default part limit caps at 10000).
+  size_t cap = 20000 * 16 + 100;
+  char *msg = malloc(cap);
+  strcpy(msg, MPH);
+  size_t n = strlen(msg);
+  for (int i = 0; i < 20000; i++)
+    n += (size_t)snprintf(msg + n, cap - n, "--b\r\n\r\nx\r\n");
+  mp_message *m = NULL;
+  ck_assert_int_eq(mp_message_parse(&m, NULL, msg, n, NULL), 0);
+  ck_assert_uint_eq(mp_message_num_parts(m), MP_DEFAULT_MAX_PARTS);
+  mp_message_free(m);
+  free(msg);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("message");
+  TCase *tc = tcase_create("message");
+  tcase_add_loop_test(tc, test_structure_cases, 0, (int)(sizeof scases / sizeof scases[0]));
+  tcase_add_test(tc, test_preamble_epilogue);
+  tcase_add_test(tc, test_part_fields);
+  tcase_add_test(tc, test_decode_base64);
+  tcase_add_test(tc, test_decode_size_query_large);
+  tcase_add_loop_test(tc, test_section, 0, (int)(sizeof sections / sizeof sections[0]));
+  tcase_add_test(tc, test_limits);
+  tcase_add_test(tc, test_allocator_and_args);
+  tcase_add_test(tc, test_linear_many_parts);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_set_tap(sr, "-");
+  srunner_run_all(sr, CK_SILENT);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}

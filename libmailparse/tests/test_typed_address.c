@@ -1,0 +1,183 @@
+// test_typed_address.c: mp_address_list_parse (src/typed_address.c): the
+// address fields of the RFC 5322 Appendix A messages (A.1.1, A.1.2, A.1.3,
+// A.5, A.6.1, A.6.3), the RFC 2047 §8 address examples, and real-world
+// breakages (unquoted commas, missing angle brackets, names in comments,
+// trailing garbage), with flags, limits and buffer sizes.
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corvid_libtest.h"
+#include "mailparse.h"
+
+// Each entry is shown as [G:]name|local@domain[#group], joined by "; ".
+struct vec {
+  const char *section;
+  const char *in;
+  const char *want;
+  unsigned flags_set;
+};
+
+static const struct vec vectors[] = {
+    {"A.1.1", "John Doe <jdoe@machine.example>", "John Doe|jdoe@machine.example", 0},
+    {"A.1.1", " Mary Smith <mary@example.net>", "Mary Smith|mary@example.net", 0},
+    {"A.1.2", " \"Joe Q. Public\" <john.q.public@example.com>",
+     "Joe Q. Public|john.q.public@example.com", 0},
+    {"A.1.2", " Mary Smith <mary@x.test>, jdoe@example.org, Who? <one@y.test>",
+     "Mary Smith|mary@x.test; |jdoe@example.org; Who?|one@y.test", 0},
+    {"A.1.2", " <boss@nil.test>, \"Giant; \\\"Big\\\" Box\" <sysservices@example.net>",
+     "|boss@nil.test; Giant; \"Big\" Box|sysservices@example.net", 0},
+    {"A.1.3", " A Group:Ed Jones <c@a.test>,joe@where.test,John <jdoe@one.test>;",
+     "G:A Group|@; Ed Jones|c@a.test#0; |joe@where.test#0; John|jdoe@one.test#0", 0},
+    {"A.1.3", " Undisclosed recipients:;", "G:Undisclosed recipients|@", 0},
+    {"A.5", " Pete(A nice \\) chap) <pete(his account)@silly.test(his host)>",
+     "Pete|pete@silly.test", 0},
+    {"A.5",
+     "A Group(Some people)\r\n     :Chris Jones <c@(Chris's host.)public.example>,\r\n"
+     "         joe@example.org,\r\n  John <jdoe@one.test> (my dear friend); (the end of the "
+     "group)",
+     "G:A Group|@; Chris Jones|c@public.example#0; |joe@example.org#0; John|jdoe@one.test#0", 0},
+    {"A.5", "(Empty list)(start)Hidden recipients  :(nobody(that I know))  ;",
+     "G:Hidden recipients|@", 0},
+    {"A.6.1", " Joe Q. Public <john.q.public@example.com>",
+     "Joe Q. Public|john.q.public@example.com", MP_TYPED_OBSOLETE},
+    {"A.6.1", " Mary Smith <@node.test:mary@example.net>, , jdoe@test  . example",
+     "Mary Smith|mary@example.net; |jdoe@test.example", MP_TYPED_OBSOLETE},
+    {"A.6.3", " John Doe <jdoe@machine(comment).  example>", "John Doe|jdoe@machine.example",
+     MP_TYPED_OBSOLETE},
+    {"A.6.3", " Mary Smith\r\n  \r\n          <mary@example.net>", "Mary Smith|mary@example.net",
+     0},
+    {"RFC 2047 §8", "=?US-ASCII?Q?Keith_Moore?= <moore@cs.utk.edu>", "Keith Moore|moore@cs.utk.edu",
+     0},
+    {"RFC 2047 §8", "=?ISO-8859-1?Q?Keld_J=F8rn_Simonsen?= <keld@dkuug.dk>",
+     "Keld J\xc3\xb8rn Simonsen|keld@dkuug.dk", 0},
+    {"RFC 2047 §8", "=?ISO-8859-1?Q?Andr=E9?= Pirard <PIRARD@vm1.ulg.ac.be>",
+     "Andr\xc3\xa9 Pirard|PIRARD@vm1.ulg.ac.be", 0},
+    {"RFC 2047 §8", "=?iso-8859-1?q?this=20is=20some=20text?= =?iso-8859-1?q?_and_more?= <a@b>",
+     "this is some text and more|a@b", 0},
+    // Real world.
+    {"unquoted comma", "Doe, John <jdoe@example.com>", "Doe, John|jdoe@example.com",
+     MP_TYPED_REPAIRED},
+    {"unquoted comma", "Doe, John <jdoe@example.com>, x@y", "Doe, John|jdoe@example.com; |x@y",
+     MP_TYPED_REPAIRED},
+    {"name in comment", "jdoe@example.com (John Doe)", "John Doe|jdoe@example.com", 0},
+    {"missing angle", "John Doe jdoe@example.com", "John Doe|jdoe@example.com", MP_TYPED_REPAIRED},
+    {"trailing junk", "<jdoe@example.com> garbage here", "|jdoe@example.com", MP_TYPED_JUNK},
+    {"unterminated angle", "John <jdoe@example.com, x@y", "John|jdoe@example.com; |x@y",
+     MP_TYPED_UNTERMINATED},
+    {"encoded word in quotes", "\"=?utf-8?q?J=C3=B6rg?=\" <j@x.test>", "J\xc3\xb6rg|j@x.test",
+     MP_TYPED_ENCWORD_PLACEMENT},
+    {"raw UTF-8 name", "J\xc3\xb6rg <j@x.test>", "J\xc3\xb6rg|j@x.test", MP_TYPED_8BIT},
+    {"quoted local", "\"john doe\"@example.com", "|john doe@example.com", 0},
+    {"local only", "postmaster", "|postmaster@", 0},
+    {"empty", "", "", 0},
+    {"blank", "  \r\n ", "", 0},
+    {"group no semicolon", "friends: a@b, c@d", "G:friends|@; |a@b#0; |c@d#0",
+     MP_TYPED_UNTERMINATED},
+    {"two groups", "g1: a@b;, g2: ;, c@d", "G:g1|@; |a@b#0; G:g2|@; |c@d", 0},
+    {"null path", "<>", "|@", 0},
+    {"domain literal", "a@[192.0.2.1]", "|a@[192.0.2.1]", 0},
+};
+
+static void show(char *buf, size_t cap, const mp_address *a, size_t n) {
+  size_t len = 0;
+  buf[0] = 0;
+  for (size_t i = 0; i < n; i++) {
+    char grp[16] = "";
+    if (a[i].group != MP_NO_INDEX)
+      snprintf(grp, sizeof grp, "#%u", (unsigned)a[i].group);
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s%.*s|%.*s@%.*s%s", i > 0 ? "; " : "",
+                            a[i].flags & MP_ADDRESS_GROUP ? "G:" : "", (int)a[i].name.len,
+                            a[i].name.p ? a[i].name.p : "", (int)a[i].local.len,
+                            a[i].local.p ? a[i].local.p : "", (int)a[i].domain.len,
+                            a[i].domain.p ? a[i].domain.p : "", grp);
+    if (len >= cap)
+      break;
+  }
+}
+
+START_TEST(parse_vectors) {
+  const struct vec *v = &vectors[_i];
+  size_t in_len = strlen(v->in);
+  size_t cap = mp_typed_text_max_len(in_len);
+  char *text = malloc(cap);
+  mp_address addr[16];
+  size_t n = 99, tl = 99;
+  unsigned flags = 0;
+  int rc = mp_address_list_parse(addr, 16, &n, text, cap, &tl, &flags, v->in, in_len);
+  ck_assert_int_eq(rc, 0);
+  char got[1024];
+  show(got, sizeof got, addr, n);
+  ck_assert_msg(strcmp(got, v->want) == 0, "%s case %d: got \"%s\", want \"%s\"", v->section, _i,
+                got, v->want);
+  ck_assert_msg((flags & v->flags_set) == v->flags_set, "%s case %d: flags %#x lack %#x",
+                v->section, _i, flags, v->flags_set);
+  ck_assert_uint_le(tl, 3 * in_len);
+  // A text buffer of exactly tl bytes works, one less does not.
+  if (tl > 0) {
+    char *tight = malloc(tl);
+    size_t n2, tl2;
+    ck_assert_int_eq(mp_address_list_parse(addr, 16, &n2, tight, tl, &tl2, NULL, v->in, in_len), 0);
+    ck_assert_uint_eq(n2, n);
+    ck_assert_int_eq(mp_address_list_parse(addr, 16, &n2, tight, tl - 1, &tl2, NULL, v->in, in_len),
+                     MP_ERR_BUFFER_TOO_SMALL);
+    ck_assert_uint_eq(n2, 0);
+    ck_assert_uint_eq(tl2, 0);
+    free(tight);
+  }
+  if (n > 0) {
+    size_t n2 = 9, tl2 = 9;
+    ck_assert_int_eq(mp_address_list_parse(addr, n - 1, &n2, text, cap, &tl2, NULL, v->in, in_len),
+                     MP_ERR_LIMIT);
+    ck_assert_uint_eq(n2, 0);
+  }
+  free(text);
+}
+END_TEST
+
+START_TEST(entry_flags) {
+  char text[256];
+  mp_address a[4];
+  size_t n, tl;
+  const char *in = "x@y (Name), <@r.test:q@z>, \"a b\"@c";
+  ck_assert_int_eq(mp_address_list_parse(a, 4, &n, text, sizeof text, &tl, NULL, in, strlen(in)),
+                   0);
+  ck_assert_uint_eq(n, 3);
+  ck_assert(a[0].flags & MP_ADDRESS_NAME_COMMENT);
+  ck_assert(a[1].flags & MP_ADDRESS_ROUTE);
+  ck_assert(a[1].flags & MP_ADDRESS_ANGLE);
+  ck_assert(a[2].flags & MP_ADDRESS_QUOTED_LOCAL);
+  in = "postmaster";
+  ck_assert_int_eq(mp_address_list_parse(a, 4, &n, text, sizeof text, &tl, NULL, in, strlen(in)),
+                   0);
+  ck_assert(a[0].flags & MP_ADDRESS_INCOMPLETE);
+}
+END_TEST
+
+START_TEST(arguments) {
+  char text[16];
+  mp_address a[2];
+  size_t n, tl;
+  ck_assert_int_eq(mp_address_list_parse(a, 2, NULL, text, 16, &tl, NULL, "a", 1),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_address_list_parse(a, 2, &n, text, 16, NULL, NULL, "a", 1),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_address_list_parse(NULL, 2, &n, text, 16, &tl, NULL, "a", 1),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_address_list_parse(a, 2, &n, text, 16, &tl, NULL, NULL, 1),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_address_list_parse(NULL, 0, &n, NULL, 0, &tl, NULL, "", 0), 0);
+  ck_assert_uint_eq(n, 0);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("typed_address");
+  TCase *tc = tcase_create("address");
+  tcase_add_loop_test(tc, parse_vectors, 0, (int)(sizeof vectors / sizeof vectors[0]));
+  tcase_add_test(tc, entry_flags);
+  tcase_add_test(tc, arguments);
+  suite_add_tcase(s, tc);
+  return corvid_check_run(s);
+}

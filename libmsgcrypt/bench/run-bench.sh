@@ -1,0 +1,60 @@
+#!/bin/sh
+# run-bench.sh: runs bench_msgcrypt and its out-of-process peers (OpenSSL's
+# `openssl speed`, @noble in node) in turn, round after round, gathers their
+# JSON lines in one file and prints one tools/bench-report table per group,
+# each against the baseline its goal names, then the goals (goals.py).
+#
+# usage: run-bench.sh BUILD_DIR [ROUNDS] [--quick]
+#   BUILD_DIR: a build with bench_msgcrypt in it (bench/README.md);
+#   ROUNDS (default 3): how many times each part runs; every record keeps its
+#   fastest run. The JSON lines go to $BENCH_OUT (default
+#   BUILD_DIR/bench-msgcrypt.jsonl); @noble comes from $CORVID_NODE_MODULES
+#   (default BUILD_DIR/node_modules). A missing peer is reported and skipped.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+report="$here/../../tools/bench-report/bench-report"
+build=${1:?usage: run-bench.sh BUILD_DIR [ROUNDS] [--quick]}
+rounds=${2:-3}
+quick=
+if [ "${3:-}" = --quick ] || [ "$rounds" = --quick ]; then
+  quick=--quick
+  rounds=1
+fi
+bench="$build/libmsgcrypt/bench/bench_msgcrypt"
+out=${BENCH_OUT:-$build/bench-msgcrypt.jsonl}
+node_modules=${CORVID_NODE_MODULES:-$build/node_modules}
+[ -x "$bench" ] || { echo "run-bench.sh: $bench not built" >&2; exit 2; }
+
+: >"$out"
+r=1
+while [ "$r" -le "$rounds" ]; do
+  echo "run-bench.sh: round $r of $rounds" >&2
+  # shellcheck disable=SC2086
+  "$bench" --rounds 2 $quick >>"$out"
+  if command -v openssl >/dev/null; then
+    python3 "$here/peer_openssl_speed.py" --seconds 1 >>"$out" ||
+      echo "run-bench.sh: the OpenSSL peer failed" >&2
+  else
+    echo "run-bench.sh: no openssl (Debian package openssl): OpenSSL left out" >&2
+  fi
+  if command -v node >/dev/null && [ -d "$node_modules/@noble/post-quantum" ]; then
+    # shellcheck disable=SC2086
+    node "$here/peer_noble.mjs" "$node_modules" $quick >>"$out" ||
+      echo "run-bench.sh: the @noble peer failed" >&2
+  else
+    echo "run-bench.sh: no node or no @noble/post-quantum in $node_modules: @noble left out" >&2
+  fi
+  r=$((r + 1))
+done
+
+table() { # title, baseline, bench-name pattern (grep -E)
+  grep -E "\"bench\":\"($3)" "$out" | python3 "$report" --baseline "$2" --title "$1" || true
+  echo
+}
+table "X448 and Ed448 against OpenSSL 3 (X25519 and Ed25519 for scale)" openssl \
+  'x448|ed448|x25519|ed25519'
+table "AES-256 AEAD: OCB against BoringSSL's GCM" boringssl-gcm 'aes256-aead'
+table "ML-KEM against the pq-crystals reference" ref 'mlkem'
+table "ML-DSA against the pq-crystals reference" ref 'mldsa'
+python3 "$here/goals.py" "$out"

@@ -4,6 +4,7 @@
 // Dovecot, DKIM-Signature and Authentication-Results, and the List-* fields
 // of mailing lists (RFC 2369, RFC 2919) and newsletters (RFC 8058).
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mkcorpus_internal.h"
@@ -67,13 +68,18 @@ static void relay_hop(struct hop *hop, struct mkc_rng *r, const char *from_host,
   char id[16];
   postfix_id(id, r);
   int octet = mkc_rng_between(r, 1, 254);
-  snprintf(hop->text, sizeof hop->text,
-           "from %s (%s [198.51.100.%d]) %sby %s (Postfix) with %s id %s for <%s>; %s", from_host,
-           from_host, octet,
-           tls ? "(using TLSv1.3 with cipher TLS_AES_256_GCM_SHA384 (256/256 bits) key-exchange "
-                 "X25519 server-signature RSA-PSS (2048 bits) server-digest SHA256) "
-               : "",
-           by_host, tls ? "ESMTPS" : "ESMTP", id, rcpt, date);
+  // Host names and addresses are bounded by construction; a hop that did not
+  // fit would be a generator bug, and a cut-off header must never be written.
+  int n = snprintf(
+      hop->text, sizeof hop->text,
+      "from %s (%s [198.51.100.%d]) %sby %s (Postfix) with %s id %s for <%s>; %s", from_host,
+      from_host, octet,
+      tls ? "(using TLSv1.3 with cipher TLS_AES_256_GCM_SHA384 (256/256 bits) key-exchange "
+            "X25519 server-signature RSA-PSS (2048 bits) server-digest SHA256) "
+          : "",
+      by_host, tls ? "ESMTPS" : "ESMTP", id, rcpt, date);
+  if (n < 0 || (size_t)n >= sizeof hop->text)
+    abort();
 }
 
 static void format_hop_date(char *out, size_t cap, int64_t t, int tz) {

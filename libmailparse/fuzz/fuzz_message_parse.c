@@ -3,7 +3,8 @@
 // parent, headers in order and owned by their parts, line counts equal to a
 // naive count, decoded sizes within
 // mp_part_decode_max_len() and equal to the size query, and a parse that is
-// deterministic (a second parse gives the same headers and parts).
+// deterministic (a second parse gives the same headers and parts); the IMAP
+// BODYSTRUCTURE and ENVELOPE renderings agree with their size queries.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(mp_part_decode(m, (uint32_t)i, out, cap, &n) == 0);
     CHECK(n == qn);
     free(out);
+  }
+  // IMAP views: the size query matches the rendering, for every part.
+  for (size_t i = 0; i < np; i++) {
+    for (int mode = 0; mode < 3; mode++) {
+      size_t need = 0, n = 0;
+      int rc = mode == 2 ? mp_part_envelope(m, (uint32_t)i, NULL, 0, &need)
+                         : mp_part_bodystructure(m, (uint32_t)i, mode, NULL, 0, &need);
+      CHECK(rc == 0);
+      char *out = malloc(need ? need : 1);
+      rc = mode == 2 ? mp_part_envelope(m, (uint32_t)i, out, need, &n)
+                     : mp_part_bodystructure(m, (uint32_t)i, mode, out, need, &n);
+      CHECK(rc == 0 && n == need);
+      free(out);
+    }
   }
   // Section numbers: "1", "1.1", "2" either fail cleanly or name a part.
   static const char *secs[] = {"1", "1.1", "2", "1.2.1", ""};

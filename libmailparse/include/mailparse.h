@@ -372,6 +372,39 @@ MP_API size_t mp_part_decode_max_len(const mp_message *msg, uint32_t part);
 MP_API MP_WARN_UNUSED_RESULT int mp_part_decode(const mp_message *msg, uint32_t part, void *out,
                                                 size_t out_cap, size_t *out_len);
 
+// mp_part_bodystructure writes the IMAP BODYSTRUCTURE (`extended` non-zero)
+// or BODY (`extended` 0) of part `part` (RFC 3501 7.4.2, RFC 9051 7.5.2)
+// into `out` (room for `out_cap`; no NUL) and sets `*out_len`. Parameters
+// come from mp_content_type_parse() and mp_content_disposition_parse()
+// (names lower case, values UTF-8); id, description, MD5 and location are
+// the unfolded raw values; a string that a quoted string cannot carry (CR,
+// LF, 8-bit) is written as a literal {n}CRLF. A text part without
+// Content-Type gets ("charset" "us-ascii"); a multipart without children one
+// empty text/plain body. message/rfc822 parts carry the ENVELOPE, BODY and
+// line count of the message inside. `out` NULL with `out_cap` 0 is a size
+// query (`*out_len` set, nothing written). It returns 0 or:
+//   MP_ERR_INVALID_ARGUMENT: NULL `msg`/`out_len`, `part` out of range.
+//   MP_ERR_BUFFER_TOO_SMALL: `out_cap` is less than the output (`*out_len`
+//     is 0; nothing written is part of a result).
+//   MP_ERR_LIMIT: parts nested deeper than 256.
+//   -ENOMEM: the settings' allocator failed (scratch for the typed parsers,
+//     freed before return).
+// Thread-safe on a shared const message.
+MP_API MP_WARN_UNUSED_RESULT int mp_part_bodystructure(const mp_message *msg, uint32_t part,
+                                                       int extended, char *out, size_t out_cap,
+                                                       size_t *out_len);
+
+// mp_part_envelope writes the IMAP ENVELOPE (RFC 3501 7.4.2) of the message
+// whose header is part `part`'s (0 for the message, or the child of a
+// message/rfc822 part): date, subject, from, sender and reply-to (both
+// defaulting to from), to, cc, bcc, in-reply-to and message-id; strings are
+// unfolded raw values, addresses come from mp_address_list_parse() (display
+// names RFC 2047-decoded to UTF-8, hence literals when not ASCII; groups as
+// RFC 3501 writes them). Size query, errors and thread-safety as for
+// mp_part_bodystructure().
+MP_API MP_WARN_UNUSED_RESULT int mp_part_envelope(const mp_message *msg, uint32_t part, char *out,
+                                                  size_t out_cap, size_t *out_len);
+
 // Typed header values.
 //
 // Parsers for the values of structured header fields: each takes one header
@@ -417,11 +450,12 @@ MP_API size_t mp_typed_text_max_len(size_t in_len);
 // space between them dropped (RFC 2047 §6.2). Lenient: encoded words glued
 // to other text or to each other are decoded too (MP_TYPED_ENCWORD_PLACEMENT),
 // Base64 with bad padding is decoded leniently and a UTF-8 character split
-// across two words is joined and a decoded CR, LF or NUL becomes a space
-// (MP_TYPED_REPAIRED); a word longer than 1024
+// across two words is joined and a decoded CR or LF becomes a space
+// (MP_TYPED_REPAIRED), a NUL U+FFFD (the output never holds CR, LF or NUL);
+// a word longer than 1024
 // decoded bytes stays literal (MP_TYPED_ENCWORD_INVALID). Raw 8-bit bytes
 // pass through when they are UTF-8 (MP_TYPED_8BIT) and become U+FFFD when
-// not (MP_TYPED_CHARSET_REPLACED). Charsets other than UTF-8, US-ASCII and
+// not, as does a raw NUL (MP_TYPED_CHARSET_REPLACED). Charsets other than UTF-8, US-ASCII and
 // ISO-8859-1 go through the library's charset conversion. `out` needs at
 // most 3 * `in_len` bytes; mp_typed_text_max_len() is always enough. Returns
 // 0, MP_ERR_INVALID_ARGUMENT (NULL `out_len`, NULL `out` with `out_cap` > 0
@@ -756,7 +790,7 @@ MP_API MP_WARN_UNUSED_RESULT int mp_subject_base(char *out, size_t out_cap, size
 #define MP_CHARSET_REPLACED 1u
 // MP_CHARSET_UNKNOWN is set in `*out_flags` when the charset is unknown (or
 // iconv cannot open it): ASCII bytes were kept and every byte outside
-// ASCII became U+FFFD.
+// ASCII became U+FFFD (then MP_CHARSET_REPLACED is set too).
 #define MP_CHARSET_UNKNOWN 2u
 
 // MP_CHARSET_ID_UNKNOWN is the id mp_charset_lookup() returns for a name it
@@ -859,7 +893,8 @@ MP_API size_t mp_html_to_text_max_len(size_t in_len);
 // `*out_flags` to MP_HTML_* result flags. `flags` is 0 or MP_HTML_LINK_URLS |
 // MP_HTML_TRUNCATE. What it does, following the HTML tokenizer's rules where
 // they matter for robustness:
-//   - drops the content of <script>, <style>, <title>, <head> (until </head>,
+//   - drops the content of <script>, <style>, <title>, <template>, <iframe>,
+//     <noembed>, <noframes> and <head> (until </head>,
 //     <body> or the first element that only a body holds), comments
 //     (an unterminated one runs to the end), <!...> and <?...>;
 //   - decodes numeric character references (&#233; &#xE9;, with HTML's

@@ -490,21 +490,33 @@ static void decode_utf8(struct cs_sink *s, const uint8_t *in, size_t n) {
 }
 
 static void decode_1252(struct cs_sink *s, const uint8_t *in, size_t n) {
-  size_t i = 0;
-  while (i < n && !s->stopped) {
-    size_t a = mp_ascii_prefix_len(in + i, n - i);
-    sink_bytes(s, in + i, a);
-    i += a;
-    // Up to 64 non-ASCII bytes are converted into a local block at a time.
-    uint8_t buf[64 * 3];
-    size_t b = 0;
-    while (i < n && in[i] >= 0x80 && b + 3 <= sizeof buf) {
-      uint8_t c = in[i++];
-      uint32_t cp = mp_cp1252_high(c);
-      b += mp_utf8_encode_one(buf + b, cp);
+  // Latin text mixes ASCII and accented letters every few bytes, so both are
+  // gathered into one local block (ASCII 8 bytes at a time) and written out
+  // when it fills, instead of one sink call per run.
+  uint8_t buf[1024];
+  size_t b = 0, i = 0;
+  while (i < n) {
+    if (b + 8 > sizeof buf) {
+      sink_bytes(s, buf, b);
+      b = 0;
     }
-    sink_bytes(s, buf, b);
+    if (n - i >= 8) {
+      uint64_t w;
+      memcpy(&w, in + i, 8);
+      if ((w & 0x8080808080808080ull) == 0) {
+        memcpy(buf + b, in + i, 8);
+        b += 8;
+        i += 8;
+        continue;
+      }
+    }
+    uint8_t c = in[i++];
+    if (c < 0x80)
+      buf[b++] = c;
+    else
+      b += mp_utf8_encode_one(buf + b, mp_cp1252_high(c));
   }
+  sink_bytes(s, buf, b);
 }
 
 static void decode_utf16(struct cs_sink *s, const uint8_t *in, size_t n, enum cs_kind kind) {
@@ -560,11 +572,18 @@ static void sink_ucs4(struct cs_sink *s, const uint8_t *p, size_t n) {
   }
 }
 
-// decode_iconv converts through glibc into UCS-4LE, a chunk at a time, and
-// re-encodes each code point itself, so that whatever iconv emits is checked
-// (surrogates, values above U+10FFFF) and counted against the bound. An
-// invalid or unmappable byte (EILSEQ) becomes U+FFFD and is skipped; an
-// incomplete sequence at the end (EINVAL) becomes one U+FFFD.
+// decode_iconv converts through glibc into UCS-4LE and re-encodes each code
+// point itself, so that whatever iconv emits is checked (surrogates, values
+// above U+10FFFF) and counted against the bound. The input goes in pieces of
+// ICONV_PIECE bytes with an output chunk that always holds a piece's
+// characters: glibc's multi-step conversions redo work from the start of the
+// input whenever the output fills (E2BIG), which made large inputs with a
+// small output buffer ten times slower. A piece that ends inside a character
+// (EINVAL before the real end) resumes with that character. An invalid or
+// unmappable byte (EILSEQ) becomes U+FFFD and is skipped; an incomplete
+// sequence at the end becomes one U+FFFD.
+#define ICONV_PIECE 256
+
 static void decode_iconv(struct cs_sink *s, const char *name, const uint8_t *in, size_t n) {
   iconv_t cd = iconv_open("UCS-4LE", name);
   if (cd == (iconv_t)-1) {
@@ -572,19 +591,31 @@ static void decode_iconv(struct cs_sink *s, const char *name, const uint8_t *in,
     return;
   }
   char *ip = (char *)(uintptr_t)in; // iconv's prototype lacks const; it only reads
-  size_t il = n;
-  uint8_t chunk[1024];
+  size_t il = n, piece_max = ICONV_PIECE;
+  uint8_t chunk[ICONV_PIECE * 16];
   while (il > 0 && !s->stopped) {
+    size_t piece = il < piece_max ? il : piece_max, left = piece;
     char *op = (char *)chunk;
     size_t ol = sizeof chunk;
-    size_t r = iconv(cd, &ip, &il, &op, &ol);
+    size_t r = iconv(cd, &ip, &left, &op, &ol);
     int e = errno;
+    size_t used = piece - left;
+    il -= used;
     sink_ucs4(s, chunk, sizeof chunk - ol);
-    if (r != (size_t)-1 || e == E2BIG)
+    if (r != (size_t)-1 || e == E2BIG) {
+      piece_max = ICONV_PIECE;
       continue;
+    }
+    if (e == EINVAL && left < il) {
+      // The piece, not the input, ended inside a character; a character
+      // longer than a whole piece gets a larger piece.
+      if (used == 0)
+        piece_max *= 2;
+      continue;
+    }
     sink_bad(s);
     if (e == EINVAL)
-      break; // incomplete at the end: iconv saw the whole input at once
+      break; // incomplete at the end of the input
     ip++;    // EILSEQ (or anything unexpected): skip one byte, always progress
     il--;
   }

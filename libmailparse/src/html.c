@@ -398,8 +398,8 @@ static void link_end(struct h2t *h) {
   while (t < h->w.len && (h->w.out[t] == ' ' || h->w.out[t] == '\n'))
     t++;
   size_t tl = h->w.len - t;
-  if ((tl == len && memcmp(h->w.out + t, url, len) == 0) ||
-      (tl == cmp_len && memcmp(h->w.out + t, cmp, cmp_len) == 0))
+  if (tl > 0 && ((tl == len && memcmp(h->w.out + t, url, len) == 0) ||
+                 (tl == cmp_len && memcmp(h->w.out + t, cmp, cmp_len) == 0)))
     return;
   text_bytes(h, tl > 0 ? " <" : "<", tl > 0 ? 2 : 1);
   hw_put(&h->w, url, len);

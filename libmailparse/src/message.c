@@ -406,9 +406,9 @@ static int typed_content_type(parser *P, mp_part *p, const mp_header *h) {
   mp_content_type ct;
   size_t text_len;
   unsigned flags = 0;
-  int rc = mp_content_type_parse(&ct, P->params, MP_TYPED_CT_PARAMS, P->text, P->text_cap,
-                                 &text_len, &flags, (const char *)msg->data + h->value.off,
-                                 h->value.len);
+  int rc =
+      mp_content_type_parse(&ct, P->params, MP_TYPED_CT_PARAMS, P->text, P->text_cap, &text_len,
+                            &flags, (const char *)msg->data + h->value.off, h->value.len);
   if (rc == MP_ERR_SYNTAX)
     return 1;
   if (rc != 0)

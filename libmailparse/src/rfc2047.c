@@ -51,6 +51,8 @@ void mp_tb_lower(struct mp_tb *tb) {
 // that is valid so far.
 static int utf8_seq(const uint8_t *p, size_t n) {
   uint8_t b = p[0];
+  if (b == 0)
+    return 0; // NUL is valid UTF-8 but would cut a C string: U+FFFD
   if (b < 0x80)
     return 1;
   int need;
@@ -193,9 +195,9 @@ static void convert(struct mp_tb *tb, enum cs_kind kind, const uint8_t *cs, size
   case CS_ASCII:
   case CS_LATIN1:
     for (size_t i = 0; i < n; i++) {
-      if (p[i] < 0x80) {
+      if (p[i] < 0x80 && p[i] != 0) {
         mp_tb_putc(tb, p[i]);
-      } else if (kind == CS_LATIN1) {
+      } else if (kind == CS_LATIN1 && p[i] != 0) {
         uint8_t two[2] = {(uint8_t)(0xc0 | (p[i] >> 6)), (uint8_t)(0x80 | (p[i] & 0x3f))};
         mp_tb_put(tb, two, 2);
       } else {

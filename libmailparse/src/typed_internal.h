@@ -147,7 +147,7 @@ void mp_tb_lower(struct mp_tb *tb);
 // RFC 5322 lexical tokens.
 enum mp_tok_type {
   MP_TOK_END = 0,
-  MP_TOK_ATOM,    // run of atext (and 8-bit bytes, RFC 6532); may hold '.'? no
+  MP_TOK_ATOM,    // run of atext and 8-bit bytes (RFC 6532); '.' is a special
   MP_TOK_QSTRING, // p/len: the content between the quotes, still escaped
   MP_TOK_DLIT,    // domain literal, p/len include the brackets
   MP_TOK_SPECIAL, // one of ()<>[]:;@\,." that is not part of another token

@@ -122,15 +122,23 @@ static const struct scase scases[] = {
     {"case-insensitive type, comments and params",
      "Content-Type: (c) MULTIPART/Mixed ; charset=x; BOUNDARY = \"zz\" "
      "(c)\r\n\r\n--zz\r\n\r\nk\r\n--zz--",
-     "multipart/mixed[text/plain]", {NULL, "k"}, 0},
+     "multipart/mixed[text/plain]",
+     {NULL, "k"},
+     0},
     // Real-world: an unquoted boundary with '=' (typed parser repair).
     {"unquoted boundary with specials",
      "Content-Type: multipart/mixed; boundary=----=_Part_1\r\n\r\n--"
      "----=_Part_1\r\n\r\nv\r\n------=_Part_1--",
-     "multipart/mixed[text/plain]", {NULL, "v"}, 0},
+     "multipart/mixed[text/plain]",
+     {NULL, "v"},
+     0},
     // RFC 2231 continuation of the boundary parameter.
-    {"rfc2231 boundary", "Content-Type: multipart/mixed; boundary*0=ab; boundary*1=cd\r\n\r\n"
-     "--abcd\r\n\r\nw\r\n--abcd--", "multipart/mixed[text/plain]", {NULL, "w"}, 0},
+    {"rfc2231 boundary",
+     "Content-Type: multipart/mixed; boundary*0=ab; boundary*1=cd\r\n\r\n"
+     "--abcd\r\n\r\nw\r\n--abcd--",
+     "multipart/mixed[text/plain]",
+     {NULL, "w"},
+     0},
     {"delimiter-like lines",
      MPH "--b\r\n\r\n--bx\r\n--b -\r\n---b\r\n--b--",
      "multipart/mixed[text/plain]",

@@ -64,7 +64,14 @@ static const struct vec vectors[] = {
     // An incomplete character at the very end.
     {"=?utf-8?q?=C3?=", "\xef\xbf\xbd", MP_TYPED_CHARSET_REPLACED, 0},
     // Decoded CR, LF and NUL would break the line when written out again.
-    {"=?utf-8?q?a=0D=0Ab=00c?=", "a  b c", MP_TYPED_REPAIRED, 0},
+    {"=?utf-8?q?a=0D=0Ab=00c?=",
+     "a  b\xef\xbf\xbd"
+     "c",
+     MP_TYPED_REPAIRED | MP_TYPED_CHARSET_REPLACED, 0},
+    {"=?iso-8859-1?q?a=0D=0Ab=00c?=",
+     "a  b\xef\xbf\xbd"
+     "c",
+     MP_TYPED_REPAIRED | MP_TYPED_CHARSET_REPLACED, 0},
     // US-ASCII with 8-bit bytes.
     {"=?us-ascii?q?a=E9?=", "a\xef\xbf\xbd", MP_TYPED_CHARSET_REPLACED, 0},
 };

@@ -25,13 +25,7 @@
 #include "corvid_bench.h"
 #include "msgcrypt.h"
 
-enum {
-  AEAD_SMALL = 1024,
-  AEAD_LARGE = 1 << 20,
-  MSG_LEN = 32,
-  DSA_MSGS = 4,
-  MAX_IMPLS = 6
-};
+enum { AEAD_SMALL = 1024, AEAD_LARGE = 1 << 20, MSG_LEN = 32, DSA_MSGS = 4, MAX_IMPLS = 6 };
 
 // state holds every buffer an operation may read or write, and `n`, how many
 // operations one call runs. Each implementation of a row works on its own
@@ -72,8 +66,7 @@ static void must(int ok) {
 static void mc_kem_keygen(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
-    must(mc_mlkem_keygen_from_seed(s->kem, s->pk, sizeof s->pk, s->sk,
-                                   sizeof s->sk, s->seed,
+    must(mc_mlkem_keygen_from_seed(s->kem, s->pk, sizeof s->pk, s->sk, sizeof s->sk, s->seed,
                                    MC_MLKEM_SEED_LEN) == 0);
   corvid_bench_sink(s->pk, sizeof s->pk);
 }
@@ -82,16 +75,15 @@ static void mc_kem_encaps(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
     must(mc_mlkem_encaps_derand(s->kem, s->ct, sizeof s->ct, s->ss, s->pk,
-                                mc_mlkem_public_key_len(s->kem),
-                                s->coins) == 0);
+                                mc_mlkem_public_key_len(s->kem), s->coins) == 0);
   corvid_bench_sink(s->ct, sizeof s->ct);
 }
 
 static void mc_kem_decaps(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
-    must(mc_mlkem_decaps(s->kem, s->ss, s->sk, mc_mlkem_private_key_len(s->kem),
-                         s->ct, mc_mlkem_ciphertext_len(s->kem)) == 0);
+    must(mc_mlkem_decaps(s->kem, s->ss, s->sk, mc_mlkem_private_key_len(s->kem), s->ct,
+                         mc_mlkem_ciphertext_len(s->kem)) == 0);
   corvid_bench_sink(s->ss, sizeof s->ss);
 }
 
@@ -99,8 +91,7 @@ static void mc_dsa_keygen(void *p) {
   struct state *s = p;
   uint8_t seed[MC_MLDSA_SEED_LEN];
   for (unsigned i = 0; i < s->n; i++)
-    must(mc_mldsa_keygen(s->dsa, s->pk, sizeof s->pk, s->sk, sizeof s->sk,
-                         seed) == 0);
+    must(mc_mldsa_keygen(s->dsa, s->pk, sizeof s->pk, s->sk, sizeof s->sk, seed) == 0);
   corvid_bench_sink(s->pk, sizeof s->pk);
 }
 
@@ -113,8 +104,7 @@ static void mc_dsa_sign(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
     must(mc_mldsa_sign_internal(s->dsa, s->sig, sizeof s->sig, s->sk,
-                                mc_mldsa_private_key_len(s->dsa),
-                                s->dsa_msgs[i % DSA_MSGS],
+                                mc_mldsa_private_key_len(s->dsa), s->dsa_msgs[i % DSA_MSGS],
                                 sizeof s->dsa_msgs[0], s->rnd) == 0);
   corvid_bench_sink(s->sig, sizeof s->sig);
 }
@@ -122,8 +112,8 @@ static void mc_dsa_sign(void *p) {
 static void mc_dsa_verify(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
-    must(mc_mldsa_verify(s->dsa, s->pk, mc_mldsa_public_key_len(s->dsa), s->sig,
-                         s->sig_len, s->msg, sizeof s->msg, NULL, 0) == 0);
+    must(mc_mldsa_verify(s->dsa, s->pk, mc_mldsa_public_key_len(s->dsa), s->sig, s->sig_len, s->msg,
+                         sizeof s->msg, NULL, 0) == 0);
 }
 
 #ifdef BENCH_HAVE_PQCRYSTALS
@@ -159,8 +149,7 @@ static void ref_dsa_sign(void *p) {
   struct state *s = p;
   size_t len = 0;
   for (unsigned i = 0; i < s->n; i++)
-    must(peer_ref_mldsa_sign(s->level, s->sig, &len,
-                             s->dsa_msgs[i % DSA_MSGS] + 2, MSG_LEN, s->rnd,
+    must(peer_ref_mldsa_sign(s->level, s->sig, &len, s->dsa_msgs[i % DSA_MSGS] + 2, MSG_LEN, s->rnd,
                              s->sk) == 0);
   corvid_bench_sink(s->sig, len);
 }
@@ -168,8 +157,7 @@ static void ref_dsa_sign(void *p) {
 static void ref_dsa_verify(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
-    must(peer_ref_mldsa_verify(s->level, s->sig, s->sig_len, s->msg,
-                               sizeof s->msg, s->pk) == 0);
+    must(peer_ref_mldsa_verify(s->level, s->sig, s->sig_len, s->msg, sizeof s->msg, s->pk) == 0);
 }
 #endif
 
@@ -190,16 +178,15 @@ static void mc_x448_keygen(void *p) {
 static void mc_ed448_sign_fn(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
-    must(mc_ed448_sign(s->ed448_sig, s->ed448_sk, s->msg, sizeof s->msg, NULL,
-                       0) == 0);
+    must(mc_ed448_sign(s->ed448_sig, s->ed448_sk, s->msg, sizeof s->msg, NULL, 0) == 0);
   corvid_bench_sink(s->ed448_sig, sizeof s->ed448_sig);
 }
 
 static void mc_ed448_verify_fn(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
-    must(mc_ed448_verify(s->ed448_pk, s->ed448_sig, sizeof s->ed448_sig, s->msg,
-                         sizeof s->msg, NULL, 0) == 0);
+    must(mc_ed448_verify(s->ed448_pk, s->ed448_sig, sizeof s->ed448_sig, s->msg, sizeof s->msg,
+                         NULL, 0) == 0);
 }
 
 static void mc_x25519_derive(void *p) {
@@ -219,16 +206,14 @@ static void bssl_x25519_derive(void *p) {
 static void bssl_ed25519_sign(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
-    must(ED25519_sign(s->ed25519_sig, s->msg, sizeof s->msg, s->ed25519_sk) ==
-         1);
+    must(ED25519_sign(s->ed25519_sig, s->msg, sizeof s->msg, s->ed25519_sk) == 1);
   corvid_bench_sink(s->ed25519_sig, sizeof s->ed25519_sig);
 }
 
 static void bssl_ed25519_verify(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
-    must(ED25519_verify(s->msg, sizeof s->msg, s->ed25519_sig, s->ed25519_pk) ==
-         1);
+    must(ED25519_verify(s->msg, sizeof s->msg, s->ed25519_sig, s->ed25519_pk) == 1);
 }
 
 // AEAD: 15-byte nonces for OCB (RFC 7253's longest, what OpenPGP uses), 12
@@ -238,16 +223,14 @@ static void bssl_ed25519_verify(void *p) {
 static void ocb_seal_with(const struct state *s, const mc_aes_ocb_ctx *ctx) {
   size_t n = 0;
   for (unsigned i = 0; i < s->n; i++)
-    must(mc_aes_ocb_seal(ctx, s->out, s->len + 16, &n, s->nonce, 15, s->in,
-                         s->len, NULL, 0) == 0);
+    must(mc_aes_ocb_seal(ctx, s->out, s->len + 16, &n, s->nonce, 15, s->in, s->len, NULL, 0) == 0);
   corvid_bench_sink(s->out, n);
 }
 
 static void ocb_open_with(const struct state *s, const mc_aes_ocb_ctx *ctx) {
   size_t n = 0;
   for (unsigned i = 0; i < s->n; i++)
-    must(mc_aes_ocb_open(ctx, s->in, s->len, &n, s->nonce, 15, s->out,
-                         s->len + 16, NULL, 0) == 0);
+    must(mc_aes_ocb_open(ctx, s->in, s->len, &n, s->nonce, 15, s->out, s->len + 16, NULL, 0) == 0);
   corvid_bench_sink(s->in, n);
 }
 
@@ -275,8 +258,8 @@ static void bssl_gcm_seal(void *p) {
   struct state *s = p;
   size_t n = 0;
   for (unsigned i = 0; i < s->n; i++)
-    must(EVP_AEAD_CTX_seal(s->gcm, s->out, &n, s->len + 16, s->nonce, 12, s->in,
-                           s->len, NULL, 0) == 1);
+    must(EVP_AEAD_CTX_seal(s->gcm, s->out, &n, s->len + 16, s->nonce, 12, s->in, s->len, NULL, 0) ==
+         1);
   corvid_bench_sink(s->out, n);
 }
 
@@ -284,8 +267,8 @@ static void bssl_gcm_open(void *p) {
   struct state *s = p;
   size_t n = 0;
   for (unsigned i = 0; i < s->n; i++)
-    must(EVP_AEAD_CTX_open(s->gcm, s->in, &n, s->len, s->nonce, 12, s->out,
-                           s->len + 16, NULL, 0) == 1);
+    must(EVP_AEAD_CTX_open(s->gcm, s->in, &n, s->len, s->nonce, 12, s->out, s->len + 16, NULL, 0) ==
+         1);
   corvid_bench_sink(s->in, n);
 }
 
@@ -293,8 +276,8 @@ static void mc_gcm_seal(void *p) {
   struct state *s = p;
   size_t n = 0;
   for (unsigned i = 0; i < s->n; i++)
-    must(mc_aes_gcm_seal(s->out, s->len + 16, &n, s->key, 32, s->nonce, 12,
-                         s->in, s->len, NULL, 0) == 0);
+    must(mc_aes_gcm_seal(s->out, s->len + 16, &n, s->key, 32, s->nonce, 12, s->in, s->len, NULL,
+                         0) == 0);
   corvid_bench_sink(s->out, n);
 }
 
@@ -337,9 +320,8 @@ static void state_free(struct state *c) {
 // one each time), so that a machine loaded by other work slows them alike;
 // it emits each one's fastest call divided by `ops` (the operations per
 // call) as one operation of `bytes` payload bytes.
-static void run_row(const struct options *opts, const struct state *tmpl,
-                    const char *bench, uint64_t bytes, unsigned ops,
-                    const struct impl *impls, size_t num_impls) {
+static void run_row(const struct options *opts, const struct state *tmpl, const char *bench,
+                    uint64_t bytes, unsigned ops, const struct impl *impls, size_t num_impls) {
   struct state *st[MAX_IMPLS];
   uint64_t *samples[MAX_IMPLS];
   unsigned total = opts->rounds * opts->reps;
@@ -381,8 +363,7 @@ static void run_row(const struct options *opts, const struct state *tmpl,
 // implementation that will read it (ours and the reference share formats,
 // but each decapsulates its own ciphertext so that no row depends on both).
 static void prep_mc_kem(struct state *s) {
-  must(mc_mlkem_keygen_from_seed(s->kem, s->pk, sizeof s->pk, s->sk,
-                                 sizeof s->sk, s->seed,
+  must(mc_mlkem_keygen_from_seed(s->kem, s->pk, sizeof s->pk, s->sk, sizeof s->sk, s->seed,
                                  MC_MLKEM_SEED_LEN) == 0);
   must(mc_mlkem_encaps_derand(s->kem, s->ct, sizeof s->ct, s->ss, s->pk,
                               mc_mlkem_public_key_len(s->kem), s->coins) == 0);
@@ -395,14 +376,17 @@ static void prep_ref_kem(struct state *s) {
 }
 #endif
 
-static void prep_ocb(struct state *s) { mc_ocb_seal(s); }
+static void prep_ocb(struct state *s) {
+  mc_ocb_seal(s);
+}
 
-static void prep_gcm(struct state *s) { bssl_gcm_seal(s); }
+static void prep_gcm(struct state *s) {
+  bssl_gcm_seal(s);
+}
 
 static void bench_mlkem(const struct options *opts, struct state *s) {
   static const int levels[] = {512, 768, 1024};
-  static const mc_mlkem_level ours[] = {MC_MLKEM_512, MC_MLKEM_768,
-                                        MC_MLKEM_1024};
+  static const mc_mlkem_level ours[] = {MC_MLKEM_512, MC_MLKEM_768, MC_MLKEM_1024};
   for (size_t l = 0; l < 3; l++) {
     const struct impl keygen[] = {
         {"mc", mc_kem_keygen, NULL},
@@ -434,10 +418,11 @@ static void bench_mlkem(const struct options *opts, struct state *s) {
   }
 }
 
-// setup_dsa gives both sides one key pair (the reference's when it is
-// there: it can only make random ones), the messages and the randomness, and
-// the signature that the verify rows check. With the reference linked, it
-// checks that both sides sign alike, which the sign rows rely on.
+// setup_dsa gives both sides one key pair (ours, from a fixed seed, so that
+// the sign rows do the same work from one run to the next), the messages,
+// the randomness and the signature that the verify rows check. With the
+// reference linked, it checks that both sides sign alike, which the sign
+// rows rely on.
 static void setup_dsa(struct state *s) {
   for (size_t i = 0; i < DSA_MSGS; i++) {
     s->dsa_msgs[i][0] = 0;
@@ -445,28 +430,21 @@ static void setup_dsa(struct state *s) {
     memset(s->dsa_msgs[i] + 2, (int)(0x6d + i), MSG_LEN);
   }
   memset(s->rnd, 0x5a, sizeof s->rnd);
-#ifdef BENCH_HAVE_PQCRYSTALS
-  uint8_t ref_sig[MC_MLDSA_MAX_SIGNATURE_LEN];
-  size_t ref_len = 0;
-  must(peer_ref_mldsa_keygen(s->level, s->pk, s->sk) == 0);
-  must(peer_ref_mldsa_sign(s->level, ref_sig, &ref_len, s->dsa_msgs[0] + 2,
-                           MSG_LEN, s->rnd, s->sk) == 0);
-#else
   uint8_t seed[MC_MLDSA_SEED_LEN] = {1};
-  must(mc_mldsa_keygen_from_seed(s->dsa, s->pk, sizeof s->pk, s->sk,
-                                 sizeof s->sk, seed) == 0);
-#endif
+  must(mc_mldsa_keygen_from_seed(s->dsa, s->pk, sizeof s->pk, s->sk, sizeof s->sk, seed) == 0);
   must(mc_mldsa_sign_internal(s->dsa, s->sig, sizeof s->sig, s->sk,
                               mc_mldsa_private_key_len(s->dsa), s->dsa_msgs[0],
                               sizeof s->dsa_msgs[0], s->rnd) == 0);
   s->sig_len = mc_mldsa_signature_len(s->dsa);
   memcpy(s->msg, s->dsa_msgs[0] + 2, MSG_LEN);
 #ifdef BENCH_HAVE_PQCRYSTALS
+  uint8_t ref_sig[MC_MLDSA_MAX_SIGNATURE_LEN];
+  size_t ref_len = 0;
+  must(peer_ref_mldsa_sign(s->level, ref_sig, &ref_len, s->dsa_msgs[0] + 2, MSG_LEN, s->rnd,
+                           s->sk) == 0);
   if (ref_len != s->sig_len || memcmp(ref_sig, s->sig, ref_len) != 0)
-    fprintf(
-        stderr,
-        "bench_msgcrypt: ML-DSA-%d: ours and the reference sign differently\n",
-        s->level);
+    fprintf(stderr, "bench_msgcrypt: ML-DSA-%d: ours and the reference sign differently\n",
+            s->level);
 #endif
 }
 
@@ -510,12 +488,10 @@ static void bench_curves(const struct options *opts, struct state *s) {
   static const struct impl x448_keygen[] = {{"mc", mc_x448_keygen, NULL}};
   static const struct impl ed448_sign[] = {{"mc", mc_ed448_sign_fn, NULL}};
   static const struct impl ed448_verify[] = {{"mc", mc_ed448_verify_fn, NULL}};
-  static const struct impl x25519_derive[] = {
-      {"mc", mc_x25519_derive, NULL}, {"boringssl", bssl_x25519_derive, NULL}};
-  static const struct impl ed25519_sign[] = {
-      {"boringssl", bssl_ed25519_sign, NULL}};
-  static const struct impl ed25519_verify[] = {
-      {"boringssl", bssl_ed25519_verify, NULL}};
+  static const struct impl x25519_derive[] = {{"mc", mc_x25519_derive, NULL},
+                                              {"boringssl", bssl_x25519_derive, NULL}};
+  static const struct impl ed25519_sign[] = {{"boringssl", bssl_ed25519_sign, NULL}};
+  static const struct impl ed25519_verify[] = {{"boringssl", bssl_ed25519_verify, NULL}};
   for (size_t i = 0; i < sizeof s->x448_sk; i++)
     s->x448_sk[i] = (uint8_t)(i * 7 + 3);
   for (size_t i = 0; i < sizeof s->ed448_sk; i++)
@@ -525,8 +501,7 @@ static void bench_curves(const struct options *opts, struct state *s) {
   uint8_t ed25519_seed[32] = {9};
   must(mc_x448_public_key(s->x448_pk, s->x448_sk) == 0);
   must(mc_ed448_public_key(s->ed448_pk, s->ed448_sk) == 0);
-  must(mc_ed448_sign(s->ed448_sig, s->ed448_sk, s->msg, sizeof s->msg, NULL,
-                     0) == 0);
+  must(mc_ed448_sign(s->ed448_sig, s->ed448_sk, s->msg, sizeof s->msg, NULL, 0) == 0);
   X25519_public_from_private(s->x25519_pk, s->x25519_sk);
   ED25519_keypair_from_seed(s->ed25519_pk, s->ed25519_sk, ed25519_seed);
   must(ED25519_sign(s->ed25519_sig, s->msg, sizeof s->msg, s->ed25519_sk) == 1);
@@ -561,20 +536,16 @@ static void bench_aead(const struct options *opts, struct state *s) {
   mc_aes_ocb_ctx ocb, ocb_ecb;
   EVP_AEAD_CTX gcm;
   must(mc_aes_ocb_init(&ocb, s->key, 32, 16) == 0);
-  must(mc_aes_ocb_init_impl(&ocb_ecb, s->key, 32, 16, MC_OCB_IMPL_BORINGSSL) ==
-       0);
-  must(EVP_AEAD_CTX_init(&gcm, EVP_aead_aes_256_gcm(), s->key, 32, 16, NULL) ==
-       1);
+  must(mc_aes_ocb_init_impl(&ocb_ecb, s->key, 32, 16, MC_OCB_IMPL_BORINGSSL) == 0);
+  must(EVP_AEAD_CTX_init(&gcm, EVP_aead_aes_256_gcm(), s->key, 32, 16, NULL) == 1);
   s->ocb = &ocb;
   s->ocb_ecb = &ocb_ecb;
   s->gcm = &gcm;
   for (size_t l = 0; l < 2; l++) {
     s->len = lens[l];
     unsigned ops = s->len == AEAD_SMALL ? 64 : 1;
-    run_row(opts, s, "aes256-aead-seal", s->len, ops, seal,
-            sizeof seal / sizeof seal[0]);
-    run_row(opts, s, "aes256-aead-open", s->len, ops, open,
-            sizeof open / sizeof open[0]);
+    run_row(opts, s, "aes256-aead-seal", s->len, ops, seal, sizeof seal / sizeof seal[0]);
+    run_row(opts, s, "aes256-aead-open", s->len, ops, open, sizeof open / sizeof open[0]);
   }
   mc_aes_ocb_cleanup(&ocb);
   mc_aes_ocb_cleanup(&ocb_ecb);
@@ -596,8 +567,7 @@ int main(int argc, char **argv) {
     } else if (argv[i][0] != '-') {
       opts.filter = argv[i];
     } else {
-      fprintf(stderr,
-              "usage: bench_msgcrypt [--rounds N] [--quick] [FILTER]\n");
+      fprintf(stderr, "usage: bench_msgcrypt [--rounds N] [--quick] [FILTER]\n");
       return 2;
     }
   }

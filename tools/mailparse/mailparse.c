@@ -43,7 +43,8 @@ static const char help[] =
     "               \"kind\": \"multipart\"|\"message\"|\"leaf\", \"flags\": n,\n"
     "               \"header\": [off, len], \"body\": [off, len], \"preamble\": [off, len],\n"
     "               \"epilogue\": [off, len], \"lines\": n,\n"
-    "               \"decoded_size\": n, \"sha256\": hex of the decoded body}...]}\n"
+    "               \"decoded_size\": n, \"sha256\": hex of the decoded body}...],\n"
+    "   \"bodystructure\": the message's IMAP BODYSTRUCTURE (RFC 3501 7.4.2)}\n"
     "  Offsets are byte offsets into the file. Strings are JSON strings in which\n"
     "  each input byte of 0x80 or more is written as the code point of the same\n"
     "  value (\\u0080-\\u00ff), so encoding a string as Latin-1 gives back the\n"
@@ -237,7 +238,23 @@ static int dump_json(FILE *o, const char *path, const mp_message *m) {
     fprintf(o, ",\"lines\":%llu,\"decoded_size\":%zu,\"sha256\":\"%s\"}",
             (unsigned long long)p->lines, dsize, hex);
   }
-  fputs("]}\n", o);
+  fputs("]", o);
+  // The IMAP view of the whole message, as a server would send it.
+  size_t need = 0;
+  char *bs = NULL;
+  int brc = mp_part_bodystructure(m, 0, 1, NULL, 0, &need);
+  if (brc == 0 && (bs = malloc(need ? need : 1)) == NULL)
+    brc = -ENOMEM;
+  if (brc == 0)
+    brc = mp_part_bodystructure(m, 0, 1, bs, need, &need);
+  if (brc == 0) {
+    fputs(",\"bodystructure\":", o);
+    json_str(o, bs, need);
+  } else {
+    rc = brc;
+  }
+  free(bs);
+  fputs("}\n", o);
   return rc;
 }
 

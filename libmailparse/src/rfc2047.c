@@ -180,12 +180,6 @@ static enum cs_kind cs_classify(const uint8_t *cs, size_t n) {
   return CS_OTHER;
 }
 
-// Until libmailparse's charset module provides mp_charset_to_utf8(), other
-// charsets come out as their ASCII bytes with U+FFFD for the rest.
-#if defined(MP_CHARSET_REPLACED)
-#define MP_TYPED_HAVE_CHARSET 1
-#endif
-
 static void convert(struct mp_tb *tb, enum cs_kind kind, const uint8_t *cs, size_t cs_len,
                     const uint8_t *p, size_t n) {
   switch (kind) {
@@ -209,7 +203,6 @@ static void convert(struct mp_tb *tb, enum cs_kind kind, const uint8_t *cs, size
   case CS_OTHER:
     break;
   }
-#ifdef MP_TYPED_HAVE_CHARSET
   if (tb->err)
     return;
   size_t got = 0;
@@ -229,17 +222,6 @@ static void convert(struct mp_tb *tb, enum cs_kind kind, const uint8_t *cs, size
     tb->flags |= MP_TYPED_CHARSET_REPLACED;
   if (cflags & MP_CHARSET_UNKNOWN)
     tb->flags |= MP_TYPED_CHARSET_UNKNOWN;
-#else
-  (void)cs;
-  (void)cs_len;
-  tb->flags |= MP_TYPED_CHARSET_UNKNOWN;
-  for (size_t i = 0; i < n; i++) {
-    if (p[i] < 0x80)
-      mp_tb_putc(tb, p[i]);
-    else
-      mp_tb_put(tb, replacement, 3);
-  }
-#endif
 }
 
 void mp_tb_charset(struct mp_tb *tb, const uint8_t *cs, size_t cs_len, const uint8_t *p, size_t n) {

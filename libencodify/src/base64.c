@@ -108,6 +108,39 @@ static char *encode_groups(const struct enc_impl *im, char *o, const uint8_t *in
   return o + c / 3 * 4;
 }
 
+// encode_lines writes whole lines of a wrap that is a multiple of 4 while
+// they start on a line boundary, each with one kernel call: the kernel gets
+// a third more input than the line holds, so that it can stay in its vector
+// loop to the line's end, and what it writes past the line is overwritten by
+// the line break and the next line (the input left over guarantees both
+// follow in this call). Advances `*pos` and returns the new output position.
+static char *encode_lines(struct enc_b64enc_state *e, const struct enc_impl *im, char *o,
+                          const char *end, size_t wrap, size_t *pos, const uint8_t *in,
+                          size_t in_len, int url) {
+  if (wrap % 4 != 0) // lines would end inside a group
+    return o;
+  size_t line_in = wrap / 4 * 3, ahead = line_in + wrap / 4;
+  size_t i = *pos;
+  while (e->col == 0 || e->col == wrap) {
+    size_t pre = e->col == wrap ? 2 : 0;
+    if (in_len - i < ahead || (size_t)(end - o) < pre + ahead / 3 * 4)
+      break;
+    if (pre) {
+      o[0] = '\r';
+      o[1] = '\n';
+      o += 2;
+    }
+    size_t c = im->b64_encode(o, in + i, ahead, url);
+    if (c < line_in)
+      enc_b64_encode_tail(o + c / 3 * 4, in + i + c, line_in - c, url);
+    o += wrap;
+    i += line_in;
+    e->col = wrap;
+  }
+  *pos = i;
+  return o;
+}
+
 int enc_b64e_update(struct enc_stream_state *st, const struct enc_impl *im, uint8_t *out,
                     size_t out_cap, size_t *written, const uint8_t *in, size_t in_len) {
   struct enc_b64enc_state *e = &st->u.b64e;
@@ -149,6 +182,7 @@ int enc_b64e_update(struct enc_stream_state *st, const struct enc_impl *im, uint
     o = encode_groups(im, o, in + i, bytes, url);
     i += bytes;
   } else {
+    o = encode_lines(e, im, o, (char *)out + out_cap, wrap, &i, in, in_len, url);
     while (in_len - i >= 3) {
       if (e->col >= wrap) {
         *o++ = '\r';

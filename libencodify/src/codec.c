@@ -1,7 +1,8 @@
 // codec.c: the public codec entry points: argument checks, the choice of the
 // per-codec engine for a codec and direction, the stream API on top of the
-// engines, and the one-shot calls, which run a stream on the stack so that
-// one-shot and streaming output can never differ.
+// engines, and the one-shot calls, which drive the same engine over a state
+// on the stack (one update, then final) so that one-shot and streaming
+// output can never differ.
 #include <string.h>
 
 #include "encodify_internal.h"
@@ -160,6 +161,9 @@ void enc_stream_cleanup(enc_stream *st) {
 
 // One-shot calls.
 
+// oneshot drives the engine exactly as a stream of one update and a final
+// would (same state, same offsets, same error rules), without the stream
+// API's per-call checks, which matter at small sizes.
 static int oneshot(int codec, int dir, uint32_t flags, size_t wrap, void *out, size_t out_cap,
                    size_t *out_len, const void *in, size_t in_len, size_t *err_off) {
   ENC_FAIL_IF(out_len == NULL, ENC_ERR_INVALID_ARGUMENT);
@@ -168,19 +172,46 @@ static int oneshot(int codec, int dir, uint32_t flags, size_t wrap, void *out, s
   ENC_FAIL_IF(e == NULL, ENC_ERR_INVALID_ARGUMENT);
   ENC_FAIL_IF(out == NULL && out_cap != 0, ENC_ERR_INVALID_ARGUMENT);
   ENC_FAIL_IF(in == NULL && in_len != 0, ENC_ERR_INVALID_ARGUMENT);
-  // The struct, not the private state, so that the storage is what the
-  // stream code expects.
-  enc_stream st;
-  ENC_TRY(enc_stream_init(&st, (enc_codec)codec, (enc_direction)dir, flags, wrap));
   const struct enc_impl *im = enc_impl_current();
+  if (im == &enc_impl_unsupported) {
+    ENC_LOG_ERROR(ENC_ERR_UNSUPPORTED);
+    return ENC_ERR_UNSUPPORTED;
+  }
+  uint8_t dummy[1];
+  if (out == NULL)
+    out = dummy; // never written: the capacity is 0
+  if (in == NULL)
+    in = dummy;
+  // Not a memset of the whole state: at 64 bytes of input it costs more
+  // than the codec. The Base64 engines' init clears their whole member; the
+  // others get the zeroed union that enc_stream_init() gives them.
+  struct enc_stream_state s;
+  s.magic = ENC_STREAM_MAGIC;
+  s.codec = (uint8_t)codec;
+  s.dir = (uint8_t)dir;
+  s.finished = 0;
+  s.flags = flags;
+  s.err = 0;
+  s.err_off = 0;
+  s.wrap = wrap;
+  s.pos = 0;
+  if (codec != ENC_CODEC_BASE64)
+    memset(&s.u, 0, sizeof s.u);
+  e->init(&s);
   size_t a = 0, b = 0;
-  int rc = stream_update(state(&st), im, out, out_cap, &a, in, in_len, err_off);
-  if (rc == 0)
-    rc = stream_final(state(&st), im, out == NULL ? NULL : (uint8_t *)out + a, out_cap - a, &b,
-                      err_off);
-  if (rc == 0)
-    *out_len = a + b;
-  return rc;
+  int rc = e->update(&s, im, out, out_cap, &a, in, in_len);
+  if (rc == 0) {
+    s.pos = in_len;
+    rc = e->final(&s, (uint8_t *)out + a, out_cap - a, &b);
+  }
+  if (rc < 0) {
+    if (err_off != NULL && rc != ENC_ERR_BUFFER_TOO_SMALL && rc != ENC_ERR_UNSUPPORTED &&
+        rc != ENC_ERR_INVALID_ARGUMENT)
+      *err_off = s.err_off;
+    return rc;
+  }
+  *out_len = a + b;
+  return 0;
 }
 
 size_t enc_encode_max_len(enc_codec codec, uint32_t flags, size_t wrap, size_t in_len) {

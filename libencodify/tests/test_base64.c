@@ -238,6 +238,118 @@ START_TEST(mime_garbage_everywhere) {
 }
 END_TEST
 
+// Wrapped encoding against a reference built from the unwrapped encoding:
+// whole lines take a path of their own (one kernel call per line, writing
+// past the line), so wraps that are and are not multiples of 4, every
+// length around the line boundaries, and streams that start mid-line.
+START_TEST(wrap_lines_vs_reference) {
+  static const size_t wraps[] = {1, 4, 8, 32, 60, 64, 72, 76, 77, 100, 256, 260};
+  static uint8_t plain[1200];
+  static char flat[1700], want[5000];
+  uint64_t rng = 77;
+  rng_fill(&rng, plain, sizeof plain);
+  for (size_t w = 0; w < sizeof wraps / sizeof wraps[0]; w++) {
+    size_t wrap = wraps[w];
+    for (size_t n = 0; n <= sizeof plain; n += n < 240 ? 1 : 1 + rng_below(&rng, 60)) {
+      size_t fl, wl = 0;
+      ck_assert_int_eq(enc_base64_encode(0, 0, flat, sizeof flat, &fl, plain, n), 0);
+      for (size_t i = 0; i < fl; i++) {
+        if (i > 0 && i % wrap == 0) {
+          want[wl++] = '\r';
+          want[wl++] = '\n';
+        }
+        want[wl++] = flat[i];
+      }
+      struct result r = check_vs_scalar(B64, ENC_ENCODE, 0, wrap, plain, n);
+      ck_assert_int_eq(r.rc, 0);
+      ck_assert_msg(r.len == wl && memcmp(r.data, want, wl) == 0, "wrap %zu len %zu", wrap, n);
+      result_free(&r);
+    }
+    check_splits(B64, ENC_ENCODE, 0, wrap, plain, 400, &rng);
+  }
+}
+END_TEST
+
+// b64_lines builds `nlines` lines of `cols` characters from `plain`, each
+// ended by `brk`, and returns the length.
+static size_t b64_lines(char *dst, const uint8_t *plain, size_t cols, size_t nlines,
+                        const char *brk) {
+  char flat[2048];
+  size_t fl, o = 0;
+  ck_assert_int_eq(enc_base64_encode(0, 0, flat, sizeof flat, &fl, plain, cols * nlines / 4 * 3),
+                   0);
+  for (size_t l = 0; l < nlines; l++) {
+    memcpy(dst + o, flat + l * cols, cols);
+    o += cols;
+    memcpy(dst + o, brk, strlen(brk));
+    o += strlen(brk);
+  }
+  return o;
+}
+
+// MIME decoding of regular lines goes line by line straight from the input;
+// every irregularity must hand over to the general path with the same result:
+// lines of other lengths, LF-only breaks, a CR without LF, garbage, padding in
+// the middle of a line, and input that ends at any offset.
+START_TEST(mime_regular_lines) {
+  static const size_t col_set[] = {28, 32, 36, 64, 72, 76, 80, 96, 252, 256, 260};
+  static const char *const brks[] = {"\r\n", "\n", "\r", "\r\r\n", " \r\n"};
+  static uint8_t plain[1600];
+  static char body[2200];
+  uint64_t rng = 99;
+  rng_fill(&rng, plain, sizeof plain);
+  for (size_t c = 0; c < sizeof col_set / sizeof col_set[0]; c++) {
+    for (size_t b = 0; b < sizeof brks / sizeof brks[0]; b++) {
+      size_t cols = col_set[c], nlines = 1800 / (cols + 3);
+      size_t len = b64_lines(body, plain, cols, nlines, brks[b]);
+      struct result r = check_vs_scalar(B64, ENC_DECODE, ENC_FLAG_MIME, 0, body, len);
+      ck_assert_int_eq(r.rc, 0);
+      ck_assert_uint_eq(r.len, cols * nlines / 4 * 3);
+      ck_assert_mem_eq(r.data, plain, r.len);
+      result_free(&r);
+    }
+  }
+  // 76-column CRLF lines with one disturbance at each place of the third
+  // line, then every prefix of a short body.
+  static const char *const bad[] = {"!", "=", "==", "\r", "\n", "\r\n", "A", "\x80"};
+  size_t len = b64_lines(body, plain, 76, 8, "\r\n");
+  static char dirty[800];
+  for (size_t pos = 2 * 78; pos <= 3 * 78; pos++) {
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+      size_t bl = strlen(bad[k]);
+      memcpy(dirty, body, pos);
+      memcpy(dirty + pos, bad[k], bl);
+      memcpy(dirty + pos + bl, body + pos, len - pos);
+      struct result r = check_vs_scalar(B64, ENC_DECODE, ENC_FLAG_MIME, 0, dirty, len + bl);
+      ck_assert_int_eq(r.rc, 0);
+      result_free(&r);
+    }
+    // A changed character, too: one line of another length.
+    memcpy(dirty, body, len);
+    dirty[pos] = '\n';
+    struct result r = check_vs_scalar(B64, ENC_DECODE, ENC_FLAG_MIME, 0, dirty, len);
+    result_free(&r);
+  }
+  for (size_t n = 0; n <= 5 * 78; n++) {
+    struct result r = check_vs_scalar(B64, ENC_DECODE, ENC_FLAG_MIME, 0, body, n);
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_uint_eq(r.len, (n - n / 78 * 2 - (n % 78 == 77)) * 3 / 4);
+    ck_assert_mem_eq(r.data, plain, r.len);
+    result_free(&r);
+  }
+  check_splits(B64, ENC_DECODE, ENC_FLAG_MIME, 0, body, len, &rng);
+  // Lines that end in padding, then garbage and more lines.
+  len = b64_lines(body, plain, 76, 3, "\r\n");
+  memcpy(body + len, "QQ==\r\n", 6);
+  len = len + 6 + b64_lines(body + len + 6, plain, 76, 3, "\r\n");
+  struct result r = check_vs_scalar(B64, ENC_DECODE, ENC_FLAG_MIME, 0, body, len);
+  ck_assert_int_eq(r.rc, 0);
+  ck_assert_uint_eq(r.len, 3 * 57 + 1);
+  ck_assert_mem_eq(r.data, plain, 3 * 57);
+  result_free(&r);
+}
+END_TEST
+
 // Random mostly-valid input: the implementation under test agrees with scalar
 // on output, error code and offset.
 START_TEST(random_vs_scalar) {
@@ -354,6 +466,8 @@ int main(void) {
   tcase_add_loop_test(tc, every_split, 0, 4);
   tcase_add_test(tc, split_errors_keep_offsets);
   tcase_add_test(tc, mime_garbage_everywhere);
+  tcase_add_test(tc, wrap_lines_vs_reference);
+  tcase_add_test(tc, mime_regular_lines);
   tcase_add_test(tc, random_vs_scalar);
   tcase_add_test(tc, buffer_sizes);
   tcase_add_test(tc, bad_arguments);

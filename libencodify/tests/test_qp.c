@@ -213,6 +213,64 @@ START_TEST(adversarial_decode) {
 }
 END_TEST
 
+// The vector decoder takes escapes and soft line breaks inside 32-byte
+// blocks and carries the ones that straddle a block into the next: put each
+// special sequence at every offset of a plain run (so at every place of a
+// block and across its end), alone and twice in a row, and cut the input at
+// every length.
+START_TEST(specials_at_every_offset) {
+  static const char *const specials[] = {"=41",     "=c3=A9",  "=\r\n",  "=\n",     "=\r",  "=4",
+                                         "=4g",     "==41",    "= \r\n", " \r\n",   "\t\n", " =20",
+                                         "=\r\r\n", "=20\r\n", "  x",    "=3D=\r\n"};
+  static char in[200];
+  for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+    size_t sl = strlen(specials[k]);
+    for (size_t pos = 0; pos < 100; pos++) {
+      memset(in, 'p', sizeof in);
+      memcpy(in + pos, specials[k], sl);
+      memcpy(in + pos + sl + pos % 3, specials[k], sl);
+      struct result r = check_vs_scalar(QP, ENC_DECODE, 0, 0, in, 140);
+      ck_assert_int_eq(r.rc, 0);
+      result_free(&r);
+    }
+    memset(in, 'p', sizeof in);
+    for (size_t pos = 0; pos + sl <= sizeof in; pos += 29)
+      memcpy(in + pos, specials[k], sl);
+    for (size_t n = 0; n <= sizeof in; n++) {
+      struct result r = check_vs_scalar(QP, ENC_DECODE, 0, 0, in, n);
+      ck_assert_int_eq(r.rc, 0);
+      result_free(&r);
+    }
+  }
+  // Known output: escapes across the block boundaries of a long line.
+  static char want[200];
+  size_t il = 0, wl = 0;
+  for (int j = 0; j < 40; j++) {
+    if (j % 3 == 0) {
+      memcpy(in + il, "=C3=A9", 6);
+      il += 6;
+      want[wl++] = (char)0xC3;
+      want[wl++] = (char)0xA9;
+    } else if (j % 3 == 1) {
+      memcpy(in + il, "ab=\r\n", 5);
+      il += 5;
+      want[wl++] = 'a';
+      want[wl++] = 'b';
+    } else {
+      in[il++] = 'z';
+      want[wl++] = 'z';
+    }
+  }
+  struct result r = check_vs_scalar(QP, ENC_DECODE, 0, 0, in, il);
+  ck_assert_int_eq(r.rc, 0);
+  ck_assert_uint_eq(r.len, wl);
+  ck_assert_mem_eq(r.data, want, wl);
+  result_free(&r);
+  uint64_t rng = 8;
+  check_splits(QP, ENC_DECODE, 0, 0, in, il, &rng);
+}
+END_TEST
+
 START_TEST(q_vectors) {
   expect_ok(ENC_CODEC_Q, ENC_ENCODE, 0, 0, S("Hello World"), "Hello_World");
   expect_ok(ENC_CODEC_Q, ENC_ENCODE, 0, 0, S("a=b?c_d"), "a=3Db=3Fc=5Fd");
@@ -272,6 +330,7 @@ int main(void) {
   tcase_add_test(tc, encode_line_lengths);
   tcase_add_test(tc, round_trips);
   tcase_add_test(tc, adversarial_decode);
+  tcase_add_test(tc, specials_at_every_offset);
   tcase_add_test(tc, q_vectors);
   tcase_add_test(tc, buffer_sizes);
   suite_add_tcase(s, tc);

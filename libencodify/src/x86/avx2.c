@@ -24,20 +24,32 @@ static inline __m256i b64_enc_lookup(__m256i idx, int url) {
   return _mm256_add_epi8(idx, _mm256_shuffle_epi8(shift, reduced));
 }
 
-static size_t b64_encode_avx2(char *out, const uint8_t *in, size_t in_len, int url) {
+// b64_enc_chars turns bytes 0..11 of each lane of `v` into 16 characters.
+static inline __m256i b64_enc_chars(__m256i v, int url) {
   const __m256i spread = SET2(_mm_setr_epi8(1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10));
+  v = _mm256_shuffle_epi8(v, spread);
+  __m256i t0 = _mm256_and_si256(v, _mm256_set1_epi32(0x0fc0fc00));
+  __m256i t1 = _mm256_mulhi_epu16(t0, _mm256_set1_epi32(0x04000040));
+  __m256i t2 = _mm256_and_si256(v, _mm256_set1_epi32(0x003f03f0));
+  __m256i t3 = _mm256_mullo_epi16(t2, _mm256_set1_epi32(0x01000010));
+  return b64_enc_lookup(_mm256_or_si256(t1, t3), url);
+}
+
+static size_t b64_encode_avx2(char *out, const uint8_t *in, size_t in_len, int url) {
   size_t i = 0;
   for (; in_len - i >= 28; i += 24) {
     __m128i lo = _mm_loadu_si128((const __m128i *)(in + i));
     __m128i hi = _mm_loadu_si128((const __m128i *)(in + i + 12));
     __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-    v = _mm256_shuffle_epi8(v, spread);
-    __m256i t0 = _mm256_and_si256(v, _mm256_set1_epi32(0x0fc0fc00));
-    __m256i t1 = _mm256_mulhi_epu16(t0, _mm256_set1_epi32(0x04000040));
-    __m256i t2 = _mm256_and_si256(v, _mm256_set1_epi32(0x003f03f0));
-    __m256i t3 = _mm256_mullo_epi16(t2, _mm256_set1_epi32(0x01000010));
-    _mm256_storeu_si256((__m256i *)out, b64_enc_lookup(_mm256_or_si256(t1, t3), url));
+    _mm256_storeu_si256((__m256i *)out, b64_enc_chars(v, url));
     out += 32;
+  }
+  // One half-width step, which short inputs would otherwise leave to the
+  // scalar loop.
+  if (in_len - i >= 16) {
+    __m256i v = _mm256_zextsi128_si256(_mm_loadu_si128((const __m128i *)(in + i)));
+    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(b64_enc_chars(v, url)));
+    i += 12;
   }
   return i;
 }
@@ -110,6 +122,16 @@ static size_t b64_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, con
     i += 32;
     o += 24;
   }
+  // One half-width step, as in the encoder.
+  if (in_len - i >= 16 && out_cap - o >= 16) {
+    __m256i vals;
+    __m256i v = _mm256_zextsi128_si256(_mm_loadu_si128((const __m128i *)(in + i)));
+    if ((b64_classify(&l, v, &vals) & 0xFFFF) == 0) {
+      _mm_storeu_si128((__m128i *)(out + o), _mm256_castsi256_si128(b64_pack(vals)));
+      i += 16;
+      o += 12;
+    }
+  }
   *written = o;
   return i;
 }
@@ -125,12 +147,97 @@ static inline void compress16(uint8_t *dst, __m128i v, unsigned keep) {
   _mm_storeu_si128((__m128i *)(dst + __builtin_popcount(lo)), _mm_unpackhi_epi64(packed, packed));
 }
 
+// Longest line that b64_measure_line accepts: MIME lines have at most 76
+// characters, and a bound keeps a failed measurement cheap.
+enum { B64_LINE_MAX = 256 };
+
+// b64_measure_line measures the line at `in` (with `avail` bytes from there):
+// its alphabet characters, then a CRLF or LF. It accepts only the lines that
+// the line loop can decode: a multiple of 4 characters, at least 32.
+static int b64_measure_line(const uint8_t *dt, const char *in, size_t avail, size_t *len,
+                            size_t *brk) {
+  size_t n = 0, lim = avail < B64_LINE_MAX ? avail : B64_LINE_MAX;
+  while (n < lim && dt[(uint8_t)in[n]] < 64)
+    n++;
+  if (n < 32 || n % 4 != 0 || n == lim)
+    return 0;
+  if (in[n] == '\n') {
+    *brk = 1;
+  } else if (in[n] == '\r' && avail - n >= 2 && in[n + 1] == '\n') {
+    *brk = 2;
+  } else {
+    return 0;
+  }
+  *len = n;
+  return 1;
+}
+
+// b64_decode_line decodes the `len` characters at `in` (a multiple of 4, at
+// least 32) to 3 * len / 4 bytes at `out`, writing up to 8 bytes beyond them,
+// and returns non-zero if any of them is outside the alphabet (the bytes
+// written are then meaningless). The last block overlaps the one before it
+// at a group boundary, so every length is whole blocks.
+static inline __attribute__((always_inline)) uint32_t
+b64_decode_line(const struct b64_luts *l, uint8_t *out, const char *in, size_t len) {
+  uint32_t bad = 0;
+  __m256i vals;
+  size_t off = 0;
+  for (; len - off > 32; off += 32) {
+    bad |= b64_classify(l, _mm256_loadu_si256((const __m256i *)(in + off)), &vals);
+    _mm256_storeu_si256((__m256i *)(out + off / 4 * 3), b64_pack(vals));
+  }
+  off = len - 32;
+  bad |= b64_classify(l, _mm256_loadu_si256((const __m256i *)(in + off)), &vals);
+  _mm256_storeu_si256((__m256i *)(out + off / 4 * 3), b64_pack(vals));
+  return bad;
+}
+
+// b64_decode_lines decodes the regular lines at the start of `in`: it learns
+// a line's length and break from the first line and decodes each following
+// line of the same shape straight from the input, with no staging. A line of
+// another shape is measured once; if it does not qualify either, the lines
+// end and the general loop takes over. Returns the input consumed.
+static size_t b64_decode_lines(const struct b64_luts *l, const uint8_t *dt, uint8_t *out,
+                               size_t out_cap, size_t *written, const char *in, size_t in_len) {
+  size_t i = 0, o = 0, len = 0, brk = 0;
+  int fresh = 0;
+  for (;;) {
+    if (len == 0) {
+      if (!b64_measure_line(dt, in + i, in_len - i, &len, &brk))
+        break;
+      fresh = 1;
+    }
+    size_t bytes = len / 4 * 3;
+    if (in_len - i < len + brk || out_cap - o < bytes + 8)
+      break;
+    const char *e = in + i + len;
+    int ok = brk == 2 ? e[0] == '\r' && e[1] == '\n' : e[0] == '\n';
+    if (ok) {
+      uint32_t bad = len == 76 ? b64_decode_line(l, out + o, in + i, 76)
+                               : b64_decode_line(l, out + o, in + i, len);
+      ok = bad == 0;
+    }
+    if (!ok) {
+      if (fresh)
+        break;
+      len = 0;
+      continue;
+    }
+    fresh = 0;
+    i += len + brk;
+    o += bytes;
+  }
+  *written = o;
+  return i;
+}
+
 static size_t b64_decode_mime_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
                                    size_t in_len, int url, uint32_t *acc, uint32_t *nacc) {
   struct b64_luts l = b64_luts(url);
   const __m256i pad = _mm256_set1_epi8('=');
   uint8_t stage[96];
   size_t ns = 0, i = 0, o = 0;
+  i = b64_decode_lines(&l, url ? enc_b64_dtab_url : enc_b64_dtab_std, out, out_cap, &o, in, in_len);
   while (in_len - i >= 32 && out_cap - o >= 64) {
     __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
     if (_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, pad)) != 0)
@@ -244,33 +351,82 @@ static inline __m256i eq8(__m256i v, char c) {
   return _mm256_cmpeq_epi8(v, _mm256_set1_epi8(c));
 }
 
+// hex_val returns the value of each hex digit of `v` (either case) and sets
+// `*ok` to all ones where the byte is one.
+static inline __m256i hex_val(__m256i v, __m256i *ok) {
+  __m256i d = _mm256_sub_epi8(v, _mm256_set1_epi8('0'));
+  __m256i is_d = _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8(9)), d);
+  __m256i l = _mm256_sub_epi8(_mm256_or_si256(v, _mm256_set1_epi8(0x20)), _mm256_set1_epi8('a'));
+  __m256i is_l = _mm256_cmpeq_epi8(_mm256_min_epu8(l, _mm256_set1_epi8(5)), l);
+  *ok = _mm256_or_si256(is_d, is_l);
+  return _mm256_blendv_epi8(_mm256_add_epi8(l, _mm256_set1_epi8(10)), d, is_d);
+}
+
+// QP decoding looks at 32 bytes and the two after them. Every `=XX` among
+// them is decoded in place (the byte replaces the `=`) and its two digits
+// are compressed away; the first byte that needs more thought (a `=` that is
+// not followed by two hex digits, or white space that may be trailing) ends
+// the block and goes to enc_qp_decode_special().
 static size_t qp_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
                              size_t in_len) {
   const uint8_t *p = (const uint8_t *)in;
   size_t i = 0, o = 0, w;
-  while (in_len - i >= 33 && out_cap - o >= 32) {
+  uint32_t carry = 0; // the bytes of an escape or break that began in the last block
+  while (in_len - i >= 34 && out_cap - o >= 40) {
     __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
     __m256i n = _mm256_loadu_si256((const __m256i *)(p + i + 1));
     __m256i ws = _mm256_or_si256(eq8(v, ' '), eq8(v, '\t'));
     __m256i nws = _mm256_or_si256(_mm256_or_si256(eq8(n, ' '), eq8(n, '\t')),
                                   _mm256_or_si256(eq8(n, '\r'), eq8(n, '\n')));
-    __m256i stop = _mm256_or_si256(eq8(v, '='), _mm256_and_si256(ws, nws));
-    uint32_t m = (uint32_t)_mm256_movemask_epi8(stop);
-    _mm256_storeu_si256((__m256i *)(out + o), v);
-    if (m == 0) {
+    __m256i eq = eq8(v, '=');
+    uint32_t ws_stop = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(ws, nws));
+    uint32_t eqm = (uint32_t)_mm256_movemask_epi8(eq);
+    // Every block goes the same way: whether one holds an escape is what
+    // real text makes unpredictable.
+    __m256i ok1, ok2;
+    __m256i h1 = hex_val(n, &ok1);
+    __m256i n2 = _mm256_loadu_si256((const __m256i *)(p + i + 2));
+    __m256i h2 = hex_val(n2, &ok2);
+    __m256i e = _mm256_and_si256(eq, _mm256_and_si256(ok1, ok2));
+    uint32_t esc = (uint32_t)_mm256_movemask_epi8(e);
+    // Soft line breaks, `=` CRLF and `=` LF, go whole.
+    uint32_t soft3 = (uint32_t)_mm256_movemask_epi8(
+        _mm256_and_si256(eq, _mm256_and_si256(eq8(n, '\r'), eq8(n2, '\n'))));
+    uint32_t soft2 = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(eq, eq8(n, '\n')));
+    __m256i byte = _mm256_or_si256(
+        _mm256_and_si256(_mm256_slli_epi16(h1, 4), _mm256_set1_epi8((char)0xF0)), h2);
+    __m256i dec = _mm256_blendv_epi8(v, byte, e);
+    // The digits of each escape go; an escape or soft break in the last two
+    // places has one or two bytes in the next block, which `carry` drops
+    // there. The input
+    // position then moves by a constant, so that the next loads need not
+    // wait for this block's bytes. A stop is never a hex digit, so the
+    // escapes before a stop end before it.
+    uint64_t two = (uint64_t)(esc | soft3) << 1 | (uint64_t)soft2 << 1;
+    uint64_t drop = two | (uint64_t)(esc | soft3) << 2 | soft3 | soft2;
+    uint32_t keep = ~((uint32_t)drop | carry);
+    uint32_t stop = (eqm & ~(esc | soft3 | soft2)) | ws_stop;
+    uint32_t k = _tzcnt_u32(stop);
+    keep = _bzhi_u32(keep, k);
+    unsigned lo = keep & 0xFFFF;
+    compress16(out + o, _mm256_castsi256_si128(dec), lo);
+    o += (size_t)__builtin_popcount(lo);
+    compress16(out + o, _mm256_extracti128_si256(dec, 1), keep >> 16);
+    o += (size_t)__builtin_popcount(keep >> 16);
+    if (stop == 0) {
       i += 32;
-      o += 32;
+      carry = (uint32_t)(drop >> 32);
       continue;
     }
-    size_t k = (size_t)__builtin_ctz(m);
     i += k;
-    o += k;
+    carry = 0;
     size_t used = enc_qp_decode_special(out + o, out_cap - o, &w, p + i, in_len - i);
     if (used == 0)
       break;
     i += used;
     o += w;
   }
+  i += (size_t)__builtin_popcount(carry); // already decoded or dropped
   *written = o;
   return i;
 }

@@ -20,7 +20,6 @@ wrap and HKDF-SHA-256/384/512. AEAD_DIFF_CASES sets the number of OCB cases
 """
 import os
 import random
-import subprocess
 import sys
 
 from cryptography.exceptions import InvalidTag
@@ -35,26 +34,12 @@ try:  # CFB moved to the "decrepit" module in cryptography 43.
 except ImportError:  # pragma: no cover
     from cryptography.hazmat.primitives.ciphers.modes import CFB
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from difftap import Tap, driver_run  # noqa: E402
+
 MC_ERR_UNSUPPORTED = -10301
 MC_ERR_AUTH_FAILED = -10304
 
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, desc, diag=None):
-        self.n += 1
-        print(('ok' if ok else 'not ok') + ' %d - %s' % (self.n, desc))
-        if not ok:
-            self.failed += 1
-            if diag:
-                print('  # ' + diag)
-
-    def done(self):
-        print('1..%d' % self.n)
-        return 0 if self.failed == 0 else 1
 
 
 def h(b):
@@ -63,17 +48,6 @@ def h(b):
 
 def unh(s):
     return b'' if s == '-' else bytes.fromhex(s)
-
-
-def run_driver(driver, lines):
-    """Sends all commands at once and returns the answers, one per command."""
-    proc = subprocess.run([driver], input='\n'.join(lines) + '\n', capture_output=True,
-                          text=True, check=False)
-    answers = proc.stdout.split('\n')[:-1]
-    if proc.returncode != 0 or len(answers) != len(lines):
-        raise RuntimeError('driver failed (status %d, %d answers for %d commands): %s'
-                           % (proc.returncode, len(answers), len(lines), proc.stderr[:500]))
-    return answers
 
 
 def flip_bit(data, rng):
@@ -109,7 +83,7 @@ def main():
     theirs = [AESOCB3(k).encrypt(nonce, pt, ad or None) for k, nonce, ad, pt in cases]
     tampered = [flip_bit(c, rng) for c in theirs]
 
-    have_aesni = run_driver(driver, ['S aesni 16 %s %s - -' % (h(bytes(16)), h(bytes(12)))])[0]
+    have_aesni = driver_run(driver, ['S aesni 16 %s %s - -' % (h(bytes(16)), h(bytes(12)))])[0]
     impls = ['boringssl'] if have_aesni == 'error %d' % MC_ERR_UNSUPPORTED else ['aesni',
                                                                                    'boringssl']
     print('# implementations: %s' % ', '.join(impls))
@@ -120,7 +94,7 @@ def main():
             lines.append('S %s 16 %s %s %s %s' % (impl, h(k), h(nonce), h(ad), h(pt)))
             lines.append('O %s 16 %s %s %s %s' % (impl, h(k), h(nonce), h(ad), h(c)))
             lines.append('O %s 16 %s %s %s %s' % (impl, h(k), h(nonce), h(ad), h(bad)))
-        answers = run_driver(driver, lines)
+        answers = driver_run(driver, lines)
         seal_bad, open_bad, forged_bad, peer_bad = [], [], [], []
         for i, ((k, nonce, ad, pt), c, bad) in enumerate(zip(cases, theirs, tampered)):
             ours, opened, forged = answers[3 * i:3 * i + 3]
@@ -186,7 +160,7 @@ def main():
         length = rng.randrange(1, 200)
         lines.append('H %d %d %s %s %s' % (bits, length, h(ikm), h(salt), h(info)))
         want.append(('hkdf', h(HKDF(alg, length, salt or None, info).derive(ikm))))
-    answers = run_driver(driver, lines)
+    answers = driver_run(driver, lines)
     for name in ('gcm', 'cfb', 'kw', 'hkdf'):
         bad = [i for i, (n, w) in enumerate(want) if n == name and answers[i] != w]
         tap.check(not bad, '%s: %d random cases equal cryptography' % (name, layer),

@@ -23,8 +23,10 @@ slow), and CURVE448_DIFF_SEED the PRNG seed (printed, to replay a failure).
 import json
 import os
 import random
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from difftap import Tap, driver_run, find_noble, flip_bit, node_popen  # noqa: E402
 
 NODE_SCRIPT = r"""
 import { pathToFileURL } from 'node:url';
@@ -68,40 +70,9 @@ process.stdout.write(out.join('\n') + '\n');
 """
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, desc, diag=None):
-        self.n += 1
-        print(('ok' if ok else 'not ok') + ' %d - %s' % (self.n, desc))
-        if not ok:
-            self.failed += 1
-            if diag:
-                print('  # ' + diag)
-        sys.stdout.flush()
-
-    def note(self, text):
-        print('# ' + text)
-        sys.stdout.flush()
-
-    def done(self):
-        print('1..%d' % self.n)
-        return 1 if self.failed else 0
-
 
 def h(b):
     return b.hex() if b else '-'
-
-
-def driver_run(driver, lines):
-    res = subprocess.run([driver], input='\n'.join(lines) + '\n', capture_output=True,
-                         text=True, check=True)
-    out = res.stdout.splitlines()
-    if len(out) != len(lines):
-        raise RuntimeError('driver answered %d of %d lines' % (len(out), len(lines)))
-    return out
 
 
 def check_all(tap, desc, pairs):
@@ -109,13 +80,6 @@ def check_all(tap, desc, pairs):
     tap.check(bad is None, '%s (%d cases)' % (desc, len(pairs)),
               None if bad is None else 'case %d: %r != %r' % (bad, str(pairs[bad][0])[:120],
                                                              str(pairs[bad][1])[:120]))
-
-
-def flip_bit(rng, data):
-    b = bytearray(data)
-    pos = rng.randrange(len(b))
-    b[pos] ^= 1 << rng.randrange(8)
-    return bytes(b)
 
 
 def random_u(rng, i):
@@ -133,10 +97,7 @@ def start_noble(node_modules, reqs, workers=2):
     procs = []
     for w in range(workers):
         part = reqs[w::workers]
-        p = subprocess.Popen(['node', '--input-type=module', '-e', NODE_SCRIPT],
-                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True,
-                             env=dict(os.environ, CORVID_NODE_MODULES=node_modules))
+        p = node_popen(NODE_SCRIPT, node_modules)
         procs.append((p, '\n'.join(json.dumps(r) for r in part) + '\n', len(part)))
     return procs
 
@@ -171,11 +132,7 @@ def main():
              (seed, n, n_noble))
 
     # Peers: both must be present; a missing peer is a failure, not a skip.
-    node_modules = os.environ.get('CORVID_NODE_MODULES', '')
-    have_noble = os.path.isfile(os.path.join(node_modules, '@noble', 'curves', 'ed448.js'))
-    tap.check(have_noble, '@noble/curves is installed in CORVID_NODE_MODULES',
-              'CORVID_NODE_MODULES=%r: run npm install of tests/interop/package.json' %
-              node_modules)
+    node_modules, have_noble = find_noble(tap, 'curves', 'ed448.js')
     try:
         import cryptography
         from cryptography.exceptions import InvalidSignature

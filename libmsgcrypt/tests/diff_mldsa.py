@@ -21,9 +21,11 @@ PRNG seed (printed, to replay a failure).
 import json
 import os
 import random
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from difftap import Tap, driver_run, find_noble, flip_bit, node_popen  # noqa: E402
 
 LEVELS = (44, 65, 87)
 # noble checks its refusals (bit flip, other context) on every 4th case: it
@@ -64,47 +66,9 @@ process.stdout.write(out.join('\n') + '\n');
 """
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, desc, diag=None):
-        self.n += 1
-        print(('ok' if ok else 'not ok') + ' %d - %s' % (self.n, desc))
-        if not ok:
-            self.failed += 1
-            if diag:
-                print('  # ' + diag)
-        sys.stdout.flush()
-
-    def note(self, text):
-        print('# ' + text)
-        sys.stdout.flush()
-
-    def done(self):
-        print('1..%d' % self.n)
-        return 1 if self.failed else 0
-
 
 def hx(data):
     return data.hex() if data else '-'
-
-
-def driver_run(driver, lines):
-    res = subprocess.run([driver], input='\n'.join(lines) + '\n', capture_output=True,
-                         text=True, check=True)
-    out = res.stdout.splitlines()
-    if len(out) != len(lines):
-        raise RuntimeError('driver answered %d of %d lines' % (len(out), len(lines)))
-    return out
-
-
-def flip_bit(rng, data):
-    b = bytearray(data)
-    pos = rng.randrange(len(b))
-    b[pos] ^= 1 << rng.randrange(8)
-    return bytes(b)
 
 
 def other_context(ctx):
@@ -150,11 +114,7 @@ def main():
     tap.note('MLDSA_DIFF_SEED=%d, %d cases per level' % (seed, n))
 
     # Peers: both must be present; a missing peer is a failure, not a skip.
-    node_modules = os.environ.get('CORVID_NODE_MODULES', '')
-    have_noble = os.path.isfile(os.path.join(node_modules, '@noble', 'post-quantum', 'ml-dsa.js'))
-    tap.check(have_noble, '@noble/post-quantum is installed in CORVID_NODE_MODULES',
-              'CORVID_NODE_MODULES=%r: run npm install of tests/interop/package.json' %
-              node_modules)
+    node_modules, have_noble = find_noble(tap, 'post-quantum', 'ml-dsa.js')
     try:
         from cryptography.hazmat.primitives.asymmetric import mldsa as crypto_mldsa
         from cryptography.exceptions import InvalidSignature
@@ -211,10 +171,7 @@ def main():
             requests = tempfile.TemporaryFile(mode='w+')
             requests.write('\n'.join(reqs) + '\n')
             requests.seek(0)
-            noble = subprocess.Popen(['node', '--input-type=module', '-e', NODE_SCRIPT],
-                                     stdin=requests, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True,
-                                     env=dict(os.environ, CORVID_NODE_MODULES=node_modules))
+            noble = node_popen(NODE_SCRIPT, node_modules, stdin=requests)
         # cryptography (OpenSSL): keys by seed, signatures by verification.
         if crypto_mldsa is not None:
             priv_cls = {44: crypto_mldsa.MLDSA44PrivateKey, 65: crypto_mldsa.MLDSA65PrivateKey,

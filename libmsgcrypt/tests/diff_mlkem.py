@@ -22,8 +22,10 @@ the PRNG seed (printed, to replay a failure).
 import json
 import os
 import random
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from difftap import Tap, driver_run, find_noble, flip_bit, node_popen  # noqa: E402
 
 LEVELS = (512, 768, 1024)
 K = {512: 2, 768: 3, 1024: 4}
@@ -65,44 +67,6 @@ for (const line of readFileSync(0, 'utf8').split('\n')) {
 process.stdout.write(out.join('\n') + '\n');
 """
 
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, desc, diag=None):
-        self.n += 1
-        print(('ok' if ok else 'not ok') + ' %d - %s' % (self.n, desc))
-        if not ok:
-            self.failed += 1
-            if diag:
-                print('  # ' + diag)
-        sys.stdout.flush()
-
-    def note(self, text):
-        print('# ' + text)
-        sys.stdout.flush()
-
-    def done(self):
-        print('1..%d' % self.n)
-        return 1 if self.failed else 0
-
-
-def driver_run(driver, lines):
-    res = subprocess.run([driver], input='\n'.join(lines) + '\n', capture_output=True,
-                         text=True, check=True)
-    out = res.stdout.splitlines()
-    if len(out) != len(lines):
-        raise RuntimeError('driver answered %d of %d lines' % (len(out), len(lines)))
-    return out
-
-
-def flip_bit(rng, data):
-    b = bytearray(data)
-    pos = rng.randrange(len(b))
-    b[pos] ^= 1 << rng.randrange(8)
-    return bytes(b)
 
 
 def bad_public_key(rng, pk, level):
@@ -147,11 +111,7 @@ def main():
     tap.note('MLKEM_DIFF_SEED=%d, %d cases per level' % (seed, n))
 
     # Peers: both must be present; a missing peer is a failure, not a skip.
-    node_modules = os.environ.get('CORVID_NODE_MODULES', '')
-    have_noble = os.path.isfile(os.path.join(node_modules, '@noble', 'post-quantum', 'ml-kem.js'))
-    tap.check(have_noble, '@noble/post-quantum is installed in CORVID_NODE_MODULES',
-              'CORVID_NODE_MODULES=%r: run npm install of tests/interop/package.json' %
-              node_modules)
+    node_modules, have_noble = find_noble(tap, 'post-quantum', 'ml-kem.js')
     try:
         from cryptography.hazmat.primitives.asymmetric import mlkem as crypto_mlkem
         import cryptography
@@ -203,12 +163,11 @@ def main():
                     for s, m, t in zip(seeds, ms, tampered)]
             reqs += [json.dumps({'op': 'encaps', 'level': level, 'pk': pk.hex(), 'm': m.hex()})
                      for pk, m in zip(bad_pks, bad_ms)]
-            res = subprocess.run(['node', '--input-type=module', '-e', NODE_SCRIPT],
-                                 input='\n'.join(reqs) + '\n', capture_output=True, text=True,
-                                 env=dict(os.environ, CORVID_NODE_MODULES=node_modules))
-            lines = res.stdout.splitlines()
-            if res.returncode != 0 or len(lines) != len(reqs):
-                tap.check(False, 'ML-KEM-%d: noble ran' % level, res.stderr.strip()[-300:])
+            noble = node_popen(NODE_SCRIPT, node_modules)
+            out, err = noble.communicate('\n'.join(reqs) + '\n')
+            lines = out.splitlines()
+            if noble.returncode != 0 or len(lines) != len(reqs):
+                tap.check(False, 'ML-KEM-%d: noble ran' % level, err.strip()[-300:])
             else:
                 got = [json.loads(line) for line in lines]
                 errors = [g['error'] for g in got if 'error' in g]

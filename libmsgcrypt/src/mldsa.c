@@ -122,7 +122,7 @@ struct keygen_state {
   uint8_t seeds[128]; // ρ (32) || ρ' (64) || K (32)
   uint8_t sample_seed[66];
   mc_mldsa_poly s1[MC_MLDSA_MAX_L], s1_hat[MC_MLDSA_MAX_L], s2[MC_MLDSA_MAX_K];
-  mc_mldsa_poly a, t, t1, t0;
+  mc_mldsa_poly a[MC_MLDSA_MAX_L], t, t1, t0; // a: one row of Â
 };
 
 static void keygen_internal(const mc_mldsa_params *p, uint8_t *pk, uint8_t *sk,
@@ -165,12 +165,9 @@ static void keygen_internal(const mc_mldsa_params *p, uint8_t *pk, uint8_t *sk,
   // key) and t0 (private key).
   memcpy(pk, rho, 32);
   for (unsigned i = 0; i < p->k; i++) {
-    memset(&st.t, 0, sizeof st.t);
-    for (unsigned j = 0; j < p->l; j++) {
-      matrix_entry(&st.a, rho, i, j);
-      mc_mldsa_pointwise_acc(&st.t, &st.a, &st.s1_hat[j]);
-    }
-    mc_mldsa_reduce(&st.t);
+    for (unsigned j = 0; j < p->l; j++)
+      matrix_entry(&st.a[j], rho, i, j);
+    mc_mldsa_pointwise_sum(&st.t, st.a, st.s1_hat, p->l);
     mc_mldsa_invntt(&st.t);
     for (unsigned n = 0; n < MC_MLDSA_N; n++)
       st.t.c[n] += st.s2[i].c[n];
@@ -190,9 +187,11 @@ static void keygen_internal(const mc_mldsa_params *p, uint8_t *pk, uint8_t *sk,
 
 struct sign_state {
   uint8_t rho[32], key[32], tr[MC_MLDSA_TR_LEN], mu[MC_MLDSA_MU_LEN], rho2[64];
-  mc_mldsa_poly s1[MC_MLDSA_MAX_L], s2[MC_MLDSA_MAX_K], t0[MC_MLDSA_MAX_K]; // NTT domain
+  // NTT domain, computed once per signature: s12[i] = NTT(s1[i] + 2^11 ·
+  // s2[i]) with s1[i] = 0 for i ≥ l (see MC_MLDSA_PAIR_SHIFT), and NTT(t0).
+  mc_mldsa_poly s12[MC_MLDSA_MAX_K], t0[MC_MLDSA_MAX_K];
   mc_mldsa_poly a[MC_MLDSA_MAX_K][MC_MLDSA_MAX_L];
-  mc_mldsa_poly y[MC_MLDSA_MAX_L], w[MC_MLDSA_MAX_K], c, tmp, ct0;
+  mc_mldsa_poly y[MC_MLDSA_MAX_L], w[MC_MLDSA_MAX_K], c, tmp, cs1, cs2, ct0;
   uint8_t w1[MC_MLDSA_MAX_K * 32 * 6];
   mc_mldsa_signature sig;
   mc_mldsa_xof xof;
@@ -212,6 +211,16 @@ static inline int32_t mod_q(int32_t x) {
   return x;
 }
 
+// Cost of an attempt. The reference implementation stops an attempt at the
+// first failed check, skipping c·s2 and c·t0 when z fails; that makes which
+// check failed (and so something about s1 against s2 and t0) visible in the
+// timing. We keep computing every check, and pay for it with less work per
+// product instead: c·s1[i] and c·s2[i] share one inverse NTT
+// (MC_MLDSA_PAIR_SHIFT), so an attempt takes 3k inverse NTTs (w, c·s, c·t0)
+// rather than l + 3k, and A·y reduces once per coefficient rather than once
+// per product (mc_mldsa_pointwise_sum). NTT(s1 + 2^11 · s2), NTT(t0) and Â
+// are computed once per signature, in sign_internal.
+//
 // sign_attempt runs one iteration of the rejection loop with counter κ =
 // `kappa`, leaving the candidate in st->sig, and returns 1 when it must be
 // rejected. Nothing here branches on a secret; the caller declassifies the
@@ -225,10 +234,7 @@ static uint32_t sign_attempt(const mc_mldsa_params *p, struct sign_state *st, un
   }
   size_t w1_row = 32 * p->w1_bits;
   for (unsigned i = 0; i < p->k; i++) {
-    memset(&st->w[i], 0, sizeof st->w[i]);
-    for (unsigned j = 0; j < p->l; j++)
-      mc_mldsa_pointwise_acc(&st->w[i], &st->a[i][j], &st->sig.z[j]);
-    mc_mldsa_reduce(&st->w[i]);
+    mc_mldsa_pointwise_sum(&st->w[i], st->a[i], st->sig.z, p->l);
     mc_mldsa_invntt(&st->w[i]);
     mc_mldsa_freeze(&st->w[i]);
     // w1 = HighBits(w), packed for the commitment hash.
@@ -247,30 +253,33 @@ static uint32_t sign_attempt(const mc_mldsa_params *p, struct sign_state *st, un
   mc_mldsa_sample_in_ball(&st->c, st->sig.ctilde, p->ctilde_len, p->tau);
   mc_mldsa_ntt(&st->c);
 
-  uint32_t reject = 0;
-  // z = y + c·s1, rejected when ||z||∞ ≥ γ1 − β.
-  for (unsigned r = 0; r < p->l; r++) {
-    mc_mldsa_pointwise(&st->tmp, &st->c, &st->s1[r]);
-    mc_mldsa_invntt(&st->tmp);
-    mc_mldsa_center(&st->tmp);
-    for (unsigned n = 0; n < MC_MLDSA_N; n++) {
-      st->sig.z[r].c[n] = st->y[r].c[n] + st->tmp.c[n];
-      reject |= abs_at_least(st->sig.z[r].c[n], p->gamma1 - p->beta);
-    }
-  }
-  // r0 = LowBits(w − c·s2), rejected when ||r0||∞ ≥ γ2 − β; the hint
-  // h = MakeHint(−c·t0, w − c·s2 + c·t0) marks where adding c·t0 changes the
-  // high bits, rejected when ||c·t0||∞ ≥ γ2 or h has more than ω ones.
-  uint32_t hints = 0;
+  // Row i gives c·s1[i] (for i < l) and c·s2[i] from one product with
+  // s12[i] and one inverse NTT, then c·t0[i] from a second: k + k inverse
+  // NTTs per attempt instead of l + 2k. The split is exact for every
+  // encodable private key (MC_MLDSA_PAIR_SHIFT), so the candidate is the one
+  // FIPS 204 defines.
+  uint32_t reject = 0, hints = 0;
   for (unsigned i = 0; i < p->k; i++) {
-    mc_mldsa_pointwise(&st->tmp, &st->c, &st->s2[i]);
+    mc_mldsa_pointwise(&st->tmp, &st->c, &st->s12[i]);
     mc_mldsa_invntt(&st->tmp);
     mc_mldsa_center(&st->tmp);
+    for (unsigned n = 0; n < MC_MLDSA_N; n++)
+      mc_mldsa_pair_split(&st->cs1.c[n], &st->cs2.c[n], st->tmp.c[n]);
     mc_mldsa_pointwise(&st->ct0, &st->c, &st->t0[i]);
     mc_mldsa_invntt(&st->ct0);
     mc_mldsa_center(&st->ct0);
+    // z = y + c·s1, rejected when ||z||∞ ≥ γ1 − β.
+    if (i < p->l) {
+      for (unsigned n = 0; n < MC_MLDSA_N; n++) {
+        st->sig.z[i].c[n] = st->y[i].c[n] + st->cs1.c[n];
+        reject |= abs_at_least(st->sig.z[i].c[n], p->gamma1 - p->beta);
+      }
+    }
+    // r0 = LowBits(w − c·s2), rejected when ||r0||∞ ≥ γ2 − β; the hint
+    // h = MakeHint(−c·t0, w − c·s2 + c·t0) marks where adding c·t0 changes
+    // the high bits, rejected when ||c·t0||∞ ≥ γ2 or h has more than ω ones.
     for (unsigned n = 0; n < MC_MLDSA_N; n++) {
-      int32_t r = mod_q(st->w[i].c[n] - st->tmp.c[n]);
+      int32_t r = mod_q(st->w[i].c[n] - st->cs2.c[n]);
       int32_t r1, r0, v1, v0;
       mc_mldsa_decompose(&r1, &r0, r, p->gamma2);
       reject |= abs_at_least(r0, p->gamma2 - p->beta);
@@ -300,15 +309,18 @@ static int sign_internal(const mc_mldsa_params *p, uint8_t *out_sig, const uint8
   memcpy(st.tr, sk + 64, MC_MLDSA_TR_LEN);
   // ρ is the public key's; ExpandA branches on it.
   MC_MLDSA_DECLASSIFY(st.rho, sizeof st.rho);
-  const uint8_t *in = sk + 128;
-  for (unsigned j = 0; j < p->l; j++, in += eta_poly_len(p)) {
-    mc_mldsa_unpack(&st.s1[j], in, p->eta_bits, 1, (int32_t)p->eta);
-    mc_mldsa_ntt(&st.s1[j]);
+  // NTT(s1 + 2^11 · s2) and NTT(t0), once for all attempts.
+  const uint8_t *sk_s1 = sk + 128, *sk_s2 = sk_s1 + p->l * eta_poly_len(p);
+  for (unsigned i = 0; i < p->k; i++) {
+    mc_mldsa_unpack(&st.s12[i], sk_s2 + i * eta_poly_len(p), p->eta_bits, 1, (int32_t)p->eta);
+    memset(&st.tmp, 0, sizeof st.tmp);
+    if (i < p->l)
+      mc_mldsa_unpack(&st.tmp, sk_s1 + i * eta_poly_len(p), p->eta_bits, 1, (int32_t)p->eta);
+    for (unsigned n = 0; n < MC_MLDSA_N; n++)
+      st.s12[i].c[n] = st.tmp.c[n] + st.s12[i].c[n] * (1 << MC_MLDSA_PAIR_SHIFT);
+    mc_mldsa_ntt(&st.s12[i]);
   }
-  for (unsigned i = 0; i < p->k; i++, in += eta_poly_len(p)) {
-    mc_mldsa_unpack(&st.s2[i], in, p->eta_bits, 1, (int32_t)p->eta);
-    mc_mldsa_ntt(&st.s2[i]);
-  }
+  const uint8_t *in = sk_s2 + p->k * eta_poly_len(p);
   for (unsigned i = 0; i < p->k; i++, in += T0_POLY_LEN) {
     mc_mldsa_unpack(&st.t0[i], in, MC_MLDSA_D, 1, 1 << (MC_MLDSA_D - 1));
     mc_mldsa_ntt(&st.t0[i]);

@@ -78,6 +78,12 @@ void mc_mldsa_pointwise(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mld
 // mc_mldsa_pointwise_acc adds `a` ∘ `b` · 2^-32 mod q to `acc`.
 void mc_mldsa_pointwise_acc(mc_mldsa_poly *acc, const mc_mldsa_poly *a, const mc_mldsa_poly *b);
 
+// mc_mldsa_pointwise_sum sets `out` = Σ_j `a`[j] ∘ `b`[j] · 2^-32 mod q over
+// j < `num` (at most MC_MLDSA_MAX_L), for `a` in [0, q) (matrix entries)
+// and `b` bounded by 9q; outputs lie in (−q, q).
+void mc_mldsa_pointwise_sum(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b,
+                            unsigned num);
+
 // mc_mldsa_reduce maps coefficients below 2^31 − 2^22 in absolute value into
 // [−6283009, 6283008], which is within (−q, q).
 void mc_mldsa_reduce(mc_mldsa_poly *a);
@@ -128,6 +134,25 @@ static inline void mc_mldsa_decompose(int32_t *r1, int32_t *r0, int32_t r, int32
   int32_t top = -(int32_t)mc_mldsa_is_zero((uint32_t)(hi ^ m));
   *r1 = hi & ~top;
   *r0 = lo + top;
+}
+
+// Two products c·s1[i] and c·s2[i] come out of one inverse NTT (mldsa.c,
+// sign_attempt): the signer multiplies c by s1[i] + 2^11 · s2[i] and splits
+// the centred result v = c·s1[i] + 2^11 · c·s2[i] again. Every coefficient of
+// c·s is a sum of τ terms ±s_j, so |c·s| ≤ τ · max|s_j|; the private key
+// encoding bounds |s_j| by 5 (η = 2, three bits) or 11 (η = 4, four bits),
+// even for a malformed key, so |c·s| ≤ max(39·5, 49·11, 60·5) = 539 < 2^10.
+// Then |v| ≤ 539 · (1 + 2^11) < (q − 1)/2, so v is exact after centring,
+// and the low part lies in [−2^10, 2^10), so rounding v / 2^11 recovers the
+// high part.
+#define MC_MLDSA_PAIR_SHIFT 11
+
+// mc_mldsa_pair_split sets *hi = round(v / 2^11) and *lo = v − 2^11 · hi, for
+// v = lo + 2^11 · hi with lo in [−2^10, 2^10). No branches.
+static inline void mc_mldsa_pair_split(int32_t *lo, int32_t *hi, int32_t v) {
+  int32_t h = (v + (1 << (MC_MLDSA_PAIR_SHIFT - 1))) >> MC_MLDSA_PAIR_SHIFT;
+  *hi = h;
+  *lo = v - h * (1 << MC_MLDSA_PAIR_SHIFT);
 }
 
 // mc_mldsa_power2round splits r in [0, q) into r1, r0 (Algorithm 35).

@@ -879,6 +879,94 @@ START_TEST(ntt_product_matches_schoolbook) {
 }
 END_TEST
 
+// The signer's shortcut: c·s1 and c·s2 from one inverse NTT of
+// c ∘ NTT(s1 + 2^11 · s2), split by mc_mldsa_pair_split, equal the two
+// products computed on their own, for every coefficient range a private key
+// can encode (also malformed ones: [−5, 2] for η = 2, [−11, 4] for η = 4),
+// including the extremes that maximise |c·s|.
+START_TEST(paired_products_split_exactly) {
+  static mc_mldsa_poly c, s1, s2, packed, alone1, alone2;
+  for (size_t l = 0; l < 3; l++) {
+    const mc_mldsa_params *p = mc_mldsa_params_get(levels[l]);
+    int32_t lo = (int32_t)p->eta - ((1 << p->eta_bits) - 1), hi = (int32_t)p->eta;
+    for (int round = 0; round < 40; round++) {
+      uint8_t seed[64], rnd[2 * MC_MLDSA_N];
+      RAND_bytes(seed, sizeof seed);
+      RAND_bytes(rnd, sizeof rnd);
+      mc_mldsa_sample_in_ball(&c, seed, p->ctilde_len, p->tau);
+      for (int i = 0; i < MC_MLDSA_N; i++) {
+        uint32_t span = (uint32_t)(hi - lo + 1);
+        s1.c[i] = lo + (int32_t)(rnd[i] % span);
+        s2.c[i] = lo + (int32_t)(rnd[MC_MLDSA_N + i] % span);
+        if (round == 0) // all at the most negative value
+          s1.c[i] = s2.c[i] = lo;
+        else if (round == 1) // s1 as large as it goes, s2 most negative
+          s1.c[i] = hi, s2.c[i] = lo;
+        // c·s1 or c·s2 reaches ±τ · |lo| where the signs of c line up.
+        if (round == 2)
+          s1.c[i] = s2.c[i] = lo * (c.c[(MC_MLDSA_N - i) % MC_MLDSA_N] < 0 ? -1 : 1);
+      }
+      for (int i = 0; i < MC_MLDSA_N; i++)
+        packed.c[i] = s1.c[i] + s2.c[i] * (1 << MC_MLDSA_PAIR_SHIFT);
+      mc_mldsa_poly c_hat = c;
+      mc_mldsa_ntt(&c_hat);
+      mc_mldsa_ntt(&packed);
+      mc_mldsa_ntt(&s1);
+      mc_mldsa_ntt(&s2);
+      mc_mldsa_pointwise(&packed, &c_hat, &packed);
+      mc_mldsa_pointwise(&alone1, &c_hat, &s1);
+      mc_mldsa_pointwise(&alone2, &c_hat, &s2);
+      mc_mldsa_invntt(&packed);
+      mc_mldsa_invntt(&alone1);
+      mc_mldsa_invntt(&alone2);
+      mc_mldsa_center(&packed);
+      mc_mldsa_center(&alone1);
+      mc_mldsa_center(&alone2);
+      for (int i = 0; i < MC_MLDSA_N; i++) {
+        int32_t got1, got2;
+        mc_mldsa_pair_split(&got1, &got2, packed.c[i]);
+        ck_assert_int_eq(got1, alone1.c[i]);
+        ck_assert_int_eq(got2, alone2.c[i]);
+        ck_assert_int_le(abs(alone1.c[i]), (int)p->tau * -lo);
+      }
+      if (round == 2) // the bound is (nearly) reached
+        ck_assert_int_ge(abs(alone1.c[0]), ((int)p->tau - 2) * -lo);
+    }
+  }
+}
+END_TEST
+
+// mc_mldsa_pointwise_sum (one reduction per coefficient) agrees modulo q
+// with reducing every product, for up to seven products of matrix entries in
+// [0, q) and NTT outputs at their 9q bound.
+START_TEST(pointwise_sum_matches_acc) {
+  static mc_mldsa_poly a[MC_MLDSA_MAX_L], b[MC_MLDSA_MAX_L], sum, acc;
+  for (int round = 0; round < 20; round++) {
+    uint32_t rnd[2 * MC_MLDSA_N];
+    for (int j = 0; j < MC_MLDSA_MAX_L; j++) {
+      RAND_bytes((uint8_t *)rnd, sizeof rnd);
+      for (int i = 0; i < MC_MLDSA_N; i++) {
+        a[j].c[i] = round == 0 ? MC_MLDSA_Q - 1 : (int32_t)(rnd[i] % MC_MLDSA_Q);
+        int32_t bound = 9 * MC_MLDSA_Q - 1;
+        b[j].c[i] = round == 0 ? (i % 2 ? bound : -bound)
+                               : (int32_t)(rnd[MC_MLDSA_N + i] % (2 * (uint32_t)bound + 1)) - bound;
+      }
+    }
+    for (unsigned num = 1; num <= MC_MLDSA_MAX_L; num++) {
+      mc_mldsa_pointwise_sum(&sum, a, b, num);
+      memset(&acc, 0, sizeof acc);
+      for (unsigned j = 0; j < num; j++)
+        mc_mldsa_pointwise_acc(&acc, &a[j], &b[j]);
+      for (int i = 0; i < MC_MLDSA_N; i++) {
+        ck_assert_int_gt(sum.c[i], -MC_MLDSA_Q);
+        ck_assert_int_lt(sum.c[i], MC_MLDSA_Q);
+        ck_assert_int_eq(mod_q(sum.c[i]), mod_q(acc.c[i]));
+      }
+    }
+  }
+}
+END_TEST
+
 // SampleInBall gives exactly τ coefficients ±1 and zeros elsewhere.
 START_TEST(sample_in_ball_shape) {
   for (size_t l = 0; l < 3; l++) {
@@ -935,6 +1023,8 @@ int main(void) {
   tcase_add_test(props, rounding_matches_spec_everywhere);
   tcase_add_test(props, ntt_product_matches_schoolbook);
   tcase_add_test(props, sample_in_ball_shape);
+  tcase_add_test(props, paired_products_split_exactly);
+  tcase_add_test(props, pointwise_sum_matches_acc);
   tcase_add_test(props, public_key_decode_round_trip);
   suite_add_tcase(s, props);
   SRunner *sr = srunner_create(s);

@@ -2,7 +2,7 @@
 // instructions, eight blocks in flight, the offsets folded into AES's first
 // and last round keys. Driving BoringSSL's ECB mode costs separate passes over
 // the data to mask and unmask it, which keep OCB below BoringSSL's AES-GCM;
-// fused here, OCB is faster than GCM (bench/bench_aead.c). The key schedule
+// fused here, OCB is faster than GCM (bench/bench_msgcrypt.c). The key schedule
 // follows FIPS 197 §5.2 word by word, with SubWord computed by AESKEYGENASSIST
 // (no table, so no secret memory index), and the decryption schedule is the
 // "equivalent inverse cipher" of §5.3.5 (AESIMC). The instructions are written

@@ -12,7 +12,13 @@ trap 'rm -rf "$dest"' EXIT
 libs="encodify:enc mailparse:mp msgcrypt:mc mailstore:ms ftsearch:fts keep:keep"
 n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+not_ok() {
+  n=$((n + 1)) failed=$((failed + 1))
+  echo "not ok $n - $1"
+  shift
+  local l
+  for l in "$@"; do printf '%s\n' "$l" | sed 's/^/# /'; done
+}
 
 echo "TAP version 13"
 if out=$("$meson" install -C "$build" --destdir "$dest" --no-rebuild --skip-subprojects 2>&1); then
@@ -55,7 +61,10 @@ int main(void) {
 }
 C
   # shellcheck disable=SC2046
-  if ! out=$("$cc" -std=c11 -Wall -Werror -o "$dest/use_$name" "$src" $(pkg-config --cflags --libs "$name") 2>&1); then
+  # -rpath-link stands in for the system library path: the installed
+  # libraries' own dependencies (libmailparse needs libencodify) are found
+  # there at link time, as they would be in /usr/local/lib.
+  if ! out=$("$cc" -std=c11 -Wall -Werror -o "$dest/use_$name" "$src" $(pkg-config --cflags --libs "$name") -Wl,-rpath-link,"$libdir" 2>&1); then
     not_ok "outside program compiles and links against lib$name" "$out"
     not_ok "outside program runs against installed lib$name" "not built"
     continue

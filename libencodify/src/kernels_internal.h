@@ -221,6 +221,25 @@ static inline size_t enc_qp_decode_special(uint8_t *out, size_t out_left, size_t
   return run;
 }
 
+// enc_qp_literal_run applies the 76-column rule to a run of `run` (>= 1)
+// bytes that every kernel found can be copied literally: at the limit it
+// writes a soft line break ("=\r\n") to `out`, sets `*out_used` to 3 and
+// returns 0; otherwise it returns how many of the bytes fit on the line (the
+// caller copies them with its own vector or word store), sets `*out_used` to
+// that count and advances `*col`.
+static inline size_t enc_qp_literal_run(char *out, size_t *out_used, size_t run, uint32_t *col) {
+  if (*col >= 75) {
+    memcpy(out, "=\r\n", 3);
+    *out_used = 3;
+    *col = 0;
+    return 0;
+  }
+  size_t k = run < 75 - *col ? run : 75 - *col;
+  *col += (uint32_t)k;
+  *out_used = k;
+  return k;
+}
+
 // enc_qp_encode_step encodes the byte at `in` (with `avail` >= 1 bytes from
 // there, the end of the input after them when `avail` < 3) into `out` (room
 // for 6), sets `*written` and returns the input bytes used (2 for a CRLF).

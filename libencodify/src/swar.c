@@ -155,17 +155,11 @@ static size_t qp_encode_swar(char *out, size_t out_cap, size_t *written, const u
     uint64_t brk = ~lit | stop;
     size_t run = (brk & HIGHS) ? (size_t)__builtin_ctzll(brk & HIGHS) / 8 : 8;
     if (run > 0) {
-      if (*col >= 75) { // the next character needs a new line
-        memcpy(out + o, "=\r\n", 3);
-        o += 3;
-        *col = 0;
-        continue;
-      }
-      size_t k = run < 75 - *col ? run : 75 - *col;
-      store64(out + o, x);
+      size_t used, k = enc_qp_literal_run(out + o, &used, run, col);
+      if (k > 0)
+        store64(out + o, x);
       i += k;
-      o += k;
-      *col += (uint32_t)k;
+      o += used;
       continue;
     }
     // One unit the scalar rules decide (escapes, line breaks, their neighbours).

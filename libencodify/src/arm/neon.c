@@ -277,17 +277,11 @@ static size_t qp_encode_neon(char *out, size_t out_cap, size_t *written, const u
     }
     size_t run = first_set(brk);
     if (run > 0) {
-      if (*col >= 75) {
-        memcpy(out + o, "=\r\n", 3);
-        o += 3;
-        *col = 0;
-        continue;
-      }
-      size_t k = run < 75 - *col ? run : 75 - *col;
-      vst1q_u8((uint8_t *)out + o, v);
+      size_t used, k = enc_qp_literal_run(out + o, &used, run, col);
+      if (k > 0)
+        vst1q_u8((uint8_t *)out + o, v);
       i += k;
-      o += k;
-      *col += (uint32_t)k;
+      o += used;
       continue;
     }
     i += enc_qp_encode_step(out + o, &w, in + i, in_len - i, binary, col);

@@ -290,17 +290,11 @@ static size_t qp_encode_sse41(char *out, size_t out_cap, size_t *written, const 
     }
     size_t run = brk ? (size_t)__builtin_ctz(brk) : 16;
     if (run > 0) {
-      if (*col >= 75) {
-        memcpy(out + o, "=\r\n", 3);
-        o += 3;
-        *col = 0;
-        continue;
-      }
-      size_t k = run < 75 - *col ? run : 75 - *col;
-      _mm_storeu_si128((__m128i *)(out + o), v);
+      size_t used, k = enc_qp_literal_run(out + o, &used, run, col);
+      if (k > 0)
+        _mm_storeu_si128((__m128i *)(out + o), v);
       i += k;
-      o += k;
-      *col += (uint32_t)k;
+      o += used;
       continue;
     }
     i += enc_qp_encode_step(out + o, &w, in + i, in_len - i, binary, col);

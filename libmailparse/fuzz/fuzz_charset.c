@@ -12,46 +12,9 @@
 #include <string.h>
 
 #include "charset_internal.h"
+#include "corvid_fuzz.h"
+#include "corvid_utf8_valid.h"
 #include "mailparse.h"
-
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    if (!(x))                                                                                      \
-      abort();                                                                                     \
-  } while (0)
-
-// valid_utf8 is the harness's own reading of RFC 3629.
-static int valid_utf8(const uint8_t *p, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    uint8_t b = p[i];
-    size_t len;
-    uint32_t cp, min;
-    if (b < 0x80) {
-      i++;
-      continue;
-    } else if ((b & 0xE0) == 0xC0) {
-      len = 2, cp = b & 0x1F, min = 0x80;
-    } else if ((b & 0xF0) == 0xE0) {
-      len = 3, cp = b & 0x0F, min = 0x800;
-    } else if ((b & 0xF8) == 0xF0) {
-      len = 4, cp = b & 0x07, min = 0x10000;
-    } else {
-      return 0;
-    }
-    if (n - i < len)
-      return 0;
-    for (size_t k = 1; k < len; k++) {
-      if ((p[i + k] & 0xC0) != 0x80)
-        return 0;
-      cp = cp << 6 | (p[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return 0;
-    i += len;
-  }
-  return 1;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1)
@@ -75,32 +38,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   size_t cap = mp_charset_utf8_max_len(size);
   char *out = malloc(cap), *again = malloc(cap + 1);
-  CHECK(out != NULL && again != NULL);
+  FUZZ_CHECK(out != NULL && again != NULL);
   size_t len, len2;
   unsigned flags, flags2;
-  CHECK(mp_charset_to_utf8(out, cap, &len, &flags, name, name_len, data, size) == 0);
-  CHECK(len <= cap);
-  CHECK(valid_utf8((const uint8_t *)out, len));
-  CHECK((flags & ~(MP_CHARSET_REPLACED | MP_CHARSET_UNKNOWN)) == 0);
+  FUZZ_CHECK(mp_charset_to_utf8(out, cap, &len, &flags, name, name_len, data, size) == 0);
+  FUZZ_CHECK(len <= cap);
+  FUZZ_CHECK(corvid_utf8_valid((const uint8_t *)out, len));
+  FUZZ_CHECK((flags & ~(MP_CHARSET_REPLACED | MP_CHARSET_UNKNOWN)) == 0);
   // By id, into a buffer of exactly the output's length (the measuring path).
   int id = mp_charset_lookup(name, name_len);
-  CHECK(mp_charset_to_utf8_id(again, len, &len2, &flags2, id, data, size) == 0);
-  CHECK(len2 == len && flags2 == flags && memcmp(again, out, len) == 0);
-  CHECK((id == MP_CHARSET_ID_UNKNOWN) == ((flags & MP_CHARSET_UNKNOWN) != 0) ||
-        id != MP_CHARSET_ID_UNKNOWN);
+  FUZZ_CHECK(mp_charset_to_utf8_id(again, len, &len2, &flags2, id, data, size) == 0);
+  FUZZ_CHECK(len2 == len && flags2 == flags && memcmp(again, out, len) == 0);
+  FUZZ_CHECK((id == MP_CHARSET_ID_UNKNOWN) == ((flags & MP_CHARSET_UNKNOWN) != 0) ||
+             id != MP_CHARSET_ID_UNKNOWN);
   if (len > 0) {
     memset(again, 0x5a, len);
     len2 = 1;
-    CHECK(mp_charset_to_utf8(again, len - 1, &len2, &flags2, name, name_len, data, size) ==
-          MP_ERR_BUFFER_TOO_SMALL);
-    CHECK(len2 == 0);
+    FUZZ_CHECK(mp_charset_to_utf8(again, len - 1, &len2, &flags2, name, name_len, data, size) ==
+               MP_ERR_BUFFER_TOO_SMALL);
+    FUZZ_CHECK(len2 == 0);
     for (size_t i = 0; i < len; i++)
-      CHECK((uint8_t)again[i] == 0x5a);
+      FUZZ_CHECK((uint8_t)again[i] == 0x5a);
   }
   // Valid UTF-8 labelled UTF-8 is kept as it is (but for a leading BOM).
-  if (id == mp_charset_lookup("utf-8", 5) && valid_utf8(data, size) &&
+  if (id == mp_charset_lookup("utf-8", 5) && corvid_utf8_valid(data, size) &&
       !(size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF))
-    CHECK(flags == 0 && len == size && (size == 0 || memcmp(out, data, size) == 0));
+    FUZZ_CHECK(flags == 0 && len == size && (size == 0 || memcmp(out, data, size) == 0));
   free(out);
   free(again);
   return 0;

@@ -9,13 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corvid_fuzz.h"
 #include "mailparse.h"
-
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    if (!(x))                                                                                      \
-      abort();                                                                                     \
-  } while (0)
 
 // naive_lines is the reference for mp_part.lines.
 static uint64_t naive_lines(const uint8_t *b, mp_range r) {
@@ -41,55 +36,55 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     s.max_line_len = 8;
   }
   mp_message *m = NULL, *m2 = NULL;
-  CHECK(mp_message_parse(&m, &s, data, size, NULL) == 0);
-  CHECK(mp_message_parse(&m2, &s, data, size, NULL) == 0);
+  FUZZ_CHECK(mp_message_parse(&m, &s, data, size, NULL) == 0);
+  FUZZ_CHECK(mp_message_parse(&m2, &s, data, size, NULL) == 0);
   size_t nh = mp_message_num_headers(m), np = mp_message_num_parts(m);
-  CHECK(np >= 1 && nh == mp_message_num_headers(m2) && np == mp_message_num_parts(m2));
-  CHECK(mp_message_problems(m) == mp_message_problems(m2));
+  FUZZ_CHECK(np >= 1 && nh == mp_message_num_headers(m2) && np == mp_message_num_parts(m2));
+  FUZZ_CHECK(mp_message_problems(m) == mp_message_problems(m2));
   size_t prev_end = 0;
   for (size_t i = 0; i < nh; i++) {
     const mp_header *h = mp_message_header(m, i);
-    CHECK(memcmp(h, mp_message_header(m2, i), sizeof *h) == 0);
-    CHECK(inside(h->field, size) && inside(h->name, size) && inside(h->value, size));
-    CHECK(h->field.off >= prev_end);
+    FUZZ_CHECK(memcmp(h, mp_message_header(m2, i), sizeof *h) == 0);
+    FUZZ_CHECK(inside(h->field, size) && inside(h->name, size) && inside(h->value, size));
+    FUZZ_CHECK(h->field.off >= prev_end);
     prev_end = h->field.off + h->field.len;
-    CHECK(h->name.off >= h->field.off && h->value.off + h->value.len <= prev_end);
-    CHECK(h->part < np);
+    FUZZ_CHECK(h->name.off >= h->field.off && h->value.off + h->value.len <= prev_end);
+    FUZZ_CHECK(h->part < np);
     const mp_part *p = mp_message_part(m, h->part);
-    CHECK(i >= p->first_header && i < (size_t)p->first_header + p->num_headers);
-    CHECK(h->field.off >= p->header.off && prev_end <= p->header.off + p->header.len);
+    FUZZ_CHECK(i >= p->first_header && i < (size_t)p->first_header + p->num_headers);
+    FUZZ_CHECK(h->field.off >= p->header.off && prev_end <= p->header.off + p->header.len);
     char *buf = malloc(h->value.len + 1);
     size_t n;
-    CHECK(mp_header_unfold(buf, h->value.len, &n, (const char *)data + h->value.off,
-                           h->value.len) == 0);
-    CHECK(n <= h->value.len);
+    FUZZ_CHECK(mp_header_unfold(buf, h->value.len, &n, (const char *)data + h->value.off,
+                                h->value.len) == 0);
+    FUZZ_CHECK(n <= h->value.len);
     free(buf);
   }
   for (size_t i = 0; i < np; i++) {
     const mp_part *p = mp_message_part(m, i);
     const mp_part *q = mp_message_part(m2, i);
-    CHECK(memcmp(&p->header, &q->header, sizeof p->header) == 0);
-    CHECK(memcmp(&p->body, &q->body, sizeof p->body) == 0 && p->flags == q->flags);
-    CHECK(p->lines == q->lines && p->encoding == q->encoding);
-    CHECK(inside(p->header, size) && inside(p->body, size));
-    CHECK(p->header.off + p->header.len == p->body.off);
-    CHECK(p->lines == naive_lines(data, p->body));
-    CHECK(inside(p->preamble, size) && inside(p->epilogue, size));
+    FUZZ_CHECK(memcmp(&p->header, &q->header, sizeof p->header) == 0);
+    FUZZ_CHECK(memcmp(&p->body, &q->body, sizeof p->body) == 0 && p->flags == q->flags);
+    FUZZ_CHECK(p->lines == q->lines && p->encoding == q->encoding);
+    FUZZ_CHECK(inside(p->header, size) && inside(p->body, size));
+    FUZZ_CHECK(p->header.off + p->header.len == p->body.off);
+    FUZZ_CHECK(p->lines == naive_lines(data, p->body));
+    FUZZ_CHECK(inside(p->preamble, size) && inside(p->epilogue, size));
     if (p->parent != MP_NO_INDEX) {
-      CHECK(p->parent < i);
+      FUZZ_CHECK(p->parent < i);
       const mp_part *pp = mp_message_part(m, p->parent);
-      CHECK(p->depth == pp->depth + 1);
-      CHECK(p->header.off >= pp->body.off);
-      CHECK(p->body.off + p->body.len <= pp->body.off + pp->body.len);
+      FUZZ_CHECK(p->depth == pp->depth + 1);
+      FUZZ_CHECK(p->header.off >= pp->body.off);
+      FUZZ_CHECK(p->body.off + p->body.len <= pp->body.off + pp->body.len);
     } else {
-      CHECK(i == 0);
+      FUZZ_CHECK(i == 0);
     }
     size_t cap = mp_part_decode_max_len(m, (uint32_t)i), qn = 0, n = 0;
-    CHECK(mp_part_decode(m, (uint32_t)i, NULL, 0, &qn) == 0);
-    CHECK(qn <= cap);
+    FUZZ_CHECK(mp_part_decode(m, (uint32_t)i, NULL, 0, &qn) == 0);
+    FUZZ_CHECK(qn <= cap);
     uint8_t *out = malloc(cap ? cap : 1);
-    CHECK(mp_part_decode(m, (uint32_t)i, out, cap, &n) == 0);
-    CHECK(n == qn);
+    FUZZ_CHECK(mp_part_decode(m, (uint32_t)i, out, cap, &n) == 0);
+    FUZZ_CHECK(n == qn);
     free(out);
   }
   // IMAP views: the size query matches the rendering, for every part.
@@ -98,11 +93,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       size_t need = 0, n = 0;
       int rc = mode == 2 ? mp_part_envelope(m, (uint32_t)i, NULL, 0, &need)
                          : mp_part_bodystructure(m, (uint32_t)i, mode, NULL, 0, &need);
-      CHECK(rc == 0);
+      FUZZ_CHECK(rc == 0);
       char *out = malloc(need ? need : 1);
       rc = mode == 2 ? mp_part_envelope(m, (uint32_t)i, out, need, &n)
                      : mp_part_bodystructure(m, (uint32_t)i, mode, out, need, &n);
-      CHECK(rc == 0 && n == need);
+      FUZZ_CHECK(rc == 0 && n == need);
       free(out);
     }
   }
@@ -111,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (size_t k = 0; k < 5; k++) {
     uint32_t ix;
     int rc = mp_message_part_by_section(m, &ix, secs[k], strlen(secs[k]));
-    CHECK(rc == MP_ERR_SYNTAX || (rc == 0 && ix < np));
+    FUZZ_CHECK(rc == MP_ERR_SYNTAX || (rc == 0 && ix < np));
   }
   mp_message_free(m);
   mp_message_free(m2);

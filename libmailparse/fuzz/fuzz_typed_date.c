@@ -6,13 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "corvid_fuzz.h"
 #include "mailparse.h"
-
-#define FUZZ_CHECK(cond)                                                                           \
-  do {                                                                                             \
-    if (!(cond))                                                                                   \
-      __builtin_trap();                                                                            \
-  } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char *const mon[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",

@@ -6,13 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corvid_fuzz.h"
 #include "mailparse.h"
-
-#define FUZZ_CHECK(cond)                                                                           \
-  do {                                                                                             \
-    if (!(cond))                                                                                   \
-      __builtin_trap();                                                                            \
-  } while (0)
 
 static void check_str(mp_str s, const char *text, size_t tl) {
   if (s.p == NULL) {

@@ -7,47 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corvid_fuzz.h"
+#include "corvid_utf8_valid.h"
 #include "mailparse.h"
-
-#define FUZZ_CHECK(cond)                                                                           \
-  do {                                                                                             \
-    if (!(cond))                                                                                   \
-      __builtin_trap();                                                                            \
-  } while (0)
-
-// valid_utf8 checks RFC 3629 well-formedness.
-static int valid_utf8(const uint8_t *p, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    uint8_t b = p[i];
-    size_t need;
-    uint8_t lo = 0x80, hi = 0xbf;
-    if (b < 0x80) {
-      i++;
-      continue;
-    } else if (b >= 0xc2 && b <= 0xdf)
-      need = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      lo = b == 0xe0 ? 0xa0 : 0x80;
-      hi = b == 0xed ? 0x9f : 0xbf;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      lo = b == 0xf0 ? 0x90 : 0x80;
-      hi = b == 0xf4 ? 0x8f : 0xbf;
-    } else
-      return 0;
-    if (n - i - 1 < need)
-      return 0;
-    for (size_t k = 1; k <= need; k++) {
-      uint8_t c = p[i + k];
-      if (k == 1 ? (c < lo || c > hi) : (c < 0x80 || c > 0xbf))
-        return 0;
-    }
-    i += need + 1;
-  }
-  return 1;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *in = (const char *)data;
@@ -58,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unsigned fa = 0, fb = 0;
   FUZZ_CHECK(mp_rfc2047_decode(a, cap, &na, &fa, in, size) == 0);
   FUZZ_CHECK(na <= 3 * size);
-  FUZZ_CHECK(valid_utf8((const uint8_t *)a, na));
+  FUZZ_CHECK(corvid_utf8_valid((const uint8_t *)a, na));
   FUZZ_CHECK(mp_rfc2047_decode(b, cap, &nb, &fb, in, size) == 0);
   FUZZ_CHECK(na == nb && fa == fb && memcmp(a, b, na) == 0);
   // No CR, LF or NUL anywhere (folds are unfolded, decoded ones replaced).

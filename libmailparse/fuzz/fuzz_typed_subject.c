@@ -7,13 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corvid_fuzz.h"
 #include "mailparse.h"
-
-#define FUZZ_CHECK(cond)                                                                           \
-  do {                                                                                             \
-    if (!(cond))                                                                                   \
-      __builtin_trap();                                                                            \
-  } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *in = (const char *)data;

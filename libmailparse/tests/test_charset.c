@@ -15,6 +15,7 @@
 
 #include "charset_internal.h"
 #include "corvid_libtest.h"
+#include "corvid_utf8_valid.h"
 #include "mailparse.h"
 
 // conv converts with a buffer of exactly the bound and checks the invariants
@@ -23,8 +24,6 @@ static char conv_buf[1 << 20];
 static size_t conv_len;
 static unsigned conv_flags;
 
-static bool valid_utf8(const uint8_t *p, size_t n);
-
 static const char *conv(const char *cs, const void *in, size_t in_len) {
   // Plain ifs, not ck_assert: Check reports every assertion's location to
   // its parent process, which would dominate the exhaustive loops.
@@ -32,44 +31,10 @@ static const char *conv(const char *cs, const void *in, size_t in_len) {
   if (cap > sizeof conv_buf - 1)
     ck_abort_msg("input too long for the test buffer");
   int rc = mp_charset_to_utf8(conv_buf, cap, &conv_len, &conv_flags, cs, strlen(cs), in, in_len);
-  if (rc != 0 || conv_len > cap || !valid_utf8((const uint8_t *)conv_buf, conv_len))
+  if (rc != 0 || conv_len > cap || !corvid_utf8_valid((const uint8_t *)conv_buf, conv_len))
     ck_abort_msg("%s: rc %d, %zu of %zu bytes, or invalid UTF-8", cs, rc, conv_len, cap);
   conv_buf[conv_len] = '\0';
   return conv_buf;
-}
-
-// valid_utf8 is the test's own reading of RFC 3629: decode by the lead byte's
-// length, then reject overlong values, surrogates and values above U+10FFFF.
-static bool valid_utf8(const uint8_t *p, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    uint8_t b = p[i];
-    size_t len;
-    uint32_t cp, min;
-    if (b < 0x80) {
-      i++;
-      continue;
-    } else if ((b & 0xE0) == 0xC0) {
-      len = 2, cp = b & 0x1F, min = 0x80;
-    } else if ((b & 0xF0) == 0xE0) {
-      len = 3, cp = b & 0x0F, min = 0x800;
-    } else if ((b & 0xF8) == 0xF0) {
-      len = 4, cp = b & 0x07, min = 0x10000;
-    } else {
-      return false;
-    }
-    if (n - i < len)
-      return false;
-    for (size_t k = 1; k < len; k++) {
-      if ((p[i + k] & 0xC0) != 0x80)
-        return false;
-      cp = cp << 6 | (p[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return false;
-    i += len;
-  }
-  return true;
 }
 
 // Names.
@@ -314,7 +279,7 @@ START_TEST(utf8_exhaustive_short_sequences) {
           if (len == 4)
             in[3] = 0x80 + (uint8_t)(k & 0x3f);
           const char *got = conv("utf-8", in, len);
-          bool ok = valid_utf8(in, len);
+          bool ok = corvid_utf8_valid(in, len);
           bool bom = len >= 3 && in[0] == 0xEF && in[1] == 0xBB && in[2] == 0xBF;
           if (ok && !bom && (conv_len != len || memcmp(got, in, len) != 0 || conv_flags != 0))
             ck_abort_msg("valid %02x %02x %02x changed", a, b, in[2]);
@@ -519,7 +484,7 @@ START_TEST(bound_holds_for_every_charset) {
         int rc = mp_charset_to_utf8_id(conv_buf, cap, &out_len, &flags, id, in, len);
         ck_assert_int_eq(rc, 0);
         ck_assert_uint_le(out_len, cap);
-        ck_assert_msg(valid_utf8((uint8_t *)conv_buf, out_len), "%s pattern %d",
+        ck_assert_msg(corvid_utf8_valid((uint8_t *)conv_buf, out_len), "%s pattern %d",
                       mp_charset_name(id), pattern);
         // Deterministic, and the same through the measuring path.
         static char again[sizeof conv_buf];

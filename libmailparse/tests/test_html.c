@@ -9,44 +9,12 @@
 #include <string.h>
 
 #include "corvid_libtest.h"
+#include "corvid_utf8_valid.h"
 #include "mailparse.h"
 
 static char out_buf[1 << 23];
 static size_t out_len;
 static unsigned out_flags;
-
-// valid_utf8 is the test's own reading of RFC 3629.
-static bool valid_utf8(const uint8_t *p, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    uint8_t b = p[i];
-    size_t len;
-    uint32_t cp, min;
-    if (b < 0x80) {
-      i++;
-      continue;
-    } else if ((b & 0xE0) == 0xC0) {
-      len = 2, cp = b & 0x1F, min = 0x80;
-    } else if ((b & 0xF0) == 0xE0) {
-      len = 3, cp = b & 0x0F, min = 0x800;
-    } else if ((b & 0xF8) == 0xF0) {
-      len = 4, cp = b & 0x07, min = 0x10000;
-    } else {
-      return false;
-    }
-    if (n - i < len)
-      return false;
-    for (size_t k = 1; k < len; k++) {
-      if ((p[i + k] & 0xC0) != 0x80)
-        return false;
-      cp = cp << 6 | (p[i + k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return false;
-    i += len;
-  }
-  return true;
-}
 
 // h2t converts with a buffer of exactly the bound and checks the invariants.
 static const char *h2t(const void *in, size_t in_len, unsigned flags) {
@@ -54,7 +22,7 @@ static const char *h2t(const void *in, size_t in_len, unsigned flags) {
   if (cap > sizeof out_buf - 1)
     ck_abort_msg("input too long for the test buffer");
   int rc = mp_html_to_text(out_buf, cap, &out_len, &out_flags, in, in_len, flags);
-  if (rc != 0 || out_len > cap || out_flags != 0 || !valid_utf8((uint8_t *)out_buf, out_len))
+  if (rc != 0 || out_len > cap || out_flags != 0 || !corvid_utf8_valid((uint8_t *)out_buf, out_len))
     ck_abort_msg("rc %d, %zu of %zu bytes, flags %u, or invalid UTF-8", rc, out_len, cap,
                  out_flags);
   out_buf[out_len] = '\0';
@@ -66,7 +34,7 @@ static const char *t2h(const void *in, size_t in_len, unsigned flags) {
   if (cap > sizeof out_buf - 1)
     ck_abort_msg("input too long for the test buffer");
   int rc = mp_text_to_html(out_buf, cap, &out_len, in, in_len, flags);
-  if (rc != 0 || out_len > cap || !valid_utf8((uint8_t *)out_buf, out_len))
+  if (rc != 0 || out_len > cap || !corvid_utf8_valid((uint8_t *)out_buf, out_len))
     ck_abort_msg("rc %d, %zu of %zu bytes, or invalid UTF-8", rc, out_len, cap);
   out_buf[out_len] = '\0';
   return out_buf;
@@ -281,7 +249,7 @@ START_TEST(truncation_and_small_buffers) {
         mp_html_to_text(out, cap, &len, &flags, (const uint8_t *)in, strlen(in), MP_HTML_TRUNCATE);
     ck_assert_int_eq(rc, 0);
     ck_assert_uint_le(len, cap);
-    ck_assert(valid_utf8((uint8_t *)out, len));
+    ck_assert(corvid_utf8_valid((uint8_t *)out, len));
     ck_assert(memcmp(out, "Grüße aus Köln, schöne Grüße", len) == 0);
     ck_assert_uint_eq(flags, cap < strlen("Grüße aus Köln, schöne Grüße") ? MP_HTML_TRUNCATED : 0);
     rc = mp_html_to_text(out, cap, &len, &flags, (const uint8_t *)in, strlen(in), 0);

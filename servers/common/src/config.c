@@ -880,27 +880,71 @@ int srv_config_get_bool(const srv_config *cfg, const char *key, bool def, bool *
                     excerpt(cfg->arena + e->value_off, e->value_len, ex));
 }
 
-int srv_config_get_size(const srv_config *cfg, const char *key, uint64_t min, uint64_t max,
-                        uint64_t def, uint64_t *out, srv_config_diag *diag) {
-  static const struct {
-    const char *suffix;
-    uint64_t multiplier;
-  } suffixes[] = {
-      {"", 1},
-      {"b", 1},
-      {"k", UINT64_C(1) << 10},
-      {"kb", UINT64_C(1) << 10},
-      {"kib", UINT64_C(1) << 10},
-      {"m", UINT64_C(1) << 20},
-      {"mb", UINT64_C(1) << 20},
-      {"mib", UINT64_C(1) << 20},
-      {"g", UINT64_C(1) << 30},
-      {"gb", UINT64_C(1) << 30},
-      {"gib", UINT64_C(1) << 30},
-      {"t", UINT64_C(1) << 40},
-      {"tb", UINT64_C(1) << 40},
-      {"tib", UINT64_C(1) << 40},
-  };
+// A quantity is digits followed by a unit from a table: sizes take an
+// optional, case-insensitive suffix, durations a mandatory, exact unit
+// (except a bare "0").
+struct quantity_unit {
+  const char *name;
+  uint64_t multiplier;
+};
+
+struct quantity_kind {
+  const struct quantity_unit *units;
+  size_t num_units;
+  bool ignore_case;
+  bool bare_zero;         // "0" is valid without a unit
+  const char *unit_label; // in range messages: "bytes", "ms"
+  const char *invalid;    // message for a value that is not a quantity
+  const char *no_unit;    // message for digits without a unit, or NULL
+};
+
+static const struct quantity_unit size_units[] = {
+    {"", 1},
+    {"b", 1},
+    {"k", UINT64_C(1) << 10},
+    {"kb", UINT64_C(1) << 10},
+    {"kib", UINT64_C(1) << 10},
+    {"m", UINT64_C(1) << 20},
+    {"mb", UINT64_C(1) << 20},
+    {"mib", UINT64_C(1) << 20},
+    {"g", UINT64_C(1) << 30},
+    {"gb", UINT64_C(1) << 30},
+    {"gib", UINT64_C(1) << 30},
+    {"t", UINT64_C(1) << 40},
+    {"tb", UINT64_C(1) << 40},
+    {"tib", UINT64_C(1) << 40},
+};
+
+static const struct quantity_kind size_kind = {
+    size_units, sizeof size_units / sizeof size_units[0],
+    true,       false,
+    "bytes",    "invalid size '%s' (use digits and an optional K, M, G or T suffix)",
+    NULL,
+};
+
+static const struct quantity_unit duration_units[] = {
+    {"ms", 1}, {"s", 1000}, {"m", 60 * 1000}, {"h", 60 * 60 * 1000}, {"d", 24 * 60 * 60 * 1000},
+};
+
+static const struct quantity_kind duration_kind = {
+    duration_units,
+    sizeof duration_units / sizeof duration_units[0],
+    false,
+    true,
+    "ms",
+    "invalid duration '%s' (use digits and a unit: ms, s, m, h or d)",
+    "duration '%s' has no unit (use ms, s, m, h or d)",
+};
+
+static bool unit_matches(const struct cur *c, const char *unit, bool ignore_case) {
+  if (ignore_case)
+    return equals_ascii_nocase(c, unit);
+  return cur_len(c) == strlen(unit) && memcmp(c->p, unit, c->len) == 0;
+}
+
+static int get_quantity(const srv_config *cfg, const char *key, uint64_t min, uint64_t max,
+                        uint64_t def, uint64_t *out, srv_config_diag *diag,
+                        const struct quantity_kind *kind) {
   if (cfg == NULL || key == NULL || out == NULL)
     return arg_fail(cfg, key, diag, "invalid argument");
   if (min > max || def < min || def > max)
@@ -919,81 +963,40 @@ int srv_config_get_size(const srv_config *cfg, const char *key, uint64_t min, ui
   enum digits d = parse_digits(&c, &n);
   (void)cur_skip_blanks(&c);
   uint64_t multiplier = 0;
-  for (size_t i = 0; d != DIGITS_NONE && i < sizeof suffixes / sizeof suffixes[0]; i++) {
-    if (equals_ascii_nocase(&c, suffixes[i].suffix)) {
-      multiplier = suffixes[i].multiplier;
-      break;
-    }
+  if (kind->bare_zero && d == DIGITS_OK && n == 0 && cur_len(&c) == 0)
+    multiplier = 1;
+  for (size_t i = 0; d != DIGITS_NONE && multiplier == 0 && i < kind->num_units; i++) {
+    if (unit_matches(&c, kind->units[i].name, kind->ignore_case))
+      multiplier = kind->units[i].multiplier;
   }
-  if (multiplier == 0)
-    return value_fail(cfg, e, diag, SRV_ERR_CONFIG_VALUE,
-                      "invalid size '%s' (use digits and an optional K, M, G or T suffix)",
-                      excerpt(value, e->value_len, ex));
+  if (multiplier == 0) {
+    const char *fmt = kind->invalid;
+    if (kind->no_unit != NULL && d != DIGITS_NONE && cur_len(&c) == 0)
+      fmt = kind->no_unit;
+    return value_fail(cfg, e, diag, SRV_ERR_CONFIG_VALUE, fmt, excerpt(value, e->value_len, ex));
+  }
   if (d == DIGITS_OVERFLOW || n > UINT64_MAX / multiplier)
     return value_fail(cfg, e, diag, SRV_ERR_CONFIG_RANGE, "'%s' is too large",
                       excerpt(value, e->value_len, ex));
   uint64_t v = n * multiplier;
   if (v < min || v > max)
     return value_fail(cfg, e, diag, SRV_ERR_CONFIG_RANGE,
-                      "'%s' (%" PRIu64 " bytes) is out of range [%" PRIu64 ", %" PRIu64 "] bytes",
-                      excerpt(value, e->value_len, ex), v, min, max);
+                      "'%s' (%" PRIu64 " %s) is out of range [%" PRIu64 ", %" PRIu64 "] %s",
+                      excerpt(value, e->value_len, ex), v, kind->unit_label, min, max,
+                      kind->unit_label);
   *out = v;
   return 0;
+}
+
+int srv_config_get_size(const srv_config *cfg, const char *key, uint64_t min, uint64_t max,
+                        uint64_t def, uint64_t *out, srv_config_diag *diag) {
+  return get_quantity(cfg, key, min, max, def, out, diag, &size_kind);
 }
 
 int srv_config_get_duration(const srv_config *cfg, const char *key, uint64_t min_ms,
                             uint64_t max_ms, uint64_t def_ms, uint64_t *out_ms,
                             srv_config_diag *diag) {
-  static const struct {
-    const char *unit;
-    uint64_t ms;
-  } units[] = {
-      {"ms", 1}, {"s", 1000}, {"m", 60 * 1000}, {"h", 60 * 60 * 1000}, {"d", 24 * 60 * 60 * 1000},
-  };
-  if (cfg == NULL || key == NULL || out_ms == NULL)
-    return arg_fail(cfg, key, diag, "invalid argument");
-  if (min_ms > max_ms || def_ms < min_ms || def_ms > max_ms)
-    return arg_fail(cfg, key, diag, "inconsistent minimum, maximum and default");
-  const struct entry *e = lookup(cfg, key);
-  if (e == NULL) {
-    *out_ms = def_ms;
-    return 0;
-  }
-
-  char ex[EXCERPT_SIZE];
-  const char *value = cfg->arena + e->value_off;
-  struct cur c;
-  uint64_t n = 0;
-  value_cur(cfg, e, &c);
-  enum digits d = parse_digits(&c, &n);
-  (void)cur_skip_blanks(&c);
-  uint64_t multiplier = 0;
-  if (d == DIGITS_OK && n == 0 && cur_len(&c) == 0)
-    multiplier = 1; // "0" needs no unit
-  for (size_t i = 0; d != DIGITS_NONE && multiplier == 0 && i < sizeof units / sizeof units[0];
-       i++) {
-    if (cur_len(&c) == strlen(units[i].unit) && memcmp(c.p, units[i].unit, c.len) == 0)
-      multiplier = units[i].ms;
-  }
-  if (multiplier == 0) {
-    if (d != DIGITS_NONE && cur_len(&c) == 0)
-      return value_fail(cfg, e, diag, SRV_ERR_CONFIG_VALUE,
-                        "duration '%s' has no unit (use ms, s, m, h or d)",
-                        excerpt(value, e->value_len, ex));
-    return value_fail(cfg, e, diag, SRV_ERR_CONFIG_VALUE,
-                      "invalid duration '%s' (use digits and a unit: ms, s, m, h or d)",
-                      excerpt(value, e->value_len, ex));
-  }
-  if (d == DIGITS_OVERFLOW || n > UINT64_MAX / multiplier)
-    return value_fail(cfg, e, diag, SRV_ERR_CONFIG_RANGE, "'%s' is too large",
-                      excerpt(value, e->value_len, ex));
-  uint64_t v = n * multiplier;
-  if (v < min_ms || v > max_ms)
-    return value_fail(cfg, e, diag, SRV_ERR_CONFIG_RANGE,
-                      "'%s' (%" PRIu64 " ms) is out of range [%" PRIu64 ", %" PRIu64 "] ms",
-                      excerpt(value, e->value_len, ex), v, min_ms, max_ms);
-  *out_ms = v;
-  return 0;
+  return get_quantity(cfg, key, min_ms, max_ms, def_ms, out_ms, diag, &duration_kind);
 }
 
 int srv_config_get_list(const srv_config *cfg, const char *key, const char *def,

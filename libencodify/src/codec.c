@@ -182,6 +182,12 @@ static int oneshot(int codec, int dir, uint32_t flags, size_t wrap, void *out, s
     out = dummy; // never written: the capacity is 0
   if (in == NULL)
     in = dummy;
+  if (codec == ENC_CODEC_BASE64 && dir == ENC_ENCODE && wrap == 0) {
+    size_t w = 0;
+    ENC_TRY(enc_b64e_flat(im, flags, out, out_cap, &w, in, in_len));
+    *out_len = w;
+    return 0;
+  }
   // Not a memset of the whole state: at 64 bytes of input it costs more
   // than the codec. The Base64 engines' init clears their whole member; the
   // others get the zeroed union that enc_stream_init() gives them.
@@ -199,10 +205,15 @@ static int oneshot(int codec, int dir, uint32_t flags, size_t wrap, void *out, s
     memset(&s.u, 0, sizeof s.u);
   e->init(&s);
   size_t a = 0, b = 0;
-  int rc = e->update(&s, im, out, out_cap, &a, in, in_len);
-  if (rc == 0) {
-    s.pos = in_len;
-    rc = e->final(&s, (uint8_t *)out + a, out_cap - a, &b);
+  int rc;
+  if (codec == ENC_CODEC_BASE64 && dir == ENC_DECODE && !(flags & ENC_FLAG_MIME)) { // strict
+    rc = enc_b64d_flat(&s, im, out, out_cap, &a, in, in_len);
+  } else {
+    rc = e->update(&s, im, out, out_cap, &a, in, in_len);
+    if (rc == 0) {
+      s.pos = in_len;
+      rc = e->final(&s, (uint8_t *)out + a, out_cap - a, &b);
+    }
   }
   if (rc < 0) {
     if (err_off != NULL && rc != ENC_ERR_BUFFER_TOO_SMALL && rc != ENC_ERR_UNSUPPORTED &&
@@ -240,9 +251,24 @@ int enc_decode(enc_codec codec, uint32_t flags, void *out, size_t out_cap, size_
 
 // Per-codec wrappers.
 
+// The Base64 wrappers take the common case (no wrap, no MIME, buffers
+// given) straight to the fused paths: at 64 bytes of input the generic
+// argument checks and state set-up of oneshot() cost a tenth of the call.
+// Everything else, and every argument error, goes through oneshot() (called
+// directly, not through the exported enc_encode(), whose call from inside
+// the shared object goes through the PLT).
 int enc_base64_encode(uint32_t flags, size_t wrap, char *out, size_t out_cap, size_t *out_len,
                       const void *in, size_t in_len) {
-  return enc_encode(ENC_CODEC_BASE64, flags, wrap, out, out_cap, out_len, in, in_len, NULL);
+  if (wrap == 0 && (flags & ~(ENC_FLAG_URL | ENC_FLAG_NOPAD)) == 0 && out_len != NULL &&
+      out != NULL && in != NULL) {
+    const struct enc_impl *im = enc_impl_current();
+    if (im != &enc_impl_unsupported) {
+      *out_len = 0;
+      return enc_b64e_flat(im, flags, (uint8_t *)out, out_cap, out_len, in, in_len);
+    }
+  }
+  return oneshot(ENC_CODEC_BASE64, ENC_ENCODE, flags, wrap, out, out_cap, out_len, in, in_len,
+                 NULL);
 }
 
 size_t enc_base64_encode_len(uint32_t flags, size_t wrap, size_t in_len) {
@@ -251,7 +277,29 @@ size_t enc_base64_encode_len(uint32_t flags, size_t wrap, size_t in_len) {
 
 int enc_base64_decode(uint32_t flags, void *out, size_t out_cap, size_t *out_len, const char *in,
                       size_t in_len, size_t *err_off) {
-  return enc_decode(ENC_CODEC_BASE64, flags, out, out_cap, out_len, in, in_len, err_off);
+  if ((flags & ~(ENC_FLAG_URL | ENC_FLAG_NOPAD)) == 0 && out_len != NULL && out != NULL &&
+      in != NULL) {
+    const struct enc_impl *im = enc_impl_current();
+    if (im != &enc_impl_unsupported) {
+      *out_len = 0;
+      struct enc_stream_state s;
+      s.flags = flags;
+      s.err_off = 0;
+      s.pos = 0;
+      enc_b64d_init(&s);
+      size_t w = 0;
+      int rc = enc_b64d_flat(&s, im, out, out_cap, &w, (const uint8_t *)in, in_len);
+      if (rc < 0) {
+        if (err_off != NULL && rc != ENC_ERR_BUFFER_TOO_SMALL)
+          *err_off = s.err_off;
+        return rc;
+      }
+      *out_len = w;
+      return 0;
+    }
+  }
+  return oneshot(ENC_CODEC_BASE64, ENC_DECODE, flags, 0, out, out_cap, out_len, in, in_len,
+                 err_off);
 }
 
 size_t enc_base64_decode_max_len(size_t in_len) {

@@ -5,6 +5,7 @@
 #ifndef ENC_ENCODIFY_INTERNAL_H
 #define ENC_ENCODIFY_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,11 @@ struct enc_impl {
   // Base64: whole groups of 3 bytes; writes consumed / 3 * 4 characters
   // (`out` has room for them all).
   size_t (*b64_encode)(char *out, const uint8_t *in, size_t in_len, int url);
+  // Base64 wrapped, optional (NULL, or may return 0 for any `wrap`): whole
+  // lines of wrap / 4 * 3 bytes (`wrap` a multiple of 4), each written as
+  // its `wrap` characters and a CRLF (`out` has room for all the lines
+  // `in_len` holds); returns the number of lines.
+  size_t (*b64_encode_lines)(char *out, const uint8_t *in, size_t in_len, size_t wrap, int url);
   // Base64 strict: whole groups of 4 alphabet characters.
   size_t (*b64_decode)(uint8_t *out, size_t out_cap, size_t *written, const char *in, size_t in_len,
                        int url);
@@ -80,8 +86,18 @@ struct enc_impl {
                       int binary, uint32_t *col);
 };
 
-// The implementation in use (never NULL), chosen at first use.
-const struct enc_impl *enc_impl_current(void);
+// The implementation in use, or NULL before the first use (src/impl.c).
+extern _Atomic(const struct enc_impl *) enc_impl_chosen;
+// enc_impl_choose makes the first-use choice and returns it (never NULL).
+const struct enc_impl *enc_impl_choose(void);
+
+// enc_impl_current returns the implementation in use (never NULL). Inline,
+// so that a codec call pays one load for its dispatch, not a function call:
+// at 64 bytes of input that is a visible part of the cost.
+static inline const struct enc_impl *enc_impl_current(void) {
+  const struct enc_impl *im = atomic_load_explicit(&enc_impl_chosen, memory_order_acquire);
+  return im != NULL ? im : enc_impl_choose();
+}
 // The scalar implementation, the specification.
 extern const struct enc_impl enc_impl_scalar;
 // The singleton that ENCODIFY_IMPL selects for an unknown name.
@@ -228,6 +244,14 @@ ENC_ENGINE(enc_hexe)
 ENC_ENGINE(enc_hexd)
 
 #undef ENC_ENGINE
+
+// Fused one-shot paths for unwrapped Base64 (src/base64.c): the same output,
+// errors and offsets as init, update and final of the engines above. The
+// decoder takes a state that enc_b64d_init() has set up, for the offsets.
+int enc_b64e_flat(const struct enc_impl *im, uint32_t flags, uint8_t *out, size_t out_cap,
+                  size_t *written, const uint8_t *in, size_t in_len);
+int enc_b64d_flat(struct enc_stream_state *st, const struct enc_impl *im, uint8_t *out,
+                  size_t out_cap, size_t *written, const uint8_t *in, size_t in_len);
 
 // Saturating size arithmetic for the *_max functions.
 static inline size_t enc_add_sat(size_t a, size_t b) {

@@ -81,7 +81,7 @@ static const struct enc_impl *const impls[] = {
 };
 enum { NUM_IMPLS = sizeof impls / sizeof impls[0] };
 
-static _Atomic(const struct enc_impl *) current;
+_Atomic(const struct enc_impl *) enc_impl_chosen;
 
 static int supported(const struct enc_impl *im) {
   return (im->required & ~enc_cpu_features()) == 0;
@@ -101,10 +101,8 @@ static const struct enc_impl *by_name(const char *name) {
   return NULL;
 }
 
-const struct enc_impl *enc_impl_current(void) {
-  const struct enc_impl *im = atomic_load_explicit(&current, memory_order_acquire);
-  if (im != NULL)
-    return im;
+const struct enc_impl *enc_impl_choose(void) {
+  const struct enc_impl *im;
   const char *env = getenv("ENCODIFY_IMPL");
   if (env != NULL && env[0] != '\0') {
     im = by_name(env);
@@ -115,7 +113,7 @@ const struct enc_impl *enc_impl_current(void) {
   }
   const struct enc_impl *expected = NULL;
   // Another thread may have chosen first; both choices are the same.
-  if (!atomic_compare_exchange_strong(&current, &expected, im))
+  if (!atomic_compare_exchange_strong(&enc_impl_chosen, &expected, im))
     im = expected;
   return im;
 }
@@ -139,6 +137,6 @@ const char *enc_impl_get(size_t index, int *is_supported) {
 int enc_impl_force(const char *name) {
   const struct enc_impl *im = name == NULL ? best() : by_name(name);
   ENC_FAIL_IF(im == NULL, ENC_ERR_UNSUPPORTED);
-  atomic_store_explicit(&current, im, memory_order_release);
+  atomic_store_explicit(&enc_impl_chosen, im, memory_order_release);
   return 0;
 }

@@ -372,6 +372,91 @@ START_TEST(random_vs_scalar) {
 }
 END_TEST
 
+// Every kernel path at every length 0..300 and every alignment, with the
+// input and the exactly sized output against inaccessible pages: plain,
+// URL-safe and unpadded encoding, 76-column and other wraps, strict decoding
+// of valid and cut input, and MIME decoding of wrapped lines with and
+// without garbage.
+START_TEST(guard_pages) {
+  struct guard_page gin, gout;
+  guard_init(&gin);
+  guard_init(&gout);
+  uint64_t rng = 4242;
+  static uint8_t plain[301];
+  static char enc[600], dirty[700];
+  rng_fill(&rng, plain, sizeof plain);
+  size_t el;
+  ck_assert_int_eq(enc_base64_encode(0, 76, enc, sizeof enc, &el, plain, sizeof plain), 0);
+  for (size_t n = _i; n <= 300; n += 3) {
+    check_guarded(&gin, &gout, B64, ENC_ENCODE, 0, 0, plain, n);
+    check_guarded(&gin, &gout, B64, ENC_ENCODE, ENC_FLAG_URL | ENC_FLAG_NOPAD, 0, plain, n);
+    check_guarded(&gin, &gout, B64, ENC_ENCODE, 0, 76, plain, n);
+    check_guarded(&gin, &gout, B64, ENC_ENCODE, 0, n % 2 ? 64 : 40, plain, n);
+    size_t fl;
+    char flat[420];
+    ck_assert_int_eq(enc_base64_encode(0, 0, flat, sizeof flat, &fl, plain, n), 0);
+    check_guarded(&gin, &gout, B64, ENC_DECODE, 0, 0, flat, fl);
+    check_guarded(&gin, &gout, B64, ENC_DECODE, 0, 0, flat, n < fl ? n : fl);
+    check_guarded(&gin, &gout, B64, ENC_DECODE, ENC_FLAG_MIME, 0, enc, n);
+    size_t dl = 0;
+    for (size_t k = 0; k < n; k++) {
+      if (rng_below(&rng, 40) == 0)
+        dirty[dl++] = " !\r\n="[rng_below(&rng, 5)];
+      dirty[dl++] = enc[k];
+    }
+    check_guarded(&gin, &gout, B64, ENC_DECODE, ENC_FLAG_MIME, 0, dirty, dl);
+  }
+  guard_free(&gin);
+  guard_free(&gout);
+}
+END_TEST
+
+// enc_base64_encode() and enc_base64_decode() take their common cases
+// straight to the fused paths; they must answer exactly as enc_encode() and
+// enc_decode() do, on valid and invalid input, with every flag combination
+// (valid or not), and with short and exact output buffers.
+START_TEST(wrappers_match_generic) {
+  uint64_t rng = 31337;
+  static uint8_t plain[300];
+  static char text[420];
+  static uint8_t a[600], b[600];
+  static const char noise[] = "=!\r\n -_+/A";
+  for (size_t n = 0; n <= 300; n++) {
+    rng_fill(&rng, plain, n);
+    for (uint32_t fl = 0; fl < 16; fl++) {
+      size_t wrap = fl & 8 ? 76 : 0;
+      size_t cap = enc_base64_encode_len(fl & 7, wrap, n);
+      size_t caps[2] = {cap, cap ? cap - 1 : 0};
+      for (size_t c = 0; c < 2; c++) {
+        size_t la = 7, lb = 7;
+        int ra = enc_base64_encode(fl & 7, wrap, (char *)a, caps[c], &la, plain, n);
+        int rb = enc_encode(B64, fl & 7, wrap, b, caps[c], &lb, plain, n, NULL);
+        ck_assert_int_eq(ra, rb);
+        ck_assert_uint_eq(la, lb);
+        ck_assert_mem_eq(a, b, la);
+      }
+    }
+    size_t tl;
+    ck_assert_int_eq(enc_base64_encode(0, 0, text, sizeof text, &tl, plain, n), 0);
+    if (tl > 0 && rng_below(&rng, 2))
+      text[rng_below(&rng, tl)] = noise[rng_below(&rng, sizeof noise - 1)];
+    for (uint32_t fl = 0; fl < 8; fl++) {
+      size_t cap = enc_base64_decode_max_len(tl);
+      size_t caps[2] = {cap, n ? n - 1 : 0};
+      for (size_t c = 0; c < 2; c++) {
+        size_t la = 7, lb = 7, ea = 99, eb = 99;
+        int ra = enc_base64_decode(fl, a, caps[c], &la, text, tl, &ea);
+        int rb = enc_decode(B64, fl, b, caps[c], &lb, text, tl, &eb);
+        ck_assert_int_eq(ra, rb);
+        ck_assert_uint_eq(ea, eb);
+        ck_assert_uint_eq(la, lb);
+        ck_assert_mem_eq(a, b, la);
+      }
+    }
+  }
+}
+END_TEST
+
 START_TEST(buffer_sizes) {
   char out[16];
   uint8_t dec[16];
@@ -469,6 +554,8 @@ int main(void) {
   tcase_add_test(tc, wrap_lines_vs_reference);
   tcase_add_test(tc, mime_regular_lines);
   tcase_add_test(tc, random_vs_scalar);
+  tcase_add_loop_test(tc, guard_pages, 0, 3);
+  tcase_add_test(tc, wrappers_match_generic);
   tcase_add_test(tc, buffer_sizes);
   tcase_add_test(tc, bad_arguments);
   tcase_add_test(tc, stream_rules);

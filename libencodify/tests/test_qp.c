@@ -219,9 +219,10 @@ END_TEST
 // block and across its end), alone and twice in a row, and cut the input at
 // every length.
 START_TEST(specials_at_every_offset) {
-  static const char *const specials[] = {"=41",     "=c3=A9",  "=\r\n",  "=\n",     "=\r",  "=4",
-                                         "=4g",     "==41",    "= \r\n", " \r\n",   "\t\n", " =20",
-                                         "=\r\r\n", "=20\r\n", "  x",    "=3D=\r\n"};
+  static const char *const specials[] = {
+      "=41",  "=c3=A9",   "=\r\n",  "=\n",    "=\r",       "=4",        "=4g",
+      "==41", "= \r\n",   " \r\n",  "\t\n",   " =20",      "=\r\r\n",   "=20\r\n",
+      "  x",  "=3D=\r\n", " \x01x", "\t\x1f", " \x0b\r\n", "  \x1f\r\n"};
   static char in[200];
   for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
     size_t sl = strlen(specials[k]);
@@ -268,6 +269,35 @@ START_TEST(specials_at_every_offset) {
   result_free(&r);
   uint64_t rng = 8;
   check_splits(QP, ENC_DECODE, 0, 0, in, il, &rng);
+}
+END_TEST
+
+// Every kernel path at every length 0..300 and every alignment, with the
+// input and the exactly sized output against inaccessible pages: decoding
+// of text full of escapes, soft breaks and white space, and encoding of text
+// and of binary.
+START_TEST(guard_pages) {
+  struct guard_page gin, gout;
+  guard_init(&gin);
+  guard_init(&gout);
+  uint64_t rng = 5151 + (uint64_t)_i;
+  static char text[301];
+  static const char *const words[] = {"=C3=A9", "=\r\n", " \r\n", "word", "  ",   "\t",
+                                      "=4",     "\r\n",  "x=3Dy", "=\n",  "\xe9", " \x01"};
+  for (size_t n = _i; n <= 300; n += 3) {
+    size_t tl = 0;
+    while (tl < n) {
+      const char *w = words[rng_below(&rng, sizeof words / sizeof words[0])];
+      size_t wl = strlen(w) < n - tl ? strlen(w) : n - tl;
+      memcpy(text + tl, w, wl);
+      tl += wl;
+    }
+    check_guarded(&gin, &gout, QP, ENC_DECODE, 0, 0, text, n);
+    check_guarded(&gin, &gout, QP, ENC_ENCODE, 0, 0, text, n);
+    check_guarded(&gin, &gout, QP, ENC_ENCODE, ENC_FLAG_BINARY, 0, text, n);
+  }
+  guard_free(&gin);
+  guard_free(&gout);
 }
 END_TEST
 
@@ -331,6 +361,7 @@ int main(void) {
   tcase_add_test(tc, round_trips);
   tcase_add_test(tc, adversarial_decode);
   tcase_add_test(tc, specials_at_every_offset);
+  tcase_add_loop_test(tc, guard_pages, 0, 3);
   tcase_add_test(tc, q_vectors);
   tcase_add_test(tc, buffer_sizes);
   suite_add_tcase(s, tc);

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "encodify.h"
 
@@ -194,6 +196,86 @@ static inline struct result check_vs_scalar(enc_codec codec, enc_direction dir, 
     result_free(&s);
   }
   return r;
+}
+
+// Guarded buffers: one readable page between two inaccessible ones, so that
+// a kernel that reads or writes one byte before or after its buffer crashes
+// the test (without ASan too). guard_place returns where `len` bytes go: at
+// `align` bytes after the start of the page, or ending exactly at its end.
+struct guard_page {
+  uint8_t *map, *page;
+  size_t size;
+};
+
+static inline void guard_init(struct guard_page *g) {
+  long ps = sysconf(_SC_PAGESIZE);
+  ck_assert_int_gt(ps, 0);
+  g->size = (size_t)ps;
+  void *m = mmap(NULL, 3 * g->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ck_assert_ptr_ne(m, MAP_FAILED);
+  g->map = m;
+  g->page = g->map + g->size;
+  ck_assert_int_eq(mprotect(g->map, g->size, PROT_NONE), 0);
+  ck_assert_int_eq(mprotect(g->page + g->size, g->size, PROT_NONE), 0);
+}
+
+static inline void guard_free(struct guard_page *g) {
+  munmap(g->map, 3 * g->size);
+}
+
+static inline uint8_t *guard_place(struct guard_page *g, size_t len, int at_end, size_t align) {
+  ck_assert_uint_le(len + align, g->size);
+  return at_end ? g->page + g->size - len : g->page + align;
+}
+
+// run_guarded is run_oneshot() with the input and an output buffer of
+// exactly the bound both starting `align` bytes after an inaccessible page
+// or both ending right before one.
+static inline struct result run_guarded(struct guard_page *gin, struct guard_page *gout,
+                                        enc_codec codec, enc_direction dir, uint32_t flags,
+                                        size_t wrap, const void *in, size_t in_len, int at_end,
+                                        size_t align) {
+  struct result r = {0, SIZE_MAX, 0, NULL};
+  size_t cap = dir == ENC_ENCODE ? enc_encode_max_len(codec, flags, wrap, in_len)
+                                 : enc_decode_max_len(codec, flags, in_len);
+  uint8_t *inb = guard_place(gin, in_len, at_end, align);
+  uint8_t *out = guard_place(gout, cap, at_end, align);
+  if (in_len)
+    memcpy(inb, in, in_len);
+  if (dir == ENC_ENCODE)
+    r.rc = enc_encode(codec, flags, wrap, out, cap, &r.len, inb, in_len, &r.err_off);
+  else
+    r.rc = enc_decode(codec, flags, out, cap, &r.len, inb, in_len, &r.err_off);
+  ck_assert_uint_le(r.len, cap);
+  r.data = malloc(r.len + 1);
+  ck_assert_ptr_nonnull(r.data);
+  memcpy(r.data, out, r.len);
+  r.data[r.len] = 0;
+  return r;
+}
+
+// check_guarded runs the case at every alignment 0..31 from the start of a
+// guarded page and once ending at its end, with the implementation under
+// test, and asserts that each run agrees with scalar on unguarded buffers.
+static inline void check_guarded(struct guard_page *gin, struct guard_page *gout, enc_codec codec,
+                                 enc_direction dir, uint32_t flags, size_t wrap, const void *in,
+                                 size_t in_len) {
+  const char *name = enc_impl_name();
+  ck_assert_int_eq(enc_impl_force("scalar"), 0);
+  struct result want = run_oneshot(codec, dir, flags, wrap, in, in_len);
+  ck_assert_int_eq(enc_impl_force(name), 0);
+  for (size_t align = 0; align <= 32; align++) {
+    struct result r =
+        run_guarded(gin, gout, codec, dir, flags, wrap, in, in_len, align == 32, align % 32);
+    char what[128];
+    snprintf(what, sizeof what,
+             "%s guarded vs scalar, codec %d dir %d flags %u wrap %zu len %zu %s %zu", name,
+             (int)codec, (int)dir, flags, wrap, in_len, align == 32 ? "at end" : "align",
+             align % 32);
+    same_result(&want, &r, what);
+    result_free(&r);
+  }
+  result_free(&want);
 }
 
 // expect_ok asserts that a one-shot call gives exactly `want` (NUL-terminated).

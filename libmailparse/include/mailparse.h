@@ -64,6 +64,7 @@ enum {
   MP_ERR_BUFFER_TOO_SMALL = -10203,
   MP_ERR_CHARSET = -10204,
   MP_ERR_ENCODING = -10205,
+  MP_ERR_UNSUPPORTED = -10206,
 };
 
 // mp_strerror returns a static, NUL-terminated description of `code`: 0, a
@@ -74,6 +75,8 @@ enum {
 //   MP_ERR_BUFFER_TOO_SMALL: output buffer too small.
 //   MP_ERR_CHARSET: unknown or unsupported charset.
 //   MP_ERR_ENCODING: malformed transfer encoding.
+//   MP_ERR_UNSUPPORTED: MAILPARSE_IMPL named an implementation this machine
+//     lacks.
 // Any other value gives "unknown error". It never returns NULL and is
 // thread-safe.
 MP_API const char *mp_strerror(int code);
@@ -287,6 +290,8 @@ typedef struct mp_problem {
 //     settings version other than MP_SETTINGS_VERSION, or only one of
 //     `allocator.alloc`/`allocator.free` set.
 //   -ENOMEM: the allocator failed.
+//   MP_ERR_UNSUPPORTED: MAILPARSE_IMPL names an unknown implementation or
+//     one this CPU lacks (see "Implementations").
 // On failure `*out` is NULL. Thread-safe (distinct `out`).
 MP_API MP_WARN_UNUSED_RESULT int mp_message_parse(mp_message **out, const mp_settings *settings,
                                                   const void *in, size_t in_len, mp_diag *diag);
@@ -956,6 +961,172 @@ MP_API size_t mp_text_to_html_max_len(size_t in_len);
 MP_API MP_WARN_UNUSED_RESULT int mp_text_to_html(char *out, size_t out_cap, size_t *out_len,
                                                  const uint8_t *in, size_t in_len,
                                                  unsigned flags);
+
+// Implementations.
+//
+// The byte scanning under mp_message_parse() (line ends, boundary candidate
+// lines, header field ends and colons, line counts) runs on one
+// implementation chosen once, at first use: the first of mp_impl_get(0),
+// mp_impl_get(1), ... that this CPU supports ("avx2", "sse2", "neon",
+// "swar", "scalar"; the list depends on the target), unless the environment
+// variable MAILPARSE_IMPL names one. If it names one that is unknown or that
+// this CPU lacks, mp_message_parse() returns MP_ERR_UNSUPPORTED (nothing
+// aborts). Every implementation gives exactly the results of "scalar", the
+// specification, which the tests and fuzzers check.
+
+// mp_impl_name returns the name of the implementation in use (a static
+// string), choosing it first if no call has yet; "unsupported" after an
+// unusable MAILPARSE_IMPL. Thread-safe.
+MP_API const char *mp_impl_name(void);
+
+// mp_impl_count returns the number of implementations compiled into this
+// library, supported by this CPU or not. Thread-safe.
+MP_API size_t mp_impl_count(void);
+
+// mp_impl_get returns the name (a static string) of implementation `index`
+// in priority order (the last is "scalar"), or NULL when `index` >=
+// mp_impl_count(). If `supported` is not NULL it receives 1 when this CPU can
+// run it, else 0. Thread-safe.
+MP_API const char *mp_impl_get(size_t index, int *supported);
+
+// mp_impl_force makes `name` the implementation in use, or returns to the
+// automatic choice when `name` is NULL (MAILPARSE_IMPL is then ignored). It
+// returns 0, or MP_ERR_UNSUPPORTED for a name that is unknown or that this
+// CPU lacks (the choice is unchanged). Thread-safe, but meant for tests and
+// benchmarks: a parse already running keeps the implementation it started
+// with.
+MP_API MP_WARN_UNUSED_RESULT int mp_impl_force(const char *name);
+
+// Body selection.
+//
+// What a mail client shows: which parts make up the text body, the HTML
+// body and the attachment list, chosen by the parsing algorithm of RFC 8621
+// (JMAP Mail) §4.1.4 over the part tree, plus the filename of a part and a
+// short plain-text preview. Results are part indices (mp_message_part()),
+// written into an array the caller owns; nothing is allocated except short
+// scratch buffers from the settings' allocator, freed before return.
+
+// mp_selection is the result of mp_message_select(): three lists of part
+// indices in depth-first order, each pointing into the caller's array.
+//   `text_body`: the parts to show, one after the other, as the body when
+//   plain text is preferred: text/plain, text/html (only when no plain
+//   alternative exists), image/*, audio/* and video/* parts.
+//   `html_body`: the same when HTML is preferred.
+//   `attachments`: every other leaf part (and message/rfc822 or
+//   message/global parts, as a whole: their inner parts are never listed),
+//   plus inline image/audio/video parts that are not in both body lists.
+// A part may be in `text_body` and `html_body` at once (a text/plain part
+// with no HTML alternative is both). A part is in a body list and in
+// `attachments` only when it is image/*, audio/* or video/* (RFC 8621 lists
+// such a part as an attachment when one of the bodies cannot show it).
+typedef struct mp_selection {
+  const uint32_t *text_body;
+  size_t num_text_body;
+  const uint32_t *html_body;
+  size_t num_html_body;
+  const uint32_t *attachments;
+  size_t num_attachments;
+} mp_selection;
+
+// MP_SELECT_MAX_DEPTH bounds the nesting of multiparts that selection
+// descends through (deeper than the parser's default depth).
+#define MP_SELECT_MAX_DEPTH 256
+
+// mp_message_select_max_len returns the number of array entries
+// mp_message_select() may need for `msg`: three times the number of parts
+// (no part occurs twice in one list). 0 for NULL. Thread-safe.
+MP_API size_t mp_message_select_max_len(const mp_message *msg);
+
+// mp_message_select computes the text body, HTML body and attachments of the
+// message whose top part is `root` (0 for the message; the child of a
+// message/rfc822 part for an attached message) into `*out`, whose lists
+// point into `idx` (`idx_cap` entries, owned by the caller; valid while it
+// is). It follows the parseStructure() algorithm of RFC 8621 §4.1.4 step by
+// step, with the part's values as JMAP defines them:
+//   - type: the part's media type (the default text/plain, or message/rfc822
+//     inside multipart/digest, when Content-Type is absent or unparsable);
+//   - disposition: the Content-Disposition type, compared without case; an
+//     unparsable one counts as absent;
+//   - name: the filename mp_part_filename() gives (empty counts as none);
+//   - a part is a multipart when the parser split it (MP_PART_MULTIPART): a
+//     multipart kept as a leaf (no boundary, limits) is an attachment, so
+//     that its bytes stay reachable;
+//   - message/rfc822 and message/global parts are leaves (attachments).
+// The rules in short: a part is inline when its disposition is not
+// "attachment", it is text/plain, text/html, image/*, audio/* or video/*,
+// and it is the first child of its multipart, or (outside
+// multipart/related) an image/audio/video part or a part without a name.
+// Inside multipart/alternative, text/plain goes to `text_body`, text/html to
+// `html_body`, an inline image/audio/video part to `attachments`; an
+// alternative that offers only HTML (or only plain text) copies it to the
+// other list. Elsewhere under an alternative, a text/plain part stops the
+// HTML list and a text/html part stops the text list for the rest of that
+// multipart. Outside alternatives an inline part goes to both body lists.
+// Where RFC 8621's pseudo-code would append to a list that an enclosing
+// level stopped, the part is not listed.
+// It returns 0, or:
+//   MP_ERR_INVALID_ARGUMENT: `msg` or `out` NULL, `root` out of range, or
+//     `idx` NULL with `idx_cap` > 0.
+//   MP_ERR_BUFFER_TOO_SMALL: `idx_cap` is less than needed
+//     (mp_message_select_max_len() is always enough).
+//   MP_ERR_LIMIT: multiparts nested deeper than MP_SELECT_MAX_DEPTH below
+//     `root`.
+//   -ENOMEM: the settings' allocator failed (scratch for the header parsers).
+// On error `*out` holds empty lists. Time is linear in the parts' header
+// sizes. Thread-safe on a shared const message.
+MP_API MP_WARN_UNUSED_RESULT int mp_message_select(const mp_message *msg, mp_selection *out,
+                                                   uint32_t *idx, size_t idx_cap, uint32_t root);
+
+// mp_part_filename writes the filename of part `part` into `out` (`out_cap`
+// bytes, owned by the caller; not NUL-terminated) and sets `*out_len`: the
+// Content-Disposition "filename" parameter or, when that is absent, the
+// Content-Type "name" parameter (RFC 8621 §4.1.4 "name"), decoded as
+// mp_content_type_parse() decodes values (RFC 2231 continuations and
+// charsets, RFC 2047 words, UTF-8 out). Passing `out` NULL with `out_cap` 0
+// is a size query. It returns 1 when the part has such a parameter (its
+// value may be empty), 0 when it has none (`*out_len` 0), or:
+//   MP_ERR_INVALID_ARGUMENT: `msg` or `out_len` NULL, `part` out of range,
+//     `out` NULL with `out_cap` > 0.
+//   MP_ERR_BUFFER_TOO_SMALL: the name does not fit (`*out_len` 0).
+//   -ENOMEM: the settings' allocator failed (scratch, freed before return).
+// Thread-safe on a shared const message.
+MP_API MP_WARN_UNUSED_RESULT int mp_part_filename(const mp_message *msg, uint32_t part, char *out,
+                                                  size_t out_cap, size_t *out_len);
+
+// MP_PREVIEW_MAX_CHARS is the longest preview in characters (RFC 8621
+// §4.1.4: at most 256); MP_PREVIEW_MAX_LEN the same in UTF-8 bytes.
+#define MP_PREVIEW_MAX_CHARS 256
+#define MP_PREVIEW_MAX_LEN (4 * MP_PREVIEW_MAX_CHARS)
+// MP_PREVIEW_MAX_INPUT is how many decoded bytes of each part a preview
+// reads at most (1 MiB): enough to skip the longest style sheets of real
+// newsletters, and a bound on the work for huge bodies.
+#define MP_PREVIEW_MAX_INPUT ((size_t)1 << 20)
+
+// mp_message_preview writes the RFC 8621 "preview" of a message into `out`
+// (`out_cap` bytes, owned by the caller; not NUL-terminated) and sets
+// `*out_len`: the text of the text/plain and text/html parts of
+// `sel->text_body` in order (from mp_message_select(); HTML turned into text
+// by mp_html_to_text()), each decoded (transfer encoding, then charset to
+// UTF-8 as mp_charset_to_utf8() does, us-ascii by default), with every run
+// of white space and control characters (and U+00A0) collapsed to one
+// space, trimmed at both ends, and cut after MP_PREVIEW_MAX_CHARS
+// characters (or one fewer, so that it never ends with a space).
+// Only the first MP_PREVIEW_MAX_INPUT decoded bytes of a part are read (a
+// character cut there becomes U+FFFD). Parts that are not text add nothing;
+// a message without text gives an empty preview. The output is valid UTF-8.
+// It returns 0, or:
+//   MP_ERR_INVALID_ARGUMENT: `msg`, `sel` or `out_len` NULL, `out` NULL
+//     with `out_cap` > 0, or an index in `sel->text_body` out of range.
+//   MP_ERR_BUFFER_TOO_SMALL: the preview does not fit (`*out_len` 0);
+//     MP_PREVIEW_MAX_LEN bytes are always enough.
+//   MP_ERR_ENCODING: as for mp_part_decode().
+//   -ENOMEM: the settings' allocator failed (scratch, freed before return).
+// Thread-safe on a shared const message.
+MP_API MP_WARN_UNUSED_RESULT int mp_message_preview(const mp_message *msg, char *out,
+                                                    size_t out_cap, size_t *out_len,
+                                                    const mp_selection *sel);
+
+// End of body selection.
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 // core_internal.h: private declarations of the message parser core: the
-// message handle and its arena, the bounded cursor, and the line scanner
-// interface that SIMD kernels will implement later.
+// message handle and its arena, the bounded cursor, and the scanner
+// interface the scalar code and the SIMD kernels implement.
 #ifndef MP_CORE_INTERNAL_H
 #define MP_CORE_INTERNAL_H
 
@@ -69,10 +69,18 @@ static inline void mp_cur_skip_wsp(mp_cur *c) {
   }
 }
 
-// Line scanner: the interface SIMD kernels will slot into. Offsets are
-// absolute within `buf` (length `len`); `from` <= `len`.
+// Line scanner: the byte-scanning primitives the structure and header
+// parsers are built on, one table per implementation (CONVENTIONS §6). The
+// scalar table in scan.c is the specification; every kernel returns exactly
+// what it returns, for every input, and reads only [buf, buf + len). Offsets
+// are absolute within `buf`; `from` <= `len`.
+#define MP_SCAN_NUL 1u     // field_end saw a NUL byte
+#define MP_SCAN_8BIT 2u    // field_end saw a byte >= 0x80
+#define MP_SCAN_BARE_LF 4u // field_end saw an LF not preceded by CR (or at `from`)
+
 typedef struct mp_scanner {
   const char *name;
+  uint32_t required; // CORVID_CPU_* bits the kernels need
   // line_end returns the offset just past the next LF at or after `from`, or
   // `len` when there is none.
   size_t (*line_end)(const uint8_t *buf, size_t len, size_t from);
@@ -80,9 +88,32 @@ typedef struct mp_scanner {
   // `from` (where `from` itself is a line start) whose line begins with "--",
   // or `len` when there is none.
   size_t (*next_dash_line)(const uint8_t *buf, size_t len, size_t from);
+  // field_end scans one header field starting at `from`: its first line and
+  // the continuation lines (lines starting with SP or HT) after it. It
+  // returns the offset just past the field's last LF (`len` when the field
+  // runs to the end), stores in *colon the offset of the first ':' before the
+  // first LF (`len` when there is none), and in *bits the MP_SCAN_* bits of
+  // the bytes in [from, returned offset).
+  size_t (*field_end)(const uint8_t *buf, size_t len, size_t from, size_t *colon, uint32_t *bits);
+  // count_lf returns the number of LF bytes in [from, len).
+  size_t (*count_lf)(const uint8_t *buf, size_t len, size_t from);
 } mp_scanner;
 
+// mp_scanner_get returns the implementation in use, chosen once on first use
+// (MAILPARSE_IMPL or the best one this CPU supports).
 const mp_scanner *mp_scanner_get(void);
+// mp_scanner_unsupported is what an unknown or unsupported MAILPARSE_IMPL
+// selects: its functions are scalar, but mp_message_parse() refuses to run.
+extern const mp_scanner mp_scanner_unsupported;
+// mp_scanner_at returns implementation `i` in priority order (the last is
+// scalar), or NULL past the end; *supported says whether this CPU runs it.
+const mp_scanner *mp_scanner_at(size_t i, bool *supported);
+// The tables of the kernels, each in its own file with its own ISA flags.
+extern const mp_scanner mp_scanner_scalar;
+extern const mp_scanner mp_scanner_swar;
+extern const mp_scanner mp_scanner_sse2;
+extern const mp_scanner mp_scanner_avx2;
+extern const mp_scanner mp_scanner_neon;
 
 // mp_ascii_ieq compares without ASCII case.
 bool mp_ascii_ieq(const uint8_t *a, size_t a_len, const char *b, size_t b_len);

@@ -68,23 +68,35 @@ int mp_header_section_parse(mp_hdr_ctx *hc, uint32_t part, size_t off, size_t en
   while (pos < end) {
     if (hc->is_boundary != NULL && hc->is_boundary(hc->pred_ctx, pos))
       break; // a delimiter ends a header section that has no empty line
-    size_t le = sc->line_end(b, end, pos);
-    if (b[pos] == '\n' || (b[pos] == '\r' && le - pos == 2 && b[pos + 1] == '\n')) {
-      *body_off = le;
+    if (b[pos] == '\n' || (b[pos] == '\r' && end - pos >= 2 && b[pos + 1] == '\n')) {
+      *body_off = pos + (b[pos] == '\n' ? 1 : 2);
       *found_empty_line = true;
       return 0;
     }
     mp_header h = {.part = part};
-    h.flags = line_flags(hc, part, pos, le);
+    // One kernel call finds the field's extent, its colon and its byte
+    // classes; only a field with a NUL or longer than the line limit needs
+    // the line-by-line checks, which place problems at exact offsets.
+    size_t colon, next;
+    uint32_t bits;
+    next = sc->field_end(b, end, pos, &colon, &bits);
+    // A colon-less line that opens with "--" is a MIME delimiter after a
+    // header section that lacks its empty line: the body starts here. Read
+    // as a field, it would pull the first part's header into this one.
+    if (colon >= next && end - pos >= 2 && b[pos] == '-' && b[pos + 1] == '-')
+      break;
+    if ((bits & MP_SCAN_NUL) || next - pos > hc->max_line_len) {
+      for (size_t ls = pos; ls < next;) {
+        size_t nle = sc->line_end(b, next, ls);
+        h.flags |= line_flags(hc, part, ls, nle);
+        ls = nle;
+      }
+    } else {
+      h.flags = ((bits & MP_SCAN_8BIT) ? MP_HEADER_8BIT : 0) |
+                ((bits & MP_SCAN_BARE_LF) ? MP_HEADER_BARE_LF : 0);
+    }
     if (is_wsp(b[pos]))
       h.flags |= MP_HEADER_CONTINUED;
-    const uint8_t *colon = memchr(b + pos, ':', le - pos);
-    size_t next = le;
-    while (next < end && is_wsp(b[next])) {
-      size_t nle = sc->line_end(b, end, next);
-      h.flags |= line_flags(hc, part, next, nle);
-      next = nle;
-    }
     size_t vend = next;
     if (vend > pos && b[vend - 1] == '\n') {
       vend--;
@@ -92,8 +104,8 @@ int mp_header_section_parse(mp_hdr_ctx *hc, uint32_t part, size_t off, size_t en
         vend--;
     }
     h.field = (mp_range){pos, next - pos};
-    if (colon != NULL && !(h.flags & MP_HEADER_CONTINUED)) {
-      size_t c = (size_t)(colon - b);
+    if (colon < end && !(h.flags & MP_HEADER_CONTINUED)) {
+      size_t c = colon;
       size_t ne = c;
       while (ne > pos && is_wsp(b[ne - 1]))
         ne--;

@@ -16,6 +16,8 @@ const char *mp_strerror(int code) {
       [MP_ERR_INVALID_ARGUMENT - MP_ERR_BUFFER_TOO_SMALL] = "output buffer too small",
       [MP_ERR_INVALID_ARGUMENT - MP_ERR_CHARSET] = "unknown or unsupported charset",
       [MP_ERR_INVALID_ARGUMENT - MP_ERR_ENCODING] = "malformed transfer encoding",
+      [MP_ERR_INVALID_ARGUMENT - MP_ERR_UNSUPPORTED] =
+          "not supported by the selected implementation",
   };
   return corvid_errtext_lookup(own, sizeof own / sizeof own[0], MP_ERR_INVALID_ARGUMENT, code);
 }

@@ -187,11 +187,9 @@ static int count_all_lines(mp_message *msg) {
   size_t pos = 0;
   for (size_t k = 0; k < 2 * np; k++) {
     // Count the line feeds in [pos, ev[k].off).
-    while (pos < ev[k].off) {
-      size_t le = sc->line_end(msg->data, ev[k].off, pos);
-      if (le > pos && msg->data[le - 1] == '\n')
-        lfs++;
-      pos = le;
+    if (pos < ev[k].off) {
+      lfs += sc->count_lf(msg->data, ev[k].off, pos);
+      pos = ev[k].off;
     }
     mp_part *p = &msg->parts[ev[k].part];
     if (!ev[k].is_end) {
@@ -670,6 +668,13 @@ int mp_message_parse(mp_message **out, const mp_settings *settings, const void *
       snprintf(diag->message, sizeof diag->message, "%s", why);
     }
     return MP_ERR_INVALID_ARGUMENT;
+  }
+  if (mp_scanner_get() == &mp_scanner_unsupported) {
+    if (diag != NULL) {
+      diag->code = MP_ERR_UNSUPPORTED;
+      snprintf(diag->message, sizeof diag->message, "MAILPARSE_IMPL names no usable implementation");
+    }
+    return MP_ERR_UNSUPPORTED;
   }
   mp_message *msg = mp_alloc_raw(&s->allocator, sizeof *msg);
   if (msg == NULL)

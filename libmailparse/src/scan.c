@@ -1,10 +1,16 @@
-// scan.c: the scalar line scanner, the reference for later SIMD kernels: it
-// finds line ends and the line starts that may be boundary delimiters
-// ("--" at the start of a line), so the structure parser examines each line
-// start once.
+// scan.c: the scanner: the scalar scanning functions, which are the
+// specification every kernel must match byte for byte (line ends, line starts
+// that may be boundary delimiters, the extent, colon and byte classes of a
+// header field, line-feed counts), and the run-time choice among the
+// implementations (CONVENTIONS §6): the first entry of the table whose CPU
+// features are all present, or the one MAILPARSE_IMPL names, chosen once and
+// kept in an atomic pointer.
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core_internal.h"
+#include "corvid_cpu.h"
 
 static size_t scalar_line_end(const uint8_t *buf, size_t len, size_t from) {
   if (from >= len)
@@ -23,14 +29,154 @@ static size_t scalar_next_dash_line(const uint8_t *buf, size_t len, size_t from)
   return len;
 }
 
-static const mp_scanner scalar_scanner = {
+// scalar_line_bits classifies the bytes of one line [off, le): a bare LF is
+// one at the line start or after a byte other than CR.
+static uint32_t scalar_line_bits(const uint8_t *buf, size_t off, size_t le) {
+  uint32_t bits = 0;
+  for (size_t i = off; i < le; i++) {
+    if (buf[i] == 0)
+      bits |= MP_SCAN_NUL;
+    else if (buf[i] >= 0x80)
+      bits |= MP_SCAN_8BIT;
+    else if (buf[i] == '\n' && (i == off || buf[i - 1] != '\r'))
+      bits |= MP_SCAN_BARE_LF;
+  }
+  return bits;
+}
+
+static size_t scalar_field_end(const uint8_t *buf, size_t len, size_t from, size_t *colon,
+                               uint32_t *bits) {
+  size_t le = scalar_line_end(buf, len, from);
+  const uint8_t *c = from < len ? memchr(buf + from, ':', le - from) : NULL;
+  *colon = c != NULL ? (size_t)(c - buf) : len;
+  uint32_t acc = scalar_line_bits(buf, from, le);
+  size_t next = le;
+  while (next < len && (buf[next] == ' ' || buf[next] == '\t')) {
+    size_t nle = scalar_line_end(buf, len, next);
+    acc |= scalar_line_bits(buf, next, nle);
+    next = nle;
+  }
+  *bits = acc;
+  return next;
+}
+
+static size_t scalar_count_lf(const uint8_t *buf, size_t len, size_t from) {
+  size_t n = 0;
+  for (size_t pos = from; pos < len;) {
+    size_t le = scalar_line_end(buf, len, pos);
+    if (buf[le - 1] == '\n')
+      n++;
+    pos = le;
+  }
+  return n;
+}
+
+const mp_scanner mp_scanner_scalar = {
     .name = "scalar",
+    .required = 0,
     .line_end = scalar_line_end,
     .next_dash_line = scalar_next_dash_line,
+    .field_end = scalar_field_end,
+    .count_lf = scalar_count_lf,
 };
 
+// mp_message_parse() checks for this one before it scans anything.
+const mp_scanner mp_scanner_unsupported = {
+    .name = "unsupported",
+    .required = 0,
+    .line_end = scalar_line_end,
+    .next_dash_line = scalar_next_dash_line,
+    .field_end = scalar_field_end,
+    .count_lf = scalar_count_lf,
+};
+
+// Priority order; scalar is last and always runs. The ISA files are built
+// for the same targets as these conditions (libmailparse/meson.build).
+static const mp_scanner *const impls[] = {
+#if defined(__x86_64__)
+    &mp_scanner_avx2,
+    &mp_scanner_sse2,
+#endif
+#if defined(__aarch64__)
+    &mp_scanner_neon,
+#endif
+    &mp_scanner_swar,
+    &mp_scanner_scalar,
+};
+enum { NUM_IMPLS = sizeof impls / sizeof impls[0] };
+
+static _Atomic(const mp_scanner *) current;
+static atomic_uint_fast32_t cpu_cache;
+
+static bool supported(const mp_scanner *sc) {
+  return (sc->required & ~corvid_cpu_features(&cpu_cache)) == 0;
+}
+
+static const mp_scanner *best(void) {
+  for (size_t i = 0; i < NUM_IMPLS; i++)
+    if (supported(impls[i]))
+      return impls[i];
+  return &mp_scanner_scalar;
+}
+
+static const mp_scanner *by_name(const char *name) {
+  for (size_t i = 0; i < NUM_IMPLS; i++)
+    if (strcmp(impls[i]->name, name) == 0)
+      return supported(impls[i]) ? impls[i] : NULL;
+  return NULL;
+}
+
 const mp_scanner *mp_scanner_get(void) {
-  return &scalar_scanner;
+  const mp_scanner *sc = atomic_load_explicit(&current, memory_order_acquire);
+  if (sc != NULL)
+    return sc;
+  const char *env = getenv("MAILPARSE_IMPL");
+  if (env != NULL && env[0] != '\0') {
+    sc = by_name(env);
+    if (sc == NULL)
+      sc = &mp_scanner_unsupported;
+  } else {
+    sc = best();
+  }
+  const mp_scanner *expected = NULL;
+  // Another thread may have chosen first; both made the same choice.
+  if (!atomic_compare_exchange_strong(&current, &expected, sc))
+    sc = expected;
+  return sc;
+}
+
+const mp_scanner *mp_scanner_at(size_t i, bool *is_supported) {
+  if (i >= NUM_IMPLS)
+    return NULL;
+  if (is_supported != NULL)
+    *is_supported = supported(impls[i]);
+  return impls[i];
+}
+
+const char *mp_impl_name(void) {
+  return mp_scanner_get()->name;
+}
+
+size_t mp_impl_count(void) {
+  return NUM_IMPLS;
+}
+
+const char *mp_impl_get(size_t index, int *is_supported) {
+  bool sup;
+  const mp_scanner *sc = mp_scanner_at(index, &sup);
+  if (sc == NULL)
+    return NULL;
+  if (is_supported != NULL)
+    *is_supported = sup;
+  return sc->name;
+}
+
+int mp_impl_force(const char *name) {
+  const mp_scanner *sc = name == NULL ? best() : by_name(name);
+  if (sc == NULL)
+    return MP_ERR_UNSUPPORTED;
+  atomic_store_explicit(&current, sc, memory_order_release);
+  return 0;
 }
 
 bool mp_ascii_ieq(const uint8_t *a, size_t a_len, const char *b, size_t b_len) {

@@ -11,6 +11,7 @@ static const struct corvid_lib_error own_errors[] = {
     {MP_ERR_BUFFER_TOO_SMALL, "output buffer too small"},
     {MP_ERR_CHARSET, "unknown or unsupported charset"},
     {MP_ERR_ENCODING, "malformed transfer encoding"},
+    {MP_ERR_UNSUPPORTED, "not supported by the selected implementation"},
 };
 
 int main(int argc, char **argv) {

@@ -1017,6 +1017,345 @@ MC_API MC_WARN_UNUSED_RESULT int mc_selftest_run(size_t i);
 // NULL.
 MC_API MC_WARN_UNUSED_RESULT int mc_selftest_all(size_t *failed_index);
 
+// Implementations.
+//
+// ML-KEM and ML-DSA run their hot kernels (Keccak-f[1600], four states at a
+// time for the samplers; the ML-DSA NTT, inverse NTT and products) on one
+// implementation chosen once, at first use: the first of mc_impl_get(0),
+// mc_impl_get(1), ... that this CPU supports ("avx2", then "scalar" on
+// x86-64; "scalar" elsewhere). "scalar" is the specification that every
+// other implementation is tested against; all compute the same bytes, and
+// all are constant time in the same sense. The environment variable
+// MSGCRYPT_IMPL=<name>, read at first use, forces one; a name that is
+// unknown or not supported by the CPU selects "unsupported", whose ML-KEM
+// and ML-DSA calls (keygen, encapsulation, decapsulation, signing,
+// verification) all return MC_ERR_UNSUPPORTED, so that a misconfigured test
+// or benchmark fails instead of silently measuring something else. Other
+// functions (SHA-3, AES-OCB, X448, Ed448, ...) do not depend on this choice.
+
+// mc_impl_name returns the name of the implementation in use (a static
+// string), choosing it first if needed. Thread-safe.
+MC_API const char *mc_impl_name(void);
+
+// mc_impl_count returns the number of implementations compiled into this
+// library, whether or not the CPU supports them. Thread-safe.
+MC_API size_t mc_impl_count(void);
+
+// mc_impl_get returns the name (a static string) of implementation `index`,
+// in priority order, or NULL when `index` >= mc_impl_count(). If `supported`
+// is not NULL, it is set to 1 when this CPU can run it and 0 otherwise.
+// Thread-safe.
+MC_API const char *mc_impl_get(size_t index, int *supported);
+
+// mc_impl_force makes `name` the implementation in use, or returns to the
+// automatic choice (ignoring MSGCRYPT_IMPL) when `name` is NULL. It returns 0,
+// or MC_ERR_UNSUPPORTED when `name` is unknown or the CPU cannot run it; the
+// choice is then left unchanged. Thread-safe, but meant for tests and
+// benchmarks: calls already running finish on the previous implementation.
+MC_API MC_WARN_UNUSED_RESULT int mc_impl_force(const char *name);
+
+// OpenPGP certificates (RFC 9580, RFC 9980).
+//
+// Reading the public keys of mail recipients: transferable public keys
+// (certificates), armored or binary, one or many per input, key versions 4
+// and 6. Every self-signature, subkey binding signature, primary-key binding
+// back-signature, direct-key signature and revocation made by the primary key
+// is verified; a signature that does not verify, uses an unknown critical
+// subpacket or lies in the future is ignored, never trusted. From the
+// verified signatures come the validity period, revocation, key flags, user
+// IDs and announced preferences, and from those the encryption subkeys that
+// are valid at the caller's `now`. Where a certificate has both classical and
+// post-quantum (ML-KEM) encryption subkeys, only the post-quantum ones are
+// selected. Keys in algorithms this library cannot use (Elgamal, DSA,
+// Brainpool curves, SLH-DSA, ...) are parsed and reported with the reason.
+//
+// Supported: RSA (2048-8192 bits for use), ECDH and ECDSA on NIST P-256,
+// P-384 and P-521, the legacy Curve25519 ECDH and Ed25519 EdDSA formats of
+// GnuPG, X25519, X448, Ed25519, Ed448, ML-KEM-768+X25519, ML-KEM-1024+X448,
+// ML-DSA-65+Ed25519 and ML-DSA-87+Ed448; hashes SHA-1 (flagged weak),
+// SHA-224/256/384/512 and SHA3-256/512.
+//
+// A parsed set of certificates, mc_pgp_certs, owns a copy of the decoded
+// input, so the caller's buffer may be freed after parsing; everything the
+// accessors return points into the set and lives until mc_pgp_certs_free.
+// Parsing is thread-safe; a parsed set is immutable, so its accessors may be
+// called from several threads at once.
+
+typedef struct mc_pgp_certs mc_pgp_certs;
+typedef struct mc_pgp_cert mc_pgp_cert;
+
+// Default limits, each used where the field of mc_pgp_settings is 0.
+#define MC_PGP_DEFAULT_MAX_INPUT_LEN ((size_t)16 << 20)
+#define MC_PGP_DEFAULT_MAX_PACKET_LEN ((size_t)1 << 20)
+#define MC_PGP_DEFAULT_MAX_PACKETS 4096
+#define MC_PGP_DEFAULT_MAX_CERTS 256
+#define MC_PGP_DEFAULT_MAX_USER_IDS 64
+#define MC_PGP_DEFAULT_MAX_SUBKEYS 64
+#define MC_PGP_DEFAULT_MAX_SIGNATURES 512
+#define MC_PGP_DEFAULT_MAX_ARMOR_LINE_LEN 1024
+
+// mc_pgp_settings carries the limits of mc_pgp_certs_parse; 0 in any field
+// means its MC_PGP_DEFAULT_* value. Start from MC_PGP_SETTINGS_INIT.
+typedef struct mc_pgp_settings {
+  uint32_t version;          // 1
+  size_t max_input_len;      // bytes of input, armored or binary
+  size_t max_packet_len;     // body of one packet
+  size_t max_packets;        // packets in the whole input
+  size_t max_certs;          // certificates in the input
+  size_t max_user_ids;       // user IDs and attributes per certificate
+  size_t max_subkeys;        // subkeys per certificate
+  size_t max_signatures;     // signature packets per certificate
+  size_t max_armor_line_len; // one line of ASCII armor, without its end
+} mc_pgp_settings;
+
+#define MC_PGP_SETTINGS_INIT {1, 0, 0, 0, 0, 0, 0, 0, 0}
+
+// mc_pgp_diag receives the reason a parse failed: the error code, the byte
+// offset in the (decoded) input where it was found and a NUL-terminated
+// sentence.
+typedef struct mc_pgp_diag {
+  int code;
+  size_t offset;
+  char message[160];
+} mc_pgp_diag;
+
+// mc_pgp_certs_parse reads every certificate of `in` (`in_len` bytes): ASCII
+// armor (one or more "PGP PUBLIC KEY BLOCK"s; the CRC-24, when present, must
+// match) or binary packets, detected from the first non-blank byte. A
+// Public-Key packet starts each certificate. Marker, Trust, Padding and
+// unknown non-critical packets (type IDs 40-63) are skipped, as RFC 9580
+// §4.3 requires; so are user attributes, subkeys of unknown version and
+// signatures of unknown version. Validity is judged at `now` (seconds since
+// the epoch), which tests fix. `settings` may be NULL for the defaults;
+// `diag` may be NULL. On success `*out` receives a new set, which the caller
+// frees with mc_pgp_certs_free; it holds at least one certificate, though
+// some may have no usable encryption subkey (see mc_pgp_cert_num_recipients).
+// It returns 0; or MC_ERR_BAD_KEY for input that is not a certificate
+// (garbage, a bad armor checksum, a truncated packet, an oversized length,
+// a packet sequence that does not start with a public key, an unknown
+// critical packet, a key that cannot be parsed) or that exceeds a limit;
+// or MC_ERR_UNSUPPORTED for a secret key or a certificate whose primary key
+// has an unknown version; or MC_ERR_INVALID_ARGUMENT for NULL `out` or `in`
+// or a settings version other than 1; or -ENOMEM.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_certs_parse(mc_pgp_certs **out,
+                                                    const mc_pgp_settings *settings,
+                                                    mc_pgp_diag *diag, const uint8_t *in,
+                                                    size_t in_len, int64_t now);
+
+// mc_pgp_certs_free frees `certs` and everything it owns. No-op on NULL.
+MC_API void mc_pgp_certs_free(mc_pgp_certs *certs);
+
+// mc_pgp_certs_count returns the number of certificates in `certs`.
+MC_API size_t mc_pgp_certs_count(const mc_pgp_certs *certs);
+
+// mc_pgp_certs_get returns certificate `i` of `certs` (in input order),
+// borrowed from `certs`, or NULL when `i` is out of range.
+MC_API const mc_pgp_cert *mc_pgp_certs_get(const mc_pgp_certs *certs, size_t i);
+
+// mc_pgp_cert_version returns the primary key's version, 4 or 6.
+MC_API int mc_pgp_cert_version(const mc_pgp_cert *cert);
+
+// mc_pgp_cert_fingerprint returns the primary key's fingerprint (20 bytes
+// SHA-1 for v4, 32 bytes SHA-256 for v6) and stores its length in `*out_len`.
+MC_API const uint8_t *mc_pgp_cert_fingerprint(const mc_pgp_cert *cert, size_t *out_len);
+
+// MC_PGP_FPR_HEX_LEN is room for any fingerprint in hex with its NUL.
+#define MC_PGP_FPR_HEX_LEN 65
+
+// mc_pgp_cert_fingerprint_hex writes the fingerprint in upper-case hex (40
+// or 64 digits, the form GnuPG and RFC 9580 print) and a NUL to `out`,
+// which has room for `out_cap` bytes. It returns 0 or
+// MC_ERR_BUFFER_TOO_SMALL.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_cert_fingerprint_hex(const mc_pgp_cert *cert, char *out,
+                                                             size_t out_cap);
+
+// mc_pgp_cert_creation_time returns the primary key's creation time.
+MC_API int64_t mc_pgp_cert_creation_time(const mc_pgp_cert *cert);
+
+// mc_pgp_cert_expiration_time returns when the certificate expires by its
+// verified self-signatures (seconds since the epoch), or 0 when it does not.
+MC_API int64_t mc_pgp_cert_expiration_time(const mc_pgp_cert *cert);
+
+// mc_pgp_cert_is_revoked returns 1 when a verified revocation of the primary
+// key exists, else 0.
+MC_API int mc_pgp_cert_is_revoked(const mc_pgp_cert *cert);
+
+// mc_pgp_cert_num_user_ids returns how many user IDs of `cert` carry a
+// verified, unrevoked self-certification valid at `now`.
+MC_API size_t mc_pgp_cert_num_user_ids(const mc_pgp_cert *cert);
+
+// mc_pgp_cert_user_id returns the `i`-th such user ID (UTF-8 as the key
+// holds it, not NUL-terminated) and stores its length in `*out_len`, or
+// returns NULL when `i` is out of range.
+MC_API const char *mc_pgp_cert_user_id(const mc_pgp_cert *cert, size_t i, size_t *out_len);
+
+// mc_pgp_cert_num_recipients returns the number of encryption subkeys
+// selected for encryption at `now`: valid (bound, unexpired, unrevoked, of
+// a valid primary key), flagged for encryption and of a supported
+// algorithm; post-quantum ones only when there are any. 0 means the
+// certificate cannot receive mail.
+MC_API size_t mc_pgp_cert_num_recipients(const mc_pgp_cert *cert);
+
+// mc_pgp_cert_describe writes a one-line plain description, such as
+// "OpenPGP v6: ML-KEM-1024+X448" or "OpenPGP v4: RSA-4096 (encryption subkey
+// RSA-4096)", with a NUL to `out` (room for `out_cap` bytes) and its length
+// without the NUL to `*out_len`. It returns 0 or MC_ERR_BUFFER_TOO_SMALL.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_cert_describe(const mc_pgp_cert *cert, char *out,
+                                                      size_t out_cap, size_t *out_len);
+
+// Warnings about a certificate. The numbers and names are stable.
+typedef enum {
+  MC_PGP_WARN_EXPIRES_SOON = 1,   // "expires-soon": within 14 days of `now`
+  MC_PGP_WARN_EXPIRED = 2,        // "expired"
+  MC_PGP_WARN_REVOKED = 3,        // "revoked"
+  MC_PGP_WARN_RSA_SHORT = 4,      // "rsa-short": RSA below 3072 bits
+  MC_PGP_WARN_NO_ADDRESS = 5,     // "no-address-match"
+  MC_PGP_WARN_LIMITED_SUPPORT = 6, // "limited-support": v6 or post-quantum
+  MC_PGP_WARN_NO_ENCRYPTION = 7,  // "no-encryption-key"
+  MC_PGP_WARN_WEAK_ALGORITHM = 8, // "weak-algorithm": SHA-1, RSA < 2048, ...
+  MC_PGP_WARN_UNSUPPORTED = 9,    // "unsupported-algorithm": parsed, unusable
+  MC_PGP_WARN_BAD_SIGNATURE = 10, // "bad-signature": ignored signatures
+} mc_pgp_warn_code;
+
+// The most warnings one certificate can produce.
+#define MC_PGP_MAX_WARNINGS 16
+
+// mc_pgp_warning is one warning: its code, its static name and a sentence
+// for people that names the particular key, algorithm or date.
+typedef struct mc_pgp_warning {
+  mc_pgp_warn_code code;
+  const char *name;
+  char text[200];
+} mc_pgp_warning;
+
+// mc_pgp_warn_name returns the stable static name of `code` ("expired",
+// ...), or "unknown".
+MC_API const char *mc_pgp_warn_name(mc_pgp_warn_code code);
+
+// mc_pgp_cert_warnings writes the warnings about `cert` to `out` (room for
+// `out_cap`, MC_PGP_MAX_WARNINGS is always enough) and their number to
+// `*out_len`. The dates are judged at the `now` given to mc_pgp_certs_parse.
+// When `num_addresses` is not 0, MC_PGP_WARN_NO_ADDRESS is reported unless
+// a valid user ID holds one of the `addresses` (compared without regard to
+// ASCII case, inside <...> or as the whole user ID). It returns 0, or
+// MC_ERR_BUFFER_TOO_SMALL (then `*out_len` is the number needed), or
+// MC_ERR_INVALID_ARGUMENT for NULL pointers.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_cert_warnings(const mc_pgp_cert *cert,
+                                                      mc_pgp_warning *out, size_t out_cap,
+                                                      size_t *out_len,
+                                                      const char *const *addresses,
+                                                      size_t num_addresses);
+
+// mc_pgp_cert_num_keys returns the number of keys in `cert`, the primary key
+// first, then every subkey in input order.
+MC_API size_t mc_pgp_cert_num_keys(const mc_pgp_cert *cert);
+
+// mc_pgp_key_info describes one key of a certificate.
+typedef struct mc_pgp_key_info {
+  int version;            // 4 or 6
+  int algorithm;          // RFC 9580/9980 public-key algorithm ID
+  unsigned bits;          // RSA modulus size, else the curve's size
+  const char *name;       // "RSA-4096", "ECDH P-256", "ML-KEM-768+X25519"
+  const char *unusable;   // static reason the algorithm cannot be used, or NULL
+  uint8_t fingerprint[32];
+  size_t fingerprint_len;
+  int64_t created;
+  int64_t expires;        // 0: never (for subkeys: by the binding signature)
+  unsigned flags;         // key flags of the verified binding (first octet)
+  int valid;              // 1 when bound by a verified signature, unexpired
+                          // and unrevoked at `now`
+  int revoked;
+  int recipient;          // 1 when selected for encryption
+} mc_pgp_key_info;
+
+// mc_pgp_cert_key_info fills `*out` for key `i` of `cert` (0 is the primary
+// key). `name` lives as long as the set; `unusable` is static. It returns 0, or MC_ERR_INVALID_ARGUMENT
+// when `i` is out of range.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_cert_key_info(const mc_pgp_cert *cert, size_t i,
+                                                      mc_pgp_key_info *out);
+
+// OpenPGP encryption.
+//
+// Encrypts a message to the public keys of its recipients as an OpenPGP
+// message (RFC 9580, RFC 9980): one Public-Key Encrypted Session Key packet
+// per recipient key, then the plaintext as a Literal Data packet inside a
+// Symmetrically Encrypted and Integrity Protected Data packet, without
+// compression. The format follows what the keys announce: SEIPDv2 (AEAD in
+// chunks, with v6 PKESKs) only when every key's Features announce it, with
+// AES-OCB unless every key ranks AES-GCM above OCB in its AEAD ciphersuite
+// preferences; otherwise SEIPDv1 (AES-CFB with a SHA-1 MDC, v3 PKESKs).
+// The cipher is AES-256 when every key accepts it, otherwise the strongest
+// AES that all accept (AES-128 being accepted by every key), and always
+// AES-256 when any recipient is post-quantum. Key types: RSA (PKCS#1 v1.5),
+// ECDH on P-256, P-384, P-521 and the legacy Curve25519 form, X25519, X448,
+// ML-KEM-768+X25519 and ML-KEM-1024+X448.
+//
+// The encryptor streams: it writes its output through the caller's write
+// callback as input arrives and holds a fixed amount of memory (about 300
+// KiB) whatever the message length. Packets of unknown length use partial
+// body lengths. Session keys, key-encryption keys and shared secrets are
+// wiped once used. An encryptor is not thread-safe; distinct encryptors may
+// run in distinct threads.
+
+// mc_pgp_write_fn receives `len` bytes of output at `data` (valid during
+// the call only). It returns 0, or a negative value that stops the
+// encryptor, which then returns that value.
+typedef int (*mc_pgp_write_fn)(void *opaque, const uint8_t *data, size_t len);
+
+// MC_PGP_ARMOR: write ASCII armor ("-----BEGIN PGP MESSAGE-----") instead
+// of binary packets.
+#define MC_PGP_ARMOR 0x1u
+
+// Formats for mc_pgp_encrypt_options.format. MC_PGP_FORMAT_AUTO chooses
+// from the keys as described above; the others force a format (for tests
+// and for callers who know their recipients' software) but keep the cipher
+// choice.
+enum {
+  MC_PGP_FORMAT_AUTO = 0,
+  MC_PGP_FORMAT_SEIPDV1 = 1,
+  MC_PGP_FORMAT_SEIPDV2_OCB = 2,
+  MC_PGP_FORMAT_SEIPDV2_GCM = 3,
+};
+
+// mc_pgp_encrypt_options configures an encryption. Start from
+// MC_PGP_ENCRYPT_OPTIONS_INIT. `filename` (at most 255 bytes, NULL for
+// none) goes into the Literal Data packet; the caller keeps it alive for
+// the constructor's duration only.
+typedef struct mc_pgp_encrypt_options {
+  uint32_t version; // MC_PGP_ENCRYPT_OPTIONS_VERSION
+  uint32_t flags;   // MC_PGP_ARMOR
+  uint32_t format;  // MC_PGP_FORMAT_*
+  const char *filename;
+} mc_pgp_encrypt_options;
+
+#define MC_PGP_ENCRYPT_OPTIONS_VERSION 1
+#define MC_PGP_ENCRYPT_OPTIONS_INIT {MC_PGP_ENCRYPT_OPTIONS_VERSION, 0, MC_PGP_FORMAT_AUTO, NULL}
+
+// mc_pgp_encryptor is one message being encrypted.
+typedef struct mc_pgp_encryptor mc_pgp_encryptor;
+
+// mc_pgp_encryptor_update encrypts the next `in_len` bytes of plaintext
+// `in` (NULL when `in_len` is 0), writing whatever output is ready through
+// the write callback. It returns 0; MC_ERR_INVALID_ARGUMENT for a NULL `e`,
+// a NULL `in` with a non-zero length, or an encryptor already finished; the
+// callback's negative value; or -ENOMEM. After an error the encryptor only
+// returns that error again; free it.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_encryptor_update(mc_pgp_encryptor *e, const uint8_t *in,
+                                                         size_t in_len);
+
+// mc_pgp_encryptor_final ends the message: it seals the last chunk, writes
+// the final tag or MDC and the armor tail. It returns 0, or an error as for
+// mc_pgp_encryptor_update. Only after it returns 0 is the output a message.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_encryptor_final(mc_pgp_encryptor *e);
+
+// mc_pgp_encryptor_free wipes and frees `e`, finished or not. No-op on NULL.
+MC_API void mc_pgp_encryptor_free(mc_pgp_encryptor *e);
+
+// mc_pgp_encrypt_max_len returns an upper bound of the output length of a
+// message of `in_len` bytes to `num_keys` recipient keys with `flags`
+// (MC_PGP_ARMOR), or SIZE_MAX when it would overflow. Thread-safe.
+MC_API size_t mc_pgp_encrypt_max_len(size_t num_keys, size_t in_len, uint32_t flags);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,7 @@
 
 #include <openssl/rand.h>
 
+#include "impl_internal.h"
 #include "mldsa_internal.h"
 
 // Signing gives up after this many attempts. Each attempt is rejected with
@@ -100,16 +101,6 @@ size_t mc_mldsa_signature_len(mc_mldsa_level level) {
   return p ? p->signature_len : 0;
 }
 
-// matrix_entry sets `a` to Â[row][col] = RejNTTPoly(ρ || col || row)
-// (ExpandA, Algorithm 32, one entry at a time).
-static void matrix_entry(mc_mldsa_poly *a, const uint8_t rho[32], unsigned row, unsigned col) {
-  uint8_t seed[34];
-  memcpy(seed, rho, 32);
-  seed[32] = (uint8_t)col;
-  seed[33] = (uint8_t)row;
-  mc_mldsa_rej_ntt_poly(a, seed);
-}
-
 // Bytes of one packed private-key polynomial of s1/s2 and of t0.
 static size_t eta_poly_len(const mc_mldsa_params *p) {
   return 32 * p->eta_bits;
@@ -120,14 +111,15 @@ static size_t eta_poly_len(const mc_mldsa_params *p) {
 
 struct keygen_state {
   uint8_t seeds[128]; // ρ (32) || ρ' (64) || K (32)
-  uint8_t sample_seed[66];
   mc_mldsa_poly s1[MC_MLDSA_MAX_L], s1_hat[MC_MLDSA_MAX_L], s2[MC_MLDSA_MAX_K];
-  mc_mldsa_poly a[MC_MLDSA_MAX_L], t, t1, t0; // a: one row of Â
+  mc_mldsa_poly t, t1, t0;
 };
 
 static void keygen_internal(const mc_mldsa_params *p, uint8_t *pk, uint8_t *sk,
                             const uint8_t xi[MC_MLDSA_SEED_LEN]) {
   struct keygen_state st;
+  // Â is public (derived from ρ), so it stays out of the wiped state.
+  mc_mldsa_poly a[MC_MLDSA_MAX_K][MC_MLDSA_MAX_L];
   uint8_t in[MC_MLDSA_SEED_LEN + 2];
   memcpy(in, xi, MC_MLDSA_SEED_LEN);
   in[MC_MLDSA_SEED_LEN] = (uint8_t)p->k;
@@ -139,13 +131,8 @@ static void keygen_internal(const mc_mldsa_params *p, uint8_t *pk, uint8_t *sk,
   MC_MLDSA_DECLASSIFY(st.seeds, 32);
 
   // ExpandS (Algorithm 33): s1 from indices 0..l-1, s2 from l..l+k-1.
-  memcpy(st.sample_seed, rho_prime, 64);
-  for (unsigned r = 0; r < p->l + p->k; r++) {
-    st.sample_seed[64] = (uint8_t)r;
-    st.sample_seed[65] = 0;
-    mc_mldsa_poly *out = r < p->l ? &st.s1[r] : &st.s2[r - p->l];
-    mc_mldsa_rej_bounded_poly(out, st.sample_seed, p->eta);
-  }
+  mc_mldsa_expand_s(st.s1, st.s2, rho_prime, p);
+  mc_mldsa_expand_a(a, rho, p->k, p->l);
   for (unsigned j = 0; j < p->l; j++) {
     st.s1_hat[j] = st.s1[j];
     mc_mldsa_ntt(&st.s1_hat[j]);
@@ -165,9 +152,7 @@ static void keygen_internal(const mc_mldsa_params *p, uint8_t *pk, uint8_t *sk,
   // key) and t0 (private key).
   memcpy(pk, rho, 32);
   for (unsigned i = 0; i < p->k; i++) {
-    for (unsigned j = 0; j < p->l; j++)
-      matrix_entry(&st.a[j], rho, i, j);
-    mc_mldsa_pointwise_sum(&st.t, st.a, st.s1_hat, p->l);
+    mc_mldsa_pointwise_sum(&st.t, a[i], st.s1_hat, p->l);
     mc_mldsa_invntt(&st.t);
     for (unsigned n = 0; n < MC_MLDSA_N; n++)
       st.t.c[n] += st.s2[i].c[n];
@@ -227,8 +212,8 @@ static inline int32_t mod_q(int32_t x) {
 // returned decision only.
 static uint32_t sign_attempt(const mc_mldsa_params *p, struct sign_state *st, unsigned kappa) {
   // y = ExpandMask(ρ'', κ); w = A·y.
+  mc_mldsa_expand_mask_vec(st->y, st->rho2, (uint16_t)kappa, p);
   for (unsigned r = 0; r < p->l; r++) {
-    mc_mldsa_expand_mask(&st->y[r], st->rho2, (uint16_t)(kappa + r), p);
     st->sig.z[r] = st->y[r];
     mc_mldsa_ntt(&st->sig.z[r]);
   }
@@ -325,9 +310,7 @@ static int sign_internal(const mc_mldsa_params *p, uint8_t *out_sig, const uint8
     mc_mldsa_unpack(&st.t0[i], in, MC_MLDSA_D, 1, 1 << (MC_MLDSA_D - 1));
     mc_mldsa_ntt(&st.t0[i]);
   }
-  for (unsigned i = 0; i < p->k; i++)
-    for (unsigned j = 0; j < p->l; j++)
-      matrix_entry(&st.a[i][j], st.rho, i, j);
+  mc_mldsa_expand_a(st.a, st.rho, p->k, p->l);
 
   // μ = H(tr || M', 64); ρ'' = H(K || rnd || μ, 64).
   mc_mldsa_xof_init(&st.xof, MC_MLDSA_SHAKE256_RATE);
@@ -365,7 +348,7 @@ static int sign_internal(const mc_mldsa_params *p, uint8_t *out_sig, const uint8
 struct verify_state {
   mc_mldsa_public_key pk;
   mc_mldsa_signature sig;
-  mc_mldsa_poly c, a, w, t1;
+  mc_mldsa_poly a[MC_MLDSA_MAX_K][MC_MLDSA_MAX_L], c, ct1, w, t1;
   uint8_t tr[MC_MLDSA_TR_LEN], mu[MC_MLDSA_MU_LEN], ctilde[MC_MLDSA_MAX_CTILDE_LEN];
   uint8_t w1[32 * 6];
   mc_mldsa_xof xof;
@@ -401,18 +384,15 @@ static int verify_internal(const mc_mldsa_params *p, const uint8_t *pk, size_t p
   // hashed as it is produced: c̃' = H(μ || w1Encode(w1')).
   mc_mldsa_xof_init(&st.xof, MC_MLDSA_SHAKE256_RATE);
   mc_mldsa_xof_absorb(&st.xof, st.mu, sizeof st.mu);
+  mc_mldsa_expand_a(st.a, st.pk.rho, p->k, p->l);
   for (unsigned i = 0; i < p->k; i++) {
-    memset(&st.w, 0, sizeof st.w);
-    for (unsigned j = 0; j < p->l; j++) {
-      matrix_entry(&st.a, st.pk.rho, i, j);
-      mc_mldsa_pointwise_acc(&st.w, &st.a, &st.sig.z[j]);
-    }
+    mc_mldsa_pointwise_sum(&st.w, st.a[i], st.sig.z, p->l);
     for (unsigned n = 0; n < MC_MLDSA_N; n++)
       st.t1.c[n] = st.pk.t1[i].c[n] << MC_MLDSA_D;
     mc_mldsa_ntt(&st.t1);
-    mc_mldsa_pointwise(&st.a, &st.c, &st.t1);
+    mc_mldsa_pointwise(&st.ct1, &st.c, &st.t1);
     for (unsigned n = 0; n < MC_MLDSA_N; n++)
-      st.w.c[n] -= st.a.c[n];
+      st.w.c[n] -= st.ct1.c[n];
     mc_mldsa_reduce(&st.w);
     mc_mldsa_invntt(&st.w);
     mc_mldsa_freeze(&st.w);
@@ -433,6 +413,7 @@ static int verify_internal(const mc_mldsa_params *p, const uint8_t *pk, size_t p
 
 static int check_keygen_args(const mc_mldsa_params **p, mc_mldsa_level level, const uint8_t *pk,
                              size_t pk_cap, const uint8_t *sk, size_t sk_cap) {
+  MC_TRY(mc_impl_check());
   *p = mc_mldsa_params_get((int)level);
   MC_FAIL_IF(*p == NULL || pk == NULL || sk == NULL, MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(pk_cap < (*p)->public_key_len || sk_cap < (*p)->private_key_len,
@@ -469,6 +450,7 @@ int mc_mldsa_keygen(mc_mldsa_level level, uint8_t *out_public_key, size_t public
 static int check_sign_args(const mc_mldsa_params **p, mc_mldsa_level level, const uint8_t *sig,
                            size_t sig_cap, const uint8_t *sk, size_t sk_len, const uint8_t *msg,
                            size_t msg_len) {
+  MC_TRY(mc_impl_check());
   *p = mc_mldsa_params_get((int)level);
   MC_FAIL_IF(*p == NULL || sig == NULL || sk == NULL, MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(msg == NULL && msg_len != 0, MC_ERR_INVALID_ARGUMENT);
@@ -536,6 +518,7 @@ int mc_mldsa_sign_internal(mc_mldsa_level level, uint8_t *out_sig, size_t out_si
 static int check_verify_args(const mc_mldsa_params **p, mc_mldsa_level level, const uint8_t *pk,
                              size_t pk_len, const uint8_t *sig, size_t sig_len, const uint8_t *msg,
                              size_t msg_len) {
+  MC_TRY(mc_impl_check());
   *p = mc_mldsa_params_get((int)level);
   MC_FAIL_IF(*p == NULL, MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF((pk == NULL && pk_len != 0) || (sig == NULL && sig_len != 0) ||

@@ -214,6 +214,23 @@ void mc_mldsa_sample_in_ball(mc_mldsa_poly *c, const uint8_t *seed, size_t seed_
 void mc_mldsa_expand_mask(mc_mldsa_poly *y, const uint8_t rho2[64], uint16_t index,
                           const mc_mldsa_params *p);
 
+// mc_mldsa_expand_a sets a[i][j] = Â[i][j] for i < `k`, j < `l` (ExpandA,
+// Algorithm 32): the same polynomials as mc_mldsa_rej_ntt_poly on ρ || j || i,
+// four at a time. Public input.
+void mc_mldsa_expand_a(mc_mldsa_poly a[][MC_MLDSA_MAX_L], const uint8_t rho[32], unsigned k,
+                       unsigned l);
+
+// mc_mldsa_expand_s sets s1[0..l) and s2[0..k) (ExpandS, Algorithm 33): the
+// same polynomials as mc_mldsa_rej_bounded_poly on ρ' || r || 0, four at a
+// time. Secret input.
+void mc_mldsa_expand_s(mc_mldsa_poly *s1, mc_mldsa_poly *s2, const uint8_t rho_prime[64],
+                       const mc_mldsa_params *p);
+
+// mc_mldsa_expand_mask_vec sets y[0..l) to ExpandMask(ρ'', κ) (Algorithm 34):
+// y[r] is mc_mldsa_expand_mask of index κ + r, four at a time. Secret input.
+void mc_mldsa_expand_mask_vec(mc_mldsa_poly *y, const uint8_t rho2[64], uint16_t kappa,
+                              const mc_mldsa_params *p);
+
 // Bit packing (§7.1). mc_mldsa_pack writes the 256 values `offset` − a[i]
 // (when `negate`) or a[i] (otherwise), each in [0, 2^bits), as 32·bits bytes
 // (SimpleBitPack / BitPack); mc_mldsa_unpack is its inverse.

@@ -7,6 +7,7 @@
 // independent of the values they keep (see mc_mldsa_rej_bounded_poly).
 #include <string.h>
 
+#include "impl_internal.h"
 #include "mldsa_internal.h"
 
 #define Q MC_MLDSA_Q
@@ -59,7 +60,7 @@ static inline int32_t mont_reduce(int64_t a) {
   return (int32_t)((a - (int64_t)t * Q) >> 32);
 }
 
-void mc_mldsa_ntt(mc_mldsa_poly *a) {
+void mc_mldsa_ntt_scalar(mc_mldsa_poly *a) {
   // Cooley-Tukey butterflies. With |input| < q each layer adds at most q, so
   // outputs stay below 9q < 2^31 without intermediate reductions.
   unsigned k = 0;
@@ -94,7 +95,7 @@ void mc_mldsa_ntt(mc_mldsa_poly *a) {
   }
 }
 
-void mc_mldsa_invntt(mc_mldsa_poly *a) {
+void mc_mldsa_invntt_scalar(mc_mldsa_poly *a) {
   // Gentleman-Sande butterflies. The sums double per layer: with |input| < q
   // they stay below 128q after the seventh layer and below 256q = 2145386752
   // < 2^31 after the eighth.
@@ -139,18 +140,19 @@ void mc_mldsa_invntt(mc_mldsa_poly *a) {
   }
 }
 
-void mc_mldsa_pointwise(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b) {
+void mc_mldsa_pointwise_scalar(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b) {
   for (unsigned i = 0; i < MC_MLDSA_N; i++)
     out->c[i] = mont_reduce((int64_t)a->c[i] * b->c[i]);
 }
 
-void mc_mldsa_pointwise_acc(mc_mldsa_poly *acc, const mc_mldsa_poly *a, const mc_mldsa_poly *b) {
+void mc_mldsa_pointwise_acc_scalar(mc_mldsa_poly *acc, const mc_mldsa_poly *a,
+                                   const mc_mldsa_poly *b) {
   for (unsigned i = 0; i < MC_MLDSA_N; i++)
     acc->c[i] += mont_reduce((int64_t)a->c[i] * b->c[i]);
 }
 
-void mc_mldsa_pointwise_sum(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b,
-                            unsigned num) {
+void mc_mldsa_pointwise_sum_scalar(mc_mldsa_poly *out, const mc_mldsa_poly *a,
+                                   const mc_mldsa_poly *b, unsigned num) {
   // Lazy reduction: the products of a row of A (entries in [0, q)) with
   // NTT-domain inputs below 9q are below 9q^2 each, so up to seven of them
   // add up below 63q^2 < q · 2^31 and one Montgomery reduction per
@@ -161,6 +163,29 @@ void mc_mldsa_pointwise_sum(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc
       acc += (int64_t)a[j].c[i] * b[j].c[i];
     out->c[i] = mont_reduce(acc);
   }
+}
+
+// The entry points of the kernels above go through the implementation table
+// (impl.c); the scalar versions are the specification the others match.
+void mc_mldsa_ntt(mc_mldsa_poly *a) {
+  mc_impl_current()->mldsa_ntt(a);
+}
+
+void mc_mldsa_invntt(mc_mldsa_poly *a) {
+  mc_impl_current()->mldsa_invntt(a);
+}
+
+void mc_mldsa_pointwise(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b) {
+  mc_impl_current()->mldsa_pointwise(out, a, b);
+}
+
+void mc_mldsa_pointwise_acc(mc_mldsa_poly *acc, const mc_mldsa_poly *a, const mc_mldsa_poly *b) {
+  mc_impl_current()->mldsa_pointwise_acc(acc, a, b);
+}
+
+void mc_mldsa_pointwise_sum(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b,
+                            unsigned num) {
+  mc_impl_current()->mldsa_pointwise_sum(out, a, b, num);
 }
 
 void mc_mldsa_reduce(mc_mldsa_poly *a) {
@@ -282,16 +307,42 @@ void mc_mldsa_rej_ntt_poly(mc_mldsa_poly *a, const uint8_t seed[34]) {
   }
 }
 
-void mc_mldsa_rej_bounded_poly(mc_mldsa_poly *a, const uint8_t seed[66], unsigned eta) {
-  // The seed and every coefficient are secret. Whether a half-byte is
-  // rejected is not: it depends only on that half-byte, which is discarded,
-  // and the stream is indistinguishable from independent uniform half-bytes,
-  // so the accepted ones are uniform whatever was rejected around them. The
-  // accept bits alone are therefore declassified (a block at a time, to
-  // keep the Valgrind client requests few), and with them the position of
-  // the next coefficient.
-  uint8_t buf[MC_MLDSA_SHAKE256_RATE], accept[2 * MC_MLDSA_SHAKE256_RATE];
+// rej_eta_block appends to `a`, which holds `n` coefficients, those that
+// CoeffFromHalfByte (Algorithm 15) accepts from the 272 half-bytes of one
+// SHAKE256 block, and returns the new count. The block and every coefficient
+// are secret. Whether a half-byte is rejected is not: it depends only on that
+// half-byte, which is discarded, and the stream is indistinguishable from
+// independent uniform half-bytes, so the accepted ones are uniform whatever
+// was rejected around them. The accept bits alone are therefore declassified
+// (a block at a time, to keep the Valgrind client requests few), and with
+// them the position of the next coefficient.
+static unsigned rej_eta_block(mc_mldsa_poly *a, unsigned n,
+                              const uint8_t buf[MC_MLDSA_SHAKE256_RATE], unsigned eta) {
+  uint8_t accept[2 * MC_MLDSA_SHAKE256_RATE];
   int32_t value[2 * MC_MLDSA_SHAKE256_RATE];
+  for (size_t i = 0; i < sizeof accept; i++) {
+    uint32_t b = (uint32_t)(buf[i / 2] >> (4 * (i % 2))) & 15;
+    // For η = 2, 2 − (b mod 5) with b mod 5 as b − 5·floor(b·205/1024),
+    // exact for b < 15.
+    if (eta == 2) {
+      accept[i] = (uint8_t)mc_mldsa_less_than(b, 15);
+      value[i] = 2 - (int32_t)(b - 5 * ((b * 205) >> 10));
+    } else {
+      accept[i] = (uint8_t)mc_mldsa_less_than(b, 9);
+      value[i] = 4 - (int32_t)b;
+    }
+  }
+  MC_MLDSA_DECLASSIFY(accept, sizeof accept);
+  for (size_t i = 0; i < sizeof accept && n < MC_MLDSA_N; i++) {
+    if (accept[i])
+      a->c[n++] = value[i];
+  }
+  mc_wipe(value, sizeof value);
+  return n;
+}
+
+void mc_mldsa_rej_bounded_poly(mc_mldsa_poly *a, const uint8_t seed[66], unsigned eta) {
+  uint8_t buf[MC_MLDSA_SHAKE256_RATE];
   mc_mldsa_xof x;
   mc_mldsa_xof_init(&x, MC_MLDSA_SHAKE256_RATE);
   mc_mldsa_xof_absorb(&x, seed, 66);
@@ -299,26 +350,9 @@ void mc_mldsa_rej_bounded_poly(mc_mldsa_poly *a, const uint8_t seed[66], unsigne
   unsigned n = 0;
   while (n < MC_MLDSA_N) {
     mc_mldsa_xof_squeeze(&x, buf, sizeof buf);
-    for (size_t i = 0; i < sizeof accept; i++) {
-      uint32_t b = (uint32_t)(buf[i / 2] >> (4 * (i % 2))) & 15;
-      // CoeffFromHalfByte (Algorithm 15): for η = 2, 2 − (b mod 5) with
-      // b mod 5 as b − 5·floor(b·205/1024), exact for b < 15.
-      if (eta == 2) {
-        accept[i] = (uint8_t)mc_mldsa_less_than(b, 15);
-        value[i] = 2 - (int32_t)(b - 5 * ((b * 205) >> 10));
-      } else {
-        accept[i] = (uint8_t)mc_mldsa_less_than(b, 9);
-        value[i] = 4 - (int32_t)b;
-      }
-    }
-    MC_MLDSA_DECLASSIFY(accept, sizeof accept);
-    for (size_t i = 0; i < sizeof accept && n < MC_MLDSA_N; i++) {
-      if (accept[i])
-        a->c[n++] = value[i];
-    }
+    n = rej_eta_block(a, n, buf, eta);
   }
   mc_wipe(buf, sizeof buf);
-  mc_wipe(value, sizeof value);
   mc_wipe(&x, sizeof x);
 }
 
@@ -401,6 +435,128 @@ void mc_mldsa_expand_mask(mc_mldsa_poly *y, const uint8_t rho2[64], uint16_t ind
   mc_mldsa_unpack(y, buf, p->z_bits, 1, p->gamma1);
   mc_wipe(seed, sizeof seed);
   mc_wipe(buf, sizeof buf);
+}
+
+// The samplers four polynomials at a time, on four SHAKE instances driven
+// together (mc_shake_x4_*, one four-way permutation per block). They produce
+// exactly what the one-at-a-time samplers above produce; a group with fewer
+// than four polynomials fills the idle lanes with copies of its last seed
+// and discards their output.
+
+// rej_ntt_fill appends to `a`, which holds `n` coefficients, the
+// CoeffFromThreeBytes candidates (Algorithm 14) of `len` bytes (a multiple of
+// three) that are below q, and returns the new count. Public input.
+static unsigned rej_ntt_fill(mc_mldsa_poly *a, unsigned n, const uint8_t *buf, size_t len) {
+  for (size_t pos = 0; pos < len && n < MC_MLDSA_N; pos += 3) {
+    uint32_t v = buf[pos] | (uint32_t)buf[pos + 1] << 8 | (uint32_t)(buf[pos + 2] & 0x7f) << 16;
+    if (v < Q)
+      a->c[n++] = (int32_t)v;
+  }
+  return n;
+}
+
+void mc_mldsa_expand_a(mc_mldsa_poly a[][MC_MLDSA_MAX_L], const uint8_t rho[32], unsigned k,
+                       unsigned l) {
+  // Five SHAKE128 blocks give 280 candidates per entry, enough for 256
+  // except with probability about 2^-30; more blocks follow when not.
+  enum { FIRST_BLOCKS = 5 };
+  uint8_t seeds[4][34], buf[4][FIRST_BLOCKS * MC_MLDSA_SHAKE128_RATE];
+  const uint8_t *in[4] = {seeds[0], seeds[1], seeds[2], seeds[3]};
+  uint8_t *out[4] = {buf[0], buf[1], buf[2], buf[3]};
+  mc_mldsa_poly spare;
+  mc_keccak_x4 st;
+  unsigned total = k * l;
+  for (unsigned first = 0; first < total; first += 4) {
+    mc_mldsa_poly *poly[4];
+    unsigned n[4], lanes = total - first < 4 ? total - first : 4;
+    for (unsigned j = 0; j < 4; j++) {
+      unsigned e = first + (j < lanes ? j : lanes - 1), row = e / l, col = e % l;
+      memcpy(seeds[j], rho, 32);
+      seeds[j][32] = (uint8_t)col;
+      seeds[j][33] = (uint8_t)row;
+      poly[j] = j < lanes ? &a[row][col] : &spare;
+    }
+    mc_shake_x4_absorb(&st, MC_MLDSA_SHAKE128_RATE, in, 34);
+    mc_shake_x4_squeeze_blocks(&st, MC_MLDSA_SHAKE128_RATE, out, FIRST_BLOCKS);
+    unsigned short_lanes = 0;
+    for (unsigned j = 0; j < lanes; j++) {
+      n[j] = rej_ntt_fill(poly[j], 0, buf[j], sizeof buf[j]);
+      short_lanes += n[j] < MC_MLDSA_N;
+    }
+    while (short_lanes > 0) {
+      mc_shake_x4_squeeze_blocks(&st, MC_MLDSA_SHAKE128_RATE, out, 1);
+      short_lanes = 0;
+      for (unsigned j = 0; j < lanes; j++) {
+        n[j] = rej_ntt_fill(poly[j], n[j], buf[j], MC_MLDSA_SHAKE128_RATE);
+        short_lanes += n[j] < MC_MLDSA_N;
+      }
+    }
+  }
+}
+
+void mc_mldsa_expand_s(mc_mldsa_poly *s1, mc_mldsa_poly *s2, const uint8_t rho_prime[64],
+                       const mc_mldsa_params *p) {
+  // s1 takes indices 0..l-1 and s2 l..l+k-1 (Algorithm 33). Secret seeds
+  // and output; only the accept bits are made public (rej_eta_block).
+  uint8_t seeds[4][66], buf[4][MC_MLDSA_SHAKE256_RATE];
+  const uint8_t *in[4] = {seeds[0], seeds[1], seeds[2], seeds[3]};
+  uint8_t *out[4] = {buf[0], buf[1], buf[2], buf[3]};
+  mc_mldsa_poly spare;
+  mc_keccak_x4 st;
+  unsigned total = p->l + p->k;
+  for (unsigned first = 0; first < total; first += 4) {
+    mc_mldsa_poly *poly[4];
+    unsigned n[4] = {0, 0, 0, 0}, lanes = total - first < 4 ? total - first : 4;
+    for (unsigned j = 0; j < 4; j++) {
+      unsigned r = first + (j < lanes ? j : lanes - 1);
+      memcpy(seeds[j], rho_prime, 64);
+      seeds[j][64] = (uint8_t)r;
+      seeds[j][65] = 0;
+      poly[j] = j >= lanes ? &spare : r < p->l ? &s1[r] : &s2[r - p->l];
+    }
+    mc_shake_x4_absorb(&st, MC_MLDSA_SHAKE256_RATE, in, sizeof seeds[0]);
+    unsigned short_lanes = lanes;
+    while (short_lanes > 0) {
+      mc_shake_x4_squeeze_blocks(&st, MC_MLDSA_SHAKE256_RATE, out, 1);
+      short_lanes = 0;
+      for (unsigned j = 0; j < lanes; j++) {
+        if (n[j] < MC_MLDSA_N)
+          n[j] = rej_eta_block(poly[j], n[j], buf[j], p->eta);
+        short_lanes += n[j] < MC_MLDSA_N;
+      }
+    }
+  }
+  mc_wipe(seeds, sizeof seeds);
+  mc_wipe(buf, sizeof buf);
+  mc_wipe(&st, sizeof st);
+  mc_wipe(&spare, sizeof spare);
+}
+
+void mc_mldsa_expand_mask_vec(mc_mldsa_poly *y, const uint8_t rho2[64], uint16_t kappa,
+                              const mc_mldsa_params *p) {
+  // 32 · z_bits ≤ 640 bytes per polynomial: five SHAKE256 blocks.
+  enum { BLOCKS = (32 * 20 + MC_MLDSA_SHAKE256_RATE - 1) / MC_MLDSA_SHAKE256_RATE };
+  uint8_t seeds[4][66], buf[4][BLOCKS * MC_MLDSA_SHAKE256_RATE];
+  const uint8_t *in[4] = {seeds[0], seeds[1], seeds[2], seeds[3]};
+  uint8_t *out[4] = {buf[0], buf[1], buf[2], buf[3]};
+  mc_keccak_x4 st;
+  size_t blocks = (32 * p->z_bits + MC_MLDSA_SHAKE256_RATE - 1) / MC_MLDSA_SHAKE256_RATE;
+  for (unsigned first = 0; first < p->l; first += 4) {
+    unsigned lanes = p->l - first < 4 ? p->l - first : 4;
+    for (unsigned j = 0; j < 4; j++) {
+      uint16_t index = (uint16_t)(kappa + first + (j < lanes ? j : lanes - 1));
+      memcpy(seeds[j], rho2, 64);
+      seeds[j][64] = (uint8_t)index;
+      seeds[j][65] = (uint8_t)(index >> 8);
+    }
+    mc_shake_x4_absorb(&st, MC_MLDSA_SHAKE256_RATE, in, sizeof seeds[0]);
+    mc_shake_x4_squeeze_blocks(&st, MC_MLDSA_SHAKE256_RATE, out, blocks);
+    for (unsigned j = 0; j < lanes; j++)
+      mc_mldsa_unpack(&y[first + j], buf[j], p->z_bits, 1, p->gamma1);
+  }
+  mc_wipe(seeds, sizeof seeds);
+  mc_wipe(buf, sizeof buf);
+  mc_wipe(&st, sizeof st);
 }
 
 void mc_mldsa_pack(uint8_t *out, const mc_mldsa_poly *a, unsigned bits, int negate,

@@ -8,12 +8,14 @@
 // branch-free and indexes memory only by public counters: products use
 // Montgomery reduction, sums Barrett reduction, compression a multiplication
 // by a reciprocal, and implicit rejection a constant-time compare and select.
-// The matrix A-hat is sampled one entry at a time where it is used, so the
-// deepest call (decapsulation at ML-KEM-1024) needs about 9 KiB of stack.
+// The matrix A-hat is sampled whole, four entries at a time on the four-way
+// SHAKE of the implementation table (impl_internal.h), so the deepest call
+// (decapsulation at ML-KEM-1024) needs about 17 KiB of stack.
 #include <string.h>
 
 #include <openssl/rand.h>
 
+#include "impl_internal.h"
 #include "mlkem_internal.h"
 
 // Table 2 of FIPS 203; eta2 is 2 for every level.
@@ -194,26 +196,61 @@ static void hash_j(uint8_t out[32], const uint8_t z[32], const uint8_t *c, size_
   mc_sha3_cleanup(&ctx);
 }
 
-// sample_ntt is SampleNTT (Algorithm 7) on rho || x || y: rejection sampling
-// of 12-bit values below q from SHAKE128. rho is public, so the loop may
-// branch on what it reads.
-static void sample_ntt(mc_mlkem_poly *a, const uint8_t rho[32], uint8_t x, uint8_t y) {
-  uint8_t seed[34], buf[SHAKE128_RATE];
-  uint64_t s[25];
-  memcpy(seed, rho, 32);
-  seed[32] = x;
-  seed[33] = y;
-  sponge_start(s, SHAKE128_RATE, seed, sizeof seed);
-  unsigned j = 0;
-  while (j < MC_MLKEM_N) {
-    sponge_squeeze(s, SHAKE128_RATE, buf, sizeof buf);
-    for (unsigned i = 0; i < SHAKE128_RATE && j < MC_MLKEM_N; i += 3) {
-      uint16_t d1 = (uint16_t)(buf[i] | (buf[i + 1] & 0x0f) << 8);
-      uint16_t d2 = (uint16_t)(buf[i + 1] >> 4 | buf[i + 2] << 4);
-      if (d1 < MC_MLKEM_Q)
-        a->coeffs[j++] = (int16_t)d1;
-      if (d2 < MC_MLKEM_Q && j < MC_MLKEM_N)
-        a->coeffs[j++] = (int16_t)d2;
+// sample_ntt_fill appends to `a`, which holds `j` coefficients, the SampleNTT
+// (Algorithm 7) candidates of `len` bytes of SHAKE128 output (a multiple of
+// three) that are below q, and returns the new count: rejection sampling of
+// 12-bit values, resumable across blocks. The input is public, so the loop
+// may branch on what it reads.
+static unsigned sample_ntt_fill(mc_mlkem_poly *a, unsigned j, const uint8_t *buf, size_t len) {
+  for (size_t i = 0; i < len && j < MC_MLKEM_N; i += 3) {
+    uint16_t d1 = (uint16_t)(buf[i] | (buf[i + 1] & 0x0f) << 8);
+    uint16_t d2 = (uint16_t)(buf[i + 1] >> 4 | buf[i + 2] << 4);
+    if (d1 < MC_MLKEM_Q)
+      a->coeffs[j++] = (int16_t)d1;
+    if (d2 < MC_MLKEM_Q && j < MC_MLKEM_N)
+      a->coeffs[j++] = (int16_t)d2;
+  }
+  return j;
+}
+
+// gen_matrix sets a[i][j] to A-hat[i][j] = SampleNTT(rho || j || i) for i, j
+// < k, or to its transpose (SampleNTT(rho || i || j)) when `transposed`:
+// SampleNTT on four seeds at a time. Three SHAKE128 blocks
+// give 336 candidates, enough for 256 nearly always; more blocks follow for
+// the lanes that need them. rho is public.
+static void gen_matrix(mc_mlkem_poly a[][MC_MLKEM_MAX_K], const uint8_t rho[32], unsigned k,
+                       int transposed) {
+  enum { FIRST_BLOCKS = 3 };
+  uint8_t seeds[4][34], buf[4][FIRST_BLOCKS * SHAKE128_RATE];
+  const uint8_t *in[4] = {seeds[0], seeds[1], seeds[2], seeds[3]};
+  uint8_t *out[4] = {buf[0], buf[1], buf[2], buf[3]};
+  mc_mlkem_poly spare;
+  mc_keccak_x4 st;
+  unsigned total = k * k;
+  for (unsigned first = 0; first < total; first += 4) {
+    mc_mlkem_poly *poly[4];
+    unsigned n[4], lanes = total - first < 4 ? total - first : 4;
+    for (unsigned l = 0; l < 4; l++) {
+      unsigned e = first + (l < lanes ? l : lanes - 1), i = e / k, j = e % k;
+      memcpy(seeds[l], rho, 32);
+      seeds[l][32] = (uint8_t)(transposed ? i : j);
+      seeds[l][33] = (uint8_t)(transposed ? j : i);
+      poly[l] = l < lanes ? &a[i][j] : &spare;
+    }
+    mc_shake_x4_absorb(&st, SHAKE128_RATE, in, sizeof seeds[0]);
+    mc_shake_x4_squeeze_blocks(&st, SHAKE128_RATE, out, FIRST_BLOCKS);
+    unsigned short_lanes = 0;
+    for (unsigned l = 0; l < lanes; l++) {
+      n[l] = sample_ntt_fill(poly[l], 0, buf[l], sizeof buf[l]);
+      short_lanes += n[l] < MC_MLKEM_N;
+    }
+    while (short_lanes > 0) {
+      mc_shake_x4_squeeze_blocks(&st, SHAKE128_RATE, out, 1);
+      short_lanes = 0;
+      for (unsigned l = 0; l < lanes; l++) {
+        n[l] = sample_ntt_fill(poly[l], n[l], buf[l], SHAKE128_RATE);
+        short_lanes += n[l] < MC_MLKEM_N;
+      }
     }
   }
 }
@@ -334,7 +371,7 @@ static void keygen_internal(const mlkem_params *p, uint8_t *ek, uint8_t *dk, con
                             const uint8_t z[32]) {
   const unsigned k = p->k;
   uint8_t rho_sigma[64], k_byte = (uint8_t)k;
-  mc_mlkem_poly s[MC_MLKEM_MAX_K], t, e;
+  mc_mlkem_poly s[MC_MLKEM_MAX_K], t, e, a[MC_MLKEM_MAX_K][MC_MLKEM_MAX_K];
   mc_mlkem_mulcache s_cache[MC_MLKEM_MAX_K];
   int32_t acc[MC_MLKEM_N];
 
@@ -342,6 +379,7 @@ static void keygen_internal(const mlkem_params *p, uint8_t *ek, uint8_t *dk, con
   const uint8_t *rho = rho_sigma, *sigma = rho_sigma + 32;
   // rho becomes part of the public key: SampleNTT may branch on it.
   mc_mlkem_ct_declassify(rho, 32);
+  gen_matrix(a, rho, k, 0);
 
   for (unsigned i = 0; i < k; i++) {
     sample_cbd(&s[i], sigma, (uint8_t)i, p->eta1);
@@ -352,10 +390,8 @@ static void keygen_internal(const mlkem_params *p, uint8_t *ek, uint8_t *dk, con
     // t-hat[i] = sum_j A-hat[i][j] o s-hat[j] + e-hat[i], A-hat[i][j] from
     // rho || j || i; e[i] takes PRF nonce k + i, after the k of s.
     memset(acc, 0, sizeof acc);
-    for (unsigned j = 0; j < k; j++) {
-      sample_ntt(&t, rho, (uint8_t)j, (uint8_t)i);
-      mc_mlkem_basemul_acc(acc, &t, &s[j], &s_cache[j]);
-    }
+    for (unsigned j = 0; j < k; j++)
+      mc_mlkem_basemul_acc(acc, &a[i][j], &s[j], &s_cache[j]);
     mc_mlkem_acc_reduce(&t, acc);
     for (unsigned c = 0; c < MC_MLKEM_N; c++)
       t.coeffs[c] = mc_mlkem_fqmul(t.coeffs[c], MC_MLKEM_R2);
@@ -391,7 +427,7 @@ static void pke_encrypt(const mlkem_params *p, uint8_t *c, const uint8_t *ek, co
                         const uint8_t r[32]) {
   const unsigned k = p->k;
   const uint8_t *rho = ek + POLY_BYTES * k;
-  mc_mlkem_poly y[MC_MLKEM_MAX_K], a, e;
+  mc_mlkem_poly y[MC_MLKEM_MAX_K], a, e, at[MC_MLKEM_MAX_K][MC_MLKEM_MAX_K];
   mc_mlkem_mulcache y_cache[MC_MLKEM_MAX_K];
   int32_t acc[MC_MLKEM_N];
   uint8_t nonce = 0;
@@ -403,12 +439,11 @@ static void pke_encrypt(const mlkem_params *p, uint8_t *c, const uint8_t *ek, co
   }
   // u[i] = NTT^-1(sum_j A-hat[j][i] o y-hat[j]) + e1[i], A-hat[j][i] from
   // rho || i || j.
+  gen_matrix(at, rho, k, 1);
   for (unsigned i = 0; i < k; i++) {
     memset(acc, 0, sizeof acc);
-    for (unsigned j = 0; j < k; j++) {
-      sample_ntt(&a, rho, (uint8_t)i, (uint8_t)j);
-      mc_mlkem_basemul_acc(acc, &a, &y[j], &y_cache[j]);
-    }
+    for (unsigned j = 0; j < k; j++)
+      mc_mlkem_basemul_acc(acc, &at[i][j], &y[j], &y_cache[j]);
     mc_mlkem_acc_reduce(&a, acc);
     mc_mlkem_invntt(&a);
     sample_cbd(&e, r, (uint8_t)(k + i), ETA2);
@@ -552,6 +587,7 @@ size_t mc_mlkem_ciphertext_len(mc_mlkem_level level) {
 int mc_mlkem_keygen_from_seed(mc_mlkem_level level, uint8_t *out_public_key, size_t public_key_cap,
                               uint8_t *out_private_key, size_t private_key_cap, const uint8_t *seed,
                               size_t seed_len) {
+  MC_TRY(mc_impl_check());
   const mlkem_params *p = params_for(level);
   MC_FAIL_IF(p == NULL || out_public_key == NULL || out_private_key == NULL || seed == NULL,
              MC_ERR_INVALID_ARGUMENT);
@@ -563,6 +599,7 @@ int mc_mlkem_keygen_from_seed(mc_mlkem_level level, uint8_t *out_public_key, siz
 
 int mc_mlkem_keygen(mc_mlkem_level level, uint8_t *out_public_key, size_t public_key_cap,
                     uint8_t *out_private_key, size_t private_key_cap, uint8_t *out_seed) {
+  MC_TRY(mc_impl_check());
   const mlkem_params *p = params_for(level);
   MC_FAIL_IF(p == NULL || out_public_key == NULL || out_private_key == NULL,
              MC_ERR_INVALID_ARGUMENT);
@@ -598,6 +635,7 @@ int mc_mlkem_encaps_derand(mc_mlkem_level level, uint8_t *out_ciphertext, size_t
                            uint8_t out_shared_secret[MC_MLKEM_SHARED_SECRET_LEN],
                            const uint8_t *public_key, size_t public_key_len,
                            const uint8_t entropy[MC_MLKEM_ENCAPS_ENTROPY_LEN]) {
+  MC_TRY(mc_impl_check());
   const mlkem_params *p = params_for(level);
   MC_FAIL_IF(p == NULL || out_ciphertext == NULL || out_shared_secret == NULL || entropy == NULL,
              MC_ERR_INVALID_ARGUMENT);
@@ -621,6 +659,7 @@ int mc_mlkem_encaps(mc_mlkem_level level, uint8_t *out_ciphertext, size_t cipher
 int mc_mlkem_decaps(mc_mlkem_level level, uint8_t out_shared_secret[MC_MLKEM_SHARED_SECRET_LEN],
                     const uint8_t *private_key, size_t private_key_len, const uint8_t *ciphertext,
                     size_t ciphertext_len) {
+  MC_TRY(mc_impl_check());
   const mlkem_params *p = params_for(level);
   MC_FAIL_IF(p == NULL || out_shared_secret == NULL, MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF((private_key == NULL && private_key_len != 0) ||

@@ -1,58 +1,144 @@
-// mailparse.c: the mailparse command, a window on libmailparse: `dump` prints
-// the headers and the part tree of messages (as text or JSON, with each
-// part's decoded size and SHA-256, so that other parsers can be compared
-// with it), and `bench` measures parsing speed over files and folders.
+// mailparse.c: the mailparse command, a window on libmailparse: reads the
+// command line and the files, and dispatches to `dump` (what a reader sees
+// of each message, as text or JSON: dump_text.c, dump_json.c), `body` (one
+// part's decoded body) and `bench` (parsing speed over files and folders).
 #include <dirent.h>
 #include <errno.h>
-#include <openssl/sha.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "dump.h"
 #include "mailparse.h"
 
 // MAX_FILE is the largest message the command reads (1 GiB).
 #define MAX_FILE ((size_t)1 << 30)
 
-static const char help[] =
-    "usage: mailparse dump [--json] FILE...\n"
-    "       mailparse body FILE PART\n"
-    "       mailparse bench [--seconds N] FILE|DIR...\n"
-    "\n"
-    "dump parses each FILE as one message (RFC 5322/MIME) and prints its header\n"
-    "fields and its part tree. body writes the decoded body of part number PART\n"
-    "(the \"index\" of dump --json) to standard output. bench parses every file named, or found "
-    "under the\n"
-    "folders named, repeatedly for about N seconds (default 2) and prints one\n"
-    "JSON line: {\"bench\":\"mailparse_parse\",\"impl\",\"bytes\",\"items\",\"ns\",\n"
-    "\"msgs_per_s\",\"mb_per_s\"} (items = messages parsed, bytes = their total).\n"
-    "\n"
-    "dump --json prints one JSON object per FILE, one per line:\n"
-    "  {\"file\": path, \"size\": bytes,\n"
-    "   \"problems\": [{\"kind\": name, \"part\": index or -1, \"offset\": n}...],\n"
-    "   \"headers\": [{\"part\": index, \"name\": str, \"value\": str (raw, folding kept,\n"
-    "                 without the final line break), \"field\": [off, len], \"flags\": n}...],\n"
-    "   \"parts\": [{\"index\": n, \"parent\": index or -1, \"children\": [index...],\n"
-    "               \"section\": IMAP section number (\"\" for a multipart root),\n"
-    "               \"depth\": n, \"type\": lower-case str, \"subtype\": lower-case str,\n"
-    "               \"params\": {\"boundary\": str, \"charset\": str} (those present),\n"
-    "               \"encoding\": \"7bit\"|\"8bit\"|\"binary\"|\"quoted-printable\"|\"base64\"|\n"
-    "                           \"unknown\", \"encoding_name\": str or null,\n"
-    "               \"kind\": \"multipart\"|\"message\"|\"leaf\", \"flags\": n,\n"
-    "               \"header\": [off, len], \"body\": [off, len], \"preamble\": [off, len],\n"
-    "               \"epilogue\": [off, len], \"lines\": n,\n"
-    "               \"decoded_size\": n, \"sha256\": hex of the decoded body}...],\n"
-    "   \"bodystructure\": the message's IMAP BODYSTRUCTURE (RFC 3501 7.4.2)}\n"
-    "  Offsets are byte offsets into the file. Strings are JSON strings in which\n"
-    "  each input byte of 0x80 or more is written as the code point of the same\n"
-    "  value (\\u0080-\\u00ff), so encoding a string as Latin-1 gives back the\n"
-    "  exact bytes. Multipart bodies are hashed raw; message/rfc822 bodies too.\n"
-    "  Flags are the MP_HEADER_* and MP_PART_* bits of mailparse.h.\n"
-    "\n"
-    "Exit status: 0 on success, 1 when a file cannot be read or parsed, 2 on\n"
-    "wrong usage.\n";
+// help is the usage and the JSON schema of dump --json (kept in step with
+// README.md); one string per line, as ISO C limits the length of one literal.
+static const char *const help[] = {
+    "usage: mailparse dump [--json] FILE...",
+    "       mailparse body FILE PART",
+    "       mailparse bench [--seconds N] FILE|DIR...",
+    "       mailparse --help",
+    "",
+    "dump parses each FILE as one message (RFC 5322/MIME) and prints what a",
+    "reader sees: its header fields (raw, decoded and typed), its part tree, the",
+    "text body, HTML body and attachments chosen as RFC 8621 (JMAP Mail) 4.1.4",
+    "does, a preview, and the IMAP ENVELOPE and BODYSTRUCTURE; as indented text,",
+    "or with --json as one JSON object per FILE, one per line. body writes the",
+    "decoded body of part number PART (the \"index\" of dump --json) to standard",
+    "output. bench parses every file named, or found under the folders named,",
+    "repeatedly for about N seconds (default 2) and prints one JSON line:",
+    "{\"bench\":\"mailparse_parse\",\"impl\",\"bytes\",\"items\",\"ns\",\"msgs_per_s\",",
+    "\"mb_per_s\"} (items = messages parsed, bytes = their total).",
+    "",
+    "JSON output of dump --json (every line is one object; the output is ASCII):",
+    "  file          the path as given (string of bytes, see \"Strings\" below)",
+    "  size          the message's size in bytes",
+    "  problems      [{kind, part, offset}...]: what the parser repaired or",
+    "                limited: kind is one of no_colon, nul, long_line, depth,",
+    "                parts, headers, work, no_boundary, no_end, unknown_cte,",
+    "                no_body, bad_content_type; part is a part index or -1;",
+    "                offset a byte offset into the file",
+    "  headers       every header field of every part, in file order:",
+    "    part        index of the part whose header it is",
+    "    name        field name as written (bytes)",
+    "    value       raw value (bytes): folding kept, without the final line",
+    "                break",
+    "    field       [offset, length] of the whole field, line breaks included",
+    "    flags       MP_HEADER_* bits of mailparse.h (1 no colon, 2 space",
+    "                before colon, 4 8-bit, 8 NUL, 16 long line, 32 bare LF,",
+    "                64 continuation first)",
+    "    decoded     the value unfolded, RFC 2047 words decoded, in UTF-8",
+    "    typed       null, or for the fields that have a typed parser an object",
+    "                with \"kind\", the parser's MP_TYPED_* \"flags\", and either",
+    "                \"error\" (why the value does not parse) or by kind:",
+    "      addresses   From To Cc Bcc Reply-To Sender Resent-From/-To/-Cc/-Bcc/",
+    "                  -Sender: \"addresses\": [{name, email, flags} or {group,",
+    "                  addresses: [{name, email, flags}...]}...]; name is the",
+    "                  decoded display name or null; email is local@domain",
+    "                  (null for an entry without address); flags are",
+    "                  MP_ADDRESS_* bits",
+    "      date        Date Resent-Date: \"date\": {utc: \"YYYY-MM-DDTHH:MM:SSZ\",",
+    "                  offset: \"+hhmm\" (zone as written), offset_minutes,",
+    "                  local: \"YYYY-MM-DDTHH:MM:SS+hh:mm\", timestamp: seconds",
+    "                  since 1970 (UTC), date_flags: MP_DATE_* bits}",
+    "      content_type         Content-Type: type, subtype, params",
+    "      content_disposition  Content-Disposition: type, params",
+    "                  params: [{name (lower case), value (RFC 2231 and 2047",
+    "                  decoded, UTF-8), charset, language (RFC 2231, or null),",
+    "                  flags: MP_PARAM_* bits}...]",
+    "      msgids      Message-ID In-Reply-To References Content-ID",
+    "                  Resent-Message-ID: \"ids\": [id without brackets...]",
+    "      received    Received: from by via with id for from_info (clauses,",
+    "                  null when absent), \"date\" as above or null",
+    "      list_uris   List-Help -Subscribe -Unsubscribe -Post -Owner -Archive:",
+    "                  \"uris\": [...], \"no\": true for \"List-Post: NO\"",
+    "      list_id     List-Id: \"name\" (decoded phrase or null), \"id\"",
+    "      subject     Subject: \"base\" (RFC 5256 base subject), \"reply\" (a",
+    "                  Re:/Fwd: marker was removed)",
+    "  parts         every MIME part, depth first; the root is index 0:",
+    "    index       the part's number",
+    "    parent      index of the enclosing part, -1 for the root",
+    "    children    indices of the parts inside (a multipart's parts, or the",
+    "                message inside a message/rfc822 part)",
+    "    section     IMAP section number (\"\" for a multipart root)",
+    "    depth       nesting level (0 for the root)",
+    "    type, subtype  media type in lower case (text/plain by default, or",
+    "                message/rfc822 inside multipart/digest)",
+    "    params      {\"boundary\", \"charset\"} when present (bytes)",
+    "    encoding    \"7bit\", \"8bit\", \"binary\", \"quoted-printable\", \"base64\" or",
+    "                \"unknown\" (an unknown Content-Transfer-Encoding, kept raw)",
+    "    encoding_name  the Content-Transfer-Encoding as written, or null",
+    "    kind        \"multipart\", \"message\" (message/rfc822 or message/global",
+    "                with a parsed message inside) or \"leaf\"",
+    "    flags       MP_PART_* bits of mailparse.h",
+    "    header, body, preamble, epilogue  [offset, length] in the file",
+    "    lines       number of lines of the body",
+    "    decoded_size, sha256  size and SHA-256 (hex) of the body after its",
+    "                transfer encoding is decoded (multipart and message bodies",
+    "                are hashed raw)",
+    "    content_type  the Content-Type header parsed: {type, subtype, params,",
+    "                flags}, or null when absent or unparsable",
+    "    disposition the Content-Disposition header parsed: {type, params,",
+    "                flags}, or null",
+    "    filename    the Content-Disposition filename, else the Content-Type",
+    "                name (decoded, UTF-8), or null",
+    "    charset     for text/* leaves, the charset the text is read in (the",
+    "                parameter, else \"us-ascii\"); null for other parts",
+    "    text        for text/* leaves, the decoded body converted to UTF-8;",
+    "                null for other parts",
+    "    text_flags  MP_CHARSET_* bits: 1 bytes replaced by U+FFFD, 2 unknown",
+    "                charset (0 for other parts)",
+    "  text_body     indices of the parts to show as the body when plain text",
+    "                is preferred (RFC 8621 textBody)",
+    "  html_body     the same when HTML is preferred (RFC 8621 htmlBody)",
+    "  attachments   indices of the attachments (RFC 8621 attachments; an",
+    "                attached message is one entry, its parts are not listed)",
+    "  preview       up to 256 characters of the text body, white space",
+    "                collapsed (HTML turned into text)",
+    "  envelope      the message's IMAP ENVELOPE (RFC 3501 7.4.2), bytes",
+    "  bodystructure the message's IMAP BODYSTRUCTURE (RFC 3501 7.4.2), bytes",
+    "Strings: \"bytes\" fields (file, name, value, params, encoding_name,",
+    "envelope, bodystructure) write each input byte of 0x80 or more as the code",
+    "point of the same value (\\u0080-\\u00ff), so encoding the string as Latin-1",
+    "gives back the exact bytes. Every other string is UTF-8 text written with",
+    "\\u escapes, invalid sequences replaced by U+FFFD.",
+    "",
+    "Exit status: 0 on success, 1 when a file cannot be read or parsed (a",
+    "message to standard error names it; the other files are still dumped), 2",
+    "on wrong usage.",
+};
+
+static void print_help(FILE *o) {
+  for (size_t i = 0; i < sizeof help / sizeof help[0]; i++) {
+    fputs(help[i], o);
+    fputc('\n', o);
+  }
+}
 
 static int read_file(const char *path, uint8_t **out, size_t *out_len) {
   FILE *f = fopen(path, "rb");
@@ -94,237 +180,58 @@ static int read_file(const char *path, uint8_t **out, size_t *out_len) {
   return 0;
 }
 
-static void json_str(FILE *o, const void *p, size_t len) {
-  const uint8_t *s = p;
-  fputc('"', o);
-  for (size_t i = 0; i < len; i++) {
-    uint8_t c = s[i];
-    if (c == '"' || c == '\\')
-      fprintf(o, "\\%c", c);
-    else if (c < 0x20 || c >= 0x7f)
-      fprintf(o, "\\u%04x", c);
-    else
-      fputc(c, o);
+// dump_one prints one message: into memory first, so that a failure half way
+// prints nothing and standard output only ever holds whole, valid dumps.
+static int dump_one(const char *path, int json) {
+  uint8_t *buf;
+  size_t len;
+  int rc = read_file(path, &buf, &len);
+  if (rc != 0) {
+    fprintf(stderr, "mailparse: %s: cannot read: %s\n", path, mp_strerror(rc));
+    return 1;
   }
-  fputc('"', o);
-}
-
-static void json_lower(FILE *o, mp_str s) {
-  char buf[256];
-  size_t n = s.len < sizeof buf ? s.len : sizeof buf;
-  for (size_t i = 0; i < n; i++)
-    buf[i] = (char)(s.p[i] >= 'A' && s.p[i] <= 'Z' ? s.p[i] + 32 : s.p[i]);
-  json_str(o, buf, n);
-}
-
-static const char *problem_name(uint32_t k) {
-  static const char *const names[] = {"no_colon", "nul",         "long_line", "depth",
-                                      "parts",    "headers",     "work",      "no_boundary",
-                                      "no_end",   "unknown_cte", "no_body",   "bad_content_type"};
-  return k < sizeof names / sizeof names[0] ? names[k] : "unknown";
-}
-
-static const char *encoding_name(mp_encoding e) {
-  static const char *const names[] = {"7bit",   "8bit",   "binary", "quoted-printable",
-                                      "base64", "unknown"};
-  return (unsigned)e < 6 ? names[e] : "unknown";
-}
-
-// section writes the IMAP section number of part `ix` (see the help text).
-static void section(const mp_message *m, uint32_t ix, char *out, size_t cap) {
-  const mp_part *p = mp_message_part(m, ix);
-  if (p->parent == MP_NO_INDEX) {
-    snprintf(out, cap, "%s", (p->flags & MP_PART_MULTIPART) ? "" : "1");
-    return;
-  }
-  const mp_part *pp = mp_message_part(m, p->parent);
-  section(m, p->parent, out, cap);
-  size_t n = strlen(out);
-  const char *dot = n > 0 ? "." : "";
-  if (pp->flags & MP_PART_MULTIPART) {
-    unsigned k = 1;
-    for (uint32_t c = pp->first_child; c != ix && c != MP_NO_INDEX;
-         c = mp_message_part(m, c)->next_sibling)
-      k++;
-    snprintf(out + n, cap - n, "%s%u", dot, k);
-  } else if (!(p->flags & MP_PART_MULTIPART)) {
-    snprintf(out + n, cap - n, "%s1", dot);
-  }
-}
-
-static int digest(const mp_message *m, uint32_t ix, size_t *size, char hex[65]) {
-  size_t cap = mp_part_decode_max_len(m, ix);
-  uint8_t *buf = malloc(cap ? cap : 1);
-  if (buf == NULL)
-    return -ENOMEM;
-  int rc = mp_part_decode(m, ix, buf, cap, size);
+  mp_message *m = NULL;
+  char *out = NULL;
+  size_t out_len = 0;
+  FILE *mem = NULL;
+  rc = mp_message_parse(&m, NULL, buf, len, NULL);
+  if (rc == 0 && (mem = open_memstream(&out, &out_len)) == NULL)
+    rc = -ENOMEM;
   if (rc == 0) {
-    uint8_t md[SHA256_DIGEST_LENGTH];
-    SHA256(buf, *size, md);
-    for (int i = 0; i < SHA256_DIGEST_LENGTH; i++)
-      snprintf(hex + 2 * i, 3, "%02x", md[i]);
+    rc = json ? dump_json(mem, path, m) : dump_text(mem, path, m);
+    if (fclose(mem) != 0 && rc == 0)
+      rc = -ENOMEM;
   }
+  if (rc == 0 && fwrite(out, 1, out_len, stdout) != out_len)
+    rc = -EIO;
+  if (rc != 0)
+    fprintf(stderr, "mailparse: %s: cannot dump: %s\n", path, mp_strerror(rc));
+  free(out);
+  mp_message_free(m);
   free(buf);
-  return rc;
-}
-
-static void range(FILE *o, const char *key, mp_range r) {
-  fprintf(o, ",\"%s\":[%zu,%zu]", key, r.off, r.len);
-}
-
-static int dump_json(FILE *o, const char *path, const mp_message *m) {
-  size_t size;
-  const uint8_t *data = mp_message_data(m, &size);
-  fputs("{\"file\":", o);
-  json_str(o, path, strlen(path));
-  fprintf(o, ",\"size\":%zu,\"problems\":[", size);
-  for (size_t i = 0; i < mp_message_num_problems(m); i++) {
-    const mp_problem *p = mp_message_problem(m, i);
-    fprintf(o, "%s{\"kind\":\"%s\",\"part\":%ld,\"offset\":%zu}", i ? "," : "",
-            problem_name(p->kind), p->part == MP_NO_INDEX ? -1L : (long)p->part, p->offset);
-  }
-  fputs("],\"headers\":[", o);
-  for (size_t i = 0; i < mp_message_num_headers(m); i++) {
-    const mp_header *h = mp_message_header(m, i);
-    fprintf(o, "%s{\"part\":%u,\"name\":", i ? "," : "", h->part);
-    json_str(o, data + h->name.off, h->name.len);
-    fputs(",\"value\":", o);
-    json_str(o, data + h->value.off, h->value.len);
-    range(o, "field", h->field);
-    fprintf(o, ",\"flags\":%u}", h->flags);
-  }
-  fputs("],\"parts\":[", o);
-  int rc = 0;
-  for (uint32_t i = 0; i < mp_message_num_parts(m); i++) {
-    const mp_part *p = mp_message_part(m, i);
-    char sec[512];
-    section(m, i, sec, sizeof sec);
-    fprintf(o, "%s{\"index\":%u,\"parent\":%ld,\"children\":[", i ? "," : "", i,
-            p->parent == MP_NO_INDEX ? -1L : (long)p->parent);
-    for (uint32_t c = p->first_child; c != MP_NO_INDEX; c = mp_message_part(m, c)->next_sibling)
-      fprintf(o, "%s%u", c == p->first_child ? "" : ",", c);
-    fprintf(o, "],\"section\":\"%s\",\"depth\":%u,\"type\":", sec, p->depth);
-    json_lower(o, p->type);
-    fputs(",\"subtype\":", o);
-    json_lower(o, p->subtype);
-    fputs(",\"params\":{", o);
-    if (p->boundary.p != NULL) {
-      fputs("\"boundary\":", o);
-      json_str(o, p->boundary.p, p->boundary.len);
-    }
-    if (p->charset.p != NULL) {
-      fputs(p->boundary.p != NULL ? ",\"charset\":" : "\"charset\":", o);
-      json_str(o, p->charset.p, p->charset.len);
-    }
-    fprintf(o, "},\"encoding\":\"%s\",\"encoding_name\":", encoding_name(p->encoding));
-    if (p->encoding_name.p != NULL)
-      json_str(o, p->encoding_name.p, p->encoding_name.len);
-    else
-      fputs("null", o);
-    fprintf(o, ",\"kind\":\"%s\",\"flags\":%u",
-            (p->flags & MP_PART_MULTIPART) ? "multipart"
-            : (p->flags & MP_PART_MESSAGE) ? "message"
-                                           : "leaf",
-            p->flags);
-    range(o, "header", p->header);
-    range(o, "body", p->body);
-    range(o, "preamble", p->preamble);
-    range(o, "epilogue", p->epilogue);
-    size_t dsize = 0;
-    char hex[65] = "";
-    int drc = digest(m, i, &dsize, hex);
-    if (drc != 0)
-      rc = drc;
-    fprintf(o, ",\"lines\":%llu,\"decoded_size\":%zu,\"sha256\":\"%s\"}",
-            (unsigned long long)p->lines, dsize, hex);
-  }
-  fputs("]", o);
-  // The IMAP view of the whole message, as a server would send it.
-  size_t need = 0;
-  char *bs = NULL;
-  int brc = mp_part_bodystructure(m, 0, 1, NULL, 0, &need);
-  if (brc == 0 && (bs = malloc(need ? need : 1)) == NULL)
-    brc = -ENOMEM;
-  if (brc == 0)
-    brc = mp_part_bodystructure(m, 0, 1, bs, need, &need);
-  if (brc == 0) {
-    fputs(",\"bodystructure\":", o);
-    json_str(o, bs, need);
-  } else {
-    rc = brc;
-  }
-  free(bs);
-  fputs("}\n", o);
-  return rc;
-}
-
-static int dump_text(FILE *o, const char *path, const mp_message *m) {
-  size_t size;
-  const uint8_t *data = mp_message_data(m, &size);
-  fprintf(o, "== %s (%zu bytes)\n", path, size);
-  for (size_t i = 0; i < mp_message_num_problems(m); i++) {
-    const mp_problem *p = mp_message_problem(m, i);
-    fprintf(o, "problem %s at %zu\n", problem_name(p->kind), p->offset);
-  }
-  int rc = 0;
-  for (uint32_t i = 0; i < mp_message_num_parts(m); i++) {
-    const mp_part *p = mp_message_part(m, i);
-    char sec[512];
-    section(m, i, sec, sizeof sec);
-    fprintf(o, "%*spart %u [%s] %.*s/%.*s", (int)p->depth * 2, "", i, sec, (int)p->type.len,
-            p->type.p, (int)p->subtype.len, p->subtype.p);
-    if (p->charset.p != NULL)
-      fprintf(o, " charset=%.*s", (int)p->charset.len, p->charset.p);
-    if (p->boundary.p != NULL)
-      fprintf(o, " boundary=%.*s", (int)p->boundary.len, p->boundary.p);
-    size_t dsize = 0;
-    char hex[65] = "";
-    int drc = digest(m, i, &dsize, hex);
-    if (drc != 0)
-      rc = drc;
-    fprintf(o, " %s header=%zu+%zu body=%zu+%zu lines=%llu decoded=%zu sha256=%s\n",
-            encoding_name(p->encoding), p->header.off, p->header.len, p->body.off, p->body.len,
-            (unsigned long long)p->lines, dsize, hex);
-    for (uint32_t h = p->first_header; h < p->first_header + p->num_headers; h++) {
-      const mp_header *hd = mp_message_header(m, h);
-      fprintf(o, "%*s  %.*s:%.*s\n", (int)p->depth * 2, "", (int)hd->name.len,
-              (const char *)data + hd->name.off, (int)hd->value.len,
-              (const char *)data + hd->value.off);
-    }
-  }
-  return rc;
+  return rc == 0 ? 0 : 1;
 }
 
 static int cmd_dump(int argc, char **argv) {
   int json = 0, status = 0, files = 0;
   for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0) {
+    if (strcmp(argv[i], "--json") == 0)
       json = 1;
-      continue;
+    else if (strncmp(argv[i], "--", 2) == 0) {
+      fprintf(stderr, "mailparse: unknown option %s\n", argv[i]);
+      print_help(stderr);
+      return 2;
     }
+  }
+  for (int i = 0; i < argc; i++) {
+    if (strncmp(argv[i], "--", 2) == 0)
+      continue;
     files++;
-    uint8_t *buf;
-    size_t len;
-    int rc = read_file(argv[i], &buf, &len);
-    if (rc != 0) {
-      fprintf(stderr, "mailparse: %s: %s\n", argv[i], mp_strerror(rc));
+    if (dump_one(argv[i], json) != 0)
       status = 1;
-      continue;
-    }
-    mp_message *m = NULL;
-    mp_diag d;
-    rc = mp_message_parse(&m, NULL, buf, len, &d);
-    if (rc == 0)
-      rc = json ? dump_json(stdout, argv[i], m) : dump_text(stdout, argv[i], m);
-    if (rc != 0) {
-      fprintf(stderr, "mailparse: %s: %s\n", argv[i], mp_strerror(rc));
-      status = 1;
-    }
-    mp_message_free(m);
-    free(buf);
   }
   if (files == 0) {
-    fputs(help, stderr);
+    print_help(stderr);
     return 2;
   }
   return status;
@@ -332,7 +239,7 @@ static int cmd_dump(int argc, char **argv) {
 
 static int cmd_body(int argc, char **argv) {
   if (argc != 2) {
-    fputs(help, stderr);
+    print_help(stderr);
     return 2;
   }
   uint8_t *buf;
@@ -429,7 +336,7 @@ static int cmd_bench(int argc, char **argv) {
       return 1;
   }
   if (c.n == 0) {
-    fputs(help, stderr);
+    print_help(stderr);
     return 2;
   }
   uint64_t items = 0, bytes = 0, t0 = now_ns(), ns = 0;
@@ -459,7 +366,7 @@ static int cmd_bench(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
-    fputs(help, stdout);
+    print_help(stdout);
     return 0;
   }
   if (argc >= 2 && strcmp(argv[1], "dump") == 0)
@@ -468,6 +375,6 @@ int main(int argc, char **argv) {
     return cmd_body(argc - 2, argv + 2);
   if (argc >= 2 && strcmp(argv[1], "bench") == 0)
     return cmd_bench(argc - 2, argv + 2);
-  fputs(help, stderr);
+  print_help(stderr);
   return 2;
 }

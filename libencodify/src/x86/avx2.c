@@ -24,10 +24,12 @@ static inline __m256i b64_enc_lookup(__m256i idx, int url) {
   return _mm256_add_epi8(idx, _mm256_shuffle_epi8(shift, reduced));
 }
 
-// b64_enc_chars turns bytes 0..11 of each lane of `v` into 16 characters.
-static inline __m256i b64_enc_chars(__m256i v, int url) {
+// b64_enc_chars turns 12 bytes of each lane of `v` into 16 characters: the
+// bytes at 0..11 of a lane whose entry of `shift` is 0, at 4..15 of one whose
+// entry is 4.
+static inline __m256i b64_enc_chars(__m256i v, __m256i shift, int url) {
   const __m256i spread = SET2(_mm_setr_epi8(1, 0, 2, 1, 4, 3, 5, 4, 7, 6, 8, 7, 10, 9, 11, 10));
-  v = _mm256_shuffle_epi8(v, spread);
+  v = _mm256_shuffle_epi8(v, _mm256_add_epi8(spread, shift));
   __m256i t0 = _mm256_and_si256(v, _mm256_set1_epi32(0x0fc0fc00));
   __m256i t1 = _mm256_mulhi_epu16(t0, _mm256_set1_epi32(0x04000040));
   __m256i t2 = _mm256_and_si256(v, _mm256_set1_epi32(0x003f03f0));
@@ -35,23 +37,91 @@ static inline __m256i b64_enc_chars(__m256i v, int url) {
   return b64_enc_lookup(_mm256_or_si256(t1, t3), url);
 }
 
+// b64_enc_pair loads 16 bytes at `lo` and at `hi` into the two lanes.
+static inline __m256i b64_enc_pair(const uint8_t *lo, const uint8_t *hi) {
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)lo)),
+                                 _mm_loadu_si128((const __m128i *)hi), 1);
+}
+
+// The encoder reads no byte beyond the whole groups it encodes: after the
+// first block, each block of 24 bytes is one 32-byte load that starts 4 bytes
+// early (the low lane takes its bytes from 4..15), and the last block ends
+// exactly at the last whole group, overlapping the one before it (it
+// rewrites the same characters), so that a short input is still all vector
+// work: 64 bytes are three blocks.
 static size_t b64_encode_avx2(char *out, const uint8_t *in, size_t in_len, int url) {
+  const __m256i first = _mm256_setzero_si256();
+  const __m256i early = _mm256_setr_epi64x(0x0404040404040404, 0x0404040404040404, 0, 0);
+  const __m256i late = _mm256_setr_epi64x(0, 0, 0x0404040404040404, 0x0404040404040404);
+  size_t g3 = in_len - in_len % 3;
+  if (g3 < 24)
+    return 0; // at most 7 groups: the scalar loop
   size_t i = 0;
-  for (; in_len - i >= 28; i += 24) {
-    __m128i lo = _mm_loadu_si128((const __m128i *)(in + i));
-    __m128i hi = _mm_loadu_si128((const __m128i *)(in + i + 12));
-    __m256i v = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
-    _mm256_storeu_si256((__m256i *)out, b64_enc_chars(v, url));
-    out += 32;
+  if (in_len >= 28) {
+    _mm256_storeu_si256((__m256i *)out, b64_enc_chars(b64_enc_pair(in, in + 12), first, url));
+    i = 24;
+    for (; in_len - i >= 52; i += 48) {
+      __m256i a = _mm256_loadu_si256((const __m256i *)(in + i - 4));
+      __m256i b = _mm256_loadu_si256((const __m256i *)(in + i + 20));
+      _mm256_storeu_si256((__m256i *)(out + i / 3 * 4), b64_enc_chars(a, early, url));
+      _mm256_storeu_si256((__m256i *)(out + i / 3 * 4 + 32), b64_enc_chars(b, early, url));
+    }
+    for (; in_len - i >= 28; i += 24) {
+      __m256i a = _mm256_loadu_si256((const __m256i *)(in + i - 4));
+      _mm256_storeu_si256((__m256i *)(out + i / 3 * 4), b64_enc_chars(a, early, url));
+    }
   }
-  // One half-width step, which short inputs would otherwise leave to the
-  // scalar loop.
-  if (in_len - i >= 16) {
-    __m256i v = _mm256_zextsi128_si256(_mm_loadu_si128((const __m128i *)(in + i)));
-    _mm_storeu_si128((__m128i *)out, _mm256_castsi256_si128(b64_enc_chars(v, url)));
-    i += 12;
+  // At most 27 bytes of whole groups are left: a block at `i` whose high
+  // lane loads from 4 bytes early, then the last block.
+  if (g3 - i >= 24) {
+    __m256i v = b64_enc_pair(in + i, in + i + 8);
+    _mm256_storeu_si256((__m256i *)(out + i / 3 * 4), b64_enc_chars(v, late, url));
+    i += 24;
   }
-  return i;
+  if (i < g3) {
+    size_t s = g3 - 24;
+    __m256i v = b64_enc_pair(in + s, in + s + 8);
+    _mm256_storeu_si256((__m256i *)(out + s / 3 * 4), b64_enc_chars(v, late, url));
+  }
+  return g3;
+}
+
+// b64_line76 encodes one 57-byte line to 76 characters and a CRLF. `a` is
+// the line's first block (from the caller, who knows whether the 4 bytes
+// before the line may be read); the second comes from a load 4 bytes early
+// and the third, which ends at the line's last byte and overlaps the second,
+// from a load of the line's last 32 bytes whose dwords are moved into place.
+static inline void b64_line76(char *out, const uint8_t *in, __m256i a, int url) {
+  const __m256i early = _mm256_setr_epi64x(0x0404040404040404, 0x0404040404040404, 0, 0);
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i b = _mm256_loadu_si256((const __m256i *)(in + 20));
+  __m256i c = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(in + 25)),
+                                          _mm256_setr_epi32(2, 3, 4, 4, 5, 6, 7, 7));
+  _mm256_storeu_si256((__m256i *)out, a);
+  _mm256_storeu_si256((__m256i *)(out + 32), b64_enc_chars(b, early, url));
+  _mm256_storeu_si256((__m256i *)(out + 44), b64_enc_chars(c, zero, url));
+  memcpy(out + 76, "\r\n", 2);
+}
+
+// Lines of 76 characters (RFC 2045 Base64) are encoded here several at a
+// time, with no call per line; other widths are left to the engine's
+// per-line path.
+static size_t b64_encode_lines_avx2(char *out, const uint8_t *in, size_t in_len, size_t wrap,
+                                    int url) {
+  const __m256i early = _mm256_setr_epi64x(0x0404040404040404, 0x0404040404040404, 0, 0);
+  if (wrap != 76 || in_len < 57)
+    return 0;
+  size_t n = in_len / 57;
+  // The first line may not read before its start.
+  __m256i first = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)in),
+                                              _mm256_setr_epi32(0, 1, 2, 2, 3, 4, 5, 5));
+  b64_line76(out, in, b64_enc_chars(first, _mm256_setzero_si256(), url), url);
+  for (size_t l = 1; l < n; l++) {
+    const uint8_t *p = in + l * 57;
+    __m256i a = _mm256_loadu_si256((const __m256i *)(p - 4));
+    b64_line76(out + l * 78, p, b64_enc_chars(a, early, url), url);
+  }
+  return n;
 }
 
 // Base64 decoding.
@@ -82,15 +152,22 @@ static inline struct b64_luts b64_luts(int url) {
   return l;
 }
 
-// b64_classify returns a bit per byte of `v` that is not in the alphabet and
-// the sextet values in `*vals`.
-static inline uint32_t b64_classify(const struct b64_luts *l, __m256i v, __m256i *vals) {
+// b64_classify_v returns a vector that is non-zero exactly in the bytes of
+// `v` that are not in the alphabet, and the sextet values in `*vals`.
+static inline __m256i b64_classify_v(const struct b64_luts *l, __m256i v, __m256i *vals) {
   __m256i hi = _mm256_and_si256(_mm256_srli_epi32(v, 4), _mm256_set1_epi8(0x0f));
   __m256i lo = _mm256_and_si256(v, _mm256_set1_epi8(0x0f));
   __m256i bad = _mm256_and_si256(_mm256_shuffle_epi8(l->lo, lo), _mm256_shuffle_epi8(l->hi, hi));
   __m256i idx =
       _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(v, l->special), _mm256_set1_epi8(8)));
   *vals = _mm256_add_epi8(v, _mm256_shuffle_epi8(l->roll, idx));
+  return bad;
+}
+
+// b64_classify returns a bit per byte of `v` that is not in the alphabet and
+// the sextet values in `*vals`.
+static inline uint32_t b64_classify(const struct b64_luts *l, __m256i v, __m256i *vals) {
+  __m256i bad = b64_classify_v(l, v, vals);
   return ~(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(bad, _mm256_setzero_si256()));
 }
 
@@ -114,6 +191,20 @@ static size_t b64_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, con
                               size_t in_len, int url) {
   struct b64_luts l = b64_luts(url);
   size_t i = 0, o = 0;
+  // Two blocks per check; a pair with a bad character goes to the loop
+  // below, which stops at the block that holds it.
+  while (in_len - i >= 64 && out_cap - o >= 56) {
+    __m256i va, vb;
+    __m256i bad = _mm256_or_si256(
+        b64_classify_v(&l, _mm256_loadu_si256((const __m256i *)(in + i)), &va),
+        b64_classify_v(&l, _mm256_loadu_si256((const __m256i *)(in + i + 32)), &vb));
+    if (!_mm256_testz_si256(bad, bad))
+      break;
+    _mm256_storeu_si256((__m256i *)(out + o), b64_pack(va));
+    _mm256_storeu_si256((__m256i *)(out + o + 24), b64_pack(vb));
+    i += 64;
+    o += 48;
+  }
   while (in_len - i >= 32 && out_cap - o >= 32) {
     __m256i vals;
     if (b64_classify(&l, _mm256_loadu_si256((const __m256i *)(in + i)), &vals) != 0)
@@ -376,8 +467,11 @@ static size_t qp_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, cons
     __m256i v = _mm256_loadu_si256((const __m256i *)(p + i));
     __m256i n = _mm256_loadu_si256((const __m256i *)(p + i + 1));
     __m256i ws = _mm256_or_si256(eq8(v, ' '), eq8(v, '\t'));
-    __m256i nws = _mm256_or_si256(_mm256_or_si256(eq8(n, ' '), eq8(n, '\t')),
-                                  _mm256_or_si256(eq8(n, '\r'), eq8(n, '\n')));
+    // A space or tab stops the block when a byte up to 0x20 follows it: a
+    // superset of white space and line breaks (all four are <= 0x20) that
+    // costs two instructions; enc_qp_decode_special() keeps such a run when
+    // no line break follows it.
+    __m256i nws = _mm256_cmpeq_epi8(_mm256_min_epu8(n, _mm256_set1_epi8(0x20)), n);
     __m256i eq = eq8(v, '=');
     uint32_t ws_stop = (uint32_t)_mm256_movemask_epi8(_mm256_and_si256(ws, nws));
     uint32_t eqm = (uint32_t)_mm256_movemask_epi8(eq);
@@ -468,6 +562,7 @@ const struct enc_impl enc_impl_avx2 = {
     .required = ENC_CPU_AVX2 | ENC_CPU_SSSE3 | ENC_CPU_SSE41 | ENC_CPU_BMI1 | ENC_CPU_BMI2 |
                 ENC_CPU_LZCNT | ENC_CPU_POPCNT,
     .b64_encode = b64_encode_avx2,
+    .b64_encode_lines = b64_encode_lines_avx2,
     .b64_decode = b64_decode_avx2,
     .b64_decode_mime = b64_decode_mime_avx2,
     .b32_encode = b32_encode_avx2,

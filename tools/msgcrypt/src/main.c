@@ -49,8 +49,11 @@ static int cmd_selftest(int argc, char **argv) {
   return failed > 0 ? EXIT_FAILED : EXIT_OK;
 }
 
+int msgcrypt_cmd_describe(int argc, char **argv); // describe.c
+
 static const struct command commands[] = {
     {"selftest", "run every algorithm's known-answer self-test", cmd_selftest},
+    {"describe", "describe OpenPGP keys: algorithms, fingerprints, warnings", msgcrypt_cmd_describe},
 };
 
 static void usage(FILE *f) {

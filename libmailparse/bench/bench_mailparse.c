@@ -1,0 +1,423 @@
+// bench_mailparse.c: the parsing benchmark of libmailparse. It loads every
+// message named on the command line (files, or directories walked in name
+// order) into memory, then measures a full parse (every header field typed,
+// the MIME tree, every body decoded, text converted to UTF-8) and a header
+// parse (the top-level header section, every field typed) for libmailparse
+// and every peer built in (GMime, libetpan, Dovecot lib-mail, mimetic,
+// VMime), in interleaved rounds: each round times every implementation once
+// over the whole set, starting with a different one each round, so that a
+// noisy machine disturbs them alike. Before timing, one untimed pass runs each
+// implementation over every message; a message that any implementation fails
+// on is reported and left out for all of them, so that all are timed on the
+// same bytes. Results go to stdout as one JSON object per line
+// (corvid_bench.h): `bench` is "<mode>/<set name>", `items` the messages,
+// `bytes` their size, `ns` the fastest round and `median_ns` the median. It
+// also reports the memory our parser allocates per message (peak of the
+// arena, through a counting mp_allocator). README.md describes each
+// implementation's work; run-bench.sh adds Python's email package.
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bench_internal.h"
+#include "corvid_bench.h"
+
+static void usage(FILE *f) {
+  fputs("usage: bench_mailparse [--mode full|headers|both] [--rounds N] [--repeat N]\n"
+        "                       [--set NAME] [--impl TEXT[,TEXT...]] [--no-peak] [--list]\n"
+        "                       FILE|DIR...\n"
+        "  --mode    what to measure (default both)\n"
+        "  --rounds  timed rounds per implementation (default 5, at most 1000)\n"
+        "  --repeat  passes over the set in one timed round (default 1), for small sets\n"
+        "  --set     the name of the message set in the bench names (default \"set\")\n"
+        "  --impl    measure only implementations whose name contains one of the TEXTs\n"
+        "  --no-peak skip the peak-memory measurement of our parser\n"
+        "  --list    print the implementations built in and exit\n"
+        "Output: JSON lines on stdout (tools/bench-report makes tables); a summary of\n"
+        "each implementation's work on stderr.\n",
+        f);
+}
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct mpb_impl *const impls[] = {
+    &mpb_ours,
+#ifdef MPB_HAVE_GMIME
+    &mpb_peer_gmime,
+#endif
+#ifdef MPB_HAVE_LIBETPAN
+    &mpb_peer_libetpan,
+#endif
+#ifdef MPB_HAVE_DOVECOT
+    &mpb_peer_dovecot,
+#endif
+#ifdef MPB_HAVE_MIMETIC
+    &mpb_peer_mimetic,
+#endif
+#ifdef MPB_HAVE_VMIME
+    &mpb_peer_vmime,
+#endif
+};
+
+struct msg {
+  uint8_t *data;
+  size_t len;
+  size_t hdr_len; // the top-level header section, with the empty line
+  int skip;       // an implementation failed on it
+  char *path;
+};
+
+struct set {
+  struct msg *m;
+  size_t n, cap;
+};
+
+static int matches(const char *name, const char *patterns) {
+  if (patterns == NULL)
+    return 1;
+  for (const char *p = patterns;;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    for (const char *s = name; n > 0 && strlen(s) >= n; s++)
+      if (memcmp(s, p, n) == 0)
+        return 1;
+    if (end == NULL)
+      return 0;
+    p = end + 1;
+  }
+}
+
+// header_len returns the length of the top-level header section: up to and
+// including the first empty line (CRLF or LF), or the whole message.
+static size_t header_len(const uint8_t *d, size_t len) {
+  if (len > 0 && d[0] == '\n')
+    return 1;
+  if (len > 1 && d[0] == '\r' && d[1] == '\n')
+    return 2;
+  for (size_t i = 0; i + 1 < len; i++) {
+    if (d[i] != '\n')
+      continue;
+    if (d[i + 1] == '\n')
+      return i + 2;
+    if (d[i + 1] == '\r' && i + 2 < len && d[i + 2] == '\n')
+      return i + 3;
+  }
+  return len;
+}
+
+static int add_file(struct set *s, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL)
+    return -1;
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || st.st_size < 0) {
+    fclose(f);
+    return -1;
+  }
+  size_t len = (size_t)st.st_size;
+  uint8_t *buf = malloc(len ? len : 1);
+  if (buf == NULL || fread(buf, 1, len, f) != len) {
+    free(buf);
+    fclose(f);
+    return -1;
+  }
+  fclose(f);
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 256;
+    struct msg *m = realloc(s->m, cap * sizeof *m);
+    if (m == NULL) {
+      free(buf);
+      return -1;
+    }
+    s->m = m;
+    s->cap = cap;
+  }
+  char *copy = strdup(path);
+  if (copy == NULL) {
+    free(buf);
+    return -1;
+  }
+  s->m[s->n++] = (struct msg){buf, len, header_len(buf, len), 0, copy};
+  return 0;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// add_path adds a file, or every regular file under a directory (recursively,
+// in name order; names starting with '.' are skipped).
+static int add_path(struct set *s, const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    fprintf(stderr, "bench_mailparse: %s: not found\n", path);
+    return -1;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    if (!S_ISREG(st.st_mode))
+      return 0;
+    if (add_file(s, path) != 0) {
+      fprintf(stderr, "bench_mailparse: %s: cannot read\n", path);
+      return -1;
+    }
+    return 0;
+  }
+  DIR *d = opendir(path);
+  if (d == NULL) {
+    fprintf(stderr, "bench_mailparse: %s: cannot open\n", path);
+    return -1;
+  }
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  int rc = 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;) {
+    if (e->d_name[0] == '.')
+      continue;
+    if (n == cap) {
+      cap = cap ? cap * 2 : 64;
+      char **p = realloc(names, cap * sizeof *p);
+      if (p == NULL) {
+        rc = -1;
+        break;
+      }
+      names = p;
+    }
+    size_t len = strlen(path) + strlen(e->d_name) + 2;
+    if ((names[n] = malloc(len)) == NULL) {
+      rc = -1;
+      break;
+    }
+    snprintf(names[n++], len, "%s/%s", path, e->d_name);
+  }
+  closedir(d);
+  if (n > 0)
+    qsort(names, n, sizeof *names, cmp_names);
+  for (size_t i = 0; i < n; i++) {
+    if (rc == 0)
+      rc = add_path(s, names[i]);
+    free(names[i]);
+  }
+  free(names);
+  return rc;
+}
+
+static const uint8_t *input(const struct msg *m, int mode, size_t *len) {
+  *len = mode == MPB_HEADERS ? m->hdr_len : m->len;
+  return m->data;
+}
+
+// check_pass runs `impl` once over every message (the warm-up), marks the
+// messages it fails on, prints its work and returns how many failed.
+static size_t check_pass(const struct mpb_impl *impl, struct set *s, int mode) {
+  struct mpb_work w = {0, 0, 0};
+  size_t failed = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    size_t len;
+    const uint8_t *d = input(&s->m[i], mode, &len);
+    if (impl->run(&w, mode, d, len) != 0) {
+      if (!s->m[i].skip)
+        fprintf(stderr, "bench_mailparse: %s failed on %s: left out for all\n", impl->name,
+                s->m[i].path);
+      s->m[i].skip = 1;
+      failed++;
+    }
+  }
+  fprintf(stderr,
+          "bench_mailparse: %-9s %-7s fields %llu, leaf parts %llu, output %llu bytes, "
+          "failed on %zu\n",
+          impl->name, mode == MPB_FULL ? "full" : "headers", (unsigned long long)w.fields,
+          (unsigned long long)w.parts, (unsigned long long)w.bytes, failed);
+  return failed;
+}
+
+// timed_pass times `repeat` passes of `impl` over the set.
+static uint64_t timed_pass(const struct mpb_impl *impl, const struct set *s, int mode,
+                           unsigned repeat) {
+  struct mpb_work w = {0, 0, 0};
+  uint64_t start = corvid_bench_now_ns();
+  for (unsigned rep = 0; rep < repeat; rep++) {
+    for (size_t i = 0; i < s->n; i++) {
+      if (s->m[i].skip)
+        continue;
+      size_t len;
+      const uint8_t *d = input(&s->m[i], mode, &len);
+      if (impl->run(&w, mode, d, len) != 0)
+        abort(); // it succeeded on this message in the check pass
+    }
+  }
+  uint64_t ns = corvid_bench_now_ns() - start;
+  corvid_bench_sink(&w, sizeof w);
+  return ns;
+}
+
+// measure checks and times every implementation in `list` over the set in
+// `mode`. It returns 0, or -1 when our parser failed on a message (it never
+// should) or memory ran out.
+static int measure(const struct mpb_impl *const *list, size_t num, struct set *s, int mode,
+                   unsigned rounds, unsigned repeat, const char *set_name) {
+  int rc = 0;
+  for (size_t k = 0; k < num; k++)
+    if (check_pass(list[k], s, mode) > 0 && list[k] == &mpb_ours)
+      rc = -1;
+  uint64_t bytes = 0, items = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    if (s->m[i].skip)
+      continue;
+    size_t len;
+    (void)input(&s->m[i], mode, &len);
+    bytes += len;
+    items++;
+  }
+  uint64_t *samples = calloc(num * rounds, sizeof *samples);
+  if (samples == NULL)
+    return -1;
+  for (unsigned r = 0; r < rounds; r++) {
+    for (size_t j = 0; j < num; j++) {
+      size_t k = (j + r) % num;
+      samples[k * rounds + r] = timed_pass(list[k], s, mode, repeat);
+    }
+  }
+  char bench[128];
+  snprintf(bench, sizeof bench, "%s/%s", mode == MPB_FULL ? "full" : "headers", set_name);
+  for (size_t k = 0; k < num; k++) {
+    struct corvid_bench_result res;
+    corvid_bench_reduce(&res, samples + k * rounds, rounds);
+    corvid_bench_emit(stdout, bench, list[k]->name, bytes * repeat, items * repeat, &res);
+    fflush(stdout);
+  }
+  free(samples);
+  return rc;
+}
+
+// measure_peak parses every message once through the counting allocator and
+// prints the distribution of the arena's high-water mark, which is what a
+// parse costs beyond the message itself.
+static int measure_peak(const struct set *s, const char *set_name) {
+  uint64_t *peak = calloc(s->n ? s->n : 1, sizeof *peak);
+  if (peak == NULL)
+    return -1;
+  uint64_t worst = 0;
+  size_t worst_i = 0;
+  double worst_ratio = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    if (mpb_ours_peak(&peak[i], s->m[i].data, s->m[i].len) != 0) {
+      fprintf(stderr, "bench_mailparse: peak: %s: parse failed or leaked\n", s->m[i].path);
+      free(peak);
+      return -1;
+    }
+    if (peak[i] > worst) {
+      worst = peak[i];
+      worst_i = i;
+    }
+    double ratio = s->m[i].len ? (double)peak[i] / (double)s->m[i].len : 0;
+    if (ratio > worst_ratio)
+      worst_ratio = ratio;
+  }
+  uint64_t worst_len = s->n ? s->m[worst_i].len : 0;
+  qsort(peak, s->n, sizeof *peak, corvid_bench_cmp_u64);
+  size_t p99 = s->n ? (s->n * 99 + 99) / 100 - 1 : 0, p50 = s->n / 2;
+  printf("{\"bench\":\"peak-memory/%s\",\"impl\":\"mailparse\",\"messages\":%zu,"
+         "\"overhead_max\":%llu,\"overhead_p99\":%llu,\"overhead_p50\":%llu,"
+         "\"overhead_max_message_bytes\":%llu,\"overhead_max_ratio\":%.4f}\n",
+         set_name, s->n, (unsigned long long)worst, (unsigned long long)(s->n ? peak[p99] : 0),
+         (unsigned long long)(s->n ? peak[p50] : 0), (unsigned long long)worst_len, worst_ratio);
+  fprintf(stderr, "bench_mailparse: peak arena per message: max %llu bytes (%s, %llu bytes)\n",
+          (unsigned long long)worst, s->n ? s->m[worst_i].path : "-",
+          (unsigned long long)worst_len);
+  free(peak);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  const char *mode = "both", *set_name = "set", *impl_filter = NULL;
+  unsigned rounds = 5, repeat = 1;
+  int list = 0, peak = 1;
+  struct set s = {NULL, 0, 0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strcmp(a, "--mode") == 0 && i + 1 < argc) {
+      mode = argv[++i];
+    } else if (strcmp(a, "--rounds") == 0 && i + 1 < argc) {
+      long v = strtol(argv[++i], NULL, 10);
+      if (v < 1 || v > CORVID_BENCH_MAX_REPS) {
+        usage(stderr);
+        return 2;
+      }
+      rounds = (unsigned)v;
+    } else if (strcmp(a, "--repeat") == 0 && i + 1 < argc) {
+      long v = strtol(argv[++i], NULL, 10);
+      if (v < 1 || v > 1000000) {
+        usage(stderr);
+        return 2;
+      }
+      repeat = (unsigned)v;
+    } else if (strcmp(a, "--set") == 0 && i + 1 < argc) {
+      set_name = argv[++i];
+    } else if (strcmp(a, "--impl") == 0 && i + 1 < argc) {
+      impl_filter = argv[++i];
+    } else if (strcmp(a, "--no-peak") == 0) {
+      peak = 0;
+    } else if (strcmp(a, "--list") == 0) {
+      list = 1;
+    } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return 0;
+    } else if (a[0] == '-') {
+      usage(stderr);
+      return 2;
+    } else if (add_path(&s, a) != 0) {
+      return 1;
+    }
+  }
+  int do_full = strcmp(mode, "full") == 0 || strcmp(mode, "both") == 0;
+  int do_headers = strcmp(mode, "headers") == 0 || strcmp(mode, "both") == 0;
+  if (!do_full && !do_headers) {
+    usage(stderr);
+    return 2;
+  }
+  const struct mpb_impl *chosen[COUNT(impls)];
+  size_t num = 0;
+  for (size_t k = 0; k < COUNT(impls); k++) {
+    if (list) {
+      printf("%s\n", impls[k]->name);
+      continue;
+    }
+    if (!matches(impls[k]->name, impl_filter))
+      continue;
+    if (impls[k]->init != NULL && impls[k]->init() != 0) {
+      fprintf(stderr, "bench_mailparse: %s: set-up failed, left out\n", impls[k]->name);
+      continue;
+    }
+    chosen[num++] = impls[k];
+  }
+  if (list)
+    return 0;
+  if (s.n == 0 || num == 0) {
+    usage(stderr);
+    return 2;
+  }
+  uint64_t total = 0;
+  for (size_t i = 0; i < s.n; i++)
+    total += s.m[i].len;
+  fprintf(stderr, "bench_mailparse: %zu messages, %llu bytes, %u rounds\n", s.n,
+          (unsigned long long)total, rounds);
+  int rc = 0;
+  if (peak && matches(mpb_ours.name, impl_filter) && measure_peak(&s, set_name) != 0)
+    rc = 1;
+  if (do_full && measure(chosen, num, &s, MPB_FULL, rounds, repeat, set_name) != 0)
+    rc = 1;
+  if (do_headers) {
+    for (size_t i = 0; i < s.n; i++)
+      s.m[i].skip = 0;
+    if (measure(chosen, num, &s, MPB_HEADERS, rounds, repeat, set_name) != 0)
+      rc = 1;
+  }
+  for (size_t i = 0; i < s.n; i++) {
+    free(s.m[i].data);
+    free(s.m[i].path);
+  }
+  free(s.m);
+  return rc;
+}

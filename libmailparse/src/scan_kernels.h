@@ -1,0 +1,161 @@
+// scan_kernels.h: the scanning algorithms every kernel shares, written once
+// over 64-byte blocks and 64-bit masks (bit i = byte i of the block). An ISA
+// file supplies two block classifiers, `eq` (bytes equal to a value) and
+// `high` (bytes >= 0x80), and instantiates these always-inline functions
+// with them, so each kernel is the same algorithm with its own instructions.
+// The block before the end of the buffer is copied into a padded stack
+// buffer, so no classifier ever reads outside [buf, buf + len); the padding
+// byte belongs to no class the algorithms look for.
+#ifndef MP_SCAN_KERNELS_H
+#define MP_SCAN_KERNELS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "core_internal.h"
+
+#define MP_KERNEL static inline __attribute__((always_inline))
+#define MP_BLOCK 64
+#define MP_PAD 'x'
+
+typedef uint64_t (*mp_eq_fn)(const uint8_t *p, uint8_t c);
+typedef uint64_t (*mp_high_fn)(const uint8_t *p);
+
+// mp_block returns 64 readable bytes holding buf[pos..] (pos < len): the
+// buffer itself or, near its end, a padded copy in `tmp`; *valid gets a mask
+// of the bytes that are real.
+MP_KERNEL const uint8_t *mp_block(const uint8_t *buf, size_t len, size_t pos,
+                                  uint8_t tmp[MP_BLOCK], uint64_t *valid) {
+  size_t n = len - pos;
+  if (n >= MP_BLOCK) {
+    *valid = ~(uint64_t)0;
+    return buf + pos;
+  }
+  memset(tmp, MP_PAD, MP_BLOCK);
+  memcpy(tmp, buf + pos, n);
+  *valid = ((uint64_t)1 << n) - 1;
+  return tmp;
+}
+
+// mp_next_is returns 1 when the byte just after the block at `pos` exists
+// and equals `c` (or `c2`): the one byte a block needs from its successor.
+MP_KERNEL uint64_t mp_next_is(const uint8_t *buf, size_t len, size_t pos, uint8_t c, uint8_t c2) {
+  return len - pos > MP_BLOCK && (buf[pos + MP_BLOCK] == c || buf[pos + MP_BLOCK] == c2);
+}
+
+MP_KERNEL size_t mp_k_line_end(const uint8_t *buf, size_t len, size_t from, mp_eq_fn eq) {
+  uint8_t tmp[MP_BLOCK];
+  for (size_t pos = from; pos < len; pos += MP_BLOCK) {
+    uint64_t valid;
+    const uint8_t *p = mp_block(buf, len, pos, tmp, &valid);
+    uint64_t lf = eq(p, '\n') & valid;
+    if (lf != 0)
+      return pos + (size_t)__builtin_ctzll(lf) + 1;
+  }
+  return len;
+}
+
+// A candidate is a line start (`from`, or a byte after an LF) holding '-'
+// followed by another '-'.
+MP_KERNEL size_t mp_k_next_dash_line(const uint8_t *buf, size_t len, size_t from, mp_eq_fn eq) {
+  uint8_t tmp[MP_BLOCK];
+  uint64_t carry = 1; // `from` is a line start
+  for (size_t pos = from; pos < len; pos += MP_BLOCK) {
+    uint64_t valid;
+    const uint8_t *p = mp_block(buf, len, pos, tmp, &valid);
+    uint64_t lf = eq(p, '\n');
+    uint64_t dash = eq(p, '-');
+    uint64_t starts = (lf << 1) | carry;
+    carry = lf >> 63;
+    if ((dash & starts) == 0)
+      continue;
+    uint64_t dash1 = (dash >> 1) | (mp_next_is(buf, len, pos, '-', '-') << 63);
+    uint64_t cand = starts & dash & dash1 & valid;
+    if (cand != 0)
+      return pos + (size_t)__builtin_ctzll(cand);
+  }
+  return len;
+}
+
+// The field ends at the first LF whose next byte is not SP or HT (or does
+// not exist). The colon counts only before the first LF.
+MP_KERNEL size_t mp_k_field_end(const uint8_t *buf, size_t len, size_t from, size_t *colon,
+                                uint32_t *bits, mp_eq_fn eq, mp_high_fn high) {
+  uint8_t tmp[MP_BLOCK];
+  uint64_t prev_cr = 0; // the byte before `from` does not count
+  bool colon_done = false;
+  uint32_t acc = 0;
+  *colon = len;
+  for (size_t pos = from; pos < len; pos += MP_BLOCK) {
+    uint64_t valid;
+    const uint8_t *p = mp_block(buf, len, pos, tmp, &valid);
+    uint64_t lf = eq(p, '\n') & valid;
+    uint64_t ws = eq(p, ' ') | eq(p, '\t');
+    uint64_t ws1 = (ws >> 1) | (mp_next_is(buf, len, pos, ' ', '\t') << 63);
+    uint64_t stop = lf & ~ws1;
+    // upto: the bytes that belong to the field in this block.
+    uint64_t upto = stop != 0 ? (stop ^ (stop - 1)) : valid;
+    if (!colon_done) {
+      uint64_t first_line = lf != 0 ? (lf & (0 - lf)) - 1 : valid;
+      uint64_t c = eq(p, ':') & first_line;
+      if (c != 0) {
+        *colon = pos + (size_t)__builtin_ctzll(c);
+        colon_done = true;
+      } else if (lf != 0) {
+        colon_done = true;
+      }
+    }
+    uint64_t cr = eq(p, '\r');
+    if ((lf & ~((cr << 1) | prev_cr) & upto) != 0)
+      acc |= MP_SCAN_BARE_LF;
+    prev_cr = cr >> 63;
+    if ((eq(p, 0) & upto & valid) != 0)
+      acc |= MP_SCAN_NUL;
+    if ((high(p) & upto & valid) != 0)
+      acc |= MP_SCAN_8BIT;
+    if (stop != 0) {
+      *bits = acc;
+      return pos + (size_t)__builtin_ctzll(stop) + 1;
+    }
+  }
+  *bits = acc;
+  return len;
+}
+
+MP_KERNEL size_t mp_k_count_lf(const uint8_t *buf, size_t len, size_t from, mp_eq_fn eq) {
+  uint8_t tmp[MP_BLOCK];
+  size_t n = 0;
+  for (size_t pos = from; pos < len; pos += MP_BLOCK) {
+    uint64_t valid;
+    const uint8_t *p = mp_block(buf, len, pos, tmp, &valid);
+    n += (size_t)__builtin_popcountll(eq(p, '\n') & valid);
+  }
+  return n;
+}
+
+// MP_SCANNER_DEFINE defines the functions and the table of one kernel from
+// its two classifiers.
+#define MP_SCANNER_DEFINE(isa, req, eq, high)                                                      \
+  static size_t isa##_line_end(const uint8_t *buf, size_t len, size_t from) {                      \
+    return mp_k_line_end(buf, len, from, eq);                                                      \
+  }                                                                                                \
+  static size_t isa##_next_dash_line(const uint8_t *buf, size_t len, size_t from) {                \
+    return mp_k_next_dash_line(buf, len, from, eq);                                                \
+  }                                                                                                \
+  static size_t isa##_field_end(const uint8_t *buf, size_t len, size_t from, size_t *colon,        \
+                                uint32_t *bits) {                                                  \
+    return mp_k_field_end(buf, len, from, colon, bits, eq, high);                                  \
+  }                                                                                                \
+  static size_t isa##_count_lf(const uint8_t *buf, size_t len, size_t from) {                      \
+    return mp_k_count_lf(buf, len, from, eq);                                                      \
+  }                                                                                                \
+  const mp_scanner mp_scanner_##isa = {                                                            \
+      .name = #isa,                                                                                \
+      .required = (req),                                                                           \
+      .line_end = isa##_line_end,                                                                  \
+      .next_dash_line = isa##_next_dash_line,                                                      \
+      .field_end = isa##_field_end,                                                                \
+      .count_lf = isa##_count_lf,                                                                  \
+  }
+
+#endif // MP_SCAN_KERNELS_H

@@ -1,0 +1,28 @@
+// sse2.c: the SSE2 scanner: the shared algorithms of scan_kernels.h with
+// four 16-byte compares and PMOVMSKB per 64-byte block. SSE2 is part of
+// x86-64, so this kernel runs on every x86-64 CPU without AVX2.
+#include <emmintrin.h>
+
+#include "corvid_cpu.h"
+#include "scan_kernels.h"
+
+static inline uint64_t sse2_eq(const uint8_t *p, uint8_t c) {
+  __m128i v = _mm_set1_epi8((char)c);
+  uint64_t m = 0;
+  for (unsigned i = 0; i < 4; i++) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+    m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpeq_epi8(x, v)) << (16 * i);
+  }
+  return m;
+}
+
+static inline uint64_t sse2_high(const uint8_t *p) {
+  uint64_t m = 0;
+  for (unsigned i = 0; i < 4; i++) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+    m |= (uint64_t)(uint16_t)_mm_movemask_epi8(x) << (16 * i);
+  }
+  return m;
+}
+
+MP_SCANNER_DEFINE(sse2, CORVID_CPU_SSE2, sse2_eq, sse2_high);

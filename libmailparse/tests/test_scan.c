@@ -1,0 +1,373 @@
+// test_scan.c: the scanner (scan.c and the kernels): the scalar functions
+// against hand-checked tables, then every implementation this CPU supports
+// against scalar on crafted inputs (every length 0..300 at every alignment
+// 0..63, LF, CRLF and bare CR line ends, "--" and "\n--" at the buffer end
+// and at the 16/32/64-byte block edges, inputs that end exactly before a
+// PROT_NONE guard page) and on random ones, whole-message parses compared
+// field by field, and the implementation table and MAILPARSE_IMPL.
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core_internal.h"
+#include "mailparse.h"
+#include "scan_check.h"
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15u;
+
+static uint64_t rnd(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+// fill writes `len` bytes biased towards what the scanners look for.
+static void fill(uint8_t *buf, size_t len, unsigned mode) {
+  static const char *const pieces[] = {"\r\n", "\n", "\r", "--", "-", ":", " ", "\t", "\n--",
+                                       "\n ", "\r\n\t", "x", "ab", "\n\n"};
+  size_t n = 0;
+  while (n < len) {
+    uint64_t r = rnd();
+    if (mode == 0 || r % 5 == 0) {
+      static const uint8_t bytes[] = {'a', 'Z', ':', '-', '\n', '\r', ' ', '\t', 0, 0x80, 0xff};
+      buf[n++] = mode == 0 ? (uint8_t)(r >> 8) : bytes[(r >> 8) % sizeof bytes];
+    } else {
+      const char *p = pieces[(r >> 8) % (sizeof pieces / sizeof pieces[0])];
+      for (size_t i = 0; p[i] != '\0' && n < len; i++)
+        buf[n++] = (uint8_t)p[i];
+    }
+  }
+}
+
+// check_all compares every supported implementation with scalar at each
+// offset of `froms` (or at every offset when `all`).
+static void check_all(const uint8_t *buf, size_t len, bool all) {
+  char why[256];
+  for (size_t i = 0;; i++) {
+    bool sup;
+    const mp_scanner *sc = mp_scanner_at(i, &sup);
+    if (sc == NULL)
+      break;
+    if (!sup || sc == &mp_scanner_scalar)
+      continue;
+    for (size_t from = 0; from <= len; from++) {
+      if (!all && from > 3 && from + 3 < len && buf[from - 1] != '\n' && from % 29 != 0)
+        continue;
+      ck_assert_msg(mp_scan_diff(&mp_scanner_scalar, sc, buf, len, from, why, sizeof why) == 0,
+                    "%s", why);
+    }
+  }
+}
+
+// The specification itself, on inputs checked by hand.
+START_TEST(scalar_tables) {
+  const mp_scanner *s = &mp_scanner_scalar;
+  const uint8_t *t = (const uint8_t *)"ab\ncd\n--x\n";
+  ck_assert_uint_eq(s->line_end(t, 10, 0), 3);
+  ck_assert_uint_eq(s->line_end(t, 10, 3), 6);
+  ck_assert_uint_eq(s->line_end(t, 5, 3), 5);
+  ck_assert_uint_eq(s->line_end(t, 10, 10), 10);
+  ck_assert_uint_eq(s->next_dash_line(t, 10, 0), 6);
+  ck_assert_uint_eq(s->next_dash_line(t, 7, 0), 7); // one '-' left: no candidate
+  ck_assert_uint_eq(s->next_dash_line(t, 8, 0), 6);
+  ck_assert_uint_eq(s->next_dash_line((const uint8_t *)"--", 2, 0), 0);
+  ck_assert_uint_eq(s->next_dash_line((const uint8_t *)"a--\n", 4, 0), 4);
+  ck_assert_uint_eq(s->count_lf(t, 10, 0), 3);
+  ck_assert_uint_eq(s->count_lf(t, 10, 4), 2);
+  struct {
+    const char *in;
+    size_t from, end, colon;
+    uint32_t bits;
+  } f[] = {
+      {"Subject: a\r\n b\r\nX: y\r\n", 0, 16, 7, 0},
+      {"Subject: a\r\n\tb\r\n", 0, 16, 7, 0},
+      {"Subject: a\nX: y\n", 0, 11, 7, MP_SCAN_BARE_LF},
+      {"Subject: a\r\n b\nX: y\n", 0, 15, 7, MP_SCAN_BARE_LF},
+      {"No colon\r\n", 0, 10, 10, 0},
+      {"A\r\nb: c\r\n", 0, 3, 9, 0},   // the colon of the next line does not count
+      {"A\r\n b: c\r\n", 0, 10, 10, 0}, // nor one on a continuation line
+      {"To: \xc3\xa9\r\n\r\n", 0, 8, 2, MP_SCAN_8BIT},
+      {"To: a\0b\r\n", 0, 9, 2, MP_SCAN_NUL},
+      {"To: a", 0, 5, 2, 0},
+      {"To: a\r\n ", 0, 8, 2, 0},
+      {"To: a\r\r\n", 0, 8, 2, 0},
+      {"\n", 0, 1, 1, MP_SCAN_BARE_LF},
+      {"X: 1\r\nY: 2\r\n", 6, 12, 7, 0},
+      {"", 0, 0, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+    size_t len = strlen(f[i].in);
+    if (i == 8)
+      len = 9;
+    size_t colon;
+    uint32_t bits;
+    size_t end = s->field_end((const uint8_t *)f[i].in, len, f[i].from, &colon, &bits);
+    ck_assert_msg(end == f[i].end && colon == f[i].colon && bits == f[i].bits,
+                  "case %zu: end %zu colon %zu bits %u", i, end, colon, (unsigned)bits);
+  }
+}
+END_TEST
+
+// Every length 0..300 at every alignment 0..63 of a 64-byte aligned buffer.
+START_TEST(lengths_and_alignments) {
+  uint8_t *mem = aligned_alloc(64, 64 + 512);
+  ck_assert_ptr_nonnull(mem);
+  for (size_t len = 0; len <= 300; len++)
+    for (size_t align = 0; align < 64; align++) {
+      uint8_t *buf = mem + align;
+      fill(buf, len, 1 + (unsigned)(align & 1));
+      check_all(buf, len, len < 40);
+    }
+  free(mem);
+}
+END_TEST
+
+// Line-end styles and "--" placed at block edges and at the very end.
+START_TEST(block_edges) {
+  static const char *const eols[] = {"\n", "\r\n", "\r"};
+  uint8_t buf[400];
+  char why[256];
+  for (size_t e = 0; e < 3; e++)
+    for (size_t len = 1; len <= 200; len++) {
+      size_t el = strlen(eols[e]);
+      // Lines of 'a' with the chosen line end; every line end position
+      // sweeps the block edges as `len` grows.
+      for (size_t i = 0; i < len; i++)
+        buf[i] = 'a';
+      for (size_t at = 0; at + el <= len; at += 7 + len % 5)
+        memcpy(buf + at, eols[e], el);
+      check_all(buf, len, true);
+      static const size_t spots[] = {0, 14, 15, 16, 17, 30, 31, 32, 33, 62, 63, 64, 65, 127, 128};
+      for (size_t k = 0; k < sizeof spots / sizeof spots[0]; k++) {
+        size_t at = spots[k];
+        if (at + 3 > len)
+          continue;
+        uint8_t save[3];
+        memcpy(save, buf + at, 3);
+        memcpy(buf + at, "\n--", 3);
+        check_all(buf, len, true);
+        memcpy(buf + at, " --", 3); // after a space: not a line start
+        check_all(buf, len, true);
+        memcpy(buf + at, save, 3);
+      }
+      // "--" and "\n-" at the end of the buffer.
+      if (len >= 3) {
+        memcpy(buf + len - 3, "\n--", 3);
+        check_all(buf, len, true);
+        memcpy(buf + len - 3, "a\n-", 3);
+        check_all(buf, len, true);
+        memcpy(buf + len - 3, "a\n ", 3);
+        check_all(buf, len, true);
+      }
+    }
+  // Degenerate fills: all dashes, all line feeds, all spaces, all colons.
+  static const uint8_t fills[] = {'-', '\n', ' ', ':', '\r', 0, 0x80};
+  for (size_t k = 0; k < sizeof fills; k++)
+    for (size_t len = 0; len <= 200; len += 3) {
+      memset(buf, fills[k], len);
+      for (size_t from = 0; from <= len; from++)
+        for (size_t i = 0;; i++) {
+          bool sup;
+          const mp_scanner *sc = mp_scanner_at(i, &sup);
+          if (sc == NULL)
+            break;
+          if (sup)
+            ck_assert_msg(mp_scan_diff(&mp_scanner_scalar, sc, buf, len, from, why, sizeof why) ==
+                              0,
+                          "fill %#x: %s", fills[k], why);
+        }
+    }
+}
+END_TEST
+
+// Inputs whose last byte is the last byte before a PROT_NONE page: any read
+// past the end faults, in every build and without ASan.
+START_TEST(guard_page) {
+  long page = sysconf(_SC_PAGESIZE);
+  ck_assert_int_gt(page, 0);
+  uint8_t *map = mmap(NULL, (size_t)page * 3, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                      -1, 0);
+  ck_assert_ptr_ne(map, MAP_FAILED);
+  uint8_t *guard = map + 2 * page;
+  ck_assert_int_eq(mprotect(guard, (size_t)page, PROT_NONE), 0);
+  for (unsigned mode = 0; mode < 3; mode++)
+    for (size_t len = 0; len <= 300; len++) {
+      uint8_t *buf = guard - len;
+      fill(buf, len, mode);
+      check_all(buf, len, true);
+      if (len >= 2) {
+        memcpy(buf + len - 2, "--", 2);
+        check_all(buf, len, true);
+      }
+      if (len >= 1) {
+        buf[len - 1] = '\n';
+        check_all(buf, len, true);
+      }
+    }
+  // A whole page and more.
+  for (size_t len = (size_t)page - 70; len <= (size_t)page + 70; len++) {
+    uint8_t *buf = guard - len;
+    fill(buf, len, 1);
+    check_all(buf, len, false);
+  }
+  munmap(map, (size_t)page * 3);
+}
+END_TEST
+
+START_TEST(random_inputs) {
+  uint8_t *buf = malloc(4096);
+  ck_assert_ptr_nonnull(buf);
+  for (int it = 0; it < 1500; it++) {
+    size_t len = (size_t)(rnd() % (it < 1000 ? 300 : 4096));
+    fill(buf, len, (unsigned)(rnd() % 3));
+    uint8_t *exact = malloc(len ? len : 1); // exact size: ASan sees overreads
+    ck_assert_ptr_nonnull(exact);
+    memcpy(exact, buf, len);
+    check_all(exact, len, false);
+    free(exact);
+  }
+  free(buf);
+}
+END_TEST
+
+// Whole messages: every supported implementation parses to the same headers,
+// parts and problems as scalar.
+static void compare_parses(const uint8_t *in, size_t len, const mp_settings *st) {
+  ck_assert_int_eq(mp_impl_force("scalar"), 0);
+  mp_message *ref = NULL;
+  ck_assert_int_eq(mp_message_parse(&ref, st, in, len, NULL), 0);
+  char why[256];
+  for (size_t i = 0; i < mp_impl_count(); i++) {
+    int sup;
+    const char *name = mp_impl_get(i, &sup);
+    if (!sup)
+      continue;
+    ck_assert_int_eq(mp_impl_force(name), 0);
+    ck_assert_str_eq(mp_impl_name(), name);
+    mp_message *m = NULL;
+    ck_assert_int_eq(mp_message_parse(&m, st, in, len, NULL), 0);
+    ck_assert_msg(mp_message_diff(ref, m, why, sizeof why) == 0, "%s: %s", name, why);
+    mp_message_free(m);
+  }
+  mp_message_free(ref);
+  ck_assert_int_eq(mp_impl_force(NULL), 0);
+}
+
+START_TEST(whole_messages) {
+  static const char *const msgs[] = {
+      "From: a@b\r\nSubject: hi\r\n there\r\nContent-Type: multipart/mixed; boundary=\"b1\"\r\n"
+      "\r\npre\r\n--b1\r\nContent-Type: text/plain\r\n\r\nhello\r\n--b1\r\n"
+      "Content-Type: message/rfc822\r\n\r\nFrom: c@d\r\nTo: e\r\n\r\nbody\r\n--b1--\r\nepi\r\n",
+      "Content-Type: multipart/alternative; boundary=x\n\n--x\n\n--x--\n",
+      "X: \xc3\xa9\nBad line\nY:\0z\n\nbody --x\n--",
+      "Content-Type: multipart/mixed; boundary=\"a\"\r\n\r\n--a\r\nContent-Type: multipart/mixed; "
+      "boundary=\"b\"\r\n\r\n--b\r\n\r\ninner\r\n--a--\r\n",
+  };
+  for (size_t i = 0; i < sizeof msgs / sizeof msgs[0]; i++) {
+    size_t len = i == 2 ? 32 : strlen(msgs[i]);
+    compare_parses((const uint8_t *)msgs[i], len, NULL);
+    mp_settings st = MP_SETTINGS_INIT;
+    st.max_line_len = 8;
+    compare_parses((const uint8_t *)msgs[i], len, &st);
+  }
+  // Random messages built from header and boundary pieces.
+  static const char *const pieces[] = {
+      "Content-Type: multipart/mixed; boundary=\"zz\"\r\n", "Content-Type: message/rfc822\n",
+      "\r\n--zz\r\n", "\n--zz--\n", "\r\n\r\n", "\n\n", "Subject: x\r\n", " folded\r\n",
+      "\tfolded\n", "To: \xe2\x82\xac\n", "no colon\n", "text\r\n", "--", "\0", ":"};
+  uint8_t *buf = malloc(8192);
+  ck_assert_ptr_nonnull(buf);
+  for (int it = 0; it < 400; it++) {
+    size_t want = (size_t)(rnd() % 3000), n = 0;
+    while (n < want) {
+      const char *p = pieces[rnd() % (sizeof pieces / sizeof pieces[0])];
+      size_t pl = p[0] == '\0' ? 1 : strlen(p);
+      memcpy(buf + n, p, pl);
+      n += pl;
+    }
+    compare_parses(buf, n, NULL);
+  }
+  free(buf);
+}
+END_TEST
+
+START_TEST(impl_table) {
+  size_t n = mp_impl_count();
+  ck_assert_uint_ge(n, 2);
+  ck_assert_ptr_null(mp_impl_get(n, NULL));
+  int sup = 0;
+  ck_assert_str_eq(mp_impl_get(n - 1, &sup), "scalar");
+  ck_assert_int_eq(sup, 1);
+  ck_assert_str_eq(mp_impl_get(n - 2, &sup), "swar"); // runs everywhere
+  ck_assert_int_eq(sup, 1);
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      ck_assert_str_ne(mp_impl_get(i, NULL), mp_impl_get(j, NULL));
+  // The automatic choice is the first supported entry.
+  ck_assert_int_eq(mp_impl_force(NULL), 0);
+  for (size_t i = 0; i < n; i++) {
+    mp_impl_get(i, &sup);
+    if (sup) {
+      ck_assert_str_eq(mp_impl_name(), mp_impl_get(i, NULL));
+      break;
+    }
+  }
+  ck_assert_int_eq(mp_impl_force("no-such-implementation"), MP_ERR_UNSUPPORTED);
+  ck_assert_int_eq(mp_impl_force("scalar"), 0);
+  ck_assert_str_eq(mp_impl_name(), "scalar");
+  ck_assert_int_eq(mp_impl_force("unsupported"), MP_ERR_UNSUPPORTED);
+  ck_assert_str_eq(mp_impl_name(), "scalar");
+  ck_assert_int_eq(mp_impl_force(NULL), 0);
+}
+END_TEST
+
+// Run with MAILPARSE_IMPL naming no implementation: parsing refuses, nothing
+// aborts, and a program can still choose a real one.
+START_TEST(impl_unsupported) {
+  ck_assert_str_eq(mp_impl_name(), "unsupported");
+  mp_message *m = (mp_message *)1;
+  mp_diag d;
+  ck_assert_int_eq(mp_message_parse(&m, NULL, "X: y\r\n\r\n", 8, &d), MP_ERR_UNSUPPORTED);
+  ck_assert_ptr_null(m);
+  ck_assert_int_eq(d.code, MP_ERR_UNSUPPORTED);
+  ck_assert_str_eq(mp_strerror(MP_ERR_UNSUPPORTED), "not supported by the selected implementation");
+  ck_assert_int_eq(mp_impl_force("scalar"), 0);
+  ck_assert_int_eq(mp_message_parse(&m, NULL, "X: y\r\n\r\n", 8, &d), 0);
+  ck_assert_uint_eq(mp_message_num_headers(m), 1);
+  mp_message_free(m);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("scan");
+  const char *env = getenv("MAILPARSE_IMPL");
+  struct {
+    const char *name;
+    const TTest *test;
+  } cases[] = {{"scalar_tables", scalar_tables}, {"lengths_and_alignments", lengths_and_alignments},
+               {"block_edges", block_edges},     {"guard_page", guard_page},
+               {"random_inputs", random_inputs}, {"whole_messages", whole_messages},
+               {"impl_table", impl_table}};
+  if (env != NULL && env[0] != '\0' && strcmp(mp_impl_name(), "unsupported") == 0) {
+    TCase *tc = tcase_create("impl_unsupported");
+    tcase_add_test(tc, impl_unsupported);
+    suite_add_tcase(s, tc);
+  } else {
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+      TCase *tc = tcase_create(cases[i].name);
+      tcase_set_timeout(tc, 600);
+      tcase_add_test(tc, cases[i].test);
+      suite_add_tcase(s, tc);
+    }
+  }
+  SRunner *sr = srunner_create(s);
+  srunner_set_tap(sr, "-");
+  srunner_run_all(sr, CK_SILENT);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

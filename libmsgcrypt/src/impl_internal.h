@@ -1,0 +1,88 @@
+// impl_internal.h: libmsgcrypt's table of implementations (CONVENTIONS §6)
+// and the four-way SHAKE sponge that runs on it; private, never installed.
+// The kernels that dominate ML-KEM and ML-DSA (Keccak-f[1600], the ML-DSA
+// NTT and its products) have a plain C version in the "scalar" entry, which
+// is the specification, and faster ones per ISA level in src/x86/. Every
+// entry computes bit for bit the same results.
+#ifndef MC_IMPL_INTERNAL_H
+#define MC_IMPL_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mldsa_internal.h"
+#include "msgcrypt_internal.h"
+
+// Four Keccak states side by side, lane-interleaved: s[4 * i + j] is lane i
+// (FIPS 202 numbering x + 5y) of state j. The layout lets a 256-bit vector
+// hold lane i of all four states, and lets the scalar entry work lane by lane.
+typedef struct {
+  uint64_t s[25 * 4];
+} mc_keccak_x4;
+
+struct mc_impl {
+  const char *name;
+  uint32_t required; // CORVID_CPU_* bits that must all be present
+  // keccak_f1600_x4 applies Keccak-f[1600] to each of the four states.
+  void (*keccak_f1600_x4)(mc_keccak_x4 *st);
+  // The ML-DSA polynomial kernels, with the contracts of mldsa_internal.h.
+  void (*mldsa_ntt)(mc_mldsa_poly *a);
+  void (*mldsa_invntt)(mc_mldsa_poly *a);
+  void (*mldsa_pointwise)(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b);
+  void (*mldsa_pointwise_acc)(mc_mldsa_poly *acc, const mc_mldsa_poly *a, const mc_mldsa_poly *b);
+  void (*mldsa_pointwise_sum)(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b,
+                              unsigned num);
+};
+
+extern const struct mc_impl mc_impl_scalar;
+extern const struct mc_impl mc_impl_avx2; // built only with MC_HAVE_AVX2
+
+// mc_impl_current returns the implementation in use, choosing it on first
+// use (MSGCRYPT_IMPL or the CPU's best). Never NULL; when MSGCRYPT_IMPL names
+// something unusable it is the "unsupported" entry, whose kernels are the
+// scalar ones so that nothing crashes, and which the public entry points
+// refuse through mc_impl_check.
+const struct mc_impl *mc_impl_current(void);
+
+// mc_impl_check returns 0, or MC_ERR_UNSUPPORTED when the "unsupported"
+// entry is in use. Every public function that runs table kernels calls it
+// first.
+int mc_impl_check(void);
+
+// The scalar kernels, for the table and for the tests that compare every
+// other entry with them.
+void mc_keccak_f1600_x4_scalar(mc_keccak_x4 *st);
+void mc_mldsa_ntt_scalar(mc_mldsa_poly *a);
+void mc_mldsa_invntt_scalar(mc_mldsa_poly *a);
+void mc_mldsa_pointwise_scalar(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b);
+void mc_mldsa_pointwise_acc_scalar(mc_mldsa_poly *acc, const mc_mldsa_poly *a,
+                                   const mc_mldsa_poly *b);
+void mc_mldsa_pointwise_sum_scalar(mc_mldsa_poly *out, const mc_mldsa_poly *a,
+                                   const mc_mldsa_poly *b, unsigned num);
+
+// The AVX2 kernels (src/x86/, compiled with the avx2 flags of meson.build).
+void mc_keccak_f1600_x4_avx2(mc_keccak_x4 *st);
+void mc_mldsa_ntt_avx2(mc_mldsa_poly *a);
+void mc_mldsa_invntt_avx2(mc_mldsa_poly *a);
+void mc_mldsa_pointwise_avx2(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b);
+void mc_mldsa_pointwise_acc_avx2(mc_mldsa_poly *acc, const mc_mldsa_poly *a,
+                                 const mc_mldsa_poly *b);
+void mc_mldsa_pointwise_sum_avx2(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b,
+                                 unsigned num);
+
+// Four SHAKE instances at once (keccak_x4.c), for the samplers that hash
+// many short seeds: ExpandA, ExpandS and ExpandMask of ML-DSA, the matrix of
+// ML-KEM.
+
+// mc_shake_x4_absorb starts four SHAKE sponges of rate `rate` (168 for
+// SHAKE128, 136 for SHAKE256) on the `len`-byte inputs `in[0..3]`, with
+// `len` < `rate`, padded; the first permutation is left to the first squeeze.
+void mc_shake_x4_absorb(mc_keccak_x4 *st, unsigned rate, const uint8_t *const in[4], size_t len);
+
+// mc_shake_x4_squeeze_blocks permutes the four states `num_blocks` times and
+// writes `rate` bytes of each after each permutation: out[j] receives
+// `num_blocks` · `rate` bytes of stream j.
+void mc_shake_x4_squeeze_blocks(mc_keccak_x4 *st, unsigned rate, uint8_t *const out[4],
+                                size_t num_blocks);
+
+#endif // MC_IMPL_INTERNAL_H

@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""interop_pgp_keys.py: `msgcrypt describe` on OpenPGP keys made by real
+tools during the test: GnuPG 2.2 (RSA 2048/3072/4096, NIST P-256/384/521
+ECDSA+ECDH, legacy Ed25519/Curve25519; expired, soon-expiring, revoked and
+sign-only keys), Sequoia sq 0.27 (cv25519, rsa3k, rsa4k) and RNP 0.16. Each key's fingerprint, user
+ID, description and warnings are checked against what the generating tool
+says, and tampered, truncated and secret inputs must fail with exit status 1,
+nothing on stdout and a reason on stderr. TAP on stdout.
+
+usage: interop_pgp_keys.py MSGCRYPT VECTORS_DIR
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TOOL = sys.argv[1]
+VECTORS = sys.argv[2]
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append((name, bool(cond), detail))
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, timeout=120, **kw)
+
+
+def describe(path, *extra, now=None):
+    args = [TOOL, "describe", path, *extra]
+    if now is not None:
+        args += ["--now", str(now)]
+    return run(args)
+
+
+def describe_json(path, *extra, now=None):
+    r = describe(path, "--json", *extra, now=now)
+    if r.returncode != 0:
+        return None, r
+    return json.loads(r.stdout)["certificates"], r
+
+
+def codes(cert):
+    return sorted(w["code"] for w in cert["warnings"])
+
+
+def packets(data):
+    """Yield (start, body_start, end, tag) for every packet of `data`."""
+    i = 0
+    while i < len(data):
+        start, b = i, data[i]
+        if b & 0x40:
+            tag = b & 0x3F
+            l0 = data[i + 1]
+            if l0 < 192:
+                n, i = l0, i + 2
+            elif l0 < 224:
+                n, i = ((l0 - 192) << 8) + data[i + 2] + 192, i + 3
+            else:
+                n, i = int.from_bytes(data[i + 2:i + 6], "big"), i + 6
+        else:
+            tag, lt = (b >> 2) & 0x0F, b & 3
+            size = [1, 2, 4][lt]
+            n, i = int.from_bytes(data[i + 1:i + 1 + size], "big"), i + 1 + size
+        yield start, i, i + n, tag
+        i += n
+
+
+class Gpg:
+    def __init__(self, home):
+        self.home = home
+        os.makedirs(home, mode=0o700)
+
+    def __call__(self, *args, faked=None):
+        cmd = ["gpg", "--homedir", self.home, "--batch", "--pinentry-mode", "loopback",
+               "--passphrase", ""]
+        if faked:
+            cmd += ["--faked-system-time", faked]
+        return run(cmd + list(args))
+
+    def gen(self, uid, algo, usage, expire, faked=None):
+        r = self("--quick-gen-key", uid, algo, usage, expire, faked=faked)
+        assert r.returncode == 0, r.stderr.decode()
+        return self.fpr(uid)
+
+    def fpr(self, uid):
+        out = self("--with-colons", "--list-keys", uid).stdout.decode()
+        return [line.split(":")[9] for line in out.splitlines() if line.startswith("fpr:")]
+
+    def export(self, uid, path, armor=True):
+        r = self(*(["--armor"] if armor else []), "--export", uid)
+        with open(path, "wb") as f:
+            f.write(r.stdout)
+        return path
+
+    def stop(self):
+        run(["gpgconf", "--homedir", self.home, "--kill", "gpg-agent"])
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="interop_pgp_keys.")
+    try:
+        tests(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("1..%d" % len(results))
+    failed = 0
+    for i, (name, ok, detail) in enumerate(results, 1):
+        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
+        if not ok:
+            failed += 1
+            for line in str(detail).splitlines():
+                print("# " + line)
+    return 1 if failed else 0
+
+
+def tests(tmp):
+    gpg = Gpg(os.path.join(tmp, "gnupg"))
+    now = int(time.time())
+
+    # Classical keys of every kind GnuPG 2.2 makes: primary + encryption
+    # subkey.
+    kinds = [
+        ("rsa2048", "rsa2048", "rsa2048", "OpenPGP v4: RSA-2048 (encryption subkey RSA-2048)",
+         ["rsa-short"]),
+        ("rsa3072", "rsa3072", "rsa3072", "OpenPGP v4: RSA-3072 (encryption subkey RSA-3072)", []),
+        ("rsa4096", "rsa4096", "rsa4096", "OpenPGP v4: RSA-4096 (encryption subkey RSA-4096)", []),
+        ("p256", "nistp256", "nistp256",
+         "OpenPGP v4: ECDSA P-256 (encryption subkey ECDH P-256)", []),
+        ("p384", "nistp384", "nistp384",
+         "OpenPGP v4: ECDSA P-384 (encryption subkey ECDH P-384)", []),
+        ("p521", "nistp521", "nistp521",
+         "OpenPGP v4: ECDSA P-521 (encryption subkey ECDH P-521)", []),
+        ("25519", "ed25519", "cv25519",
+         "OpenPGP v4: EdDSALegacy Ed25519 (encryption subkey ECDH Curve25519Legacy)", []),
+    ]
+    all_fprs = []
+    for name, prim, sub, want, warns in kinds:
+        uid = "Test %s <%s@example.org>" % (name, name)
+        fpr = gpg.gen(uid, prim, "sign", "2y")[0]
+        r = gpg("--quick-add-key", fpr, sub, "encr", "2y")
+        check("gpg %s: add encryption subkey" % name, r.returncode == 0, r.stderr)
+        fprs = gpg.fpr(uid)
+        all_fprs.append(fpr)
+        for armor in (True, False):
+            path = gpg.export(uid, os.path.join(tmp, "%s.%s" % (name, "asc" if armor else "gpg")),
+                              armor)
+            certs, r = describe_json(path, "--address", "%s@EXAMPLE.org" % name)
+            form = "armored" if armor else "binary"
+            check("gpg %s %s: describe succeeds" % (name, form), certs is not None, r.stderr)
+            if certs is None:
+                continue
+            c = certs[0]
+            check("gpg %s %s: description" % (name, form), c["description"] == want,
+                  c["description"])
+            check("gpg %s %s: fingerprints as gpg prints them" % (name, form),
+                  [k["fingerprint"] for k in c["keys"]] == fprs, (c["keys"], fprs))
+            check("gpg %s %s: user ID" % (name, form), c["user_ids"] == [uid], c["user_ids"])
+            check("gpg %s %s: expiry in two years" % (name, form),
+                  c["expires"] > now + 700 * 86400, c["expires"])
+            check("gpg %s %s: warnings" % (name, form), codes(c) == warns, c["warnings"])
+            check("gpg %s %s: encryption subkey selected" % (name, form),
+                  [k["recipient"] for k in c["keys"]] == [False, True], c["keys"])
+        # An address that is not on the key.
+        certs, r = describe_json(os.path.join(tmp, name + ".asc"), "--address", "x@example.org")
+        check("gpg %s: no-address-match" % name,
+              certs is not None and "no-address-match" in codes(certs[0]), r.stdout)
+
+    # Many keys in one armored export, then in one binary export.
+    for armor in (True, False):
+        path = os.path.join(tmp, "all." + ("asc" if armor else "gpg"))
+        r = gpg(*(["--armor"] if armor else []), "--export")
+        with open(path, "wb") as f:
+            f.write(r.stdout)
+        certs, r = describe_json(path)
+        check("gpg export of %d keys (%s)" % (len(kinds), "armored" if armor else "binary"),
+              certs is not None and [c["fingerprint"] for c in certs] == all_fprs,
+              r.stderr)
+
+    # Plain text output has the description first and the fingerprint.
+    r = describe(os.path.join(tmp, "rsa3072.asc"))
+    lines = r.stdout.decode().splitlines()
+    check("text output", r.returncode == 0 and lines[0] == kinds[1][3] and
+          lines[1] == "fingerprint: " + all_fprs[1], r.stdout + r.stderr)
+
+    # Expiring within 14 days: still usable, with a warning.
+    uid = "Soon <soon@example.org>"
+    fpr = gpg.gen(uid, "ed25519", "sign", "7d")[0]
+    gpg("--quick-add-key", fpr, "cv25519", "encr", "7d")
+    certs, r = describe_json(gpg.export(uid, os.path.join(tmp, "soon.asc")))
+    check("gpg key expiring in 7 days: expires-soon",
+          certs is not None and codes(certs[0]) == ["expires-soon"], r.stdout + r.stderr)
+
+    # Expired: made two years ago with one year of validity.
+    uid = "Old <old@example.org>"
+    fpr = gpg.gen(uid, "ed25519", "sign", "1y", faked="20241101T000000!")[0]
+    gpg("--quick-add-key", fpr, "cv25519", "encr", "1y", faked="20241101T000001!")
+    path = gpg.export(uid, os.path.join(tmp, "old.asc"))
+    r = describe(path)
+    check("gpg expired key: exit 1, nothing on stdout, says expired",
+          r.returncode == 1 and r.stdout == b"" and b"expired" in r.stderr, r.stderr)
+    certs, r = describe_json(path, now=1750000000)  # mid-2025: valid then
+    check("gpg expired key: valid before it expired", certs is not None, r.stderr)
+
+    # Revoked with the revocation certificate gpg stored at generation.
+    uid = "Revoked <revoked@example.org>"
+    fpr = gpg.gen(uid, "ed25519", "sign", "2y")[0]
+    gpg("--quick-add-key", fpr, "cv25519", "encr", "2y")
+    rev_path = os.path.join(gpg.home, "openpgp-revocs.d", fpr + ".rev")
+    rev = open(rev_path, encoding="ascii").read().replace(":-----BEGIN", "-----BEGIN")
+    with open(os.path.join(tmp, "rev.asc"), "w", encoding="ascii") as f:
+        f.write(rev)
+    r = gpg("--import", os.path.join(tmp, "rev.asc"))
+    check("gpg: import revocation", r.returncode == 0, r.stderr)
+    r = describe(gpg.export(uid, os.path.join(tmp, "revoked.asc")))
+    check("gpg revoked key: exit 1, says revoked",
+          r.returncode == 1 and r.stdout == b"" and b"revoked" in r.stderr, r.stderr)
+
+    # Wrong key flags: a signing-only key (and a signing subkey) cannot
+    # receive.
+    uid = "Signer <signer@example.org>"
+    fpr = gpg.gen(uid, "ed25519", "sign", "2y")[0]
+    gpg("--quick-add-key", fpr, "ed25519", "sign", "2y")
+    r = describe(gpg.export(uid, os.path.join(tmp, "signer.asc")))
+    check("gpg sign-only key: exit 1, no-encryption-key",
+          r.returncode == 1 and r.stdout == b"" and b"no-encryption-key" in r.stderr, r.stderr)
+
+    # Tampering: flip the last byte of each signature after the encryption
+    # subkey, or of the subkey; the key loses its subkey.
+    data = open(os.path.join(tmp, "p256.gpg"), "rb").read()
+    seen_sub, n = False, 0
+    for start, body, end, tag in packets(data):
+        seen_sub |= tag == 14
+        if not seen_sub:
+            continue
+        bad = bytearray(data)
+        bad[end - 1] ^= 0x01
+        path = os.path.join(tmp, "tampered.gpg")
+        open(path, "wb").write(bytes(bad))
+        r = describe(path)
+        n += 1
+        check("tampered packet %d (type %d): exit 1, nothing on stdout" % (n, tag),
+              r.returncode == 1 and r.stdout == b"", r.stdout + r.stderr)
+    # Tampered user-ID self-signature: the key stays, the user ID goes.
+    for start, body, end, tag in packets(data):
+        if tag == 2:
+            bad = bytearray(data)
+            bad[end - 1] ^= 0x01
+            open(path, "wb").write(bytes(bad))
+            certs, r = describe_json(path)
+            check("tampered user-ID signature: reported as bad-signature",
+                  certs is None or "bad-signature" in codes(certs[0]), r.stdout + r.stderr)
+            break
+
+    # Truncated input.
+    path = os.path.join(tmp, "truncated.gpg")
+    open(path, "wb").write(data[:len(data) // 2])
+    r = describe(path)
+    check("truncated key: exit 1, says truncated",
+          r.returncode == 1 and r.stdout == b"" and b"truncated" in r.stderr, r.stderr)
+
+    # Secret keys and non-keys.
+    r = gpg("--armor", "--export-secret-keys", all_fprs[3])
+    open(os.path.join(tmp, "secret.asc"), "wb").write(r.stdout)
+    r = describe(os.path.join(tmp, "secret.asc"))
+    check("secret key: exit 1, says secret key",
+          r.returncode == 1 and r.stdout == b"" and b"secret key" in r.stderr, r.stderr)
+    r = describe(os.path.join(VECTORS, "rfc9580-appendixA", "a8_encrypted.asc"))
+    check("a message is not a key: exit 1", r.returncode == 1 and r.stdout == b"", r.stderr)
+    r = describe("/nonexistent/key.asc")
+    check("missing file: exit 1", r.returncode == 1 and r.stdout == b"", r.stderr)
+    gpg.stop()
+
+    # Sequoia sq 0.27: every cipher suite it offers.
+    for suite, want in [
+            ("cv25519", "OpenPGP v4: EdDSALegacy Ed25519 (encryption subkey ECDH Curve25519Legacy)"),
+            ("rsa3k", "OpenPGP v4: RSA-3072 (encryption subkey RSA-3072)"),
+            ("rsa4k", "OpenPGP v4: RSA-4096 (encryption subkey RSA-4096)")]:
+        key = os.path.join(tmp, "sq-%s.key" % suite)
+        r = run(["sq", "key", "generate", "--userid", "<sq-%s@example.org>" % suite,
+                 "--cipher-suite", suite, "--export", key])
+        check("sq %s: generate" % suite, r.returncode == 0, r.stderr)
+        cert = os.path.join(tmp, "sq-%s.asc" % suite)
+        r = run(["sq", "key", "extract-cert", "--output", cert, key])
+        check("sq %s: extract cert" % suite, r.returncode == 0, r.stderr)
+        inspect = run(["sq", "inspect", cert]).stdout.decode()
+        sq_fprs = [line.split()[-1] for line in inspect.splitlines()
+                   if line.strip().startswith(("Fingerprint:", "Subkey:"))]
+        certs, r = describe_json(cert)
+        check("sq %s: describe" % suite, certs is not None and certs[0]["description"] == want,
+              (certs, r.stderr))
+        if certs:
+            check("sq %s: fingerprints as sq prints them" % suite,
+                  [k["fingerprint"] for k in certs[0]["keys"]] == sq_fprs,
+                  (certs[0]["keys"], sq_fprs))
+        r = describe(key)
+        check("sq %s: the secret key is refused" % suite, r.returncode == 1, r.stderr)
+
+    # RNP 0.16 with its defaults.
+    home = os.path.join(tmp, "rnp")
+    os.makedirs(home)
+    r = run(["rnpkeys", "--homedir", home, "--generate-key", "--userid", "rnp <rnp@example.org>",
+             "--password", ""])
+    check("rnp: generate", r.returncode == 0, r.stderr)
+    r = run(["rnpkeys", "--homedir", home, "--export-key", "rnp@example.org"])
+    path = os.path.join(tmp, "rnp.asc")
+    open(path, "wb").write(r.stdout)
+    listing = run(["rnpkeys", "--homedir", home, "--list-keys"])
+    certs, r = describe_json(path, "--address", "rnp@example.org")
+    check("rnp: describe", certs is not None and certs[0]["description"].startswith("OpenPGP v4: "),
+          r.stderr)
+    if certs:
+        out = listing.stdout.decode().replace(" ", "").upper()
+        check("rnp: fingerprints as rnpkeys prints them",
+              all(k["fingerprint"] in out for k in certs[0]["keys"]), (certs, out))
+        check("rnp: user ID matches", "no-address-match" not in codes(certs[0]), certs[0])
+
+    # The RFC sample keys through the tool.
+    for rel in ["rfc9580-appendixA/a3_cert.asc", "openpgp-pqc/v6-mldsa-87-sample-pk.asc"]:
+        certs, r = describe_json(os.path.join(VECTORS, rel))
+        check("%s: limited-support" % rel,
+              certs is not None and "limited-support" in codes(certs[0]), r.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+// describe.c: `msgcrypt describe FILE [--address ADDR]... [--json]
+// [--now SECONDS]`, which reads OpenPGP certificates (armored or binary, one
+// or many) with libmsgcrypt and prints, per certificate, the one-line
+// description, the fingerprints, user IDs, creation and expiry, every key
+// and the warnings with their stable codes, as text or JSON. Input that is
+// not a usable certificate makes it print nothing on stdout, explain on
+// stderr and exit 1, so that scripts can rely on either.
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "msgcrypt.h"
+
+int msgcrypt_cmd_describe(int argc, char **argv);
+
+#define DESCRIBE_MAX_ADDRESSES 64
+
+static int read_file(const char *path, uint8_t **out, size_t *out_len) {
+  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+  if (f == NULL)
+    return -errno;
+  size_t cap = 65536, len = 0;
+  uint8_t *buf = malloc(cap);
+  while (buf != NULL) {
+    size_t n = fread(buf + len, 1, cap - len, f);
+    len += n;
+    if (len < cap)
+      break;
+    if (cap >= MC_PGP_DEFAULT_MAX_INPUT_LEN * 2)
+      break; // the library refuses it with a clear message
+    uint8_t *nb = realloc(buf, cap * 2);
+    if (nb == NULL) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = nb;
+    cap *= 2;
+  }
+  int err = ferror(f);
+  if (f != stdin)
+    fclose(f);
+  if (buf == NULL)
+    return -ENOMEM;
+  if (err) {
+    free(buf);
+    return -EIO;
+  }
+  *out = buf;
+  *out_len = len;
+  return 0;
+}
+
+static void fmt_date(char out[32], int64_t t) {
+  if (t == 0) {
+    snprintf(out, 32, "never");
+    return;
+  }
+  time_t tt = (time_t)t;
+  struct tm tm;
+  if (gmtime_r(&tt, &tm) == NULL || strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+    snprintf(out, 32, "%lld", (long long)t);
+}
+
+static void hex(char *out, const uint8_t *in, size_t n) {
+  static const char digits[] = "0123456789ABCDEF";
+  for (size_t i = 0; i < n; i++) {
+    out[2 * i] = digits[in[i] >> 4];
+    out[2 * i + 1] = digits[in[i] & 15];
+  }
+  out[2 * n] = 0;
+}
+
+static void json_string(FILE *f, const char *s, size_t n) {
+  fputc('"', f);
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch == '"' || ch == '\\')
+      fprintf(f, "\\%c", ch);
+    else if (ch < 0x20 || ch == 0x7f)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static void print_cert(FILE *f, const mc_pgp_cert *cert, int json, const char *const *addrs,
+                       size_t num_addrs, int first) {
+  char desc[512], date[32], fpr[MC_PGP_FPR_HEX_LEN];
+  size_t desc_len, n;
+  if (mc_pgp_cert_describe(cert, desc, sizeof desc, &desc_len) != 0)
+    desc[0] = 0;
+  if (mc_pgp_cert_fingerprint_hex(cert, fpr, sizeof fpr) != 0)
+    fpr[0] = 0;
+  mc_pgp_warning warns[MC_PGP_MAX_WARNINGS];
+  size_t num_warns = 0;
+  if (mc_pgp_cert_warnings(cert, warns, MC_PGP_MAX_WARNINGS, &num_warns, addrs, num_addrs) != 0)
+    num_warns = 0;
+  if (json) {
+    fprintf(f, "%s{\"description\":", first ? "" : ",");
+    json_string(f, desc, desc_len);
+    fprintf(f, ",\"version\":%d,\"fingerprint\":\"%s\",\"created\":%lld,\"expires\":%lld,"
+               "\"revoked\":%s,\"user_ids\":[",
+            mc_pgp_cert_version(cert), fpr, (long long)mc_pgp_cert_creation_time(cert),
+            (long long)mc_pgp_cert_expiration_time(cert),
+            mc_pgp_cert_is_revoked(cert) ? "true" : "false");
+    for (size_t i = 0; i < mc_pgp_cert_num_user_ids(cert); i++) {
+      const char *u = mc_pgp_cert_user_id(cert, i, &n);
+      if (i)
+        fputc(',', f);
+      json_string(f, u, n);
+    }
+    fprintf(f, "],\"keys\":[");
+    for (size_t i = 0; i < mc_pgp_cert_num_keys(cert); i++) {
+      mc_pgp_key_info ki;
+      if (mc_pgp_cert_key_info(cert, i, &ki) != 0)
+        continue;
+      char kf[65];
+      hex(kf, ki.fingerprint, ki.fingerprint_len);
+      fprintf(f,
+              "%s{\"version\":%d,\"algorithm\":%d,\"name\":\"%s\",\"bits\":%u,"
+              "\"fingerprint\":\"%s\",\"created\":%lld,\"expires\":%lld,\"flags\":%u,"
+              "\"valid\":%s,\"revoked\":%s,\"recipient\":%s",
+              i ? "," : "", ki.version, ki.algorithm, ki.name, ki.bits, kf, (long long)ki.created,
+              (long long)ki.expires, ki.flags, ki.valid ? "true" : "false",
+              ki.revoked ? "true" : "false", ki.recipient ? "true" : "false");
+      if (ki.unusable != NULL)
+        fprintf(f, ",\"unusable\":\"%s\"", ki.unusable);
+      fputc('}', f);
+    }
+    fprintf(f, "],\"warnings\":[");
+    for (size_t i = 0; i < num_warns; i++) {
+      fprintf(f, "%s{\"code\":\"%s\",\"number\":%d,\"text\":", i ? "," : "", warns[i].name,
+              (int)warns[i].code);
+      json_string(f, warns[i].text, strlen(warns[i].text));
+      fputc('}', f);
+    }
+    fprintf(f, "]}");
+    return;
+  }
+  if (!first)
+    fputc('\n', f);
+  fprintf(f, "%s\nfingerprint: %s\n", desc, fpr);
+  for (size_t i = 0; i < mc_pgp_cert_num_user_ids(cert); i++) {
+    const char *u = mc_pgp_cert_user_id(cert, i, &n);
+    fprintf(f, "user ID: %.*s\n", (int)n, u);
+  }
+  fmt_date(date, mc_pgp_cert_creation_time(cert));
+  fprintf(f, "created: %s\n", date);
+  fmt_date(date, mc_pgp_cert_expiration_time(cert));
+  fprintf(f, "expires: %s\n", date);
+  for (size_t i = 0; i < mc_pgp_cert_num_keys(cert); i++) {
+    mc_pgp_key_info ki;
+    if (mc_pgp_cert_key_info(cert, i, &ki) != 0)
+      continue;
+    char kf[65];
+    hex(kf, ki.fingerprint, ki.fingerprint_len);
+    fmt_date(date, ki.expires);
+    fprintf(f, "%s: v%d %s %s expires %s%s%s%s\n", i == 0 ? "primary key" : "subkey", ki.version,
+            ki.name, kf, date, ki.recipient ? " [encrypt to]" : "",
+            ki.revoked ? " [revoked]" : !ki.valid ? " [invalid]" : "",
+            ki.unusable != NULL ? " [unsupported]" : "");
+  }
+  for (size_t i = 0; i < num_warns; i++)
+    fprintf(f, "warning %s: %s\n", warns[i].name, warns[i].text);
+}
+
+int msgcrypt_cmd_describe(int argc, char **argv) {
+  const char *path = NULL;
+  const char *addrs[DESCRIBE_MAX_ADDRESSES];
+  size_t num_addrs = 0;
+  int json = 0;
+  int64_t now = (int64_t)time(NULL);
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--json") == 0) {
+      json = 1;
+    } else if (strcmp(argv[i], "--address") == 0 && i + 1 < argc) {
+      if (num_addrs == DESCRIBE_MAX_ADDRESSES) {
+        fprintf(stderr, "msgcrypt: describe: at most %d addresses\n", DESCRIBE_MAX_ADDRESSES);
+        return 2;
+      }
+      addrs[num_addrs++] = argv[++i];
+    } else if (strcmp(argv[i], "--now") == 0 && i + 1 < argc) {
+      char *end;
+      now = strtoll(argv[++i], &end, 10);
+      if (*end != 0) {
+        fprintf(stderr, "msgcrypt: describe: --now takes seconds since the epoch\n");
+        return 2;
+      }
+    } else if (path == NULL && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) {
+      path = argv[i];
+    } else {
+      fprintf(stderr, "usage: msgcrypt describe FILE [--address ADDR]... [--json] "
+                      "[--now SECONDS]\n");
+      return 2;
+    }
+  }
+  if (path == NULL) {
+    fprintf(stderr, "usage: msgcrypt describe FILE [--address ADDR]... [--json] "
+                    "[--now SECONDS]\n");
+    return 2;
+  }
+  uint8_t *in = NULL;
+  size_t in_len = 0;
+  int r = read_file(path, &in, &in_len);
+  if (r != 0) {
+    fprintf(stderr, "msgcrypt: %s: %s\n", path, mc_strerror(r));
+    return 1;
+  }
+  mc_pgp_certs *certs = NULL;
+  mc_pgp_diag diag;
+  r = mc_pgp_certs_parse(&certs, NULL, &diag, in, in_len, now);
+  free(in);
+  if (r != 0) {
+    fprintf(stderr, "msgcrypt: %s: not a usable OpenPGP key: %s (at byte %zu)\n", path,
+            diag.message, diag.offset);
+    return 1;
+  }
+  // Every certificate must be able to receive mail; otherwise say why and
+  // print nothing.
+  int bad = 0;
+  for (size_t i = 0; i < mc_pgp_certs_count(certs); i++) {
+    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, i);
+    if (mc_pgp_cert_num_recipients(cert) > 0)
+      continue;
+    char fpr[MC_PGP_FPR_HEX_LEN];
+    mc_pgp_warning w[MC_PGP_MAX_WARNINGS];
+    size_t nw = 0;
+    if (mc_pgp_cert_fingerprint_hex(cert, fpr, sizeof fpr) != 0)
+      fpr[0] = 0;
+    if (mc_pgp_cert_warnings(cert, w, MC_PGP_MAX_WARNINGS, &nw, NULL, 0) != 0)
+      nw = 0;
+    fprintf(stderr, "msgcrypt: %s: key %s has no usable encryption subkey\n", path, fpr);
+    for (size_t j = 0; j < nw; j++)
+      fprintf(stderr, "msgcrypt:   %s: %s\n", w[j].name, w[j].text);
+    bad = 1;
+  }
+  if (bad) {
+    mc_pgp_certs_free(certs);
+    return 1;
+  }
+  if (json)
+    printf("{\"certificates\":[");
+  for (size_t i = 0; i < mc_pgp_certs_count(certs); i++)
+    print_cert(stdout, mc_pgp_certs_get(certs, i), json, addrs, num_addrs, i == 0);
+  if (json)
+    printf("]}\n");
+  mc_pgp_certs_free(certs);
+  if (fflush(stdout) != 0) {
+    perror("msgcrypt: stdout");
+    return 1;
+  }
+  return 0;
+}

@@ -262,7 +262,9 @@ int enc_b64e_flat(const struct enc_impl *im, uint32_t flags, uint8_t *out, size_
   ENC_FAIL_IF(out_cap < need, ENC_ERR_BUFFER_TOO_SMALL);
   char *o = (char *)out;
   size_t bytes = groups * 3;
-  size_t c = im->b64_encode(o, in, bytes, url);
+  // The kernel gets the whole input: it encodes whole groups only, and the
+  // byte or two after them let it use a full-width load for the last block.
+  size_t c = im->b64_encode(o, in, in_len, url);
   c += enc_b64_encode_tail(o + c / 3 * 4, in + c, bytes - c, url);
   if (rem != 0) {
     const char *abc = url ? enc_b64_alpha_url : enc_b64_alpha_std;

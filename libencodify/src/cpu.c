@@ -1,6 +1,7 @@
 // cpu.c: detects, once, the CPU features that libencodify's kernels need
 // (CONVENTIONS §6). On x86-64 it asks CPUID and checks with XGETBV that the
-// operating system saves the YMM state before it reports AVX2; features the
+// operating system saves the YMM state before it reports AVX2 (and the
+// opmask and ZMM state before it reports AVX-512); features the
 // compiler was told to assume (e.g. -mavx2) collapse to constants. aarch64
 // always has NEON (Advanced SIMD is part of the base architecture).
 #include <stdatomic.h>
@@ -21,17 +22,21 @@ static uint32_t detect(void) {
     f |= ENC_CPU_SSE41;
   if (c & (1u << 23))
     f |= ENC_CPU_POPCNT;
-  int os_avx = 0;
+  int os_avx = 0, os_avx512 = 0;
   if ((c & (1u << 27)) && (c & (1u << 28))) { // OSXSAVE and AVX
     unsigned lo, hi;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     (void)hi;
-    os_avx = (lo & 6) == 6; // XMM and YMM state enabled by the OS
+    os_avx = (lo & 6) == 6;          // XMM and YMM state enabled by the OS
+    os_avx512 = (lo & 0xE6) == 0xE6; // and the opmask and ZMM state too
   }
   if ((unsigned)__get_cpuid_max(0, NULL) >= 7u) {
     __cpuid_count(7, 0, a, b, c, d);
     if ((b & (1u << 5)) && os_avx)
       f |= ENC_CPU_AVX2;
+    // AVX-512 F (EBX 16), BW (EBX 30), VBMI (ECX 1) and VBMI2 (ECX 6).
+    if ((b & (1u << 16)) && (b & (1u << 30)) && (c & (1u << 1)) && (c & (1u << 6)) && os_avx512)
+      f |= ENC_CPU_AVX512VBMI2;
     if (b & (1u << 3))
       f |= ENC_CPU_BMI1;
     if (b & (1u << 8))

@@ -44,6 +44,9 @@ enum {
   ENC_CPU_LZCNT = 1u << 5,
   ENC_CPU_POPCNT = 1u << 6,
   ENC_CPU_NEON = 1u << 7,
+  // AVX-512 F, BW, VBMI and VBMI2 with OS support for the opmask and ZMM
+  // state
+  ENC_CPU_AVX512VBMI2 = 1u << 8,
 };
 
 // enc_cpu_features returns the ENC_CPU_* bits of this machine, detected once.
@@ -108,6 +111,19 @@ extern const struct enc_impl enc_impl_swar;
 extern const struct enc_impl enc_impl_sse41;
 extern const struct enc_impl enc_impl_avx2;
 extern const struct enc_impl enc_impl_neon;
+extern const struct enc_impl enc_impl_avx512;
+
+// The AVX2 kernels that the AVX-512 implementation shares (src/x86/avx2.c).
+size_t enc_b64_encode_lines_avx2(char *out, const uint8_t *in, size_t in_len, size_t wrap, int url);
+size_t enc_b64_decode_mime_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                                size_t in_len, int url, uint32_t *acc, uint32_t *nacc);
+size_t enc_b32_encode_avx2(char *out, const uint8_t *in, size_t in_len, int hex);
+size_t enc_b32_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                           size_t in_len, int hex);
+size_t enc_qp_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                          size_t in_len);
+size_t enc_qp_encode_avx2(char *out, size_t out_cap, size_t *written, const uint8_t *in,
+                          size_t in_len, int binary, uint32_t *col);
 
 // Stream state behind enc_stream.
 

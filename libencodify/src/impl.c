@@ -65,6 +65,9 @@ const struct enc_impl enc_impl_unsupported = {
 
 // Priority order; scalar is last and always runs.
 static const struct enc_impl *const impls[] = {
+#if ENC_HAVE_AVX512
+    &enc_impl_avx512,
+#endif
 #if ENC_HAVE_AVX2
     &enc_impl_avx2,
 #endif

@@ -1,9 +1,9 @@
 // test_qp.c: quoted-printable bodies and the RFC 2047 "Q" encoding
 // (src/qp.c and every kernel): decoding of escapes in both cases, soft line
 // breaks, trailing white space and malformed `=`; encoding with 76-column
-// lines, text and binary modes; round trips, every split of the stream, and
-// the implementation under test against scalar on random and adversarial
-// input.
+// lines, text and binary modes; round trips, every split of the stream,
+// every kernel path against inaccessible pages at every alignment, and the
+// implementation under test against scalar on random and adversarial input.
 #include "test_util.h"
 
 #define QP ENC_CODEC_QP

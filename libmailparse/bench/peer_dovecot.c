@@ -12,7 +12,9 @@
 // Content-Disposition. (lib-mail has no parser for Received or List-*: the
 // decoded text stands for them.) Each message gets one alloconly pool and a
 // data stack frame, as Dovecot itself works.
+// lib.h comes first: every Dovecot header relies on it.
 #include "lib.h"
+
 #include "istream.h"
 #include "message-address.h"
 #include "message-date.h"
@@ -20,9 +22,10 @@
 #include "message-id.h"
 #include "message-parser.h"
 #include "rfc822-parser.h"
-// after rfc822-parser.h, whose struct it uses without declaring it
-#include "rfc2231-parser.h"
 #include "str.h"
+
+// After rfc822-parser.h, whose struct it uses without declaring it.
+#include "rfc2231-parser.h"
 
 #include "bench_internal.h"
 

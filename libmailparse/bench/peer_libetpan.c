@@ -143,8 +143,8 @@ static int decode_body(struct mpb_work *w, const struct mailmime *mime) {
   }
   w->parts++;
   if (is_text(mime->mm_content_type)) {
-    const char *cs = mime->mm_content_type ? mailmime_content_charset_get(mime->mm_content_type)
-                                           : "us-ascii";
+    const char *cs =
+        mime->mm_content_type ? mailmime_content_charset_get(mime->mm_content_type) : "us-ascii";
     char *utf8 = NULL;
     if (charconv("utf-8", cs, body, len, &utf8) == MAIL_CHARCONV_NO_ERROR && utf8 != NULL) {
       w->bytes += strlen(utf8);

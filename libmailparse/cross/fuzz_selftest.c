@@ -23,11 +23,29 @@ static uint64_t next(void) {
 }
 
 int main(int argc, char **argv) {
-  static const char *const pieces[] = {
-      "\r\n", "\n", "\r", "--", "-", ":", " ", "\t", "\n--", "\r\n--b\r\n", "\n--b--\n",
-      "Subject: hello\r\n", " folded\r\n", "\tfolded\n", "To: \xc3\xa9\n", "no colon\n",
-      "Content-Type: multipart/mixed; boundary=b\r\n", "Content-Type: message/rfc822\n",
-      "\r\n\r\n", "\n\n", "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "\x80", "\xff"};
+  static const char *const pieces[] = {"\r\n",
+                                       "\n",
+                                       "\r",
+                                       "--",
+                                       "-",
+                                       ":",
+                                       " ",
+                                       "\t",
+                                       "\n--",
+                                       "\r\n--b\r\n",
+                                       "\n--b--\n",
+                                       "Subject: hello\r\n",
+                                       " folded\r\n",
+                                       "\tfolded\n",
+                                       "To: \xc3\xa9\n",
+                                       "no colon\n",
+                                       "Content-Type: multipart/mixed; boundary=b\r\n",
+                                       "Content-Type: message/rfc822\n",
+                                       "\r\n\r\n",
+                                       "\n\n",
+                                       "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+                                       "\x80",
+                                       "\xff"};
   long iterations = argc > 1 ? atol(argv[1]) : 3000;
   uint8_t *buf = malloc(5000);
   if (buf == NULL)

@@ -13,17 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "corvid_fuzz.h"
 #include "corvid_utf8_valid.h"
 #include "mailparse.h"
 
-#define CHECK(x)                                                                                   \
-  do {                                                                                             \
-    if (!(x))                                                                                      \
-      abort();                                                                                     \
-  } while (0)
-
 static bool is(mp_str s, const char *lit) {
-  return s.len == strlen(lit) && memcmp(s.p, lit, s.len) == 0;
+  return s.p != NULL && s.len == strlen(lit) && memcmp(s.p, lit, s.len) == 0;
 }
 
 static bool is_media(const mp_part *p) {
@@ -59,13 +54,13 @@ static bool contains(const uint32_t *a, size_t n, uint32_t v) {
 
 static void check_list(const mp_message *m, const uint32_t *a, size_t n, uint32_t root, bool body) {
   for (size_t i = 0; i < n; i++) {
-    CHECK(a[i] < mp_message_num_parts(m));
-    CHECK(i == 0 || a[i] > a[i - 1]);
+    FUZZ_CHECK(a[i] < mp_message_num_parts(m));
+    FUZZ_CHECK(i == 0 || a[i] > a[i - 1]);
     const mp_part *p = mp_message_part(m, a[i]);
-    CHECK(!(p->flags & MP_PART_MULTIPART));
-    CHECK(under_root(m, a[i], root));
+    FUZZ_CHECK(!(p->flags & MP_PART_MULTIPART));
+    FUZZ_CHECK(under_root(m, a[i], root));
     if (body)
-      CHECK(is_body_type(p));
+      FUZZ_CHECK(is_body_type(p));
   }
 }
 
@@ -73,17 +68,17 @@ static void check_preview(const mp_message *m, const mp_selection *sel) {
   char out[MP_PREVIEW_MAX_LEN];
   size_t n = 0;
   int rc = mp_message_preview(m, out, sizeof out, &n, sel);
-  CHECK(rc == 0);
-  CHECK(n <= sizeof out && corvid_utf8_valid((const uint8_t *)out, n));
+  FUZZ_CHECK(rc == 0);
+  FUZZ_CHECK(n <= sizeof out && corvid_utf8_valid((const uint8_t *)out, n));
   size_t chars = 0;
   for (size_t i = 0; i < n; i++) {
     uint8_t c = (uint8_t)out[i];
     chars += (c & 0xc0) != 0x80;
-    CHECK(c >= 0x20 && c != 0x7f);
+    FUZZ_CHECK(c >= 0x20 && c != 0x7f);
     if (c == ' ')
-      CHECK(i > 0 && i + 1 < n && out[i + 1] != ' ');
+      FUZZ_CHECK(i > 0 && i + 1 < n && out[i + 1] != ' ');
   }
-  CHECK(chars <= MP_PREVIEW_MAX_CHARS);
+  FUZZ_CHECK(chars <= MP_PREVIEW_MAX_CHARS);
 }
 
 static void check_root(const mp_message *m, uint32_t root) {
@@ -96,7 +91,7 @@ static void check_root(const mp_message *m, uint32_t root) {
     free(idx2);
     return;
   }
-  CHECK(rc == 0);
+  FUZZ_CHECK(rc == 0);
   check_list(m, sel.text_body, sel.num_text_body, root, true);
   check_list(m, sel.html_body, sel.num_html_body, root, true);
   check_list(m, sel.attachments, sel.num_attachments, root, false);
@@ -104,15 +99,15 @@ static void check_root(const mp_message *m, uint32_t root) {
     uint32_t a = sel.attachments[i];
     if (contains(sel.text_body, sel.num_text_body, a) ||
         contains(sel.html_body, sel.num_html_body, a))
-      CHECK(is_media(mp_message_part(m, a)));
+      FUZZ_CHECK(is_media(mp_message_part(m, a)));
   }
   size_t need = sel.num_text_body + sel.num_html_body + sel.num_attachments;
-  CHECK(mp_message_select(m, &sel2, idx2, need, root) == 0);
-  CHECK(sel2.num_text_body == sel.num_text_body && sel2.num_html_body == sel.num_html_body &&
-        sel2.num_attachments == sel.num_attachments);
-  CHECK(need == 0 || memcmp(idx, idx2, need * sizeof *idx) == 0);
+  FUZZ_CHECK(mp_message_select(m, &sel2, idx2, need, root) == 0);
+  FUZZ_CHECK(sel2.num_text_body == sel.num_text_body && sel2.num_html_body == sel.num_html_body &&
+             sel2.num_attachments == sel.num_attachments);
+  FUZZ_CHECK(need == 0 || memcmp(idx, idx2, need * sizeof *idx) == 0);
   if (need > 0)
-    CHECK(mp_message_select(m, &sel2, idx2, need - 1, root) == MP_ERR_BUFFER_TOO_SMALL);
+    FUZZ_CHECK(mp_message_select(m, &sel2, idx2, need - 1, root) == MP_ERR_BUFFER_TOO_SMALL);
   check_preview(m, &sel);
   free(idx);
   free(idx2);
@@ -120,7 +115,7 @@ static void check_root(const mp_message *m, uint32_t root) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mp_message *m = NULL;
-  CHECK(mp_message_parse(&m, NULL, data, size, NULL) == 0);
+  FUZZ_CHECK(mp_message_parse(&m, NULL, data, size, NULL) == 0);
   size_t np = mp_message_num_parts(m);
   check_root(m, 0);
   for (uint32_t i = 0; i < np; i++) {
@@ -129,11 +124,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       check_root(m, p->first_child);
     size_t need = 0, n = 0;
     int rc = mp_part_filename(m, i, NULL, 0, &need);
-    CHECK(rc == 0 || rc == 1);
-    CHECK(rc == 1 || need == 0);
+    FUZZ_CHECK(rc == 0 || rc == 1);
+    FUZZ_CHECK(rc == 1 || need == 0);
     char *buf = malloc(need ? need : 1);
-    CHECK(mp_part_filename(m, i, buf, need, &n) == rc && n == need);
-    CHECK(corvid_utf8_valid((const uint8_t *)buf, n));
+    FUZZ_CHECK(mp_part_filename(m, i, buf, need, &n) == rc && n == need);
+    FUZZ_CHECK(corvid_utf8_valid((const uint8_t *)buf, n));
     free(buf);
   }
   mp_message_free(m);

@@ -993,8 +993,8 @@ MP_API const char *mp_impl_get(size_t index, int *supported);
 // automatic choice when `name` is NULL (MAILPARSE_IMPL is then ignored). It
 // returns 0, or MP_ERR_UNSUPPORTED for a name that is unknown or that this
 // CPU lacks (the choice is unchanged). Thread-safe, but meant for tests and
-// benchmarks: a parse already running keeps the implementation it started
-// with.
+// benchmarks: a parse already running may finish on either implementation,
+// which gives the same results.
 MP_API MP_WARN_UNUSED_RESULT int mp_impl_force(const char *name);
 
 // Body selection.
@@ -1003,8 +1003,9 @@ MP_API MP_WARN_UNUSED_RESULT int mp_impl_force(const char *name);
 // body and the attachment list, chosen by the parsing algorithm of RFC 8621
 // (JMAP Mail) §4.1.4 over the part tree, plus the filename of a part and a
 // short plain-text preview. Results are part indices (mp_message_part()),
-// written into an array the caller owns; nothing is allocated except short
-// scratch buffers from the settings' allocator, freed before return.
+// written into an array the caller owns; the only allocations are scratch
+// buffers from the settings' allocator (parameter parsing, the lists while
+// they are built, a body prefix for the preview), freed before return.
 
 // mp_selection is the result of mp_message_select(): three lists of part
 // indices in depth-first order, each pointing into the caller's array.

@@ -86,8 +86,9 @@ typedef struct mp_scanner {
   size_t (*line_end)(const uint8_t *buf, size_t len, size_t from);
   // next_dash_line returns the offset of the first line start at or after
   // `from` (where `from` itself is a line start) whose line begins with "--",
-  // or `len` when there is none.
-  size_t (*next_dash_line)(const uint8_t *buf, size_t len, size_t from);
+  // or `len` when there is none, and stores in *lfs the number of LF bytes
+  // from `from` up to that offset.
+  size_t (*next_dash_line)(const uint8_t *buf, size_t len, size_t from, size_t *lfs);
   // field_end scans one header field starting at `from`: its first line and
   // the continuation lines (lines starting with SP or HT) after it. It
   // returns the offset just past the field's last LF (`len` when the field

@@ -28,6 +28,12 @@ typedef struct oentry {
   bool closed;      // multipart whose close delimiter was seen
 } oentry;
 
+// A stretch of the buffer whose line feeds the body scan already counted, so
+// that count_all_lines() need not read it again.
+typedef struct lf_seg {
+  size_t start, end, lfs;
+} lf_seg;
+
 typedef struct parser {
   mp_message *msg;
   uint32_t max_depth, max_parts, max_headers, max_line_len;
@@ -41,6 +47,9 @@ typedef struct parser {
   char *text;
   size_t text_cap;
   mp_param *params;
+  // Counted stretches, in buffer order (the scan only moves forward).
+  lf_seg *segs;
+  size_t nsegs, capsegs;
 } parser;
 
 void mp_problem_add(mp_message *msg, uint32_t kind, uint32_t part, size_t offset) {
@@ -118,6 +127,23 @@ static bool pred_is_boundary(void *ctx, size_t off) {
   return match_boundary(ctx, off, &c, &le) >= 0;
 }
 
+// add_seg records that [start, end) holds `lfs` line feeds, extending the
+// last stretch when this one continues it.
+static int add_seg(parser *P, size_t start, size_t end, size_t lfs) {
+  if (start == end)
+    return 0;
+  if (P->nsegs > 0 && P->segs[P->nsegs - 1].end == start) {
+    P->segs[P->nsegs - 1].end = end;
+    P->segs[P->nsegs - 1].lfs += lfs;
+    return 0;
+  }
+  int rc = grow(P->msg, (void **)&P->segs, P->nsegs, &P->capsegs, sizeof(lf_seg));
+  if (rc != 0)
+    return rc;
+  P->segs[P->nsegs++] = (lf_seg){start, end, lfs};
+  return 0;
+}
+
 static uint32_t new_part(parser *P, uint32_t parent, size_t start, int *rc) {
   mp_message *msg = P->msg;
   *rc = grow(msg, (void **)&msg->parts, msg->num_parts, &msg->cap_parts, sizeof(mp_part));
@@ -169,8 +195,9 @@ static int lc_cmp(const void *x, const void *y) {
 // nested bodies overlap, so counting each body on its own would cost the
 // nesting depth times the input. Events at body starts and ends are sorted,
 // and the running count of line feeds gives each body's count as a
-// difference.
-static int count_all_lines(mp_message *msg) {
+// difference. Stretches the body scan counted already (`segs`) are taken
+// whole when they lie between the count's position and the next event.
+static int count_all_lines(mp_message *msg, const lf_seg *segs, size_t nsegs) {
   size_t np = msg->num_parts;
   lc_event *ev = mp_arena_alloc(&msg->arena, 2 * np * sizeof *ev);
   uint64_t *start = mp_arena_alloc(&msg->arena, np * sizeof *start);
@@ -184,12 +211,21 @@ static int count_all_lines(mp_message *msg) {
   qsort(ev, 2 * np, sizeof *ev, lc_cmp);
   const mp_scanner *sc = mp_scanner_get();
   uint64_t lfs = 0;
-  size_t pos = 0;
+  size_t pos = 0, si = 0;
   for (size_t k = 0; k < 2 * np; k++) {
     // Count the line feeds in [pos, ev[k].off).
-    if (pos < ev[k].off) {
-      lfs += sc->count_lf(msg->data, ev[k].off, pos);
-      pos = ev[k].off;
+    size_t target = ev[k].off;
+    while (pos < target) {
+      while (si < nsegs && segs[si].start < pos)
+        si++;
+      if (si < nsegs && segs[si].end <= target) {
+        lfs += sc->count_lf(msg->data, segs[si].start, pos) + segs[si].lfs;
+        pos = segs[si].end;
+        si++;
+      } else {
+        lfs += sc->count_lf(msg->data, target, pos);
+        pos = target;
+      }
     }
     mp_part *p = &msg->parts[ev[k].part];
     if (!ev[k].is_end) {
@@ -592,19 +628,26 @@ static int parse(parser *P) {
     bool is_close = false;
     size_t le = len;
     while (P->nbs > 0 && !P->work_out && pos < len) {
-      cand = sc->next_dash_line(b, len, pos);
+      size_t lfs;
+      cand = sc->next_dash_line(b, len, pos, &lfs);
+      rc = add_seg(P, pos, cand, lfs);
+      if (rc != 0)
+        return rc;
       if (cand >= len)
         break;
       level = match_boundary(P, cand, &is_close, &le);
       if (level >= 0)
         break;
       pos = sc->line_end(b, len, cand);
+      rc = add_seg(P, cand, pos, b[pos - 1] == '\n');
+      if (rc != 0)
+        return rc;
       cand = len;
     }
     if (level < 0) {
       while (P->nos > 0)
         (void)close_top(P, len);
-      return count_all_lines(msg);
+      return count_all_lines(msg, P->segs, P->nsegs);
     }
     bentry be = P->bs[level];
     // The line break before a delimiter belongs to the delimiter.
@@ -614,9 +657,18 @@ static int parse(parser *P) {
       if (cut > 0 && b[cut - 1] == '\r')
         cut--;
     }
+    // The counted stretch ends where the body does, so that the line count
+    // can take it whole.
+    if (P->nsegs > 0 && P->segs[P->nsegs - 1].end == cand && P->segs[P->nsegs - 1].start <= cut) {
+      P->segs[P->nsegs - 1].end = cut;
+      P->segs[P->nsegs - 1].lfs -= cand != cut && b[cand - 1] == '\n';
+    }
     if (!is_close && msg->num_parts >= P->max_parts) {
       // No room for another part: the delimiter stays in the current body.
       mp_problem_add(msg, MP_PROBLEM_PARTS, be.part, cand);
+      rc = add_seg(P, cand, le, b[le - 1] == '\n');
+      if (rc != 0)
+        return rc;
       pos = le;
       continue;
     }
@@ -672,7 +724,8 @@ int mp_message_parse(mp_message **out, const mp_settings *settings, const void *
   if (mp_scanner_get() == &mp_scanner_unsupported) {
     if (diag != NULL) {
       diag->code = MP_ERR_UNSUPPORTED;
-      snprintf(diag->message, sizeof diag->message, "MAILPARSE_IMPL names no usable implementation");
+      snprintf(diag->message, sizeof diag->message,
+               "MAILPARSE_IMPL names no usable implementation");
     }
     return MP_ERR_UNSUPPORTED;
   }

@@ -19,14 +19,17 @@ static size_t scalar_line_end(const uint8_t *buf, size_t len, size_t from) {
   return lf != NULL ? (size_t)(lf - buf) + 1 : len;
 }
 
-static size_t scalar_next_dash_line(const uint8_t *buf, size_t len, size_t from) {
-  size_t pos = from;
+static size_t scalar_next_dash_line(const uint8_t *buf, size_t len, size_t from, size_t *lfs) {
+  size_t pos = from, n = 0;
   while (pos < len) {
     if (len - pos >= 2 && buf[pos] == '-' && buf[pos + 1] == '-')
-      return pos;
+      break;
     pos = scalar_line_end(buf, len, pos);
+    if (buf[pos - 1] == '\n')
+      n++;
   }
-  return len;
+  *lfs = n;
+  return pos < len ? pos : len;
 }
 
 // scalar_line_bits classifies the bytes of one line [off, le): a bare LF is
@@ -94,14 +97,12 @@ const mp_scanner mp_scanner_unsupported = {
 // for the same targets as these conditions (libmailparse/meson.build).
 static const mp_scanner *const impls[] = {
 #if defined(__x86_64__)
-    &mp_scanner_avx2,
-    &mp_scanner_sse2,
+    &mp_scanner_avx2, &mp_scanner_sse2,
 #endif
 #if defined(__aarch64__)
     &mp_scanner_neon,
 #endif
-    &mp_scanner_swar,
-    &mp_scanner_scalar,
+    &mp_scanner_swar, &mp_scanner_scalar,
 };
 enum { NUM_IMPLS = sizeof impls / sizeof impls[0] };
 
@@ -184,6 +185,8 @@ bool mp_ascii_ieq(const uint8_t *a, size_t a_len, const char *b, size_t b_len) {
     return false;
   for (size_t i = 0; i < a_len; i++) {
     uint8_t x = a[i], y = (uint8_t)b[i];
+    if (x == y)
+      continue; // the common case: skip the case folding
     if (x >= 'A' && x <= 'Z')
       x = (uint8_t)(x + 32);
     if (y >= 'A' && y <= 'Z')

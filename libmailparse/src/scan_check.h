@@ -21,10 +21,11 @@ static inline int mp_scan_diff(const mp_scanner *ref, const mp_scanner *sc, cons
              b, a);
     return 1;
   }
-  a = ref->next_dash_line(buf, len, from), b = sc->next_dash_line(buf, len, from);
-  if (a != b) {
-    snprintf(why, why_cap, "%s next_dash_line(len %zu, from %zu): %zu, scalar %zu", sc->name, len,
-             from, b, a);
+  size_t la = 5, lb = 6;
+  a = ref->next_dash_line(buf, len, from, &la), b = sc->next_dash_line(buf, len, from, &lb);
+  if (a != b || la != lb) {
+    snprintf(why, why_cap, "%s next_dash_line(len %zu, from %zu): %zu lfs %zu, scalar %zu lfs %zu",
+             sc->name, len, from, b, lb, a, la);
     return 1;
   }
   size_t ca = 7, cb = 9;

@@ -1,8 +1,9 @@
 // scan_kernels.h: the scanning algorithms every kernel shares, written once
 // over 64-byte blocks and 64-bit masks (bit i = byte i of the block). An ISA
 // file supplies two block classifiers, `eq` (bytes equal to a value) and
-// `high` (bytes >= 0x80), and instantiates these always-inline functions
-// with them, so each kernel is the same algorithm with its own instructions.
+// `odd` (bytes that are NUL or >= 0x80, one signed compare on most ISAs),
+// and instantiates these always-inline functions with them, so each kernel
+// is the same algorithm with its own instructions.
 // The block before the end of the buffer is copied into a padded stack
 // buffer, so no classifier ever reads outside [buf, buf + len); the padding
 // byte belongs to no class the algorithms look for.
@@ -19,13 +20,13 @@
 #define MP_PAD 'x'
 
 typedef uint64_t (*mp_eq_fn)(const uint8_t *p, uint8_t c);
-typedef uint64_t (*mp_high_fn)(const uint8_t *p);
+typedef uint64_t (*mp_odd_fn)(const uint8_t *p);
 
 // mp_block returns 64 readable bytes holding buf[pos..] (pos < len): the
 // buffer itself or, near its end, a padded copy in `tmp`; *valid gets a mask
 // of the bytes that are real.
-MP_KERNEL const uint8_t *mp_block(const uint8_t *buf, size_t len, size_t pos,
-                                  uint8_t tmp[MP_BLOCK], uint64_t *valid) {
+MP_KERNEL const uint8_t *mp_block(const uint8_t *buf, size_t len, size_t pos, uint8_t tmp[MP_BLOCK],
+                                  uint64_t *valid) {
   size_t n = len - pos;
   if (n >= MP_BLOCK) {
     *valid = ~(uint64_t)0;
@@ -56,10 +57,13 @@ MP_KERNEL size_t mp_k_line_end(const uint8_t *buf, size_t len, size_t from, mp_e
 }
 
 // A candidate is a line start (`from`, or a byte after an LF) holding '-'
-// followed by another '-'.
-MP_KERNEL size_t mp_k_next_dash_line(const uint8_t *buf, size_t len, size_t from, mp_eq_fn eq) {
+// followed by another '-'. The line feeds before it are counted on the way,
+// so that line counts need no second pass over the body.
+MP_KERNEL size_t mp_k_next_dash_line(const uint8_t *buf, size_t len, size_t from, size_t *lfs,
+                                     mp_eq_fn eq) {
   uint8_t tmp[MP_BLOCK];
   uint64_t carry = 1; // `from` is a line start
+  size_t n = 0;
   for (size_t pos = from; pos < len; pos += MP_BLOCK) {
     uint64_t valid;
     const uint8_t *p = mp_block(buf, len, pos, tmp, &valid);
@@ -67,20 +71,26 @@ MP_KERNEL size_t mp_k_next_dash_line(const uint8_t *buf, size_t len, size_t from
     uint64_t dash = eq(p, '-');
     uint64_t starts = (lf << 1) | carry;
     carry = lf >> 63;
-    if ((dash & starts) == 0)
-      continue;
-    uint64_t dash1 = (dash >> 1) | (mp_next_is(buf, len, pos, '-', '-') << 63);
-    uint64_t cand = starts & dash & dash1 & valid;
-    if (cand != 0)
-      return pos + (size_t)__builtin_ctzll(cand);
+    if ((dash & starts) != 0) {
+      uint64_t dash1 = (dash >> 1) | (mp_next_is(buf, len, pos, '-', '-') << 63);
+      uint64_t cand = starts & dash & dash1 & valid;
+      if (cand != 0) {
+        *lfs = n + (size_t)__builtin_popcountll(lf & (cand - 1) & valid);
+        return pos + (size_t)__builtin_ctzll(cand);
+      }
+    }
+    n += (size_t)__builtin_popcountll(lf & valid);
   }
+  *lfs = n;
   return len;
 }
 
 // The field ends at the first LF whose next byte is not SP or HT (or does
-// not exist). The colon counts only before the first LF.
+// not exist). The colon counts only before the first LF. Most blocks of a
+// header have no NUL and no 8-bit byte, so one `odd` test stands for both,
+// and CR is looked at only in blocks with a line feed of the field.
 MP_KERNEL size_t mp_k_field_end(const uint8_t *buf, size_t len, size_t from, size_t *colon,
-                                uint32_t *bits, mp_eq_fn eq, mp_high_fn high) {
+                                uint32_t *bits, mp_eq_fn eq, mp_odd_fn odd) {
   uint8_t tmp[MP_BLOCK];
   uint64_t prev_cr = 0; // the byte before `from` does not count
   bool colon_done = false;
@@ -94,7 +104,7 @@ MP_KERNEL size_t mp_k_field_end(const uint8_t *buf, size_t len, size_t from, siz
     uint64_t ws1 = (ws >> 1) | (mp_next_is(buf, len, pos, ' ', '\t') << 63);
     uint64_t stop = lf & ~ws1;
     // upto: the bytes that belong to the field in this block.
-    uint64_t upto = stop != 0 ? (stop ^ (stop - 1)) : valid;
+    uint64_t upto = (stop != 0 ? (stop ^ (stop - 1)) : ~(uint64_t)0) & valid;
     if (!colon_done) {
       uint64_t first_line = lf != 0 ? (lf & (0 - lf)) - 1 : valid;
       uint64_t c = eq(p, ':') & first_line;
@@ -105,14 +115,20 @@ MP_KERNEL size_t mp_k_field_end(const uint8_t *buf, size_t len, size_t from, siz
         colon_done = true;
       }
     }
-    uint64_t cr = eq(p, '\r');
-    if ((lf & ~((cr << 1) | prev_cr) & upto) != 0)
-      acc |= MP_SCAN_BARE_LF;
-    prev_cr = cr >> 63;
-    if ((eq(p, 0) & upto & valid) != 0)
-      acc |= MP_SCAN_NUL;
-    if ((high(p) & upto & valid) != 0)
-      acc |= MP_SCAN_8BIT;
+    if ((lf & upto) != 0) {
+      uint64_t cr = eq(p, '\r');
+      if ((lf & ~((cr << 1) | prev_cr) & upto) != 0)
+        acc |= MP_SCAN_BARE_LF;
+    }
+    prev_cr = p[MP_BLOCK - 1] == '\r';
+    uint64_t o = odd(p) & upto;
+    if (o != 0) {
+      uint64_t nul = eq(p, 0) & upto;
+      if (nul != 0)
+        acc |= MP_SCAN_NUL;
+      if ((o & ~nul) != 0)
+        acc |= MP_SCAN_8BIT;
+    }
     if (stop != 0) {
       *bits = acc;
       return pos + (size_t)__builtin_ctzll(stop) + 1;
@@ -135,16 +151,16 @@ MP_KERNEL size_t mp_k_count_lf(const uint8_t *buf, size_t len, size_t from, mp_e
 
 // MP_SCANNER_DEFINE defines the functions and the table of one kernel from
 // its two classifiers.
-#define MP_SCANNER_DEFINE(isa, req, eq, high)                                                      \
+#define MP_SCANNER_DEFINE(isa, req, eq, odd)                                                       \
   static size_t isa##_line_end(const uint8_t *buf, size_t len, size_t from) {                      \
     return mp_k_line_end(buf, len, from, eq);                                                      \
   }                                                                                                \
-  static size_t isa##_next_dash_line(const uint8_t *buf, size_t len, size_t from) {                \
-    return mp_k_next_dash_line(buf, len, from, eq);                                                \
+  static size_t isa##_next_dash_line(const uint8_t *buf, size_t len, size_t from, size_t *lfs) {   \
+    return mp_k_next_dash_line(buf, len, from, lfs, eq);                                           \
   }                                                                                                \
   static size_t isa##_field_end(const uint8_t *buf, size_t len, size_t from, size_t *colon,        \
                                 uint32_t *bits) {                                                  \
-    return mp_k_field_end(buf, len, from, colon, bits, eq, high);                                  \
+    return mp_k_field_end(buf, len, from, colon, bits, eq, odd);                                   \
   }                                                                                                \
   static size_t isa##_count_lf(const uint8_t *buf, size_t len, size_t from) {                      \
     return mp_k_count_lf(buf, len, from, eq);                                                      \

@@ -34,11 +34,15 @@ static inline uint64_t swar_eq(const uint8_t *p, uint8_t c) {
   return m;
 }
 
-static inline uint64_t swar_high(const uint8_t *p) {
+// swar_odd marks the bytes that are NUL or have the high bit set.
+static inline uint64_t swar_odd(const uint8_t *p) {
   uint64_t m = 0;
-  for (unsigned i = 0; i < 8; i++)
-    m |= gather(load_word(p + 8 * i) & HIGHS) << (8 * i);
+  for (unsigned i = 0; i < 8; i++) {
+    uint64_t x = load_word(p + 8 * i);
+    uint64_t z = ~(((x & ~HIGHS) + ~HIGHS) | x) & HIGHS;
+    m |= gather(z | (x & HIGHS)) << (8 * i);
+  }
   return m;
 }
 
-MP_SCANNER_DEFINE(swar, 0, swar_eq, swar_high);
+MP_SCANNER_DEFINE(swar, 0, swar_eq, swar_odd);

@@ -235,9 +235,9 @@ int mp_message_select(const mp_message *msg, mp_selection *out, uint32_t *idx, s
   // One allocation: the parameter scratch, then the three lists, each able to
   // hold every part of the subtree.
   size_t lists = 3 * nparts * sizeof(uint32_t);
-  if (ss == 0 || ss > SIZE_MAX - lists)
+  if (ss == 0 || ss > SIZE_MAX - 8 - lists)
     return -ENOMEM;
-  ss = (ss + 7) & ~(size_t)7;
+  ss = (ss + 7) & ~(size_t)7; // the lists after it stay aligned
   unsigned char *mem = mp_alloc_raw(&msg->arena.a, ss + lists);
   if (mem == NULL)
     return -ENOMEM;
@@ -349,16 +349,24 @@ static void pv_add(pv *v, const uint8_t *t, size_t n) {
 // HTML text beyond this many bytes cannot matter: mp_html_to_text() has
 // already collapsed its white space, so 256 characters come much sooner.
 #define PREVIEW_HTML_TEXT 16384
+// PREVIEW_FIRST_READ is the first prefix of a body that a preview reads.
+#define PREVIEW_FIRST_READ 2048
 
-// pv_part adds the text of part `ix` to the preview.
-static int pv_part(const mp_message *msg, pv *v, uint32_t ix) {
-  const mp_part *p = &msg->parts[ix];
-  int kind = part_kind(p);
-  if ((kind != KIND_PLAIN && kind != KIND_HTML) || (p->flags & MP_PART_MULTIPART))
-    return 0;
+// trim_partial drops the end of text converted from a cut input, back to the
+// last white space: the cut may have split a character (or, in HTML, a tag
+// or reference), and a longer read will see that text whole.
+static size_t trim_partial(const uint8_t *t, size_t n) {
+  while (n > 0 && t[n - 1] != ' ' && t[n - 1] != '\n' && t[n - 1] != '\t' && t[n - 1] != '\r')
+    n--;
+  return n;
+}
+
+// pv_prefix adds the text of the first `limit` decoded bytes (about) of part
+// `p` to the preview and sets `*cut` when the body goes on beyond them.
+static int pv_prefix(const mp_message *msg, pv *v, const mp_part *p, int kind, size_t limit,
+                     bool *cut) {
   // Read a prefix of the raw body, cut at a line break so that no Base64
-  // quantum or quoted-printable escape is split, decoding to at most
-  // MP_PREVIEW_MAX_INPUT bytes.
+  // quantum or quoted-printable escape is split.
   const uint8_t *raw = msg->data + p->body.off;
   size_t raw_len = p->body.len;
   enc_codec codec = 0;
@@ -369,16 +377,16 @@ static int pv_part(const mp_message *msg, pv *v, uint32_t ix) {
   } else if (p->encoding == MP_ENCODING_QP) {
     codec = ENC_CODEC_QP;
   }
-  size_t raw_max =
-      codec == ENC_CODEC_BASE64 ? MP_PREVIEW_MAX_INPUT / 3 * 4 + 4096 : MP_PREVIEW_MAX_INPUT;
-  if (raw_len > raw_max) {
-    size_t cut = raw_max;
-    while (cut > 0 && raw[cut - 1] != '\n')
-      cut--;
-    raw_len = cut > 0 ? cut : raw_max;
+  size_t raw_max = codec == ENC_CODEC_BASE64 ? limit / 3 * 4 + limit / 32 : limit;
+  *cut = raw_len > raw_max;
+  if (*cut) {
+    size_t c = raw_max;
+    while (c > 0 && raw[c - 1] != '\n')
+      c--;
+    raw_len = c > 0 ? c : raw_max;
   }
   size_t dcap = codec != 0 ? enc_decode_max_len(codec, flags, raw_len) : raw_len;
-  size_t ucap = mp_charset_utf8_max_len(dcap < MP_PREVIEW_MAX_INPUT ? dcap : MP_PREVIEW_MAX_INPUT);
+  size_t ucap = mp_charset_utf8_max_len(dcap < limit ? dcap : limit);
   size_t hcap = kind == KIND_HTML ? PREVIEW_HTML_TEXT : 0;
   unsigned char *mem = mp_alloc_raw(&msg->arena.a, (dcap ? dcap : 1) + ucap + hcap);
   if (mem == NULL)
@@ -395,26 +403,50 @@ static int pv_part(const mp_message *msg, pv *v, uint32_t ix) {
       memcpy(dec, raw, raw_len);
     dn = raw_len;
   }
-  if (dn > MP_PREVIEW_MAX_INPUT)
-    dn = MP_PREVIEW_MAX_INPUT;
+  if (dn > limit) {
+    dn = limit;
+    *cut = true;
+  }
   const char *cs = p->charset.p != NULL ? p->charset.p : "us-ascii";
   size_t cs_len = p->charset.p != NULL ? p->charset.len : 8;
   if (rc == 0)
     rc = mp_charset_to_utf8((char *)utf, ucap, &un, &fl, cs, cs_len, dec, dn);
+  const unsigned char *text = utf;
+  size_t tn = un;
   if (rc == 0 && kind == KIND_HTML) {
     rc = mp_html_to_text((char *)htm, hcap, &hn, &fl, utf, un, MP_HTML_TRUNCATE);
-    if (rc == 0) {
-      if (v->len > 0)
-        v->space = true;
-      pv_add(v, htm, hn);
-    }
-  } else if (rc == 0) {
+    text = htm;
+    tn = hn;
+  }
+  if (rc == 0) {
+    if (*cut)
+      tn = trim_partial(text, tn);
     if (v->len > 0)
       v->space = true;
-    pv_add(v, utf, un);
+    pv_add(v, text, tn);
   }
   mp_free_raw(&msg->arena.a, mem);
   return rc;
+}
+
+// pv_part adds the text of part `ix` to the preview. It reads a short prefix
+// first and a four times longer one while the preview is not full, so that
+// the work follows what the preview needs, not the size of the body.
+static int pv_part(const mp_message *msg, pv *v, uint32_t ix) {
+  const mp_part *p = &msg->parts[ix];
+  int kind = part_kind(p);
+  if ((kind != KIND_PLAIN && kind != KIND_HTML) || (p->flags & MP_PART_MULTIPART))
+    return 0;
+  pv before = *v;
+  for (size_t limit = PREVIEW_FIRST_READ;; limit *= 4) {
+    if (limit > MP_PREVIEW_MAX_INPUT)
+      limit = MP_PREVIEW_MAX_INPUT;
+    bool cut = false;
+    int rc = pv_prefix(msg, v, p, kind, limit, &cut);
+    if (rc != 0 || pv_full(v) || !cut || limit == MP_PREVIEW_MAX_INPUT)
+      return rc;
+    *v = before;
+  }
 }
 
 int mp_message_preview(const mp_message *msg, char *out, size_t out_cap, size_t *out_len,

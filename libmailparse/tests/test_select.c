@@ -11,6 +11,7 @@
 
 #include "corvid_libtest.h"
 #include "corvid_utf8_valid.h"
+#include "encodify.h"
 #include "mailparse.h"
 
 #define CT(t) "Content-Type: " t "\r\n"
@@ -346,6 +347,51 @@ START_TEST(test_preview_cut_at_256_chars) {
 }
 END_TEST
 
+// big_body builds a message: `hdrs`, then `pad` copies of `fill`, then `tail`.
+static char *big_body(const char *hdrs, const char *fill, size_t pad, const char *tail,
+                      size_t *len) {
+  size_t cap = strlen(hdrs) + pad * strlen(fill) + strlen(tail) + 1, n = 0;
+  char *m = malloc(cap);
+  n += (size_t)snprintf(m, cap, "%s", hdrs);
+  for (size_t i = 0; i < pad; i++)
+    n += (size_t)snprintf(m + n, cap - n, "%s", fill);
+  n += (size_t)snprintf(m + n, cap - n, "%s", tail);
+  *len = n;
+  return m;
+}
+
+START_TEST(test_preview_reads_further_when_needed) {
+  size_t n;
+  // Text after 5000 blank lines: the first short read finds nothing.
+  char *m = big_body(CT("text/plain") "\r\n", "\r\n", 5000, "late text\r\n", &n);
+  ck_assert_str_eq(preview(m, n), "late text");
+  free(m);
+  // A style sheet longer than the first reads before the HTML's text.
+  m = big_body(CT("text/html") "\r\n<html><head><style>", "p { margin: 0 }\r\n", 3000,
+               "</style></head><body><p>Body text</p></body></html>\r\n", &n);
+  ck_assert_str_eq(preview(m, n), "Body text");
+  free(m);
+  // Base64 of 3000 "é" without white space, wrapped at 76 columns (57 bytes
+  // a line, so reads cut at a line break split a character): the preview
+  // never shows U+FFFD, and is 256 "é".
+  char *raw = malloc(6000), *b64 = malloc(9000);
+  for (int i = 0; i < 3000; i++)
+    memcpy(raw + 2 * i, "\xc3\xa9", 2);
+  size_t bn = 0;
+  ck_assert_int_eq(enc_encode(ENC_CODEC_BASE64, 0, 76, b64, 9000, &bn, raw, 6000, NULL), 0);
+  b64[bn] = 0;
+  m = big_body(CT("text/plain; charset=utf-8") "Content-Transfer-Encoding: base64\r\n\r\n", b64, 1,
+               "\r\n", &n);
+  free(raw);
+  free(b64);
+  const char *p = preview(m, n);
+  ck_assert_uint_eq(strlen(p), 2 * MP_PREVIEW_MAX_CHARS);
+  for (size_t i = 0; i < strlen(p); i += 2)
+    ck_assert(p[i] == '\xc3' && p[i + 1] == '\xa9');
+  free(m);
+}
+END_TEST
+
 START_TEST(test_select_errors) {
   const char *msg =
       CT("multipart/mixed; boundary=b") "\r\n" B PART(CT("text/plain"), "p") "--b--\r\n";
@@ -453,6 +499,7 @@ int main(void) {
                       (int)(sizeof fname_cases / sizeof fname_cases[0]));
   tcase_add_test(tc, test_preview);
   tcase_add_test(tc, test_preview_cut_at_256_chars);
+  tcase_add_test(tc, test_preview_reads_further_when_needed);
   tcase_add_test(tc, test_select_errors);
   tcase_add_test(tc, test_select_depth_limit);
   tcase_add_test(tc, test_select_enomem);

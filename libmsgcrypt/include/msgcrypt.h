@@ -1020,7 +1020,7 @@ MC_API MC_WARN_UNUSED_RESULT int mc_selftest_all(size_t *failed_index);
 // Implementations.
 //
 // ML-KEM and ML-DSA run their hot kernels (Keccak-f[1600], four states at a
-// time for the samplers; the ML-DSA NTT, inverse NTT and products) on one
+// time for the samplers; the NTTs, inverse NTTs and products) on one
 // implementation chosen once, at first use: the first of mc_impl_get(0),
 // mc_impl_get(1), ... that this CPU supports ("avx2", then "scalar" on
 // x86-64; "scalar" elsewhere). "scalar" is the specification that every
@@ -1196,6 +1196,29 @@ MC_API const char *mc_pgp_cert_user_id(const mc_pgp_cert *cert, size_t i, size_t
 // certificate cannot receive mail.
 MC_API size_t mc_pgp_cert_num_recipients(const mc_pgp_cert *cert);
 
+// MC_PGP_FEATURE_SEIPDV1 and MC_PGP_FEATURE_SEIPDV2 are the bits of the
+// Features subpacket (RFC 9580 §5.2.3.32) for the two encrypted-data
+// formats a key holder's software can read.
+#define MC_PGP_FEATURE_SEIPDV1 0x01u
+#define MC_PGP_FEATURE_SEIPDV2 0x08u
+
+// mc_pgp_cert_features returns the first octet of the Features subpacket
+// of the certificate's verified self-signatures (the direct-key signature
+// for v6, the primary user ID's for v4, each falling back to the other), or
+// 0 when none announces features.
+MC_API unsigned mc_pgp_cert_features(const mc_pgp_cert *cert);
+
+// mc_pgp_cert_pref_symmetric points `*out` at the preferred symmetric
+// algorithms (RFC 9580 §9.3 IDs, most preferred first) from the same
+// signatures and returns their number (at most 16), or 0 and NULL when
+// none are announced. The array lives as long as the set.
+MC_API size_t mc_pgp_cert_pref_symmetric(const mc_pgp_cert *cert, const uint8_t **out);
+
+// mc_pgp_cert_pref_aead points `*out` at the preferred AEAD ciphersuites
+// (pairs of symmetric ID and AEAD ID, RFC 9580 §5.2.3.15) and returns the
+// number of pairs (at most 16), or 0 and NULL when none are announced.
+MC_API size_t mc_pgp_cert_pref_aead(const mc_pgp_cert *cert, const uint8_t **out);
+
 // mc_pgp_cert_describe writes a one-line plain description, such as
 // "OpenPGP v6: ML-KEM-1024+X448" or "OpenPGP v4: RSA-4096 (encryption subkey
 // RSA-4096)", with a NUL to `out` (room for `out_cap` bytes) and its length
@@ -1302,8 +1325,10 @@ MC_API MC_WARN_UNUSED_RESULT int mc_pgp_cert_key_info(const mc_pgp_cert *cert, s
 // encryptor, which then returns that value.
 typedef int (*mc_pgp_write_fn)(void *opaque, const uint8_t *data, size_t len);
 
-// MC_PGP_ARMOR: write ASCII armor ("-----BEGIN PGP MESSAGE-----") instead
-// of binary packets.
+// MC_PGP_ARMOR: write ASCII armor ("-----BEGIN PGP MESSAGE-----", 64
+// columns) instead of binary packets. The CRC-24 line that RFC 9580 §6.2
+// advises against is written for SEIPDv1 messages only, because GnuPG 2.2,
+// their typical reader, misreads some armor without it.
 #define MC_PGP_ARMOR 0x1u
 
 // Formats for mc_pgp_encrypt_options.format. MC_PGP_FORMAT_AUTO chooses
@@ -1334,6 +1359,31 @@ typedef struct mc_pgp_encrypt_options {
 // mc_pgp_encryptor is one message being encrypted.
 typedef struct mc_pgp_encryptor mc_pgp_encryptor;
 
+// The most recipient keys (encryption subkeys, summed over certificates)
+// one message may go to.
+#define MC_PGP_MAX_RECIPIENT_KEYS 1000
+
+// mc_pgp_encryptor_new starts a message to `num_certs` certificates
+// (`certs`, from mc_pgp_certs_get): one PKESK for every encryption key that
+// mc_pgp_certs_parse selected in each. The certificates are read during the
+// call only. `options` may be NULL for MC_PGP_ENCRYPT_OPTIONS_INIT. Output
+// goes to `write` (with `opaque`), which runs from this call on: the PKESKs
+// are written before it returns. On success `*out` is a new encryptor to
+// release with mc_pgp_encryptor_free; on failure it is NULL and nothing has
+// been written. It returns 0; MC_ERR_INVALID_ARGUMENT for a NULL pointer,
+// no certificates, more than MC_PGP_MAX_RECIPIENT_KEYS keys, options of
+// another version or with unknown flags, an unknown format or a file name
+// over 255 bytes; MC_ERR_BAD_KEY for a certificate without a usable
+// encryption key or a key whose material is unusable (e.g. an RSA modulus
+// out of range); MC_ERR_UNSUPPORTED for a key algorithm, curve or KDF
+// parameter the engine does not implement; the callback's negative value;
+// or -ENOMEM. Thread-safe for distinct encryptors.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_encryptor_new(mc_pgp_encryptor **out,
+                                                      const mc_pgp_cert *const *certs,
+                                                      size_t num_certs,
+                                                      const mc_pgp_encrypt_options *options,
+                                                      mc_pgp_write_fn write, void *opaque);
+
 // mc_pgp_encryptor_update encrypts the next `in_len` bytes of plaintext
 // `in` (NULL when `in_len` is 0), writing whatever output is ready through
 // the write callback. It returns 0; MC_ERR_INVALID_ARGUMENT for a NULL `e`,
@@ -1355,6 +1405,42 @@ MC_API void mc_pgp_encryptor_free(mc_pgp_encryptor *e);
 // message of `in_len` bytes to `num_keys` recipient keys with `flags`
 // (MC_PGP_ARMOR), or SIZE_MAX when it would overflow. Thread-safe.
 MC_API size_t mc_pgp_encrypt_max_len(size_t num_keys, size_t in_len, uint32_t flags);
+
+// mc_pgp_encrypt encrypts the `in_len` bytes of `in` to `certs` in one call
+// and writes the whole message to `out` (room for `out_cap` bytes, for
+// instance mc_pgp_encrypt_max_len of the number of keys); `*out_len`
+// receives its length. Errors as for mc_pgp_encryptor_new, plus
+// MC_ERR_BUFFER_TOO_SMALL; on error `*out_len` is 0 and `out` holds no
+// usable output. Thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_encrypt(uint8_t *out, size_t out_cap, size_t *out_len,
+                                                const mc_pgp_cert *const *certs, size_t num_certs,
+                                                const mc_pgp_encrypt_options *options,
+                                                const uint8_t *in, size_t in_len);
+
+// mc_pgp_mime_encrypt turns the RFC 5322/MIME message `in` (`in_len`
+// bytes) into a PGP/MIME message (RFC 3156 §4) to `certs`, written through
+// `write`: the header fields that are not Content-* or MIME-Version (From,
+// To, Subject, Date, Message-ID, Received, ...) stay outside, as transport
+// and mail clients need them; the Content-* fields and the body become the
+// encrypted MIME entity (with "Content-Type: text/plain; charset=us-ascii"
+// added when the message has none), armored in the second part of a
+// multipart/encrypted with a random boundary. Line breaks follow the
+// input's first header line (CRLF or LF). `options` as for
+// mc_pgp_encryptor_new; the output is always armored. It returns 0; errors
+// as for mc_pgp_encryptor_new, plus MC_ERR_INVALID_ARGUMENT when `in` has no
+// header field, a header line without a colon or a NUL byte in its header.
+// Nothing is written when the input or a key is refused. Thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_mime_encrypt(const mc_pgp_cert *const *certs,
+                                                     size_t num_certs,
+                                                     const mc_pgp_encrypt_options *options,
+                                                     const uint8_t *in, size_t in_len,
+                                                     mc_pgp_write_fn write, void *opaque);
+
+// @@SMIME-CERTS-SECTION@@
+
+// @@SMIME-CMS-SECTION@@
+
+// @@HEADER-PROTECTION-SECTION@@
 
 #ifdef __cplusplus
 }

@@ -20,6 +20,10 @@ const struct mc_impl mc_impl_scalar = {
     .mldsa_pointwise = mc_mldsa_pointwise_scalar,
     .mldsa_pointwise_acc = mc_mldsa_pointwise_acc_scalar,
     .mldsa_pointwise_sum = mc_mldsa_pointwise_sum_scalar,
+    .mlkem_ntt = mc_mlkem_ntt_scalar,
+    .mlkem_invntt = mc_mlkem_invntt_scalar,
+    .mlkem_basemul_acc = mc_mlkem_basemul_acc_scalar,
+    .mlkem_acc_reduce = mc_mlkem_acc_reduce_scalar,
 };
 
 // Public entry points check for this one (mc_impl_check) before they use any
@@ -33,6 +37,10 @@ static const struct mc_impl impl_unsupported = {
     .mldsa_pointwise = mc_mldsa_pointwise_scalar,
     .mldsa_pointwise_acc = mc_mldsa_pointwise_acc_scalar,
     .mldsa_pointwise_sum = mc_mldsa_pointwise_sum_scalar,
+    .mlkem_ntt = mc_mlkem_ntt_scalar,
+    .mlkem_invntt = mc_mlkem_invntt_scalar,
+    .mlkem_basemul_acc = mc_mlkem_basemul_acc_scalar,
+    .mlkem_acc_reduce = mc_mlkem_acc_reduce_scalar,
 };
 
 // Priority order; scalar is last and always runs.

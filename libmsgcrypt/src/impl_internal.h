@@ -1,7 +1,7 @@
 // impl_internal.h: libmsgcrypt's table of implementations (CONVENTIONS §6)
 // and the four-way SHAKE sponge that runs on it; private, never installed.
-// The kernels that dominate ML-KEM and ML-DSA (Keccak-f[1600], the ML-DSA
-// NTT and its products) have a plain C version in the "scalar" entry, which
+// The kernels that dominate ML-KEM and ML-DSA (Keccak-f[1600], the NTTs
+// and their products) have a plain C version in the "scalar" entry, which
 // is the specification, and faster ones per ISA level in src/x86/. Every
 // entry computes bit for bit the same results.
 #ifndef MC_IMPL_INTERNAL_H
@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "mldsa_internal.h"
+#include "mlkem_internal.h"
 #include "msgcrypt_internal.h"
 
 // Four Keccak states side by side, lane-interleaved: s[4 * i + j] is lane i
@@ -32,6 +33,12 @@ struct mc_impl {
   void (*mldsa_pointwise_acc)(mc_mldsa_poly *acc, const mc_mldsa_poly *a, const mc_mldsa_poly *b);
   void (*mldsa_pointwise_sum)(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b,
                               unsigned num);
+  // The ML-KEM polynomial kernels, with the contracts of mlkem_internal.h.
+  void (*mlkem_ntt)(mc_mlkem_poly *p);
+  void (*mlkem_invntt)(mc_mlkem_poly *p);
+  void (*mlkem_basemul_acc)(int32_t acc[MC_MLKEM_N], const mc_mlkem_poly *a, const mc_mlkem_poly *b,
+                            const mc_mlkem_mulcache *cache);
+  void (*mlkem_acc_reduce)(mc_mlkem_poly *r, const int32_t acc[MC_MLKEM_N]);
 };
 
 extern const struct mc_impl mc_impl_scalar;
@@ -59,6 +66,11 @@ void mc_mldsa_pointwise_acc_scalar(mc_mldsa_poly *acc, const mc_mldsa_poly *a,
                                    const mc_mldsa_poly *b);
 void mc_mldsa_pointwise_sum_scalar(mc_mldsa_poly *out, const mc_mldsa_poly *a,
                                    const mc_mldsa_poly *b, unsigned num);
+void mc_mlkem_ntt_scalar(mc_mlkem_poly *p);
+void mc_mlkem_invntt_scalar(mc_mlkem_poly *p);
+void mc_mlkem_basemul_acc_scalar(int32_t acc[MC_MLKEM_N], const mc_mlkem_poly *a,
+                                 const mc_mlkem_poly *b, const mc_mlkem_mulcache *cache);
+void mc_mlkem_acc_reduce_scalar(mc_mlkem_poly *r, const int32_t acc[MC_MLKEM_N]);
 
 // The AVX2 kernels (src/x86/, compiled with the avx2 flags of meson.build).
 void mc_keccak_f1600_x4_avx2(mc_keccak_x4 *st);
@@ -69,6 +81,11 @@ void mc_mldsa_pointwise_acc_avx2(mc_mldsa_poly *acc, const mc_mldsa_poly *a,
                                  const mc_mldsa_poly *b);
 void mc_mldsa_pointwise_sum_avx2(mc_mldsa_poly *out, const mc_mldsa_poly *a, const mc_mldsa_poly *b,
                                  unsigned num);
+void mc_mlkem_ntt_avx2(mc_mlkem_poly *p);
+void mc_mlkem_invntt_avx2(mc_mlkem_poly *p);
+void mc_mlkem_basemul_acc_avx2(int32_t acc[MC_MLKEM_N], const mc_mlkem_poly *a,
+                               const mc_mlkem_poly *b, const mc_mlkem_mulcache *cache);
+void mc_mlkem_acc_reduce_avx2(mc_mlkem_poly *r, const int32_t acc[MC_MLKEM_N]);
 
 // Four SHAKE instances at once (keccak_x4.c), for the samplers that hash
 // many short seeds: ExpandA, ExpandS and ExpandMask of ML-DSA, the matrix of

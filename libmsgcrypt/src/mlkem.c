@@ -68,7 +68,7 @@ const int16_t mc_mlkem_zetas[128] = {
 // cancel the fqmul's 2^-16 and one more to cancel the base-case products'.
 #define INVNTT_SCALE 1441
 
-void mc_mlkem_ntt(mc_mlkem_poly *p) {
+void mc_mlkem_ntt_scalar(mc_mlkem_poly *p) {
   int16_t *f = p->coeffs;
   unsigned i = 1;
   // Each layer adds at most q to the bound on |f|: from (-q, q) the last
@@ -87,7 +87,7 @@ void mc_mlkem_ntt(mc_mlkem_poly *p) {
     f[j] = mc_mlkem_barrett_reduce(f[j]);
 }
 
-void mc_mlkem_invntt(mc_mlkem_poly *p) {
+void mc_mlkem_invntt_scalar(mc_mlkem_poly *p) {
   int16_t *f = p->coeffs;
   unsigned i = 127;
   for (unsigned len = 2; len <= 128; len <<= 1) {
@@ -120,8 +120,8 @@ void mc_mlkem_mulcache_compute(mc_mlkem_mulcache *cache, const mc_mlkem_poly *b)
 // c1 = a0 b1 + a1 b0, left unreduced. Each term is below q^2 in magnitude, so
 // four accumulated products stay below 8 q^2 < q 2^15, the input bound of the
 // Montgomery reduction.
-void mc_mlkem_basemul_acc(int32_t acc[MC_MLKEM_N], const mc_mlkem_poly *a, const mc_mlkem_poly *b,
-                          const mc_mlkem_mulcache *cache) {
+void mc_mlkem_basemul_acc_scalar(int32_t acc[MC_MLKEM_N], const mc_mlkem_poly *a,
+                                 const mc_mlkem_poly *b, const mc_mlkem_mulcache *cache) {
   for (unsigned i = 0; i < MC_MLKEM_N / 2; i++) {
     int32_t a0 = a->coeffs[2 * i], a1 = a->coeffs[2 * i + 1];
     int32_t b0 = b->coeffs[2 * i], b1 = b->coeffs[2 * i + 1];
@@ -130,9 +130,28 @@ void mc_mlkem_basemul_acc(int32_t acc[MC_MLKEM_N], const mc_mlkem_poly *a, const
   }
 }
 
-void mc_mlkem_acc_reduce(mc_mlkem_poly *r, const int32_t acc[MC_MLKEM_N]) {
+void mc_mlkem_acc_reduce_scalar(mc_mlkem_poly *r, const int32_t acc[MC_MLKEM_N]) {
   for (unsigned i = 0; i < MC_MLKEM_N; i++)
     r->coeffs[i] = mc_mlkem_montgomery_reduce(acc[i]);
+}
+
+// The entry points of the kernels above go through the implementation table
+// (impl.c); the scalar versions are the specification the others match.
+void mc_mlkem_ntt(mc_mlkem_poly *p) {
+  mc_impl_current()->mlkem_ntt(p);
+}
+
+void mc_mlkem_invntt(mc_mlkem_poly *p) {
+  mc_impl_current()->mlkem_invntt(p);
+}
+
+void mc_mlkem_basemul_acc(int32_t acc[MC_MLKEM_N], const mc_mlkem_poly *a, const mc_mlkem_poly *b,
+                          const mc_mlkem_mulcache *cache) {
+  mc_impl_current()->mlkem_basemul_acc(acc, a, b, cache);
+}
+
+void mc_mlkem_acc_reduce(mc_mlkem_poly *r, const int32_t acc[MC_MLKEM_N]) {
+  mc_impl_current()->mlkem_acc_reduce(r, acc);
 }
 
 // Hash functions of §4.1. The short-input SHAKE sponges of SampleNTT and PRF
@@ -255,16 +274,11 @@ static void gen_matrix(mc_mlkem_poly a[][MC_MLKEM_MAX_K], const uint8_t rho[32],
   }
 }
 
-// sample_cbd is SamplePolyCBD_eta (Algorithm 8) of PRF_eta(seed, nonce) =
+// cbd_decode is SamplePolyCBD_eta (Algorithm 8) of the 64·eta bytes `buf`,
+// and sample_cbd that of PRF_eta(seed, nonce) =
 // SHAKE256(seed || nonce, 64 eta) (§4.1), eta in {2, 3}. Each coefficient is
 // the difference of two eta-bit popcounts, taken with masks and adds.
-static void sample_cbd(mc_mlkem_poly *p, const uint8_t seed[32], uint8_t nonce, unsigned eta) {
-  uint8_t in[33], buf[64 * 3];
-  uint64_t s[25];
-  memcpy(in, seed, 32);
-  in[32] = nonce;
-  sponge_start(s, SHAKE256_RATE, in, sizeof in);
-  sponge_squeeze(s, SHAKE256_RATE, buf, 64 * eta);
+static void cbd_decode(mc_mlkem_poly *p, const uint8_t *buf, unsigned eta) {
   if (eta == 2) {
     for (unsigned i = 0; i < MC_MLKEM_N / 8; i++) {
       uint32_t w = (uint32_t)buf[4 * i] | (uint32_t)buf[4 * i + 1] << 8 |
@@ -287,9 +301,52 @@ static void sample_cbd(mc_mlkem_poly *p, const uint8_t seed[32], uint8_t nonce, 
       }
     }
   }
+}
+
+static void sample_cbd(mc_mlkem_poly *p, const uint8_t seed[32], uint8_t nonce, unsigned eta) {
+  uint8_t in[33], buf[64 * 3];
+  uint64_t s[25];
+  memcpy(in, seed, 32);
+  in[32] = nonce;
+  sponge_start(s, SHAKE256_RATE, in, sizeof in);
+  sponge_squeeze(s, SHAKE256_RATE, buf, 64 * eta);
+  cbd_decode(p, buf, eta);
   mc_wipe(in, sizeof in);
   mc_wipe(buf, sizeof buf);
   mc_wipe(s, sizeof s);
+}
+
+// sample_cbd_vec sets out[i] = SamplePolyCBD_eta[i](PRF(seed, nonce + i))
+// for i < num, four at a time on the four-way SHAKE; a last group of one
+// takes the one-state sponge, which costs less than four lanes. The seed and
+// outputs are secret; nothing branches on them.
+static void sample_cbd_vec(mc_mlkem_poly *const out[], const unsigned eta[], unsigned num,
+                           const uint8_t seed[32], uint8_t nonce) {
+  // 64 · 3 bytes fit in two SHAKE256 blocks, 64 · 2 in one.
+  uint8_t in[4][33], buf[4][2 * SHAKE256_RATE];
+  const uint8_t *inp[4] = {in[0], in[1], in[2], in[3]};
+  uint8_t *outp[4] = {buf[0], buf[1], buf[2], buf[3]};
+  mc_keccak_x4 st;
+  for (unsigned first = 0; first < num; first += 4) {
+    unsigned lanes = num - first < 4 ? num - first : 4, max_eta = 0;
+    if (lanes == 1) {
+      sample_cbd(out[first], seed, (uint8_t)(nonce + first), eta[first]);
+      break;
+    }
+    for (unsigned l = 0; l < 4; l++) {
+      unsigned i = first + (l < lanes ? l : lanes - 1);
+      memcpy(in[l], seed, 32);
+      in[l][32] = (uint8_t)(nonce + i);
+      max_eta = eta[i] > max_eta ? eta[i] : max_eta;
+    }
+    mc_shake_x4_absorb(&st, SHAKE256_RATE, inp, sizeof in[0]);
+    mc_shake_x4_squeeze_blocks(&st, SHAKE256_RATE, outp, max_eta == 2 ? 1 : 2);
+    for (unsigned l = 0; l < lanes; l++)
+      cbd_decode(out[first + l], buf[l], eta[first + l]);
+  }
+  mc_wipe(in, sizeof in);
+  mc_wipe(buf, sizeof buf);
+  mc_wipe(&st, sizeof st);
 }
 
 // poly_encode is ByteEncode_d (Algorithm 5) of coefficients in [0, 2^d).
@@ -371,9 +428,11 @@ static void keygen_internal(const mlkem_params *p, uint8_t *ek, uint8_t *dk, con
                             const uint8_t z[32]) {
   const unsigned k = p->k;
   uint8_t rho_sigma[64], k_byte = (uint8_t)k;
-  mc_mlkem_poly s[MC_MLKEM_MAX_K], t, e, a[MC_MLKEM_MAX_K][MC_MLKEM_MAX_K];
+  mc_mlkem_poly s[MC_MLKEM_MAX_K], t, e[MC_MLKEM_MAX_K], a[MC_MLKEM_MAX_K][MC_MLKEM_MAX_K];
   mc_mlkem_mulcache s_cache[MC_MLKEM_MAX_K];
   int32_t acc[MC_MLKEM_N];
+  mc_mlkem_poly *noise[2 * MC_MLKEM_MAX_K];
+  unsigned noise_eta[2 * MC_MLKEM_MAX_K];
 
   hash_g(rho_sigma, d, 32, &k_byte, 1);
   const uint8_t *rho = rho_sigma, *sigma = rho_sigma + 32;
@@ -381,23 +440,27 @@ static void keygen_internal(const mlkem_params *p, uint8_t *ek, uint8_t *dk, con
   mc_mlkem_ct_declassify(rho, 32);
   gen_matrix(a, rho, k, 0);
 
+  // s[i] takes PRF nonce i and e[i] nonce k + i.
   for (unsigned i = 0; i < k; i++) {
-    sample_cbd(&s[i], sigma, (uint8_t)i, p->eta1);
+    noise[i] = &s[i], noise[k + i] = &e[i];
+    noise_eta[i] = noise_eta[k + i] = p->eta1;
+  }
+  sample_cbd_vec(noise, noise_eta, 2 * k, sigma, 0);
+  for (unsigned i = 0; i < k; i++) {
     mc_mlkem_ntt(&s[i]);
     mc_mlkem_mulcache_compute(&s_cache[i], &s[i]);
   }
   for (unsigned i = 0; i < k; i++) {
     // t-hat[i] = sum_j A-hat[i][j] o s-hat[j] + e-hat[i], A-hat[i][j] from
-    // rho || j || i; e[i] takes PRF nonce k + i, after the k of s.
+    // rho || j || i.
     memset(acc, 0, sizeof acc);
     for (unsigned j = 0; j < k; j++)
       mc_mlkem_basemul_acc(acc, &a[i][j], &s[j], &s_cache[j]);
     mc_mlkem_acc_reduce(&t, acc);
     for (unsigned c = 0; c < MC_MLKEM_N; c++)
       t.coeffs[c] = mc_mlkem_fqmul(t.coeffs[c], MC_MLKEM_R2);
-    sample_cbd(&e, sigma, (uint8_t)(k + i), p->eta1);
-    mc_mlkem_ntt(&e);
-    poly_add(&t, &e);
+    mc_mlkem_ntt(&e[i]);
+    poly_add(&t, &e[i]);
     poly_canonical(&t);
     poly_encode12(ek + POLY_BYTES * i, &t);
   }
@@ -427,13 +490,20 @@ static void pke_encrypt(const mlkem_params *p, uint8_t *c, const uint8_t *ek, co
                         const uint8_t r[32]) {
   const unsigned k = p->k;
   const uint8_t *rho = ek + POLY_BYTES * k;
-  mc_mlkem_poly y[MC_MLKEM_MAX_K], a, e, at[MC_MLKEM_MAX_K][MC_MLKEM_MAX_K];
+  mc_mlkem_poly y[MC_MLKEM_MAX_K], a, e[MC_MLKEM_MAX_K + 1], at[MC_MLKEM_MAX_K][MC_MLKEM_MAX_K];
   mc_mlkem_mulcache y_cache[MC_MLKEM_MAX_K];
   int32_t acc[MC_MLKEM_N];
-  uint8_t nonce = 0;
+  mc_mlkem_poly *noise[2 * MC_MLKEM_MAX_K + 1];
+  unsigned noise_eta[2 * MC_MLKEM_MAX_K + 1];
 
+  // y[i] takes PRF nonce i, e1[i] = e[i] nonce k + i and e2 = e[k] nonce 2k.
   for (unsigned i = 0; i < k; i++) {
-    sample_cbd(&y[i], r, nonce++, p->eta1);
+    noise[i] = &y[i], noise_eta[i] = p->eta1;
+    noise[k + i] = &e[i], noise_eta[k + i] = ETA2;
+  }
+  noise[2 * k] = &e[k], noise_eta[2 * k] = ETA2;
+  sample_cbd_vec(noise, noise_eta, 2 * k + 1, r, 0);
+  for (unsigned i = 0; i < k; i++) {
     mc_mlkem_ntt(&y[i]);
     mc_mlkem_mulcache_compute(&y_cache[i], &y[i]);
   }
@@ -446,8 +516,7 @@ static void pke_encrypt(const mlkem_params *p, uint8_t *c, const uint8_t *ek, co
       mc_mlkem_basemul_acc(acc, &at[i][j], &y[j], &y_cache[j]);
     mc_mlkem_acc_reduce(&a, acc);
     mc_mlkem_invntt(&a);
-    sample_cbd(&e, r, (uint8_t)(k + i), ETA2);
-    poly_add(&a, &e);
+    poly_add(&a, &e[i]);
     poly_compress_encode(c + 32 * p->du * i, &a, p->du);
   }
   // v = NTT^-1(t-hat^T o y-hat) + e2 + Decompress_1(m).
@@ -458,8 +527,7 @@ static void pke_encrypt(const mlkem_params *p, uint8_t *c, const uint8_t *ek, co
   }
   mc_mlkem_acc_reduce(&a, acc);
   mc_mlkem_invntt(&a);
-  sample_cbd(&e, r, (uint8_t)(2 * k), ETA2);
-  poly_add(&a, &e);
+  poly_add(&a, &e[k]);
   for (unsigned i = 0; i < MC_MLKEM_N; i++) {
     // Decompress_1(bit) is 0 or round(q/2) = 1665, chosen by a mask.
     int16_t bit = (int16_t)((m[i / 8] >> (i % 8)) & 1);

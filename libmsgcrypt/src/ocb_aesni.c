@@ -15,14 +15,16 @@
 
 #if defined(__x86_64__)
 
-#include <cpuid.h>
 #include <emmintrin.h>
+#include <stdatomic.h>
 
+#include "corvid_cpu.h"
+
+// CPU features come from the shared detection of corvid_cpu.h, as for the
+// implementation table (impl.c).
 int mc_ocb_aesni_available(void) {
-  unsigned eax, ebx, ecx, edx;
-  if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx))
-    return 0;
-  return (ecx & bit_AES) != 0;
+  static atomic_uint_fast32_t cpu_cache;
+  return (corvid_cpu_features(&cpu_cache) & CORVID_CPU_AESNI) != 0;
 }
 
 static inline __m128i aesenc(__m128i x, __m128i k) {

@@ -23,7 +23,9 @@ uint32_t pgp_crc24(const uint8_t *in, size_t in_len) {
   return crc & 0xffffffu;
 }
 
-static int pgp_is_blank(uint8_t ch) { return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n'; }
+static int pgp_is_blank(uint8_t ch) {
+  return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+}
 
 int pgp_armor_looks_armored(const uint8_t *in, size_t in_len) {
   static const char begin[] = "-----BEGIN PGP ";
@@ -130,16 +132,16 @@ int pgp_armor_decode(pgp_buf *out, size_t *err_off, const uint8_t *in, size_t in
     size_t start = out->len, n = 0, off;
     size_t cap = enc_base64_decode_max_len(text_len);
     // Reserve the decoded size, decode in place, then trim to the real size.
-    if (pgp_buf_reserve(out, cap) == NULL) {
+    if (cap > 0 && pgp_buf_reserve(out, cap) == NULL) {
       status = out->err;
       break;
     }
-    if (enc_base64_decode(0, out->p + start, cap, &n, text, text_len, &off) != 0) {
+    if (cap > 0 && enc_base64_decode(0, out->p + start, cap, &n, text, text_len, &off) != 0) {
       out->len = start;
       goto bad_block;
     }
     out->len = start + n;
-    if (have_crc && pgp_crc24(out->p + start, n) != crc) {
+    if (have_crc && pgp_crc24(n > 0 ? out->p + start : NULL, n) != crc) {
       out->len = start;
       goto bad_block;
     }
@@ -158,8 +160,7 @@ int pgp_armor_decode(pgp_buf *out, size_t *err_off, const uint8_t *in, size_t in
 
 void pgp_armor_encode(pgp_buf *out, const char *label, const uint8_t *in, size_t in_len,
                       int with_crc) {
-  static const char alphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   pgp_buf_put_bytes(out, (const uint8_t *)"-----BEGIN PGP ", 15);
   pgp_buf_put_bytes(out, (const uint8_t *)label, strlen(label));
   pgp_buf_put_bytes(out, (const uint8_t *)"-----\n\n", 7);

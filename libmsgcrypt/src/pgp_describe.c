@@ -97,7 +97,9 @@ static void pgp_date(char out[32], int64_t t) {
     snprintf(out, 32, "%lld", (long long)t);
 }
 
-static int pgp_ascii_lower(int ch) { return ch >= 'A' && ch <= 'Z' ? ch + 32 : ch; }
+static int pgp_ascii_lower(int ch) {
+  return ch >= 'A' && ch <= 'Z' ? ch + 32 : ch;
+}
 
 static int pgp_ascii_caseeq(const uint8_t *a, const char *b, size_t n) {
   for (size_t i = 0; i < n; i++)
@@ -191,8 +193,8 @@ int mc_pgp_cert_warnings(const mc_pgp_cert *cert, mc_pgp_warning *out, size_t ou
         match = addresses[j] != NULL && pgp_uid_has_address(u->data, u->len, addresses[j]);
     }
     if (!match)
-      pgp_warn(&w, MC_PGP_WARN_NO_ADDRESS,
-               "No valid user ID of the key matches %s%s.", addresses[0] ? addresses[0] : "",
+      pgp_warn(&w, MC_PGP_WARN_NO_ADDRESS, "No valid user ID of the key matches %s%s.",
+               addresses[0] ? addresses[0] : "",
                num_addresses > 1 ? " or the other given addresses" : "");
   }
 
@@ -200,16 +202,17 @@ int mc_pgp_cert_warnings(const mc_pgp_cert *cert, mc_pgp_warning *out, size_t ou
     int pq = 0, native = 0;
     for (size_t i = 0; i < cert->num_recipients; i++) {
       pq |= pgp_is_pq(cert->recipients[i].algo);
-      native |= cert->recipients[i].algo == PGP_PK_X25519 || cert->recipients[i].algo == PGP_PK_X448;
+      native |=
+          cert->recipients[i].algo == PGP_PK_X25519 || cert->recipients[i].algo == PGP_PK_X448;
     }
     if (cert->primary.version == 6 || pq || native)
       pgp_warn(&w, MC_PGP_WARN_LIMITED_SUPPORT,
                "Only few mail clients can decrypt for this key: it needs %s, which Thunderbird "
                "and GnuPG 2.2 cannot read.",
-               cert->primary.version == 6 ? (pq ? "a v6 key with post-quantum (ML-KEM) encryption"
-                                                : "a v6 key (RFC 9580)")
-               : pq                       ? "post-quantum (ML-KEM) encryption"
-                                          : "RFC 9580 X25519/X448 encryption keys");
+               cert->primary.version == 6
+                   ? (pq ? "a v6 key with post-quantum (ML-KEM) encryption" : "a v6 key (RFC 9580)")
+               : pq ? "post-quantum (ML-KEM) encryption"
+                    : "RFC 9580 X25519/X448 encryption keys");
   }
 
   const pgp_key *unusable = cert->primary.unusable != NULL ? &cert->primary : NULL;
@@ -265,7 +268,9 @@ int mc_pgp_cert_warnings(const mc_pgp_cert *cert, mc_pgp_warning *out, size_t ou
   return w.len > out_cap ? MC_ERR_BUFFER_TOO_SMALL : 0;
 }
 
-size_t mc_pgp_cert_num_keys(const mc_pgp_cert *cert) { return 1 + cert->num_subkeys; }
+size_t mc_pgp_cert_num_keys(const mc_pgp_cert *cert) {
+  return 1 + cert->num_subkeys;
+}
 
 int mc_pgp_cert_key_info(const mc_pgp_cert *cert, size_t i, mc_pgp_key_info *out) {
   if (cert == NULL || out == NULL || i > cert->num_subkeys)
@@ -284,8 +289,8 @@ int mc_pgp_cert_key_info(const mc_pgp_cert *cert, size_t i, mc_pgp_key_info *out
     out->expires = cert->expires;
     out->flags = cert->flags;
     out->revoked = cert->revoked;
-    out->valid = cert->certified && !cert->revoked &&
-                 (cert->expires == 0 || cert->now < cert->expires);
+    out->valid =
+        cert->certified && !cert->revoked && (cert->expires == 0 || cert->now < cert->expires);
     out->recipient = cert->primary_recipient;
   } else {
     const pgp_subkey *s = &cert->subkeys[i - 1];
@@ -296,4 +301,16 @@ int mc_pgp_cert_key_info(const mc_pgp_cert *cert, size_t i, mc_pgp_key_info *out
     out->recipient = s->recipient;
   }
   return 0;
+}
+
+unsigned mc_pgp_cert_features(const mc_pgp_cert *cert) { return cert->features; }
+
+size_t mc_pgp_cert_pref_symmetric(const mc_pgp_cert *cert, const uint8_t **out) {
+  *out = cert->num_pref_sym > 0 ? cert->pref_sym : NULL;
+  return cert->num_pref_sym;
+}
+
+size_t mc_pgp_cert_pref_aead(const mc_pgp_cert *cert, const uint8_t **out) {
+  *out = cert->num_pref_aead > 0 ? cert->pref_aead : NULL;
+  return cert->num_pref_aead;
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "pgp_encrypt_internal.h"
+#include "pgp_internal.h"
 
 struct mc_pgp_encryptor {
   mc_pgp_write_fn write;
@@ -213,5 +214,77 @@ int mc_pgp_encrypt_rcpts(uint8_t *out, size_t out_cap, size_t *out_len, const pg
     ret = mc_pgp_encryptor_final(e);
   mc_pgp_encryptor_free(e);
   *out_len = ret == 0 ? o.len : 0;
+  return ret;
+}
+
+int mc_pgp_rcpts_from_certs(pgp_recipient **out, size_t *num_out, const mc_pgp_cert *const *certs,
+                            size_t num_certs) {
+  MC_FAIL_IF(out == NULL || num_out == NULL || certs == NULL || num_certs == 0,
+             MC_ERR_INVALID_ARGUMENT);
+  MC_FAIL_IF(num_certs > MC_PGP_MAX_RECIPIENT_KEYS, MC_ERR_INVALID_ARGUMENT);
+  size_t total = 0;
+  for (size_t i = 0; i < num_certs; i++) {
+    const pgp_recipient *r = NULL;
+    MC_FAIL_IF(certs[i] == NULL, MC_ERR_INVALID_ARGUMENT);
+    size_t n = pgp_cert_recipients(certs[i], &r);
+    // A certificate without a usable encryption key cannot be honoured:
+    // encrypting to the others only would silently drop a recipient.
+    MC_FAIL_IF(n == 0, MC_ERR_BAD_KEY);
+    total += n;
+  }
+  MC_FAIL_IF(total > MC_PGP_MAX_RECIPIENT_KEYS, MC_ERR_INVALID_ARGUMENT);
+  pgp_recipient *all = calloc(total, sizeof *all);
+  MC_FAIL_IF(all == NULL, -ENOMEM);
+  size_t k = 0;
+  for (size_t i = 0; i < num_certs; i++) {
+    const pgp_recipient *r = NULL;
+    size_t n = pgp_cert_recipients(certs[i], &r);
+    memcpy(all + k, r, n * sizeof *r);
+    k += n;
+  }
+  *out = all;
+  *num_out = total;
+  return 0;
+}
+
+int mc_pgp_params_from_options(mc_pgp_encrypt_params *p, const mc_pgp_encrypt_options *options) {
+  memset(p, 0, sizeof *p);
+  if (options == NULL)
+    return 0;
+  MC_FAIL_IF(options->version != MC_PGP_ENCRYPT_OPTIONS_VERSION, MC_ERR_INVALID_ARGUMENT);
+  MC_FAIL_IF((options->flags & ~MC_PGP_ARMOR) != 0, MC_ERR_INVALID_ARGUMENT);
+  p->armor = (options->flags & MC_PGP_ARMOR) != 0;
+  p->format_override = (int)options->format;
+  p->filename = options->filename;
+  return 0;
+}
+
+int mc_pgp_encryptor_new(mc_pgp_encryptor **out, const mc_pgp_cert *const *certs, size_t num_certs,
+                         const mc_pgp_encrypt_options *options, mc_pgp_write_fn write,
+                         void *opaque) {
+  MC_FAIL_IF(out == NULL, MC_ERR_INVALID_ARGUMENT);
+  *out = NULL;
+  mc_pgp_encrypt_params p;
+  MC_TRY(mc_pgp_params_from_options(&p, options));
+  pgp_recipient *rcpts = NULL;
+  size_t num = 0;
+  MC_TRY(mc_pgp_rcpts_from_certs(&rcpts, &num, certs, num_certs));
+  int ret = mc_pgp_encryptor_new_rcpts(out, rcpts, num, &p, write, opaque);
+  free(rcpts);
+  return ret;
+}
+
+int mc_pgp_encrypt(uint8_t *out, size_t out_cap, size_t *out_len, const mc_pgp_cert *const *certs,
+                   size_t num_certs, const mc_pgp_encrypt_options *options, const uint8_t *in,
+                   size_t in_len) {
+  MC_FAIL_IF(out_len == NULL, MC_ERR_INVALID_ARGUMENT);
+  *out_len = 0;
+  mc_pgp_encrypt_params p;
+  MC_TRY(mc_pgp_params_from_options(&p, options));
+  pgp_recipient *rcpts = NULL;
+  size_t num = 0;
+  MC_TRY(mc_pgp_rcpts_from_certs(&rcpts, &num, certs, num_certs));
+  int ret = mc_pgp_encrypt_rcpts(out, out_cap, out_len, rcpts, num, &p, in, in_len);
+  free(rcpts);
   return ret;
 }

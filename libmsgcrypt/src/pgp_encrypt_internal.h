@@ -162,6 +162,17 @@ typedef struct mc_pgp_encrypt_params {
 int mc_pgp_encryptor_new_rcpts(mc_pgp_encryptor **out, const pgp_recipient *rcpts, size_t num_rcpts,
                                const mc_pgp_encrypt_params *params, mc_pgp_write_fn write,
                                void *opaque);
+// mc_pgp_rcpts_from_certs gathers the selected encryption keys of every
+// certificate into a new array (free() it); a certificate without one is
+// MC_ERR_BAD_KEY.
+int mc_pgp_rcpts_from_certs(pgp_recipient **out, size_t *num_out, const mc_pgp_cert *const *certs,
+                            size_t num_certs);
+// mc_pgp_params_from_options checks public options (NULL: defaults).
+int mc_pgp_params_from_options(mc_pgp_encrypt_params *p, const mc_pgp_encrypt_options *options);
+// mc_pgp_mime_encrypt_rcpts is mc_pgp_mime_encrypt for recipient keys.
+int mc_pgp_mime_encrypt_rcpts(const pgp_recipient *rcpts, size_t num_rcpts,
+                              const mc_pgp_encrypt_params *params, const uint8_t *in, size_t in_len,
+                              mc_pgp_write_fn write, void *opaque);
 // mc_pgp_encrypt_rcpts encrypts `in` in one call into `out`.
 int mc_pgp_encrypt_rcpts(uint8_t *out, size_t out_cap, size_t *out_len, const pgp_recipient *rcpts,
                          size_t num_rcpts, const mc_pgp_encrypt_params *params, const uint8_t *in,

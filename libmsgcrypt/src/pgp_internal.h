@@ -283,13 +283,13 @@ typedef struct pgp_sig {
   uint8_t pref_aead[2 * PGP_MAX_PREFS];
   size_t num_pref_aead;
   int has_pref_sym, has_pref_aead;
-  int unknown_critical; // an unknown critical hashed subpacket: invalid
+  int unknown_critical;     // an unknown critical hashed subpacket: invalid
   uint8_t issuer_key_id[8]; // from either subpacket area; advisory
   int has_issuer_key_id;
   uint8_t issuer_fpr[32];
   size_t issuer_fpr_len;
   uint8_t revocation_reason; // 0 when absent
-  const uint8_t *embedded; // embedded signature (the back-signature)
+  const uint8_t *embedded;   // embedded signature (the back-signature)
   size_t embedded_len;
 } pgp_sig;
 
@@ -318,7 +318,7 @@ const char *pgp_hash_name(uint8_t hash_algo);
 typedef struct pgp_uid {
   const uint8_t *data;
   size_t len;
-  uint8_t tag; // PGP_TAG_USER_ID or PGP_TAG_USER_ATTRIBUTE
+  uint8_t tag;   // PGP_TAG_USER_ID or PGP_TAG_USER_ATTRIBUTE
   int certified; // a verified self-certification exists, valid at `now`
   int revoked;
   pgp_sig sig; // the newest verified self-certification
@@ -327,7 +327,7 @@ typedef struct pgp_uid {
 // pgp_subkey is one subkey and what its verified bindings say.
 typedef struct pgp_subkey {
   pgp_key key;
-  int bound;   // a verified binding signature valid at `now`
+  int bound; // a verified binding signature valid at `now`
   int revoked;
   pgp_sig sig; // the newest verified binding signature
   int64_t expires;

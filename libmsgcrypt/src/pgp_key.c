@@ -55,15 +55,17 @@ static const struct {
 };
 
 static size_t pgp_nist_field_len(int curve) {
-  return curve == PGP_CURVE_P256 ? 32 : curve == PGP_CURVE_P384 ? 48 : curve == PGP_CURVE_P521 ? 66 : 0;
+  return curve == PGP_CURVE_P256   ? 32
+         : curve == PGP_CURVE_P384 ? 48
+         : curve == PGP_CURVE_P521 ? 66
+                                   : 0;
 }
 
 // pgp_key_read_oid reads the OID field of ECDH, ECDSA and EdDSALegacy keys
 // and names the curve.
 static int pgp_key_read_oid(pgp_cur *c, pgp_key *k, const char **curve_name) {
   uint8_t len;
-  if (!pgp_cur_get_u8(c, &len) || len == 0 || len == 0xff ||
-      !pgp_cur_get_bytes(c, &k->oid, len))
+  if (!pgp_cur_get_u8(c, &len) || len == 0 || len == 0xff || !pgp_cur_get_bytes(c, &k->oid, len))
     return 0;
   k->oid_len = len;
   k->curve = PGP_CURVE_OTHER;
@@ -184,10 +186,9 @@ int pgp_key_parse(pgp_key *out, const uint8_t *body, size_t body_len) {
     break;
   case PGP_PK_ECDH: {
     uint8_t kdf_len, reserved;
-    ok = pgp_key_read_oid(&c, &k, &curve) &&
-         pgp_cur_get_mpi(&c, &k.point, &k.point_len, NULL) && pgp_cur_get_u8(&c, &kdf_len) &&
-         kdf_len >= 3 && pgp_cur_get_u8(&c, &reserved) && reserved == 1 &&
-         pgp_cur_get_u8(&c, &k.kdf_hash) && pgp_cur_get_u8(&c, &k.kdf_cipher) &&
+    ok = pgp_key_read_oid(&c, &k, &curve) && pgp_cur_get_mpi(&c, &k.point, &k.point_len, NULL) &&
+         pgp_cur_get_u8(&c, &kdf_len) && kdf_len >= 3 && pgp_cur_get_u8(&c, &reserved) &&
+         reserved == 1 && pgp_cur_get_u8(&c, &k.kdf_hash) && pgp_cur_get_u8(&c, &k.kdf_cipher) &&
          pgp_cur_skip(&c, (size_t)kdf_len - 3);
     if (!ok)
       break;
@@ -376,9 +377,9 @@ static int pgp_issued_by_other(const pgp_sig *sig, const pgp_key *key) {
 // failures and SHA-1 and returns 1 when the signature can be trusted.
 static int pgp_cert_check(mc_pgp_cert *cert, const pgp_sig *sig, const pgp_key *subkey,
                           const pgp_uid *uid) {
-  int r = pgp_sig_verify(sig, &cert->primary, &cert->primary, subkey,
-                         uid != NULL ? uid->data : NULL, uid != NULL ? uid->len : 0,
-                         uid != NULL ? uid->tag : 0);
+  int r =
+      pgp_sig_verify(sig, &cert->primary, &cert->primary, subkey, uid != NULL ? uid->data : NULL,
+                     uid != NULL ? uid->len : 0, uid != NULL ? uid->tag : 0);
   if (r != 0) {
     // A signature we cannot check (SLH-DSA, DSA, ...) is not evidence of
     // tampering; it is simply not trusted.
@@ -490,8 +491,8 @@ static int pgp_cert_build(mc_pgp_cert *cert, const pgp_packet *packets, size_t n
           pgp_sig back;
           if (pgp_sig_parse(&back, sig.embedded, sig.embedded_len) != 0 ||
               back.type != PGP_SIG_PRIMARY_BINDING ||
-              pgp_sig_verify(&back, &cur_sub->key, &cert->primary, &cur_sub->key, NULL, 0,
-                             0) != 0) {
+              pgp_sig_verify(&back, &cur_sub->key, &cert->primary, &cur_sub->key, NULL, 0, 0) !=
+                  0) {
             cert->bad_signatures++;
             continue;
           }
@@ -538,8 +539,8 @@ static int pgp_cert_build(mc_pgp_cert *cert, const pgp_packet *packets, size_t n
         (u->sig.primary_uid && !cert->uids[cert->primary_uid].sig.primary_uid))
       cert->primary_uid = i;
   }
-  const pgp_sig *uid_sig = cert->primary_uid != SIZE_MAX ? &cert->uids[cert->primary_uid].sig
-                                                         : NULL;
+  const pgp_sig *uid_sig =
+      cert->primary_uid != SIZE_MAX ? &cert->uids[cert->primary_uid].sig : NULL;
   cert->certified = have_dk || uid_sig != NULL;
 
   // Metadata of the primary key: a v6 key keeps it in its direct-key
@@ -603,8 +604,8 @@ static int pgp_cert_build(mc_pgp_cert *cert, const pgp_packet *packets, size_t n
     pgp_subkey *k = &cert->subkeys[i];
     k->recipient = k->valid && pgp_key_can_encrypt(&k->key) &&
                    (k->has_flags ? (k->flags & enc) != 0 : k->key.algo != PGP_PK_RSA);
-    any_pq |= k->recipient && (k->key.algo == PGP_PK_MLKEM768_X25519 ||
-                               k->key.algo == PGP_PK_MLKEM1024_X448);
+    any_pq |= k->recipient &&
+              (k->key.algo == PGP_PK_MLKEM768_X25519 || k->key.algo == PGP_PK_MLKEM1024_X448);
   }
   cert->primary_recipient = primary_valid && pgp_key_can_encrypt(&cert->primary) &&
                             cert->has_flags && (cert->flags & enc) != 0;
@@ -897,13 +898,17 @@ fail:
   return r;
 }
 
-size_t mc_pgp_certs_count(const mc_pgp_certs *certs) { return certs != NULL ? certs->num_certs : 0; }
+size_t mc_pgp_certs_count(const mc_pgp_certs *certs) {
+  return certs != NULL ? certs->num_certs : 0;
+}
 
 const mc_pgp_cert *mc_pgp_certs_get(const mc_pgp_certs *certs, size_t i) {
   return certs != NULL && i < certs->num_certs ? &certs->certs[i] : NULL;
 }
 
-int mc_pgp_cert_version(const mc_pgp_cert *cert) { return cert->primary.version; }
+int mc_pgp_cert_version(const mc_pgp_cert *cert) {
+  return cert->primary.version;
+}
 
 const uint8_t *mc_pgp_cert_fingerprint(const mc_pgp_cert *cert, size_t *out_len) {
   *out_len = cert->primary.fpr_len;
@@ -923,13 +928,21 @@ int mc_pgp_cert_fingerprint_hex(const mc_pgp_cert *cert, char *out, size_t out_c
   return 0;
 }
 
-int64_t mc_pgp_cert_creation_time(const mc_pgp_cert *cert) { return cert->primary.created; }
+int64_t mc_pgp_cert_creation_time(const mc_pgp_cert *cert) {
+  return cert->primary.created;
+}
 
-int64_t mc_pgp_cert_expiration_time(const mc_pgp_cert *cert) { return cert->expires; }
+int64_t mc_pgp_cert_expiration_time(const mc_pgp_cert *cert) {
+  return cert->expires;
+}
 
-int mc_pgp_cert_is_revoked(const mc_pgp_cert *cert) { return cert->revoked; }
+int mc_pgp_cert_is_revoked(const mc_pgp_cert *cert) {
+  return cert->revoked;
+}
 
-size_t mc_pgp_cert_num_user_ids(const mc_pgp_cert *cert) { return cert->num_valid_uids; }
+size_t mc_pgp_cert_num_user_ids(const mc_pgp_cert *cert) {
+  return cert->num_valid_uids;
+}
 
 const char *mc_pgp_cert_user_id(const mc_pgp_cert *cert, size_t i, size_t *out_len) {
   if (i >= cert->num_valid_uids)
@@ -939,7 +952,9 @@ const char *mc_pgp_cert_user_id(const mc_pgp_cert *cert, size_t i, size_t *out_l
   return (const char *)u->data;
 }
 
-size_t mc_pgp_cert_num_recipients(const mc_pgp_cert *cert) { return cert->num_recipients; }
+size_t mc_pgp_cert_num_recipients(const mc_pgp_cert *cert) {
+  return cert->num_recipients;
+}
 
 size_t pgp_cert_recipients(const mc_pgp_cert *cert, const pgp_recipient **out) {
   *out = cert->recipients;

@@ -60,9 +60,33 @@ const char *pgp_hash_name(uint8_t hash_algo) {
 // a critical subpacket of any other type makes the signature invalid.
 static int pgp_subpacket_known(uint8_t type) {
   switch (type) {
-  case 2: case 3: case 4: case 5: case 6: case 7: case 9: case 11: case 12: case 16:
-  case 21: case 22: case 23: case 24: case 25: case 26: case 27: case 28: case 29:
-  case 30: case 31: case 32: case 33: case 35: case 37: case 38: case 39:
+  case 2:
+  case 3:
+  case 4:
+  case 5:
+  case 6:
+  case 7:
+  case 9:
+  case 11:
+  case 12:
+  case 16:
+  case 21:
+  case 22:
+  case 23:
+  case 24:
+  case 25:
+  case 26:
+  case 27:
+  case 28:
+  case 29:
+  case 30:
+  case 31:
+  case 32:
+  case 33:
+  case 35:
+  case 37:
+  case 38:
+  case 39:
     return 1;
   default:
     return 0;
@@ -331,9 +355,8 @@ static int pgp_verify_rsa(const pgp_key *k, uint8_t hash_algo, const uint8_t *di
   BIGNUM *e = BN_bin2bn(k->rsa_e, k->rsa_e_len, NULL);
   if (rsa != NULL && n != NULL && e != NULL && RSA_set0_key(rsa, n, e, NULL)) {
     n = e = NULL; // owned by rsa now
-    ret = RSA_verify(nid, digest, digest_len, sig, k->rsa_n_len, rsa) == 1
-              ? 0
-              : MC_ERR_BAD_SIGNATURE;
+    ret =
+        RSA_verify(nid, digest, digest_len, sig, k->rsa_n_len, rsa) == 1 ? 0 : MC_ERR_BAD_SIGNATURE;
   }
   BN_free(n);
   BN_free(e);
@@ -346,8 +369,7 @@ static int pgp_verify_ecdsa(const pgp_key *k, const uint8_t *digest, size_t dige
                             pgp_cur *m) {
   const uint8_t *r, *s;
   size_t r_len, s_len;
-  if (!pgp_cur_get_mpi(m, &r, &r_len, NULL) || !pgp_cur_get_mpi(m, &s, &s_len, NULL) ||
-      m->len != 0)
+  if (!pgp_cur_get_mpi(m, &r, &r_len, NULL) || !pgp_cur_get_mpi(m, &s, &s_len, NULL) || m->len != 0)
     return MC_ERR_BAD_SIGNATURE;
   int nid = k->curve == PGP_CURVE_P256   ? NID_X9_62_prime256v1
             : k->curve == PGP_CURVE_P384 ? NID_secp384r1
@@ -397,8 +419,7 @@ static int pgp_verify_material(const pgp_key *k, uint8_t hash_algo, const uint8_
   case PGP_PK_ED25519:
     if (material_len != 64 || digest_len < 32)
       return MC_ERR_BAD_SIGNATURE;
-    return ED25519_verify(digest, digest_len, material, k->ecc_pub) == 1 ? 0
-                                                                          : MC_ERR_BAD_SIGNATURE;
+    return ED25519_verify(digest, digest_len, material, k->ecc_pub) == 1 ? 0 : MC_ERR_BAD_SIGNATURE;
   case PGP_PK_ED448:
     if (material_len != MC_ED448_SIGNATURE_LEN || digest_len < 64)
       return MC_ERR_BAD_SIGNATURE;
@@ -422,9 +443,8 @@ static int pgp_verify_material(const pgp_key *k, uint8_t hash_algo, const uint8_
     if (mc_ed448_verify(k->ecc_pub, material, MC_ED448_SIGNATURE_LEN, digest, digest_len, NULL,
                         0) != 0)
       return MC_ERR_BAD_SIGNATURE;
-    return mc_mldsa_verify(MC_MLDSA_87, k->pq_pub, k->pq_pub_len,
-                           material + MC_ED448_SIGNATURE_LEN, MC_MLDSA87_SIGNATURE_LEN, digest,
-                           digest_len, NULL, 0) == 0
+    return mc_mldsa_verify(MC_MLDSA_87, k->pq_pub, k->pq_pub_len, material + MC_ED448_SIGNATURE_LEN,
+                           MC_MLDSA87_SIGNATURE_LEN, digest, digest_len, NULL, 0) == 0
                ? 0
                : MC_ERR_BAD_SIGNATURE;
   default:

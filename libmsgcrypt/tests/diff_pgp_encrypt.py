@@ -13,6 +13,7 @@ decrypted by independent implementations, and the plaintext must come back:
 Usage: diff_pgp_encrypt.py DRIVER (TAP on stdout).
 """
 import functools
+import hashlib
 import os
 import random
 import shutil
@@ -190,10 +191,9 @@ def check_format_selection(tap, driver):
     tap.check(not bad, 'format selection from Features and AEAD preferences', '\n'.join(bad))
 
 
-def node(pkg, *args):
-    env = dict(os.environ)
+def node(pkg, *args, input=None):
     return subprocess.run(['node', NODE_SCRIPT, pkg] + list(args), capture_output=True,
-                          env=env, timeout=120, check=False)
+                          input=input, timeout=300, check=False)
 
 
 def check_js(tap, driver, tmp):
@@ -229,26 +229,109 @@ def check_js(tap, driver, tmp):
             jobs.append(('@protontech/openpgp', path, k, fmt, 70000, 1))
     msgs = encrypt(driver, [(fmt, armor, size, [key_spec(k)])
                             for _, _, k, fmt, size, armor in jobs])
+    # One node process per package decrypts all of its messages.
+    answers = {}
+    for pkg in ('openpgp', '@protontech/openpgp'):
+        lines = []
+        for i, ((p, path, _, _, _, _), msg) in enumerate(zip(jobs, msgs)):
+            if p != pkg:
+                continue
+            mpath = os.path.join(tmp, 'js%d.pgp' % i)
+            with open(mpath, 'wb') as f:
+                f.write(msg if isinstance(msg, bytes) else b'')
+            lines.append((i, '%s %s' % (path, mpath)))
+        r = node(pkg, 'decrypt-many', input='\n'.join(l for _, l in lines).encode() + b'\n')
+        out = r.stdout.decode().splitlines()
+        for n, (i, _) in enumerate(lines):
+            answers[i] = out[n] if n < len(out) else 'ERR no answer: ' + r.stderr.decode()[-300:]
     results = {}
-    for (pkg, path, k, fmt, size, armor), msg in zip(jobs, msgs):
-        mpath = os.path.join(tmp, 'msg.pgp')
-        with open(mpath, 'wb') as f:
-            f.write(msg if isinstance(msg, bytes) else b'')
-        r = node(pkg, 'decrypt', path, mpath)
-        ok = (isinstance(msg, bytes) and r.returncode == 0 and
-              bytes.fromhex(r.stdout.decode().strip()) == plaintext(size))
+    for i, ((pkg, path, k, fmt, size, armor), msg) in enumerate(zip(jobs, msgs)):
+        ans = answers[i]
+        ok = (isinstance(msg, bytes) and not ans.startswith('ERR') and
+              bytes.fromhex(ans) == plaintext(size))
         # The reference decryptor agrees on every message too.
         if ok:
             ok = ref.decrypt([k], msg)[0] == plaintext(size)
         key = (pkg, k.algo, k.version)
         results.setdefault(key, []).append(
             None if ok else 'fmt %d size %d %s: %s' % (fmt, size, os.path.basename(path),
-                                                       r.stderr.decode()[-300:]))
+                                                       ans[:300]))
     names = {25: 'X25519', 26: 'X448', 35: 'ML-KEM-768+X25519'}
     for (pkg, algo, version), res in sorted(results.items()):
         errs = [e for e in res if e]
         tap.check(not errs, '%s decrypts %d messages to v%d %s keys' % (
             pkg, len(res), version, names[algo]), '\n'.join(errs[:5]))
+
+
+def check_tool(tap, driver, tmp):
+    """msgcrypt encrypt / encrypt-mime, found next to the driver's build."""
+    tool = os.path.join(os.path.dirname(os.path.abspath(driver)), '..', 'tools', 'msgcrypt',
+                        'msgcrypt')
+    tap.check(os.access(tool, os.X_OK), 'msgcrypt tool is built', tool)
+    if not os.access(tool, os.X_OK):
+        return
+    a3 = os.path.join(VECTORS, 'rfc9580-appendixA', 'a3_cert.asc')
+    pq = os.path.join(VECTORS, 'openpgp-pqc', 'v6-eddsa-sample-pk.asc')
+    keys = (ref.load_secret_subkeys(vec('rfc9580-appendixA/a4_secret.asc')) +
+            ref.load_secret_subkeys(vec('openpgp-pqc/v6-eddsa-sample-sk.asc')))
+    r = subprocess.run([tool, 'encrypt', '--key', a3, '--key', pq, '--armor'],
+                       input=b'tool plaintext\n', capture_output=True, timeout=60, check=False)
+    ok = r.returncode == 0 and r.stdout.startswith(b'-----BEGIN PGP MESSAGE-----')
+    if ok:
+        for k in keys:
+            data, desc = ref.decrypt([k], r.stdout)
+            ok &= data == b'tool plaintext\n' and desc['sym'] == 9 and desc['seipd'] == 2
+    tap.check(ok, 'msgcrypt encrypt --armor to an X25519 and an ML-KEM-768+X25519 certificate',
+              r.stderr.decode()[-300:])
+    mime = (b'From: Alice <alice@example.org>\r\nTo: bob@example.org\r\nSubject: tool\r\n'
+            b'Content-Type: text/plain; charset=utf-8\r\n\r\nHi Bob\r\n')
+    r = subprocess.run([tool, 'encrypt-mime', '--key', a3], input=mime, capture_output=True,
+                       timeout=60, check=False)
+    ok = r.returncode == 0 and r.stdout.startswith(
+        b'From: Alice <alice@example.org>\r\nTo: bob@example.org\r\nSubject: tool\r\n'
+        b'MIME-Version: 1.0\r\nContent-Type: multipart/encrypted;')
+    if ok:
+        armored = r.stdout[r.stdout.index(b'-----BEGIN PGP MESSAGE-----'):]
+        data, _ = ref.decrypt(keys, armored)
+        ok = data == b'Content-Type: text/plain; charset=utf-8\r\n\r\nHi Bob\r\n'
+    tap.check(ok, 'msgcrypt encrypt-mime keeps the transport header and encrypts the entity',
+              r.stderr.decode()[-300:])
+    bad = [(['encrypt', '--key', os.path.join(HERE, 'pgp_decrypt_ref.py')], b'x', 1),
+           (['encrypt', '--key', os.path.join(tmp, 'missing.asc')], b'x', 1),
+           (['encrypt-mime', '--key', a3], b'no header at all', 1),
+           (['encrypt'], b'x', 2),
+           (['encrypt', '--key', a3, '--format', 'rot13'], b'x', 2)]
+    errs = []
+    for args, stdin, want in bad:
+        r = subprocess.run([tool] + args, input=stdin, capture_output=True, timeout=60,
+                           check=False)
+        if r.returncode != want or r.stdout or not r.stderr.strip():
+            errs.append('%s: status %d, %d bytes out' % (args, r.returncode, len(r.stdout)))
+    tap.check(not errs, 'bad keys, bad MIME and bad usage: exit 1/2, a message, nothing on stdout',
+              '\n'.join(errs))
+    # 100 MB through the tool: constant memory, and the reference decrypts it.
+    size = 100 << 20
+    out_path = os.path.join(tmp, 'big.pgp')
+    with open(out_path, 'wb') as out:
+        p = subprocess.Popen([tool, 'encrypt', '--key', a3], stdin=subprocess.PIPE, stdout=out)
+        block = bytes(range(256)) * 4096
+        h = hashlib.sha256()
+        for _ in range(size // len(block)):
+            p.stdin.write(block)
+            h.update(block)
+        # The peak RSS of the tool's own address space (rusage would count
+        # the forked Python it started as), read while all input is in.
+        with open('/proc/%d/status' % p.pid) as st:
+            rss_kib = int([l.split()[1] for l in st if l.startswith('VmHWM:')][0])
+        p.stdin.close()
+        p.wait(timeout=300)
+    with open(out_path, 'rb') as f:
+        data, _ = ref.decrypt(keys, f.read())
+    ok = p.returncode == 0 and hashlib.sha256(data).digest() == h.digest()
+    tap.check(ok and rss_kib < 32 * 1024,
+              'msgcrypt encrypt streams 100 MiB in constant memory (peak RSS %d KiB)'
+              % rss_kib)
+    os.unlink(out_path)
 
 
 def main():
@@ -260,6 +343,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix='pgpe-interop-')
     try:
         check_js(tap, driver, tmp)
+        check_tool(tap, driver, tmp)
         if os.environ.get('PGPE_SKIP_GNUPG') is None:
             import interop_pgp_encrypt_gnupg as gnupg
             gnupg.check_gnupg_family(tap, driver, tmp, encrypt, plaintext, spec)

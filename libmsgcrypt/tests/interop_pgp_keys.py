@@ -2,7 +2,9 @@
 """interop_pgp_keys.py: `msgcrypt describe` on OpenPGP keys made by real
 tools during the test: GnuPG 2.2 (RSA 2048/3072/4096, NIST P-256/384/521
 ECDSA+ECDH, legacy Ed25519/Curve25519; expired, soon-expiring, revoked and
-sign-only keys), Sequoia sq 0.27 (cv25519, rsa3k, rsa4k) and RNP 0.16. Each key's fingerprint, user
+sign-only keys; DSA/Elgamal and Brainpool, which are parsed and reported
+unusable), Sequoia sq 0.27 (cv25519, rsa3k, rsa4k), RNP 0.16, OpenPGP.js 6 (v4 and v6
+Ed25519/X25519, Ed448/X448, NIST) and Proton's OpenPGP.js (RFC 9980). Each key's fingerprint, user
 ID, description and warnings are checked against what the generating tool
 says, and tampered, truncated and secret inputs must fail with exit status 1,
 nothing on stdout and a reason on stderr. TAP on stdout.
@@ -229,6 +231,20 @@ def tests(tmp):
     check("gpg sign-only key: exit 1, no-encryption-key",
           r.returncode == 1 and r.stdout == b"" and b"no-encryption-key" in r.stderr, r.stderr)
 
+    # Algorithms that are parsed but not used: DSA with Elgamal, Brainpool.
+    for name, prim, sub, want in [
+            ("dsa", "dsa1024", "elg1024", [b"unsupported-algorithm", b"DSA is obsolete",
+                                           b"weak-algorithm"]),
+            ("brainpool", "brainpoolP256r1", "brainpoolP256r1",
+             [b"unsupported-algorithm", b"brainpoolP256r1", b"not supported"])]:
+        uid = "%s <%s@example.org>" % (name, name)
+        fpr = gpg.gen(uid, prim, "sign", "2y")[0]
+        gpg("--quick-add-key", fpr, sub, "encr", "2y")
+        r = describe(gpg.export(uid, os.path.join(tmp, name + ".asc")))
+        check("gpg %s key: exit 1, parsed and reported unusable with the reason" % name,
+              r.returncode == 1 and r.stdout == b"" and all(w in r.stderr for w in want)
+              and fpr.encode() in r.stderr, r.stderr)
+
     # Tampering: flip the last byte of each signature after the encryption
     # subkey, or of the subkey; the key loses its subkey.
     data = open(os.path.join(tmp, "p256.gpg"), "rb").read()
@@ -297,6 +313,11 @@ def tests(tmp):
             check("sq %s: fingerprints as sq prints them" % suite,
                   [k["fingerprint"] for k in certs[0]["keys"]] == sq_fprs,
                   (certs[0]["keys"], sq_fprs))
+            # sq's signing subkey keeps its flag only if its back-signature
+            # verified.
+            check("sq %s: signing subkey's back-signature verified" % suite,
+                  any(k["flags"] == 2 and k["valid"] for k in certs[0]["keys"][1:]),
+                  certs[0]["keys"])
         r = describe(key)
         check("sq %s: the secret key is refused" % suite, r.returncode == 1, r.stderr)
 
@@ -318,6 +339,49 @@ def tests(tmp):
         check("rnp: fingerprints as rnpkeys prints them",
               all(k["fingerprint"] in out for k in certs[0]["keys"]), (certs, out))
         check("rnp: user ID matches", "no-address-match" not in codes(certs[0]), certs[0])
+
+    # OpenPGP.js 6 (v4 and v6 keys of RFC 9580's native algorithms, Ed448
+    # included) and Proton's OpenPGP.js (RFC 9980 ML-DSA and ML-KEM keys,
+    # and a v6 key with both an X25519 and an ML-KEM subkey, of which only
+    # the post-quantum one may be chosen).
+    modules = os.environ.get("CORVID_NODE_MODULES", "")
+    check("CORVID_NODE_MODULES holds openpgp (quickstart.sh test installs it)",
+          os.path.isdir(os.path.join(modules, "openpgp")), modules)
+    gen = os.path.join(os.path.dirname(os.path.abspath(__file__)), "interop_pgp_keys_gen.mjs")
+    for pkg, kind, version, want, recipients in [
+            ("openpgp", "curve25519", "6", "OpenPGP v6: Ed25519 (encryption subkey X25519)", 1),
+            ("openpgp", "curve448", "6", "OpenPGP v6: Ed448 (encryption subkey X448)", 1),
+            ("openpgp", "curve25519", "4", "OpenPGP v4: Ed25519 (encryption subkey X25519)", 1),
+            ("openpgp", "curve448", "4", "OpenPGP v4: Ed448 (encryption subkey X448)", 1),
+            ("openpgp", "ecc-nistP521", "4",
+             "OpenPGP v4: ECDSA P-521 (encryption subkey ECDH P-521)", 1),
+            ("@protontech/openpgp", "pqc", "6",
+             "OpenPGP v6: ML-DSA-65+Ed25519 (encryption subkey ML-KEM-768+X25519)", 1),
+            ("@protontech/openpgp", "mixed-pqc", "6",
+             "OpenPGP v6: Ed25519 (encryption subkey ML-KEM-768+X25519)", 1)]:
+        name = "%s %s v%s" % (pkg, kind, version)
+        r = run(["node", gen, pkg, kind, version], env=dict(os.environ, CORVID_NODE_MODULES=modules))
+        check("%s: generate" % name, r.returncode == 0, r.stderr)
+        if r.returncode != 0:
+            continue
+        made = json.loads(r.stdout)
+        path = os.path.join(tmp, "js.asc")
+        open(path, "w", encoding="ascii").write(made["armored"])
+        certs, r = describe_json(path, "--address", "js@example.org")
+        check("%s: describe" % name, certs is not None and certs[0]["description"] == want,
+              (certs and certs[0]["description"], r.stderr))
+        if not certs:
+            continue
+        c = certs[0]
+        check("%s: fingerprints as OpenPGP.js computes them" % name,
+              [k["fingerprint"] for k in c["keys"]] == made["fingerprints"],
+              (c["keys"], made["fingerprints"]))
+        check("%s: recipients" % name,
+              sum(k["recipient"] for k in c["keys"]) == recipients and
+              all(k["valid"] for k in c["keys"]), c["keys"])
+        want_codes = ["limited-support"] if version == "6" or "25519" in kind or "448" in kind \
+            else []
+        check("%s: warnings" % name, codes(c) == want_codes, c["warnings"])
 
     # The RFC sample keys through the tool.
     for rel in ["rfc9580-appendixA/a3_cert.asc", "openpgp-pqc/v6-mldsa-87-sample-pk.asc"]:

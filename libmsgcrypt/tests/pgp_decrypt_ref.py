@@ -70,7 +70,7 @@ def packets(data):
         if not h & 0x80:
             raise RefError("not a packet header")
         if h & 0x40:
-            tag, body = h & 0x3F, b""
+            tag, pieces = h & 0x3F, []
             while True:
                 l0 = data[pos]
                 pos += 1
@@ -86,14 +86,15 @@ def packets(data):
                 else:
                     n = 1 << (l0 & 31)
                     partial = True
-                    if not body and n < 512:
+                    if not pieces and n < 512:
                         raise RefError("first partial piece below 512 octets")
                 if pos + n > len(data):
                     raise RefError("truncated packet")
-                body += data[pos:pos + n]
+                pieces.append(data[pos:pos + n])
                 pos += n
                 if not partial:
                     break
+            body = b"".join(pieces)
         else:
             tag = (h >> 2) & 15
             lt = h & 3

@@ -1,8 +1,8 @@
 // test_impl.c: libmsgcrypt's implementation table (src/impl.c): listing,
 // forcing, MSGCRYPT_IMPL and the "unsupported" singleton; and every
 // implementation this CPU supports against scalar, kernel by kernel
-// (four-way Keccak, ML-DSA NTT, inverse NTT and products, the four-way
-// samplers) on random and extreme inputs, then whole ML-KEM and ML-DSA
+// (four-way Keccak, ML-DSA and ML-KEM NTT, inverse NTT and products, the
+// four-way samplers) on random and extreme inputs, then whole ML-KEM and ML-DSA
 // operations byte for byte.
 #include <check.h>
 #include <stdlib.h>
@@ -248,6 +248,67 @@ START_TEST(mldsa_kernels_match_scalar) {
 }
 END_TEST
 
+// fill_kem sets `p` to coefficients in [lo, hi] (random for kind 0, the
+// extremes or alternating otherwise, as fill_poly).
+static void fill_kem(mc_mlkem_poly *p, int32_t lo, int32_t hi, int kind) {
+  for (unsigned i = 0; i < MC_MLKEM_N; i++)
+    p->coeffs[i] = (int16_t)(kind == 0   ? rng_range(lo, hi)
+                             : kind == 1 ? lo
+                             : kind == 2 ? hi
+                                         : (i % 2 ? lo : hi));
+}
+
+START_TEST(mlkem_kernels_match_scalar) {
+  const char *names[8];
+  size_t n = num_supported(names, 8);
+  const int32_t q = MC_MLKEM_Q;
+  for (size_t im = 0; im < n; im++) {
+    ck_assert_int_eq(mc_impl_force(names[im]), 0);
+    for (int trial = 0; trial < 300; trial++) {
+      int kind = trial < 4 ? trial : 0;
+      // Inside the contracts, (−q, q); and, since both sides wrap the same
+      // 16-bit way, over all of int16 too.
+      int32_t lo = trial % 2 ? -32768 : -q + 1, hi = trial % 2 ? 32767 : q - 1;
+      mc_mlkem_poly a, b, x, y;
+      fill_kem(&a, lo, hi, kind);
+      x = a, y = a;
+      mc_mlkem_ntt(&x);
+      mc_mlkem_ntt_scalar(&y);
+      ck_assert_mem_eq(x.coeffs, y.coeffs, sizeof x.coeffs);
+      fill_kem(&a, lo, hi, (kind + 1) % 4);
+      x = a, y = a;
+      mc_mlkem_invntt(&x);
+      mc_mlkem_invntt_scalar(&y);
+      ck_assert_mem_eq(x.coeffs, y.coeffs, sizeof x.coeffs);
+      // Up to four products into the same sums, then the reduction.
+      static int32_t acc_x[MC_MLKEM_N], acc_y[MC_MLKEM_N];
+      for (unsigned i = 0; i < MC_MLKEM_N; i++)
+        acc_x[i] = acc_y[i] = rng_range(-q * q, q * q);
+      for (int prod = 0; prod < 4; prod++) {
+        mc_mlkem_mulcache cache;
+        fill_kem(&a, -q + 1, q - 1, kind);
+        fill_kem(&b, -q + 1, q - 1, (kind + prod) % 4);
+        mc_mlkem_mulcache_compute(&cache, &b);
+        mc_mlkem_basemul_acc(acc_x, &a, &b, &cache);
+        mc_mlkem_basemul_acc_scalar(acc_y, &a, &b, &cache);
+        ck_assert_mem_eq(acc_x, acc_y, sizeof acc_x);
+      }
+      mc_mlkem_acc_reduce(&x, acc_x);
+      mc_mlkem_acc_reduce_scalar(&y, acc_y);
+      ck_assert_mem_eq(x.coeffs, y.coeffs, sizeof x.coeffs);
+      // The reduction at the edges of its input range, |acc| < q · 2^15.
+      for (unsigned i = 0; i < MC_MLKEM_N; i++)
+        acc_x[i] = acc_y[i] = (i % 3 == 0)   ? q * 32768 - 1
+                              : (i % 3 == 1) ? -q * 32768 + 1
+                                             : rng_range(-q * 32768 + 1, q * 32768 - 1);
+      mc_mlkem_acc_reduce(&x, acc_x);
+      mc_mlkem_acc_reduce_scalar(&y, acc_y);
+      ck_assert_mem_eq(x.coeffs, y.coeffs, sizeof x.coeffs);
+    }
+  }
+}
+END_TEST
+
 START_TEST(mldsa_samplers_match_one_at_a_time) {
   const char *names[8];
   size_t n = num_supported(names, 8);
@@ -375,6 +436,7 @@ int main(void) {
     tcase_add_test(tc, keccak_x4_matches_scalar);
     tcase_add_test(tc, mldsa_kernels_match_scalar);
     tcase_add_test(tc, mldsa_samplers_match_one_at_a_time);
+    tcase_add_test(tc, mlkem_kernels_match_scalar);
     tcase_add_test(tc, operations_match_scalar);
   }
   suite_add_tcase(s, tc);

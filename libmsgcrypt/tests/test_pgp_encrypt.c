@@ -13,8 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "corvid_libtest.h"
+#include "mailparse.h"
 #include "msgcrypt.h"
 #include "pgp_encrypt_internal.h"
 #include "testutil.h"
@@ -993,6 +995,161 @@ START_TEST(crc24) {
 }
 END_TEST
 
+// ---- Public API on parsed certificates ---------------------------------
+
+// A time after every sample key's creation, for certificate validity.
+#define SAMPLE_NOW 1767225600 // 2026-01-01
+
+static mc_pgp_certs *parse_certs(const char *rel) {
+  bytes t = read_file(rel);
+  mc_pgp_certs *c = NULL;
+  mc_pgp_diag diag;
+  int ret = mc_pgp_certs_parse(&c, NULL, &diag, t.p, t.len, SAMPLE_NOW);
+  ck_assert_msg(ret == 0, "%s: %s", rel, diag.message);
+  free(t.p);
+  return c;
+}
+
+START_TEST(public_api_certs) {
+  mc_pgp_certs *a3 = parse_certs("rfc9580-appendixA/a3_cert.asc");
+  mc_pgp_certs *pq = parse_certs("openpgp-pqc/v6-eddsa-sample-pk.asc");
+  seckey ka, kp;
+  load_secret_subkey(&ka, "rfc9580-appendixA/a4_secret.asc");
+  load_secret_subkey(&kp, "openpgp-pqc/v6-eddsa-sample-sk.asc");
+  const mc_pgp_cert *certs[2] = {mc_pgp_certs_get(a3, 0), mc_pgp_certs_get(pq, 0)};
+  const char *text = "to two certificates";
+  mc_pgp_encrypt_options opt = MC_PGP_ENCRYPT_OPTIONS_INIT;
+  opt.flags = MC_PGP_ARMOR;
+  size_t cap = mc_pgp_encrypt_max_len(2, strlen(text), opt.flags), out_len = 0;
+  uint8_t *out = malloc(cap);
+  ck_assert_int_eq(
+      mc_pgp_encrypt(out, cap, &out_len, certs, 2, &opt, (const uint8_t *)text, strlen(text)), 0);
+  for (int i = 0; i < 2; i++) {
+    uint8_t v, aead, sym;
+    bytes data = decrypt_message(i == 0 ? &ka : &kp, out, out_len, &v, &aead, &sym);
+    ck_assert_uint_eq(v, 2);
+    ck_assert_uint_eq(sym, MC_PGP_SYM_AES256); // a post-quantum recipient
+    ck_assert_uint_eq(data.len, strlen(text));
+    ck_assert_mem_eq(data.p, text, data.len);
+    free(data.p);
+  }
+  // The streaming constructor, with default options, to one certificate.
+  struct growbuf g = {0};
+  mc_pgp_encryptor *e = NULL;
+  ck_assert_int_eq(mc_pgp_encryptor_new(&e, certs, 1, NULL, grow_write, &g), 0);
+  ck_assert_int_eq(mc_pgp_encryptor_update(e, (const uint8_t *)text, 5), 0);
+  ck_assert_int_eq(mc_pgp_encryptor_final(e), 0);
+  mc_pgp_encryptor_free(e);
+  uint8_t v, aead, sym;
+  bytes data = decrypt_message(&ka, g.p, g.len, &v, &aead, &sym);
+  ck_assert_uint_eq(data.len, 5);
+  free(data.p);
+  // Bad options and arguments.
+  opt.version = 99;
+  ck_assert_int_eq(mc_pgp_encryptor_new(&e, certs, 1, &opt, grow_write, &g),
+                   MC_ERR_INVALID_ARGUMENT);
+  opt.version = MC_PGP_ENCRYPT_OPTIONS_VERSION;
+  opt.flags = 0x80;
+  ck_assert_int_eq(mc_pgp_encryptor_new(&e, certs, 1, &opt, grow_write, &g),
+                   MC_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(e);
+  ck_assert_int_eq(mc_pgp_encryptor_new(&e, certs, 0, NULL, grow_write, &g),
+                   MC_ERR_INVALID_ARGUMENT);
+  free(g.p);
+  free(out);
+  mc_pgp_certs_free(a3);
+  mc_pgp_certs_free(pq);
+}
+END_TEST
+
+// ---- PGP/MIME --------------------------------------------------------------
+
+static const struct {
+  const char *in;
+  const char *outer_kept; // must appear in the outer header, in order
+  const char *entity;     // the decrypted MIME entity
+} mime_cases[] = {
+    {"Received: from x by y; Mon, 30 Nov 2026 10:00:00 +0000\r\n"
+     "From: Alice <alice@example.org>\r\nTo: bob@example.org\r\nSubject: hello\r\n"
+     "Message-ID: <1@example.org>\r\nMIME-Version: 1.0\r\n"
+     "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
+     "Hello Bob\r\n",
+     "Received: from x by y; Mon, 30 Nov 2026 10:00:00 +0000\r\n"
+     "From: Alice <alice@example.org>\r\nTo: bob@example.org\r\nSubject: hello\r\n"
+     "Message-ID: <1@example.org>\r\nMIME-Version: 1.0\r\n"
+     "Content-Type: multipart/encrypted; protocol=\"application/pgp-encrypted\";\r\n",
+     "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\n"
+     "Hello Bob\r\n"},
+    {"From: a@example.org\nTo: b@example.org\n\nno content type\n",
+     "From: a@example.org\nTo: b@example.org\nMIME-Version: 1.0\n"
+     "Content-Type: multipart/encrypted; protocol=\"application/pgp-encrypted\";\n",
+     "Content-Type: text/plain; charset=us-ascii\n\nno content type\n"},
+};
+
+START_TEST(pgp_mime) {
+  seckey k;
+  new_seckey(&k, PGP_PK_X25519, 6);
+  mc_pgp_encrypt_params p = {0, 0, NULL, NULL, NULL};
+  const char *in = mime_cases[_i].in;
+  struct growbuf g = {0};
+  ck_assert_int_eq(
+      mc_pgp_mime_encrypt_rcpts(&k.r, 1, &p, (const uint8_t *)in, strlen(in), grow_write, &g), 0);
+  const char *kept = mime_cases[_i].outer_kept;
+  ck_assert_uint_ge(g.len, strlen(kept));
+  ck_assert_mem_eq(g.p, kept, strlen(kept));
+  // The result parses as multipart/encrypted with the two RFC 3156 parts.
+  mp_message *msg = NULL;
+  ck_assert_int_eq(mp_message_parse(&msg, NULL, g.p, g.len, NULL), 0);
+  const mp_part *root = mp_message_part(msg, 0);
+  ck_assert_uint_eq(root->num_children, 2);
+  ck_assert_uint_eq(mp_message_problems(msg), 0);
+  ck_assert_int_eq(strncmp(root->subtype.p, "encrypted", root->subtype.len), 0);
+  const mp_part *ver = mp_message_part(msg, root->first_child);
+  const mp_part *enc = mp_message_part(msg, ver->next_sibling);
+  ck_assert_int_eq(strncmp(ver->subtype.p, "pgp-encrypted", ver->subtype.len), 0);
+  ck_assert_int_eq(strncmp((const char *)g.p + ver->body.off, "Version: 1", 10), 0);
+  ck_assert_int_eq(strncmp(enc->subtype.p, "octet-stream", enc->subtype.len), 0);
+  uint8_t v, aead, sym;
+  bytes entity = decrypt_message(&k, g.p + enc->body.off, enc->body.len, &v, &aead, &sym);
+  ck_assert_uint_eq(entity.len, strlen(mime_cases[_i].entity));
+  ck_assert_mem_eq(entity.p, mime_cases[_i].entity, entity.len);
+  // No content field of the original is left outside.
+  for (size_t i = 0; i < root->num_headers; i++) {
+    const mp_header *h = mp_message_header(msg, root->first_header + i);
+    ck_assert(h->name.len < 8 || strncasecmp((const char *)g.p + h->name.off, "Content-", 8) != 0 ||
+              strncmp((const char *)g.p + h->value.off, " multipart/encrypted", 20) == 0);
+  }
+  mp_message_free(msg);
+  free(entity.p);
+  free(g.p);
+}
+END_TEST
+
+START_TEST(pgp_mime_refused) {
+  seckey k;
+  new_seckey(&k, PGP_PK_X25519, 6);
+  mc_pgp_encrypt_params p = {0, 0, NULL, NULL, NULL};
+  static const char *bad[] = {"", "just text, no header\n\nbody\n", "\n\nbody only\n",
+                              "From: a@b\nnot a header line\n\nbody\n"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    struct growbuf g = {0};
+    ck_assert_int_eq(mc_pgp_mime_encrypt_rcpts(&k.r, 1, &p, (const uint8_t *)bad[i], strlen(bad[i]),
+                                               grow_write, &g),
+                     MC_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(g.len, 0);
+  }
+  // An unusable key: nothing written either.
+  pgp_recipient r = k.r;
+  r.algo = 22;
+  struct growbuf g = {0};
+  const char *in = "From: a@b\n\nx\n";
+  ck_assert_int_eq(
+      mc_pgp_mime_encrypt_rcpts(&r, 1, &p, (const uint8_t *)in, strlen(in), grow_write, &g),
+      MC_ERR_UNSUPPORTED);
+  ck_assert_uint_eq(g.len, 0);
+}
+END_TEST
+
 static Suite *pgp_encrypt_suite(void) {
   Suite *s = suite_create("pgp_encrypt");
   TCase *tc = tcase_create("vectors");
@@ -1012,6 +1169,12 @@ static Suite *pgp_encrypt_suite(void) {
   tcase_add_test(tc, errors);
   tcase_add_test(tc, framing);
   tcase_add_test(tc, crc24);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("api_and_mime");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, public_api_certs);
+  tcase_add_loop_test(tc, pgp_mime, 0, sizeof mime_cases / sizeof mime_cases[0]);
+  tcase_add_test(tc, pgp_mime_refused);
   suite_add_tcase(s, tc);
   return s;
 }

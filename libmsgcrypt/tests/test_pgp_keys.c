@@ -72,8 +72,7 @@ static int has_warning(const mc_pgp_cert *cert, mc_pgp_warn_code code, const cha
   mc_pgp_warning w[MC_PGP_MAX_WARNINGS];
   size_t n;
   const char *addrs[1] = {addr};
-  ck_assert_int_eq(mc_pgp_cert_warnings(cert, w, MC_PGP_MAX_WARNINGS, &n, addrs, addr ? 1 : 0),
-                   0);
+  ck_assert_int_eq(mc_pgp_cert_warnings(cert, w, MC_PGP_MAX_WARNINGS, &n, addrs, addr ? 1 : 0), 0);
   for (size_t i = 0; i < n; i++) {
     ck_assert_str_eq(w[i].name, mc_pgp_warn_name(w[i].code));
     ck_assert_int_gt((int)strlen(w[i].text), 10);
@@ -118,19 +117,19 @@ static const struct sample {
      "OpenPGP v6: Ed25519 (encryption subkey X25519)", 0},
     {"openpgp-pqc/v6-eddsa-sample-pk.asc", 6,
      "c789e17d9dbdca7b3c833a3c063feb0353f80ad911fe27868fb0645df803e947",
-     "dafe0eebb2675ecfcdc20a23fe89ca5d12e83f527dfa354b6dcf662131a48b9d", PGP_PK_MLKEM768_X25519,
-     32, 1184, "OpenPGP v6: Ed25519 (encryption subkey ML-KEM-768+X25519)", 1},
+     "dafe0eebb2675ecfcdc20a23fe89ca5d12e83f527dfa354b6dcf662131a48b9d", PGP_PK_MLKEM768_X25519, 32,
+     1184, "OpenPGP v6: Ed25519 (encryption subkey ML-KEM-768+X25519)", 1},
     {"openpgp-pqc/v4-eddsa-sample-pk.asc", 4, "342e5db2de345215cb2c944f7102ffed3b9cf12d",
      "e51dbfea51936988b5428fffa4f95f985ed61a51", PGP_PK_MLKEM768_X25519, 32, 1184,
      "OpenPGP v4: Ed25519 (encryption subkey ML-KEM-768+X25519)", 1},
     {"openpgp-pqc/v6-mldsa-65-sample-pk.asc", 6,
      "a3e2e14b6a493ff930fb27321f125e9a6880338be9fb7da3ae065ea65793242f",
-     "7dae8fbce23022607167af72a002e774e0ca379a2d7ae072384e1e8fde3265e4", PGP_PK_MLKEM768_X25519,
-     32, 1184, "OpenPGP v6: ML-DSA-65+Ed25519 (encryption subkey ML-KEM-768+X25519)", 1},
+     "7dae8fbce23022607167af72a002e774e0ca379a2d7ae072384e1e8fde3265e4", PGP_PK_MLKEM768_X25519, 32,
+     1184, "OpenPGP v6: ML-DSA-65+Ed25519 (encryption subkey ML-KEM-768+X25519)", 1},
     {"openpgp-pqc/v6-mldsa-87-sample-pk.asc", 6,
      "0d7a8be1410cd68eed4845ab487b4b4cfaecd8ebad1a1166a84230499200ee20",
-     "65090e147a8116ab7f62ab4ec7aae59d9e6532feb2af230c73cdc869fbc60c8f", PGP_PK_MLKEM1024_X448,
-     56, 1568, "OpenPGP v6: ML-DSA-87+Ed448 (encryption subkey ML-KEM-1024+X448)", 1},
+     "65090e147a8116ab7f62ab4ec7aae59d9e6532feb2af230c73cdc869fbc60c8f", PGP_PK_MLKEM1024_X448, 56,
+     1568, "OpenPGP v6: ML-DSA-87+Ed448 (encryption subkey ML-KEM-1024+X448)", 1},
 };
 #define NUM_SAMPLES (sizeof samples / sizeof samples[0])
 
@@ -176,6 +175,20 @@ START_TEST(sample_keys) {
   // Every sample announces SEIPDv1 and, but for the v4 one, SEIPDv2 with
   // AES-256 preferred first.
   ck_assert(rc->features & PGP_FEATURE_SEIPDV1);
+  ck_assert_uint_eq(mc_pgp_cert_features(cert), rc->features);
+  const uint8_t *prefs;
+  ck_assert_uint_eq(mc_pgp_cert_pref_symmetric(cert, &prefs), rc->num_pref_sym);
+  ck_assert(memcmp(prefs, rc->pref_sym, rc->num_pref_sym) == 0);
+  if (_i == 0) {
+    // RFC 9580 A.3: AES-256 then AES-128; AES-256/OCB then AES-128/OCB;
+    // SEIPDv1 and SEIPDv2.
+    static const uint8_t sym[2] = {9, 7}, aead[4] = {9, 2, 7, 2};
+    ck_assert_uint_eq(mc_pgp_cert_features(cert), 0x09);
+    ck_assert_uint_eq(mc_pgp_cert_pref_symmetric(cert, &prefs), 2);
+    ck_assert(memcmp(prefs, sym, 2) == 0);
+    ck_assert_uint_eq(mc_pgp_cert_pref_aead(cert, &prefs), 2);
+    ck_assert(memcmp(prefs, aead, 4) == 0);
+  }
   ck_assert_uint_gt(rc->num_pref_sym, 0);
   if (s->version == 6) {
     ck_assert(rc->features & PGP_FEATURE_SEIPDV2);
@@ -437,8 +450,8 @@ START_TEST(unknown_packets) {
   size_t starts[64], bodies[64];
   uint8_t tags[64];
   size_t n = packet_spans(&b, starts, bodies, tags, 63);
-  static const uint8_t extra_tags[] = {PGP_TAG_MARKER, PGP_TAG_PADDING, PGP_TAG_TRUST, 40, 63,
-                                       30, 39};
+  static const uint8_t extra_tags[] = {
+      PGP_TAG_MARKER, PGP_TAG_PADDING, PGP_TAG_TRUST, 40, 63, 30, 39};
   for (size_t t = 0; t < sizeof extra_tags; t++) {
     for (size_t at = 1; at <= n; at++) {
       pgp_buf o;
@@ -606,13 +619,18 @@ struct sig_opts {
   int flags; // -1: none
   uint32_t key_expires;
   int critical_unknown;
+  const uint8_t *embedded; // an embedded signature (back-signature) body
+  size_t embedded_len;
+  const uint8_t *priv; // when set, sign with this Ed25519 key instead
+  const uint8_t *issuer_fpr;
+  int body_only; // write only the packet body (for embedding)
 };
 
 // sign_packet appends a v6 Ed25519/SHA-256 signature packet of `type`
 // over the primary key and `subkey` (a packet body, or NULL), computed
 // independently of pgp_sig.c from RFC 9580 §5.2.4.
-static void sign_packet(pgp_buf *out, const struct signer *s, uint8_t type,
-                        const uint8_t *subkey, size_t subkey_len, const struct sig_opts *o) {
+static void sign_packet(pgp_buf *out, const struct signer *s, uint8_t type, const uint8_t *subkey,
+                        size_t subkey_len, const struct sig_opts *o) {
   pgp_buf hashed;
   pgp_buf_init_growable(&hashed);
   sub_u32(&hashed, 2, o->created);
@@ -626,10 +644,22 @@ static void sign_packet(pgp_buf *out, const struct signer *s, uint8_t type,
   }
   if (o->critical_unknown)
     sub_u8(&hashed, 0x80 | 100, 1);
+  if (o->embedded != NULL) {
+    ck_assert_uint_lt(o->embedded_len, 8000);
+    size_t n = o->embedded_len + 1;
+    if (n < 192) {
+      pgp_buf_put_u8(&hashed, (uint8_t)n);
+    } else {
+      pgp_buf_put_u8(&hashed, (uint8_t)(((n - 192) >> 8) + 192));
+      pgp_buf_put_u8(&hashed, (uint8_t)(n - 192));
+    }
+    pgp_buf_put_u8(&hashed, 32);
+    pgp_buf_put_bytes(&hashed, o->embedded, o->embedded_len);
+  }
   pgp_buf_put_u8(&hashed, 34);
   pgp_buf_put_u8(&hashed, 33);
   pgp_buf_put_u8(&hashed, 6);
-  pgp_buf_put_bytes(&hashed, s->fpr, 32);
+  pgp_buf_put_bytes(&hashed, o->issuer_fpr != NULL ? o->issuer_fpr : s->fpr, 32);
   ck_assert_int_eq(hashed.err, 0);
 
   pgp_buf part;
@@ -656,15 +686,20 @@ static void sign_packet(pgp_buf *out, const struct signer *s, uint8_t type,
     SHA256_Update(&h, subkey, subkey_len);
   }
   SHA256_Update(&h, part.p, part.len);
-  uint8_t trailer[6] = {6, 0xff, (uint8_t)(part.len >> 24), (uint8_t)(part.len >> 16),
-                        (uint8_t)(part.len >> 8), (uint8_t)part.len};
+  uint8_t trailer[6] = {6,
+                        0xff,
+                        (uint8_t)(part.len >> 24),
+                        (uint8_t)(part.len >> 16),
+                        (uint8_t)(part.len >> 8),
+                        (uint8_t)part.len};
   SHA256_Update(&h, trailer, 6);
   uint8_t digest[32], sig[64];
   SHA256_Final(digest, &h);
-  ck_assert_int_eq(ED25519_sign(sig, digest, 32, s->priv), 1);
+  ck_assert_int_eq(ED25519_sign(sig, digest, 32, o->priv != NULL ? o->priv : s->priv), 1);
 
   size_t body_len = part.len + 4 + 2 + 1 + 16 + 64;
-  pgp_buf_put_header(out, PGP_TAG_SIGNATURE, body_len);
+  if (!o->body_only)
+    pgp_buf_put_header(out, PGP_TAG_SIGNATURE, body_len);
   pgp_buf_put_bytes(out, part.p, part.len);
   pgp_buf_put_u32(out, 0);
   pgp_buf_put_bytes(out, digest, 2);
@@ -727,8 +762,10 @@ static void build_free(struct built *b) {
   pgp_buf_cleanup(&b->out);
 }
 
-static const struct sig_opts DK = {T_2025, 0x03, 0, 0};
-static const struct sig_opts ENC = {T_2025, 0x0c, 0, 0};
+static const struct sig_opts DK = {
+    .created = T_2025, .flags = 0x03, .key_expires = 0, .critical_unknown = 0};
+static const struct sig_opts ENC = {
+    .created = T_2025, .flags = 0x0c, .key_expires = 0, .critical_unknown = 0};
 
 START_TEST(pq_preferred) {
   struct built b;
@@ -772,7 +809,8 @@ START_TEST(flags_expiry_revocation) {
   const mc_pgp_cert *cert;
 
   // A subkey flagged only for signing is no recipient.
-  struct sig_opts sign_only = {T_2025, 0x02, 0, 0};
+  struct sig_opts sign_only = {
+      .created = T_2025, .flags = 0x02, .key_expires = 0, .critical_unknown = 0};
   build_start(&b, &DK);
   build_subkey(&b, &b.x25519, &sign_only);
   certs = parse_ok(b.out.p, b.out.len, NOW);
@@ -786,7 +824,10 @@ START_TEST(flags_expiry_revocation) {
   // A subkey expiring 10 days after NOW: "expires-soon"; after it: none,
   // "expired".
   uint32_t x_created = 0x63877fe3; // the A.3 X25519 subkey's creation time
-  struct sig_opts expiring = {T_2025, 0x0c, (uint32_t)(NOW + 10 * 86400) - x_created, 0};
+  struct sig_opts expiring = {.created = T_2025,
+                              .flags = 0x0c,
+                              .key_expires = (uint32_t)(NOW + 10 * 86400) - x_created,
+                              .critical_unknown = 0};
   build_start(&b, &DK);
   build_subkey(&b, &b.x25519, &expiring);
   certs = parse_ok(b.out.p, b.out.len, NOW);
@@ -806,7 +847,10 @@ START_TEST(flags_expiry_revocation) {
   build_free(&b);
 
   // The primary key expiring by its direct-key signature.
-  struct sig_opts dk_exp = {T_2025, 0x03, (uint32_t)(NOW - 86400) - 0x63877fe3, 0};
+  struct sig_opts dk_exp = {.created = T_2025,
+                            .flags = 0x03,
+                            .key_expires = (uint32_t)(NOW - 86400) - 0x63877fe3,
+                            .critical_unknown = 0};
   build_start(&b, &dk_exp);
   build_subkey(&b, &b.x25519, &ENC);
   certs = parse_ok(b.out.p, b.out.len, NOW);
@@ -819,7 +863,8 @@ START_TEST(flags_expiry_revocation) {
 
   // A key revocation by the primary key.
   build_start(&b, &DK);
-  struct sig_opts rev = {T_2025 + 1, -1, 0, 0};
+  struct sig_opts rev = {
+      .created = T_2025 + 1, .flags = -1, .key_expires = 0, .critical_unknown = 0};
   sign_packet(&b.out, &b.s, PGP_SIG_KEY_REVOCATION, NULL, 0, &rev);
   build_subkey(&b, &b.x25519, &ENC);
   certs = parse_ok(b.out.p, b.out.len, NOW);
@@ -848,8 +893,10 @@ START_TEST(flags_expiry_revocation) {
 
   // A binding with an unknown critical subpacket, or made in the future, is
   // not trusted.
-  struct sig_opts critical = {T_2025, 0x0c, 0, 1};
-  struct sig_opts future = {(uint32_t)NOW + 86400, 0x0c, 0, 0};
+  struct sig_opts critical = {
+      .created = T_2025, .flags = 0x0c, .key_expires = 0, .critical_unknown = 1};
+  struct sig_opts future = {
+      .created = (uint32_t)NOW + 86400, .flags = 0x0c, .key_expires = 0, .critical_unknown = 0};
   const struct sig_opts *bad[2] = {&critical, &future};
   for (int i = 0; i < 2; i++) {
     build_start(&b, &DK);
@@ -871,6 +918,59 @@ START_TEST(flags_expiry_revocation) {
 }
 END_TEST
 
+// A signing subkey made here: its binding keeps the signing flag only
+// with a back-signature that verifies; a back-signature that does not
+// verify makes the binding untrusted.
+START_TEST(back_signatures) {
+  struct built b;
+  uint8_t sub_pub[32], sub_priv[64], seed[32];
+  for (int i = 0; i < 32; i++)
+    seed[i] = (uint8_t)(i + 1);
+  ED25519_keypair_from_seed(sub_pub, sub_priv, seed);
+  // A v6 Ed25519 subkey body (RFC 9580 §5.5.2.3).
+  uint8_t body[42] = {6, 0x67, 0x74, 0x85, 0x80, PGP_PK_ED25519, 0, 0, 0, 32};
+  memcpy(body + 10, sub_pub, 32);
+  struct blob sub = {body, sizeof body};
+  uint8_t sub_fpr[32], hdr[5] = {0x9b, 0, 0, 0, 42};
+  SHA256_CTX h;
+  SHA256_Init(&h);
+  SHA256_Update(&h, hdr, 5);
+  SHA256_Update(&h, body, 42);
+  SHA256_Final(sub_fpr, &h);
+
+  for (int mode = 0; mode < 3; mode++) {
+    // mode 0: valid back-signature; 1: none; 2: made by the wrong key.
+    build_start(&b, &DK);
+    pgp_buf back;
+    pgp_buf_init_growable(&back);
+    struct sig_opts bo = {.created = T_2025,
+                          .flags = -1,
+                          .priv = mode == 0 ? sub_priv : b.s.priv,
+                          .issuer_fpr = mode == 0 ? sub_fpr : b.s.fpr,
+                          .body_only = 1};
+    sign_packet(&back, &b.s, PGP_SIG_PRIMARY_BINDING, body, sizeof body, &bo);
+    struct sig_opts bind = {.created = T_2025,
+                            .flags = PGP_KF_SIGN,
+                            .embedded = mode == 1 ? NULL : back.p,
+                            .embedded_len = mode == 1 ? 0 : back.len};
+    build_subkey(&b, &sub, &bind);
+    build_subkey(&b, &b.x25519, &ENC);
+    mc_pgp_certs *certs = parse_ok(b.out.p, b.out.len, NOW);
+    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
+    mc_pgp_key_info ki;
+    ck_assert_int_eq(mc_pgp_cert_key_info(cert, 1, &ki), 0);
+    ck_assert(ki.fingerprint_len == 32 && memcmp(ki.fingerprint, sub_fpr, 32) == 0);
+    ck_assert_int_eq(ki.valid, mode != 2);
+    ck_assert_uint_eq(ki.flags, mode == 0 ? PGP_KF_SIGN : 0);
+    ck_assert_int_eq(has_warning(cert, MC_PGP_WARN_BAD_SIGNATURE, NULL), mode == 2);
+    ck_assert_uint_eq(mc_pgp_cert_num_recipients(cert), 1);
+    mc_pgp_certs_free(certs);
+    pgp_buf_cleanup(&back);
+    build_free(&b);
+  }
+}
+END_TEST
+
 static Suite *pgp_keys_suite(void) {
   Suite *s = suite_create("pgp_keys");
   TCase *tc = tcase_create("core");
@@ -886,6 +986,7 @@ static Suite *pgp_keys_suite(void) {
   tcase_add_test(tc, armor);
   tcase_add_test(tc, pq_preferred);
   tcase_add_test(tc, flags_expiry_revocation);
+  tcase_add_test(tc, back_signatures);
   suite_add_tcase(s, tc);
   return s;
 }

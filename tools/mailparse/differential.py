@@ -188,11 +188,18 @@ class Compare:
         self.headers = {}
         for h in dump["headers"]:
             self.headers.setdefault(h["part"], []).append(h)
-        self.fnames = {}
+        self.fnames = bodystructure_filenames(dump)
         if self.parts and "filename" in self.parts[0]:
-            self.fnames = {p["index"]: p["filename"] for p in self.parts}
-        else:
-            self.fnames = bodystructure_filenames(dump)
+            # The tool's own filename and the one its BODYSTRUCTURE carries
+            # come from the same parameters: they must agree.
+            dumped = {p["index"]: p["filename"] for p in self.parts}
+            if self.fnames is not None:
+                for ix, name in sorted(dumped.items()):
+                    bs = self.fnames.get(ix)
+                    if (name.strip() if name is not None else None) != bs:
+                        self.problems.append("part %d: dump filename %r, BODYSTRUCTURE %r" %
+                                             (ix, name, bs))
+            self.fnames = dumped
 
     def rule(self, name):
         assert name in RULES
@@ -236,12 +243,13 @@ class Compare:
             # Python's header section ended at the colon-less line, ours went
             # on: its body starts there.
             self.rule("no-colon-line")
-            if not node.is_multipart() and o["kind"] != "multipart":
+            if not node.is_multipart():
                 raw = self.data[nc:self.part_end(ix)]
                 if py_raw(node) not in (raw, strip_eol(raw)):
                     self.problems.append("%s: body from the colon-less line differs" % where)
                 return
-            if node.is_multipart() != (o["kind"] == "multipart"):
+            if o["kind"] != "multipart":
+                self.problems.append("%s: leaf, python multipart" % where)
                 return
         if otype != ttype:
             if ttype.startswith(otype) and ttype[len(otype):len(otype) + 1].isspace():
@@ -264,7 +272,7 @@ class Compare:
             self.rule("message-encoded")
             return
         if o["kind"] == "multipart":
-            self.walk_multipart(ix, node, where, no_colon)
+            self.walk_multipart(ix, node, where)
             return
         if o["kind"] == "message":
             sub = node.get_payload()
@@ -278,7 +286,7 @@ class Compare:
             return
         self.compare_leaf(ix, node, where)
 
-    def walk_multipart(self, ix, node, where, no_colon):
+    def walk_multipart(self, ix, node, where):
         o = self.parts[ix]
         if not o["children"]:
             # No delimiter found: we keep an empty multipart, Python a leaf.
@@ -325,10 +333,6 @@ class Compare:
                     self.problems.append("%s.%d: reused-boundary part type differs" %
                                          (where, stop + 1))
             return
-        if no_colon and len(ours) < len(theirs):
-            # Our header took the colon-less line's followers; the parts
-            # Python found in between are not ours to compare.
-            theirs = theirs[len(theirs) - len(ours):]
         if len(ours) != len(theirs):
             self.problems.append("%s: %d parts, python %d" % (where, len(ours), len(theirs)))
         for k, (c, t) in enumerate(zip(ours, theirs)):

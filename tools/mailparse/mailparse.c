@@ -215,9 +215,12 @@ static int dump_one(const char *path, int json) {
 static int cmd_dump(int argc, char **argv) {
   int json = 0, status = 0, files = 0;
   for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--json") == 0)
+    if (strcmp(argv[i], "--json") == 0) {
       json = 1;
-    else if (strncmp(argv[i], "--", 2) == 0) {
+    } else if (strcmp(argv[i], "--help") == 0) {
+      print_help(stdout);
+      return 0;
+    } else if (strncmp(argv[i], "--", 2) == 0) {
       fprintf(stderr, "mailparse: unknown option %s\n", argv[i]);
       print_help(stderr);
       return 2;

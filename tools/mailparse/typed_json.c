@@ -69,13 +69,9 @@ static enum kind field_kind(const char *name, size_t len) {
   return K_NONE;
 }
 
-static void json_str_or_null(FILE *o, mp_str s) {
-  json_utf8_or_null(o, s);
-}
-
 static void address_entry(FILE *o, const mp_address *a) {
   fputs("{\"name\":", o);
-  json_str_or_null(o, a->name);
+  json_utf8_or_null(o, a->name);
   fputs(",\"email\":", o);
   if (a->local.p == NULL && a->domain.p == NULL) {
     fputs("null", o);
@@ -111,7 +107,7 @@ static void addresses(FILE *o, const mp_address *as, size_t n) {
       fputc(',', o);
     if (a->flags & MP_ADDRESS_GROUP) {
       fputs("{\"group\":", o);
-      json_str_or_null(o, a->name);
+      json_utf8_or_null(o, a->name);
       fputs(",\"addresses\":[", o);
       size_t k = 0;
       while (i + 1 < n && as[i + 1].group == (uint32_t)(a - as)) {
@@ -150,7 +146,7 @@ static void params_json(FILE *o, const mp_param *ps, size_t n) {
   fputs(",\"params\":[", o);
   for (size_t i = 0; i < n; i++) {
     fputs(i ? ",{\"name\":" : "{\"name\":", o);
-    json_str_or_null(o, ps[i].name);
+    json_utf8_or_null(o, ps[i].name);
     fputs(",\"value\":", o);
     // An empty value has p NULL: it is still a value.
     if (ps[i].value.p == NULL)
@@ -158,9 +154,9 @@ static void params_json(FILE *o, const mp_param *ps, size_t n) {
     else
       json_utf8(o, ps[i].value.p, ps[i].value.len);
     fputs(",\"charset\":", o);
-    json_str_or_null(o, ps[i].charset);
+    json_utf8_or_null(o, ps[i].charset);
     fputs(",\"language\":", o);
-    json_str_or_null(o, ps[i].language);
+    json_utf8_or_null(o, ps[i].language);
     fprintf(o, ",\"flags\":%u}", ps[i].flags);
   }
   fputc(']', o);
@@ -194,10 +190,10 @@ int json_mime(FILE *o, const char *prefix, const char *in, size_t in_len, int di
     if (rc == 0) {
       fputs(prefix, o);
       fputs("\"type\":", o);
-      json_str_or_null(o, type);
+      json_utf8_or_null(o, type);
       if (!disposition) {
         fputs(",\"subtype\":", o);
-        json_str_or_null(o, subtype);
+        json_utf8_or_null(o, subtype);
       }
       params_json(o, ps, np);
     }
@@ -249,7 +245,7 @@ static int typed_body(FILE *o, enum kind k, const char *in, size_t in_len, unsig
       for (size_t i = 0; i < n; i++) {
         if (i > 0)
           fputc(',', o);
-        json_str_or_null(o, ids[i].id);
+        json_utf8_or_null(o, ids[i].id);
       }
       fputc(']', o);
     }
@@ -265,7 +261,7 @@ static int typed_body(FILE *o, enum kind k, const char *in, size_t in_len, unsig
       const mp_str *vals[] = {&r.from, &r.by, &r.via, &r.with, &r.id, &r.for_, &r.from_info};
       for (int i = 0; i < 7; i++) {
         json_key(o, names[i], 0);
-        json_str_or_null(o, *vals[i]);
+        json_utf8_or_null(o, *vals[i]);
       }
       fputs(",\"date\":", o);
       if (r.has_date)
@@ -286,7 +282,7 @@ static int typed_body(FILE *o, enum kind k, const char *in, size_t in_len, unsig
       for (size_t i = 0; i < n; i++) {
         if (i > 0)
           fputc(',', o);
-        json_str_or_null(o, uris[i]);
+        json_utf8_or_null(o, uris[i]);
       }
       fprintf(o, "],\"no\":%s", (*fl & MP_TYPED_LIST_NO) ? "true" : "false");
     }
@@ -300,9 +296,9 @@ static int typed_body(FILE *o, enum kind k, const char *in, size_t in_len, unsig
     rc = text == NULL ? -ENOMEM : mp_list_id_parse(&id, text, tcap, &tl, fl, in, in_len);
     if (rc == 0) {
       fputs(",\"name\":", o);
-      json_str_or_null(o, id.name);
+      json_utf8_or_null(o, id.name);
       fputs(",\"id\":", o);
-      json_str_or_null(o, id.id);
+      json_utf8_or_null(o, id.id);
     }
     free(text);
     return rc;

@@ -103,11 +103,34 @@ static inline void b64_line76(char *out, const uint8_t *in, __m256i a, int url) 
   memcpy(out + 76, "\r\n", 2);
 }
 
-// Lines of 76 characters (RFC 2045 Base64) are encoded here several at a
-// time, with no call per line; other widths are left to the engine's
-// per-line path.
-static size_t b64_encode_lines_avx2(char *out, const uint8_t *in, size_t in_len, size_t wrap,
-                                    int url) {
+// b64_pair76 encodes two 57-byte lines to two lines of 76 characters, each
+// with its CRLF: 152 characters in five blocks rather than six. `a` is the
+// first block, as in b64_line76. The block that spans the first line break
+// is stored twice: whole, 2 bytes late (which puts its last 20 characters
+// after the break), and its first 12 characters in place.
+static inline void b64_pair76(char *out, const uint8_t *in, __m256i a, int url) {
+  const __m256i early = _mm256_setr_epi64x(0x0404040404040404, 0x0404040404040404, 0, 0);
+  __m256i b = _mm256_loadu_si256((const __m256i *)(in + 20));
+  __m256i c = _mm256_loadu_si256((const __m256i *)(in + 44));
+  __m256i d = _mm256_loadu_si256((const __m256i *)(in + 68));
+  __m256i e = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)(in + 82)),
+                                          _mm256_setr_epi32(2, 3, 4, 4, 5, 6, 7, 7));
+  _mm256_storeu_si256((__m256i *)out, a);
+  _mm256_storeu_si256((__m256i *)(out + 32), b64_enc_chars(b, early, url));
+  __m256i cc = b64_enc_chars(c, early, url);
+  _mm256_storeu_si256((__m256i *)(out + 66), cc);
+  _mm_maskstore_epi32((int *)(out + 64), _mm_setr_epi32(-1, -1, -1, 0), _mm256_castsi256_si128(cc));
+  memcpy(out + 76, "\r\n", 2);
+  _mm256_storeu_si256((__m256i *)(out + 98), b64_enc_chars(d, early, url));
+  _mm256_storeu_si256((__m256i *)(out + 122), b64_enc_chars(e, _mm256_setzero_si256(), url));
+  memcpy(out + 154, "\r\n", 2);
+}
+
+// Lines of 76 characters (RFC 2045 Base64) are encoded here two at a time,
+// with no call per line; other widths are left to the engine's per-line
+// path.
+size_t enc_b64_encode_lines_avx2(char *out, const uint8_t *in, size_t in_len, size_t wrap,
+                                 int url) {
   const __m256i early = _mm256_setr_epi64x(0x0404040404040404, 0x0404040404040404, 0, 0);
   if (wrap != 76 || in_len < 57)
     return 0;
@@ -115,11 +138,21 @@ static size_t b64_encode_lines_avx2(char *out, const uint8_t *in, size_t in_len,
   // The first line may not read before its start.
   __m256i first = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i *)in),
                                               _mm256_setr_epi32(0, 1, 2, 2, 3, 4, 5, 5));
-  b64_line76(out, in, b64_enc_chars(first, _mm256_setzero_si256(), url), url);
-  for (size_t l = 1; l < n; l++) {
+  first = b64_enc_chars(first, _mm256_setzero_si256(), url);
+  size_t l = 0;
+  if (n >= 2) {
+    b64_pair76(out, in, first, url);
+    for (l = 2; n - l >= 2; l += 2) {
+      const uint8_t *p = in + l * 57;
+      __m256i a = _mm256_loadu_si256((const __m256i *)(p - 4));
+      b64_pair76(out + l * 78, p, b64_enc_chars(a, early, url), url);
+    }
+  }
+  if (l < n) {
     const uint8_t *p = in + l * 57;
-    __m256i a = _mm256_loadu_si256((const __m256i *)(p - 4));
-    b64_line76(out + l * 78, p, b64_enc_chars(a, early, url), url);
+    __m256i a =
+        l == 0 ? first : b64_enc_chars(_mm256_loadu_si256((const __m256i *)(p - 4)), early, url);
+    b64_line76(out + l * 78, p, a, url);
   }
   return n;
 }
@@ -283,6 +316,48 @@ b64_decode_line(const struct b64_luts *l, uint8_t *out, const char *in, size_t l
   return bad;
 }
 
+// b64_decode_pairs76 decodes pairs of 76-column lines ended by CRLF (the
+// RFC 2045 shape) from the start of `in`: 152 characters in five blocks
+// rather than six, the block across the first line break made of two loads
+// joined at a dword boundary (the line's last 12 characters and the next
+// line's first 20), the last block overlapping the one before it. It stops
+// before a pair with another shape or a character outside the alphabet and
+// returns the input consumed; the caller's line loop takes over there.
+static size_t b64_decode_pairs76(const struct b64_luts *l, uint8_t *out, size_t out_cap,
+                                 size_t *written, const char *in, size_t in_len) {
+  size_t i = 0, o = 0;
+  while (in_len - i >= 156 && out_cap - o >= 122) {
+    const char *p = in + i;
+    uint16_t b1, b2;
+    memcpy(&b1, p + 76, 2);
+    memcpy(&b2, p + 154, 2);
+    if (b1 != b2 || b1 != (uint16_t)('\r' | '\n' << 8))
+      break;
+    __m256i v0, v1, v2, v3, v4;
+    __m256i bad = b64_classify_v(l, _mm256_loadu_si256((const __m256i *)p), &v0);
+    bad =
+        _mm256_or_si256(bad, b64_classify_v(l, _mm256_loadu_si256((const __m256i *)(p + 32)), &v1));
+    __m256i join = _mm256_blend_epi32(_mm256_loadu_si256((const __m256i *)(p + 64)),
+                                      _mm256_loadu_si256((const __m256i *)(p + 66)), 0xF8);
+    bad = _mm256_or_si256(bad, b64_classify_v(l, join, &v2));
+    bad =
+        _mm256_or_si256(bad, b64_classify_v(l, _mm256_loadu_si256((const __m256i *)(p + 98)), &v3));
+    bad = _mm256_or_si256(bad,
+                          b64_classify_v(l, _mm256_loadu_si256((const __m256i *)(p + 122)), &v4));
+    if (!_mm256_testz_si256(bad, bad))
+      break;
+    _mm256_storeu_si256((__m256i *)(out + o), b64_pack(v0));
+    _mm256_storeu_si256((__m256i *)(out + o + 24), b64_pack(v1));
+    _mm256_storeu_si256((__m256i *)(out + o + 48), b64_pack(v2));
+    _mm256_storeu_si256((__m256i *)(out + o + 72), b64_pack(v3));
+    _mm256_storeu_si256((__m256i *)(out + o + 90), b64_pack(v4));
+    i += 156;
+    o += 114;
+  }
+  *written = o;
+  return i;
+}
+
 // b64_decode_lines decodes the regular lines at the start of `in`: it learns
 // a line's length and break from the first line and decodes each following
 // line of the same shape straight from the input, with no staging. A line of
@@ -297,6 +372,14 @@ static size_t b64_decode_lines(const struct b64_luts *l, const uint8_t *dt, uint
       if (!b64_measure_line(dt, in + i, in_len - i, &len, &brk))
         break;
       fresh = 1;
+    }
+    if (len == 76 && brk == 2) {
+      size_t w, used = b64_decode_pairs76(l, out + o, out_cap - o, &w, in + i, in_len - i);
+      if (used > 0) {
+        i += used;
+        o += w;
+        fresh = 0;
+      }
     }
     size_t bytes = len / 4 * 3;
     if (in_len - i < len + brk || out_cap - o < bytes + 8)
@@ -322,8 +405,8 @@ static size_t b64_decode_lines(const struct b64_luts *l, const uint8_t *dt, uint
   return i;
 }
 
-static size_t b64_decode_mime_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
-                                   size_t in_len, int url, uint32_t *acc, uint32_t *nacc) {
+size_t enc_b64_decode_mime_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                                size_t in_len, int url, uint32_t *acc, uint32_t *nacc) {
   struct b64_luts l = b64_luts(url);
   const __m256i pad = _mm256_set1_epi8('=');
   uint8_t stage[96];
@@ -373,7 +456,7 @@ static size_t b64_decode_mime_avx2(uint8_t *out, size_t out_cap, size_t *written
 
 // Base32 (see sse41.c for the windows and multipliers).
 
-static size_t b32_encode_avx2(char *out, const uint8_t *in, size_t in_len, int hex) {
+size_t enc_b32_encode_avx2(char *out, const uint8_t *in, size_t in_len, int hex) {
   const __m256i win0 = SET2(_mm_setr_epi8(1, 0, 1, 0, 2, 1, 2, 1, 3, 2, 4, 3, 4, 3, 5, 4));
   const __m256i win1 = _mm256_add_epi8(win0, _mm256_set1_epi8(5));
   const __m256i mul =
@@ -402,8 +485,8 @@ static inline __m256i in_range(__m256i v, char lo, char hi) {
                           _mm256_cmpgt_epi8(_mm256_set1_epi8((char)(hi + 1)), v));
 }
 
-static size_t b32_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
-                              size_t in_len, int hex) {
+size_t enc_b32_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                           size_t in_len, int hex) {
   size_t i = 0, o = 0;
   while (in_len - i >= 32 && out_cap - o >= 26) {
     __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
@@ -458,8 +541,8 @@ static inline __m256i hex_val(__m256i v, __m256i *ok) {
 // are compressed away; the first byte that needs more thought (a `=` that is
 // not followed by two hex digits, or white space that may be trailing) ends
 // the block and goes to enc_qp_decode_special().
-static size_t qp_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
-                             size_t in_len) {
+size_t enc_qp_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                          size_t in_len) {
   const uint8_t *p = (const uint8_t *)in;
   size_t i = 0, o = 0, w;
   uint32_t carry = 0; // the bytes of an escape or break that began in the last block
@@ -525,8 +608,8 @@ static size_t qp_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, cons
   return i;
 }
 
-static size_t qp_encode_avx2(char *out, size_t out_cap, size_t *written, const uint8_t *in,
-                             size_t in_len, int binary, uint32_t *col) {
+size_t enc_qp_encode_avx2(char *out, size_t out_cap, size_t *written, const uint8_t *in,
+                          size_t in_len, int binary, uint32_t *col) {
   size_t i = 0, o = 0, w;
   while (in_len - i >= 34 && out_cap - o >= 32) {
     __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
@@ -562,11 +645,11 @@ const struct enc_impl enc_impl_avx2 = {
     .required = ENC_CPU_AVX2 | ENC_CPU_SSSE3 | ENC_CPU_SSE41 | ENC_CPU_BMI1 | ENC_CPU_BMI2 |
                 ENC_CPU_LZCNT | ENC_CPU_POPCNT,
     .b64_encode = b64_encode_avx2,
-    .b64_encode_lines = b64_encode_lines_avx2,
+    .b64_encode_lines = enc_b64_encode_lines_avx2,
     .b64_decode = b64_decode_avx2,
-    .b64_decode_mime = b64_decode_mime_avx2,
-    .b32_encode = b32_encode_avx2,
-    .b32_decode = b32_decode_avx2,
-    .qp_decode = qp_decode_avx2,
-    .qp_encode = qp_encode_avx2,
+    .b64_decode_mime = enc_b64_decode_mime_avx2,
+    .b32_encode = enc_b32_encode_avx2,
+    .b32_decode = enc_b32_decode_avx2,
+    .qp_decode = enc_qp_decode_avx2,
+    .qp_encode = enc_qp_encode_avx2,
 };

@@ -23,10 +23,14 @@ static inline uint64_t neon_eq(const uint8_t *p, uint8_t c) {
                    vceqq_u8(vld1q_u8(p + 32), v), vceqq_u8(vld1q_u8(p + 48), v));
 }
 
-static inline uint64_t neon_high(const uint8_t *p) {
-  uint8x16_t h = vdupq_n_u8(0x80);
-  return neon_pack(vtstq_u8(vld1q_u8(p), h), vtstq_u8(vld1q_u8(p + 16), h),
-                   vtstq_u8(vld1q_u8(p + 32), h), vtstq_u8(vld1q_u8(p + 48), h));
+// neon_odd marks NUL and bytes >= 0x80 at once: as signed bytes, those are
+// exactly the ones at or below 0.
+static inline uint64_t neon_odd(const uint8_t *p) {
+  int8x16_t z = vdupq_n_s8(0);
+  return neon_pack(vcleq_s8(vld1q_s8((const int8_t *)p), z),
+                   vcleq_s8(vld1q_s8((const int8_t *)(p + 16)), z),
+                   vcleq_s8(vld1q_s8((const int8_t *)(p + 32)), z),
+                   vcleq_s8(vld1q_s8((const int8_t *)(p + 48)), z));
 }
 
-MP_SCANNER_DEFINE(neon, CORVID_CPU_NEON, neon_eq, neon_high);
+MP_SCANNER_DEFINE(neon, CORVID_CPU_NEON, neon_eq, neon_odd);

@@ -16,12 +16,17 @@ static inline uint64_t avx2_eq(const uint8_t *p, uint8_t c) {
   return lo | (uint64_t)hi << 32;
 }
 
-static inline uint64_t avx2_high(const uint8_t *p) {
+// avx2_odd marks NUL and bytes >= 0x80 at once: as signed bytes, those are
+// exactly the ones below 1.
+static inline uint64_t avx2_odd(const uint8_t *p) {
+  __m256i one = _mm256_set1_epi8(1);
   __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
   __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
-  return (uint32_t)_mm256_movemask_epi8(a) | (uint64_t)(uint32_t)_mm256_movemask_epi8(b) << 32;
+  return (uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(one, a)) |
+         (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpgt_epi8(one, b)) << 32;
 }
 
-MP_SCANNER_DEFINE(avx2, CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 | CORVID_CPU_LZCNT |
-                            CORVID_CPU_POPCNT,
-                  avx2_eq, avx2_high);
+MP_SCANNER_DEFINE(avx2,
+                  CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 | CORVID_CPU_LZCNT |
+                      CORVID_CPU_POPCNT,
+                  avx2_eq, avx2_odd);

@@ -16,13 +16,16 @@ static inline uint64_t sse2_eq(const uint8_t *p, uint8_t c) {
   return m;
 }
 
-static inline uint64_t sse2_high(const uint8_t *p) {
+// sse2_odd marks NUL and bytes >= 0x80 at once: as signed bytes, those are
+// exactly the ones below 1.
+static inline uint64_t sse2_odd(const uint8_t *p) {
+  __m128i one = _mm_set1_epi8(1);
   uint64_t m = 0;
   for (unsigned i = 0; i < 4; i++) {
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
-    m |= (uint64_t)(uint16_t)_mm_movemask_epi8(x) << (16 * i);
+    m |= (uint64_t)(uint16_t)_mm_movemask_epi8(_mm_cmpgt_epi8(one, x)) << (16 * i);
   }
   return m;
 }
 
-MP_SCANNER_DEFINE(sse2, CORVID_CPU_SSE2, sse2_eq, sse2_high);
+MP_SCANNER_DEFINE(sse2, CORVID_CPU_SSE2, sse2_eq, sse2_odd);

@@ -12,7 +12,6 @@
 // data-dependent branch or index.
 #include <immintrin.h>
 
-#include "corvid_cpu.h"
 #include "impl_internal.h"
 
 #define Q MC_MLDSA_Q
@@ -405,15 +404,3 @@ void mc_mldsa_pointwise_sum_avx2(mc_mldsa_poly *out, const mc_mldsa_poly *a, con
     _mm256_storeu_si256(vo + i, reduce_pair(se, so));
   }
 }
-
-const struct mc_impl mc_impl_avx2 = {
-    .name = "avx2",
-    .required =
-        CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 | CORVID_CPU_LZCNT | CORVID_CPU_POPCNT,
-    .keccak_f1600_x4 = mc_keccak_f1600_x4_avx2,
-    .mldsa_ntt = mc_mldsa_ntt_avx2,
-    .mldsa_invntt = mc_mldsa_invntt_avx2,
-    .mldsa_pointwise = mc_mldsa_pointwise_avx2,
-    .mldsa_pointwise_acc = mc_mldsa_pointwise_acc_avx2,
-    .mldsa_pointwise_sum = mc_mldsa_pointwise_sum_avx2,
-};

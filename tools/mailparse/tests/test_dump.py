@@ -9,9 +9,10 @@ Usage: test_dump.py MAILPARSE MKCORPUS WORKDIR [COUNT]
    decoded bodies against Python's own decoding, the RFC 8621 selections
    and the preview.
 2. COUNT (default 200) mkcorpus messages: every output line is valid JSON
-   (and ASCII), has every documented key, and its selection agrees with an
+   (and ASCII), has every documented key, its selection agrees with an
    independent reading of RFC 8621 4.1.4's parseStructure() written here
-   from the RFC's pseudo-code, over the dump's own part list.
+   from the RFC's pseudo-code, over the dump's own part list, and the text
+   of every UTF-8 part equals Python's decoding of the same part.
 3. Usage errors: a missing file gives exit status 1, a message naming it on
    standard error, and the other files still dumped.
 """
@@ -54,6 +55,7 @@ CRAFTED = {
         "List-Id: Example list <list.example.org>\r\n"
         "List-Unsubscribe: <mailto:leave@example.org>, <https://example.org/leave>\r\n"
         "X-Note: =?UTF-8?B?w6l0w6k=?=\r\n"
+        "X-Emoji: =?UTF-8?B?8J+YgA==?= ok\r\n"
         "\r\n"
         "Hello\r\n"
     ).encode("ascii"),
@@ -190,6 +192,7 @@ def check_crafted(t, tool, work):
     t.eq(header(d, "Subject")["typed"]["reply"], True, "Subject reply marker")
     t.eq(header(d, "X-Note")["decoded"], "été", "RFC 2047 B word in an unknown field")
     t.eq(header(d, "X-Note")["typed"], None, "no typed value for X-Note")
+    t.eq(header(d, "X-Emoji")["decoded"], "\U0001F600 ok", "character beyond U+FFFF")
     frm = header(d, "From")["typed"]
     t.eq(frm["kind"], "addresses", "From is an address list")
     t.eq([(a["name"], a["email"]) for a in frm["addresses"]],
@@ -334,6 +337,7 @@ def check_corpus(t, tool, mkcorpus, work, count):
         return
     t.eq(len(lines), len(files), "corpus: one line per message")
     bad_json, bad_keys, bad_sel, bad_text, checked = [], [], [], [], 0
+    utf8_checked, bad_utf8 = 0, []
     stats = {"text_parts": 0, "attachments": 0, "alternatives": 0}
     for line in lines:
         try:
@@ -360,6 +364,30 @@ def check_corpus(t, tool, mkcorpus, work, count):
                 stats["text_parts"] += 1
             if p["subtype"] == "alternative":
                 stats["alternatives"] += 1
+        # Text of UTF-8 parts against Python's decoding of the same bytes.
+        with open(d["file"], "rb") as f:
+            py = py_leaves(f.read())
+        ours = [p for p in d["parts"]]
+        if len(py) == len(ours):
+            for p, node in zip(ours, py):
+                if p["text"] is None or (p["charset"] or "").lower() not in ("utf-8", "utf8"):
+                    continue
+                if p["encoding"] not in ("7bit", "8bit", "base64", "quoted-printable"):
+                    continue
+                try:
+                    want = (node.get_payload(decode=True) or b"").decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                want = want[1:] if want.startswith("\ufeff") else want
+                if p["encoding"] == "quoted-printable":
+                    # RFC 2045 6.7 (3): trailing blanks are ours to delete.
+                    same = [ln.rstrip(" \t\r") for ln in p["text"].split("\n")] == \
+                           [ln.rstrip(" \t\r") for ln in want.split("\n")]
+                else:
+                    same = p["text"] == want
+                utf8_checked += 1
+                if not same:
+                    bad_utf8.append("%s part %d" % (name, p["index"]))
         if len(d["preview"]) > 256 or d["preview"] != d["preview"].strip():
             bad_text.append("%s: preview %r" % (name, d["preview"]))
         stats["attachments"] += len(d["attachments"])
@@ -369,6 +397,9 @@ def check_corpus(t, tool, mkcorpus, work, count):
     t.ok(not bad_sel, "corpus: selections agree with RFC 8621 4.1.4", "\n".join(bad_sel))
     t.ok(not bad_text, "corpus: text for exactly the text leaves, previews trimmed",
          "\n".join(bad_text))
+    t.ok(utf8_checked > 0 and not bad_utf8,
+         "corpus: text of %d UTF-8 parts equals Python's decoding" % utf8_checked,
+         "\n".join(bad_utf8))
     t.ok(stats["text_parts"] > count and stats["attachments"] > 0 and stats["alternatives"] > 0,
          "corpus: realistic shapes were covered (%d messages, %r)" % (checked, stats))
 

@@ -88,6 +88,47 @@ static void json_string(FILE *f, const char *s, size_t n) {
   fputc('"', f);
 }
 
+static const char *sym_name(uint8_t id) {
+  static const char *const names[] = {
+      "plaintext", "IDEA",   "TripleDES", "CAST5",   "Blowfish",    "reserved",    "reserved",
+      "AES128",    "AES192", "AES256",    "Twofish", "Camellia128", "Camellia192", "Camellia256"};
+  return id < sizeof names / sizeof names[0] ? names[id] : "unknown";
+}
+
+static const char *aead_name(uint8_t id) {
+  return id == 1 ? "EAX" : id == 2 ? "OCB" : id == 3 ? "GCM" : "unknown";
+}
+
+// print_prefs prints what the key holder's software announces it reads.
+static void print_prefs(FILE *f, const mc_pgp_cert *cert, int json) {
+  unsigned features = mc_pgp_cert_features(cert);
+  const uint8_t *sym, *aead;
+  size_t num_sym = mc_pgp_cert_pref_symmetric(cert, &sym);
+  size_t num_aead = mc_pgp_cert_pref_aead(cert, &aead);
+  if (json) {
+    fprintf(f, ",\"features\":[%s%s%s],\"pref_symmetric\":[",
+            features & MC_PGP_FEATURE_SEIPDV1 ? "\"SEIPDv1\"" : "",
+            (features & MC_PGP_FEATURE_SEIPDV1) && (features & MC_PGP_FEATURE_SEIPDV2) ? "," : "",
+            features & MC_PGP_FEATURE_SEIPDV2 ? "\"SEIPDv2\"" : "");
+    for (size_t i = 0; i < num_sym; i++)
+      fprintf(f, "%s%u", i ? "," : "", sym[i]);
+    fprintf(f, "],\"pref_aead\":[");
+    for (size_t i = 0; i < num_aead; i++)
+      fprintf(f, "%s[%u,%u]", i ? "," : "", aead[2 * i], aead[2 * i + 1]);
+    fprintf(f, "]");
+    return;
+  }
+  fprintf(f, "features:%s%s%s\n", features & MC_PGP_FEATURE_SEIPDV1 ? " SEIPDv1" : "",
+          features & MC_PGP_FEATURE_SEIPDV2 ? " SEIPDv2" : "",
+          features & (MC_PGP_FEATURE_SEIPDV1 | MC_PGP_FEATURE_SEIPDV2) ? "" : " none announced");
+  fprintf(f, "preferred ciphers:");
+  for (size_t i = 0; i < num_sym; i++)
+    fprintf(f, " %s", sym_name(sym[i]));
+  for (size_t i = 0; i < num_aead; i++)
+    fprintf(f, " %s-%s", sym_name(aead[2 * i]), aead_name(aead[2 * i + 1]));
+  fprintf(f, "%s\n", num_sym + num_aead == 0 ? " none announced" : "");
+}
+
 static void print_cert(FILE *f, const mc_pgp_cert *cert, int json, const char *const *addrs,
                        size_t num_addrs, int first) {
   char desc[512], date[32], fpr[MC_PGP_FPR_HEX_LEN];
@@ -103,8 +144,9 @@ static void print_cert(FILE *f, const mc_pgp_cert *cert, int json, const char *c
   if (json) {
     fprintf(f, "%s{\"description\":", first ? "" : ",");
     json_string(f, desc, desc_len);
-    fprintf(f, ",\"version\":%d,\"fingerprint\":\"%s\",\"created\":%lld,\"expires\":%lld,"
-               "\"revoked\":%s,\"user_ids\":[",
+    fprintf(f,
+            ",\"version\":%d,\"fingerprint\":\"%s\",\"created\":%lld,\"expires\":%lld,"
+            "\"revoked\":%s,\"user_ids\":[",
             mc_pgp_cert_version(cert), fpr, (long long)mc_pgp_cert_creation_time(cert),
             (long long)mc_pgp_cert_expiration_time(cert),
             mc_pgp_cert_is_revoked(cert) ? "true" : "false");
@@ -114,7 +156,9 @@ static void print_cert(FILE *f, const mc_pgp_cert *cert, int json, const char *c
         fputc(',', f);
       json_string(f, u, n);
     }
-    fprintf(f, "],\"keys\":[");
+    fprintf(f, "]");
+    print_prefs(f, cert, 1);
+    fprintf(f, ",\"keys\":[");
     for (size_t i = 0; i < mc_pgp_cert_num_keys(cert); i++) {
       mc_pgp_key_info ki;
       if (mc_pgp_cert_key_info(cert, i, &ki) != 0)
@@ -153,6 +197,7 @@ static void print_cert(FILE *f, const mc_pgp_cert *cert, int json, const char *c
   fprintf(f, "created: %s\n", date);
   fmt_date(date, mc_pgp_cert_expiration_time(cert));
   fprintf(f, "expires: %s\n", date);
+  print_prefs(f, cert, 0);
   for (size_t i = 0; i < mc_pgp_cert_num_keys(cert); i++) {
     mc_pgp_key_info ki;
     if (mc_pgp_cert_key_info(cert, i, &ki) != 0)
@@ -162,7 +207,9 @@ static void print_cert(FILE *f, const mc_pgp_cert *cert, int json, const char *c
     fmt_date(date, ki.expires);
     fprintf(f, "%s: v%d %s %s expires %s%s%s%s\n", i == 0 ? "primary key" : "subkey", ki.version,
             ki.name, kf, date, ki.recipient ? " [encrypt to]" : "",
-            ki.revoked ? " [revoked]" : !ki.valid ? " [invalid]" : "",
+            ki.revoked  ? " [revoked]"
+            : !ki.valid ? " [invalid]"
+                        : "",
             ki.unusable != NULL ? " [unsupported]" : "");
   }
   for (size_t i = 0; i < num_warns; i++)

@@ -50,10 +50,15 @@ static int cmd_selftest(int argc, char **argv) {
 }
 
 int msgcrypt_cmd_describe(int argc, char **argv); // describe.c
+int msgcrypt_cmd_encrypt(int argc, char **argv);      // encrypt.c
+int msgcrypt_cmd_encrypt_mime(int argc, char **argv); // encrypt.c
 
 static const struct command commands[] = {
     {"selftest", "run every algorithm's known-answer self-test", cmd_selftest},
     {"describe", "describe OpenPGP keys: algorithms, fingerprints, warnings", msgcrypt_cmd_describe},
+    {"encrypt", "encrypt stdin to OpenPGP keys (--key FILE... [--armor])", msgcrypt_cmd_encrypt},
+    {"encrypt-mime", "turn the MIME message on stdin into PGP/MIME (--key FILE...)",
+     msgcrypt_cmd_encrypt_mime},
 };
 
 static void usage(FILE *f) {

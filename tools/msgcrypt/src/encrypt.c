@@ -1,0 +1,230 @@
+// encrypt.c: `msgcrypt encrypt --key FILE... [--armor] [--format FMT]`,
+// which encrypts stdin to every certificate in the key files as an OpenPGP
+// message, streaming it to stdout in constant memory, and `msgcrypt
+// encrypt-mime --key FILE...`, which turns the MIME message on stdin into a
+// PGP/MIME message. Unusable keys or a stdin that is not a message make it
+// explain on stderr, write nothing on stdout and exit 1.
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "msgcrypt.h"
+
+int msgcrypt_cmd_encrypt(int argc, char **argv);
+int msgcrypt_cmd_encrypt_mime(int argc, char **argv);
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+// The largest key file or MIME message read whole (the plaintext of
+// `encrypt` streams and has no limit).
+#define ENCRYPT_MAX_FILE (256u << 20)
+#define ENCRYPT_MAX_KEY_FILES 64
+
+static int slurp(FILE *f, uint8_t **out, size_t *out_len) {
+  size_t cap = 65536, len = 0;
+  uint8_t *buf = malloc(cap);
+  for (;;) {
+    if (buf == NULL)
+      return -ENOMEM;
+    size_t n = fread(buf + len, 1, cap - len, f);
+    len += n;
+    if (n == 0 || len < cap) {
+      if (ferror(f)) {
+        free(buf);
+        return -EIO;
+      }
+      if (feof(f) || n == 0)
+        break;
+      continue;
+    }
+    if (cap >= ENCRYPT_MAX_FILE) {
+      free(buf);
+      return -EFBIG;
+    }
+    uint8_t *nb = realloc(buf, cap * 2);
+    if (nb == NULL)
+      free(buf);
+    buf = nb;
+    cap *= 2;
+  }
+  *out = buf;
+  *out_len = len;
+  return 0;
+}
+
+struct keyring {
+  mc_pgp_certs *sets[ENCRYPT_MAX_KEY_FILES];
+  size_t num_sets;
+  const mc_pgp_cert **certs;
+  size_t num_certs;
+};
+
+static void keyring_free(struct keyring *k) {
+  for (size_t i = 0; i < k->num_sets; i++)
+    mc_pgp_certs_free(k->sets[i]);
+  free(k->certs);
+}
+
+// load_key reads every certificate of `path` into `k`; it prints why not.
+static int load_key(struct keyring *k, const char *path) {
+  if (k->num_sets == ENCRYPT_MAX_KEY_FILES) {
+    fprintf(stderr, "msgcrypt: more than %d key files\n", ENCRYPT_MAX_KEY_FILES);
+    return -1;
+  }
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    fprintf(stderr, "msgcrypt: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  uint8_t *data = NULL;
+  size_t len = 0;
+  int ret = slurp(f, &data, &len);
+  fclose(f);
+  if (ret < 0) {
+    fprintf(stderr, "msgcrypt: %s: %s\n", path, mc_strerror(ret));
+    return -1;
+  }
+  mc_pgp_diag diag;
+  memset(&diag, 0, sizeof diag);
+  mc_pgp_certs *set = NULL;
+  ret = mc_pgp_certs_parse(&set, NULL, &diag, data, len, (int64_t)time(NULL));
+  free(data);
+  if (ret < 0) {
+    fprintf(stderr, "msgcrypt: %s: not a usable certificate: %s\n", path,
+            diag.message[0] ? diag.message : mc_strerror(ret));
+    return -1;
+  }
+  size_t n = mc_pgp_certs_count(set);
+  const mc_pgp_cert **certs = realloc(k->certs, (k->num_certs + n) * sizeof *certs);
+  if (certs == NULL) {
+    mc_pgp_certs_free(set);
+    fprintf(stderr, "msgcrypt: out of memory\n");
+    return -1;
+  }
+  k->certs = certs;
+  k->sets[k->num_sets++] = set;
+  for (size_t i = 0; i < n; i++)
+    k->certs[k->num_certs++] = mc_pgp_certs_get(set, i);
+  return 0;
+}
+
+static int write_stdout(void *opaque, const uint8_t *data, size_t len) {
+  (void)opaque;
+  return fwrite(data, 1, len, stdout) == len ? 0 : -EIO;
+}
+
+// parse_args reads the shared options; `armor_ok` says whether --armor and
+// --format apply. It returns EXIT_OK or EXIT_USAGE.
+static int parse_args(int argc, char **argv, int armor_ok, struct keyring *k,
+                      mc_pgp_encrypt_options *opt) {
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--key") == 0 && i + 1 < argc) {
+      if (load_key(k, argv[++i]) < 0)
+        return EXIT_FAILED;
+    } else if (armor_ok && strcmp(argv[i], "--armor") == 0) {
+      opt->flags |= MC_PGP_ARMOR;
+    } else if (armor_ok && strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
+      const char *f = argv[++i];
+      if (strcmp(f, "auto") == 0)
+        opt->format = MC_PGP_FORMAT_AUTO;
+      else if (strcmp(f, "v1") == 0)
+        opt->format = MC_PGP_FORMAT_SEIPDV1;
+      else if (strcmp(f, "ocb") == 0)
+        opt->format = MC_PGP_FORMAT_SEIPDV2_OCB;
+      else if (strcmp(f, "gcm") == 0)
+        opt->format = MC_PGP_FORMAT_SEIPDV2_GCM;
+      else {
+        fprintf(stderr, "msgcrypt: unknown format %s (auto, v1, ocb, gcm)\n", f);
+        return EXIT_USAGE;
+      }
+    } else {
+      fprintf(stderr, "usage: msgcrypt %s --key FILE...%s < IN > OUT\n", argv[0],
+              armor_ok ? " [--armor] [--format auto|v1|ocb|gcm]" : "");
+      return EXIT_USAGE;
+    }
+  }
+  if (k->num_certs == 0) {
+    fprintf(stderr, "msgcrypt: %s needs at least one --key FILE\n", argv[0]);
+    return EXIT_USAGE;
+  }
+  return EXIT_OK;
+}
+
+int msgcrypt_cmd_encrypt(int argc, char **argv) {
+  struct keyring k;
+  memset(&k, 0, sizeof k);
+  mc_pgp_encrypt_options opt = MC_PGP_ENCRYPT_OPTIONS_INIT;
+  int status = parse_args(argc, argv, 1, &k, &opt);
+  mc_pgp_encryptor *e = NULL;
+  if (status == EXIT_OK) {
+    int ret = mc_pgp_encryptor_new(&e, k.certs, k.num_certs, &opt, write_stdout, NULL);
+    if (ret < 0) {
+      fprintf(stderr, "msgcrypt: cannot encrypt to these keys: %s\n", mc_strerror(ret));
+      status = EXIT_FAILED;
+    }
+  }
+  static uint8_t buf[1 << 16];
+  while (status == EXIT_OK) {
+    size_t n = fread(buf, 1, sizeof buf, stdin);
+    int ret = mc_pgp_encryptor_update(e, buf, n);
+    if (ret == 0 && n < sizeof buf) {
+      if (ferror(stdin)) {
+        fprintf(stderr, "msgcrypt: stdin: read error\n");
+        status = EXIT_FAILED;
+        break;
+      }
+      if (feof(stdin)) {
+        ret = mc_pgp_encryptor_final(e);
+        if (ret == 0 && fflush(stdout) != 0)
+          ret = -EIO;
+        if (ret < 0) {
+          fprintf(stderr, "msgcrypt: %s\n", mc_strerror(ret));
+          status = EXIT_FAILED;
+        }
+        break;
+      }
+    }
+    if (ret < 0) {
+      fprintf(stderr, "msgcrypt: %s\n", mc_strerror(ret));
+      status = EXIT_FAILED;
+    }
+  }
+  mc_pgp_encryptor_free(e);
+  keyring_free(&k);
+  return status;
+}
+
+int msgcrypt_cmd_encrypt_mime(int argc, char **argv) {
+  struct keyring k;
+  memset(&k, 0, sizeof k);
+  mc_pgp_encrypt_options opt = MC_PGP_ENCRYPT_OPTIONS_INIT;
+  int status = parse_args(argc, argv, 0, &k, &opt);
+  uint8_t *in = NULL;
+  size_t in_len = 0;
+  if (status == EXIT_OK) {
+    int ret = slurp(stdin, &in, &in_len);
+    if (ret < 0) {
+      fprintf(stderr, "msgcrypt: stdin: %s\n", mc_strerror(ret));
+      status = EXIT_FAILED;
+    }
+  }
+  if (status == EXIT_OK) {
+    int ret = mc_pgp_mime_encrypt(k.certs, k.num_certs, &opt, in, in_len, write_stdout, NULL);
+    if (ret == 0 && fflush(stdout) != 0)
+      ret = -EIO;
+    if (ret == MC_ERR_INVALID_ARGUMENT) {
+      fprintf(stderr, "msgcrypt: stdin is not a MIME message (no header fields, or a "
+                      "malformed header line)\n");
+      status = EXIT_FAILED;
+    } else if (ret < 0) {
+      fprintf(stderr, "msgcrypt: cannot encrypt: %s\n", mc_strerror(ret));
+      status = EXIT_FAILED;
+    }
+  }
+  free(in);
+  keyring_free(&k);
+  return status;
+}

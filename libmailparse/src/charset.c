@@ -2,11 +2,12 @@
 // valid UTF-8. It owns the charset name table (IANA names and aliases, matched
 // ignoring case and punctuation), the built-in decoders for the charsets that
 // carry almost all mail (UTF-8, Windows-1252 for ASCII and Latin-1 labels,
-// UTF-16), and the iconv path for everything else, with one descriptor per
-// call so that no mutable state is shared between threads. Every path writes
-// through one bounded sink that enforces mp_charset_utf8_max_len().
+// UTF-16), and the iconv path for everything else, with descriptors kept per
+// thread so that no mutable state is shared between threads. Every path
+// writes through one bounded sink that enforces mp_charset_utf8_max_len().
 #include <errno.h>
 #include <iconv.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -584,8 +585,89 @@ static void sink_ucs4(struct cs_sink *s, const uint8_t *p, size_t n) {
 // sequence at the end becomes one U+FFFD.
 #define ICONV_PIECE 256
 
-static void decode_iconv(struct cs_sink *s, const char *name, const uint8_t *in, size_t n) {
+// Opening a descriptor makes glibc load the converter module and closing it
+// unloads it again, which cost more than converting a short part; so each
+// thread keeps its ICONV_CACHE_SLOTS most recently used descriptors, resets
+// one before every use, and closes them when the thread ends (a pthread key
+// destructor). The thread-local pointer keeps the cache reachable for leak
+// checkers in the main thread, whose key destructors never run.
+#define ICONV_CACHE_SLOTS 4
+
+struct iconv_cache {
+  const char *name[ICONV_CACHE_SLOTS]; // cs_entries' static names, compared by address
+  iconv_t cd[ICONV_CACHE_SLOTS];
+  unsigned next; // the slot to replace next, round robin
+};
+
+static pthread_key_t iconv_key;
+static pthread_once_t iconv_key_once = PTHREAD_ONCE_INIT;
+static bool iconv_key_ready;
+static _Thread_local struct iconv_cache *iconv_tls;
+
+static void iconv_cache_free(void *p) {
+  struct iconv_cache *c = p;
+  for (size_t i = 0; i < ICONV_CACHE_SLOTS; i++) {
+    if (c->name[i] != NULL)
+      iconv_close(c->cd[i]);
+  }
+  free(c);
+}
+
+static void iconv_key_create(void) {
+  iconv_key_ready = pthread_key_create(&iconv_key, iconv_cache_free) == 0;
+}
+
+// iconv_cache_get returns this thread's cache, creating it on first use, or
+// NULL when it cannot (then every call opens and closes its descriptor).
+static struct iconv_cache *iconv_cache_get(void) {
+  if (iconv_tls != NULL)
+    return iconv_tls;
+  if (pthread_once(&iconv_key_once, iconv_key_create) != 0 || !iconv_key_ready)
+    return NULL;
+  struct iconv_cache *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return NULL;
+  if (pthread_setspecific(iconv_key, c) != 0) {
+    free(c);
+    return NULL;
+  }
+  iconv_tls = c;
+  return c;
+}
+
+// iconv_acquire returns a descriptor from `name` to UCS-4LE in its initial
+// state, or (iconv_t)-1; `*owned` says whether iconv_release must close it.
+static iconv_t iconv_acquire(const char *name, bool *owned) {
+  struct iconv_cache *c = iconv_cache_get();
+  *owned = c == NULL;
+  if (c != NULL) {
+    for (size_t i = 0; i < ICONV_CACHE_SLOTS; i++) {
+      if (c->name[i] == name) {
+        (void)iconv(c->cd[i], NULL, NULL, NULL, NULL);
+        return c->cd[i];
+      }
+    }
+  }
   iconv_t cd = iconv_open("UCS-4LE", name);
+  if (cd == (iconv_t)-1 || c == NULL)
+    return cd;
+  unsigned slot = c->next;
+  c->next = (slot + 1) % ICONV_CACHE_SLOTS;
+  if (c->name[slot] != NULL)
+    iconv_close(c->cd[slot]);
+  c->name[slot] = name;
+  c->cd[slot] = cd;
+  return cd;
+}
+
+static void iconv_release(iconv_t cd, bool owned) {
+  if (owned)
+    iconv_close(cd);
+}
+
+static void decode_iconv(struct cs_sink *s, const char *name, const uint8_t *in, size_t n) {
+  bool owned;
+  iconv_t cd = iconv_acquire(name, &owned);
   if (cd == (iconv_t)-1) {
     decode_unknown(s, in, n);
     return;
@@ -625,7 +707,7 @@ static void decode_iconv(struct cs_sink *s, const char *name, const uint8_t *in,
   size_t ol = sizeof chunk;
   if (!s->stopped && iconv(cd, NULL, NULL, &op, &ol) != (size_t)-1)
     sink_ucs4(s, chunk, sizeof chunk - ol);
-  iconv_close(cd);
+  iconv_release(cd, owned);
 }
 
 static void decode(struct cs_sink *s, int id, const uint8_t *in, size_t n) {

@@ -417,6 +417,34 @@ START_TEST(iconv_errors_become_replacement) {
 }
 END_TEST
 
+// Descriptors are reused within a thread: each conversion must start in the
+// initial shift state with nothing held back from the previous one.
+START_TEST(reused_descriptors_start_fresh) {
+  // ISO-2022-JP left in JIS X 0208 mode ("\x1b$B" then one character).
+  ck_assert_str_eq(conv("ISO-2022-JP", "\x1b$B\x24\x33", 5), "\xe3\x81\x93");
+  ck_assert_str_eq(conv("ISO-2022-JP", "\x24\x33", 2), "$3");
+  // The same after a conversion that stopped early for want of room.
+  char small[2];
+  size_t small_len;
+  unsigned small_flags;
+  ck_assert_int_eq(mp_charset_to_utf8(small, sizeof small, &small_len, &small_flags, "ISO-2022-JP",
+                                      11, (const uint8_t *)"\x1b$B\x24\x33\x24\x73", 7),
+                   MP_ERR_BUFFER_TOO_SMALL);
+  ck_assert_str_eq(conv("ISO-2022-JP", "\x24\x33", 2), "$3");
+  // windows-1255 holding a base letter back for a combining mark.
+  ck_assert_str_eq(conv("windows-1255", "\xe0", 1), "\xd7\x90");
+  ck_assert_str_eq(conv("windows-1255", "\xc8", 1), "\xd6\xb8");
+  // More charsets than a thread keeps descriptors for, twice over.
+  for (int round = 0; round < 2; round++) {
+    for (size_t i = 0; i < sizeof iconv_cases / sizeof iconv_cases[0]; i++) {
+      const char *got = conv(iconv_cases[i].label, iconv_cases[i].in, strlen(iconv_cases[i].in));
+      ck_assert_msg(strcmp(got, iconv_cases[i].out) == 0, "%s round %d: got %s",
+                    iconv_cases[i].label, round, got);
+    }
+  }
+}
+END_TEST
+
 START_TEST(unknown_charset_keeps_ascii) {
   const char *got = conv("x-klingon", "a\xff b\xc3\xa9", 6);
   ck_assert_str_eq(got, "a\xef\xbf\xbd b\xef\xbf\xbd\xef\xbf\xbd");
@@ -547,25 +575,30 @@ START_TEST(invalid_arguments) {
 }
 END_TEST
 
-// Threads: iconv descriptors are per call, so concurrent conversions agree
-// with a single-threaded run.
+// Threads: each thread keeps its own iconv descriptors, so concurrent
+// conversions agree with a single-threaded run; every thread walks through
+// all the charsets from a different start, so descriptors are also evicted
+// and reopened while the others convert.
+
+#define NUM_ICONV_CASES (sizeof iconv_cases / sizeof iconv_cases[0])
 
 struct thread_job {
-  const char *label;
-  const char *in;
-  const char *want;
+  size_t first;
   int failures;
 };
 
 static void *thread_main(void *arg) {
   struct thread_job *job = arg;
   char out[256];
-  for (int r = 0; r < 2000; r++) {
+  for (size_t r = 0; r < 20 * NUM_ICONV_CASES; r++) {
+    size_t c = (job->first + r) % NUM_ICONV_CASES;
+    const char *label = iconv_cases[c].label, *in = iconv_cases[c].in;
+    const char *want = iconv_cases[c].out;
     size_t len;
     unsigned flags;
-    int rc = mp_charset_to_utf8(out, sizeof out, &len, &flags, job->label, strlen(job->label),
-                                (const uint8_t *)job->in, strlen(job->in));
-    if (rc != 0 || len != strlen(job->want) || memcmp(out, job->want, len) != 0)
+    int rc = mp_charset_to_utf8(out, sizeof out, &len, &flags, label, strlen(label),
+                                (const uint8_t *)in, strlen(in));
+    if (rc != 0 || len != strlen(want) || memcmp(out, want, len) != 0)
       job->failures++;
   }
   return NULL;
@@ -575,8 +608,7 @@ START_TEST(concurrent_conversions_agree) {
   struct thread_job jobs[4];
   pthread_t th[4];
   for (int t = 0; t < 4; t++) {
-    size_t c = (size_t)t * 5 % (sizeof iconv_cases / sizeof iconv_cases[0]);
-    jobs[t] = (struct thread_job){iconv_cases[c].label, iconv_cases[c].in, iconv_cases[c].out, 0};
+    jobs[t] = (struct thread_job){(size_t)t * 5 % NUM_ICONV_CASES, 0};
     ck_assert_int_eq(pthread_create(&th[t], NULL, thread_main, &jobs[t]), 0);
   }
   for (int t = 0; t < 4; t++) {
@@ -600,6 +632,7 @@ int main(void) {
   tcase_add_test(tc, utf16_byte_orders);
   tcase_add_test(tc, iconv_charsets_known_text);
   tcase_add_test(tc, iconv_errors_become_replacement);
+  tcase_add_test(tc, reused_descriptors_start_fresh);
   tcase_add_test(tc, unknown_charset_keeps_ascii);
   tcase_add_test(tc, bound_holds_for_every_charset);
   tcase_add_test(tc, small_buffer_writes_nothing);

@@ -9,7 +9,9 @@
 //
 // Every codec has a plain scalar implementation, which is the specification,
 // and the hot paths (Base64 encoding and strict and MIME decoding, Base32,
-// quoted-printable) have SSE4.1, AVX2 and NEON kernels, and SWAR kernels
+// quoted-printable) have SSE4.1, AVX2 and NEON kernels (AVX-512 VBMI2 ones
+// for Base64 encoding, strict Base64 decoding and quoted-printable decoding
+// on CPUs that have it), and SWAR kernels
 // (64-bit words, any CPU) for quoted-printable and Base32 decoding, that
 // produce exactly the same bytes and the same errors. One implementation is
 // chosen at first use from the CPU's features; see "Implementations" below.
@@ -413,7 +415,7 @@ ENC_API void enc_stream_cleanup(enc_stream *st);
 //
 // The codecs run on one implementation chosen once, at first use: the first
 // of enc_impl_get(0), enc_impl_get(1), ... that this CPU supports (for
-// example "avx2", "sse41", "swar", "scalar" on x86-64; "neon", "swar",
+// example "avx512", "avx2", "sse41", "swar", "scalar" on x86-64; "neon", "swar",
 // "scalar" on aarch64). "scalar" is the specification that every other
 // implementation is tested and fuzzed against; all produce the same bytes and
 // the same errors. The environment variable ENCODIFY_IMPL=<name>, read at

@@ -4,9 +4,9 @@
 // the MIME tree, every body decoded, text converted to UTF-8) and a header
 // parse (the top-level header section, every field typed) for libmailparse
 // and every peer built in (GMime, libetpan, Dovecot lib-mail, mimetic,
-// VMime), in interleaved rounds: each round times every implementation once
-// over the whole set, starting with a different one each round, so that a
-// noisy machine disturbs them alike. Before timing, one untimed pass runs each
+// VMime), in interleaved rounds: in each round every implementation parses
+// the whole set once, the implementations taking turns every MPB_SLICE
+// messages, so that a noisy machine disturbs them alike. Before timing, one untimed pass runs each
 // implementation over every message; a message that any implementation fails
 // on is reported and left out for all of them, so that all are timed on the
 // same bytes. Results go to stdout as one JSON object per line
@@ -232,24 +232,45 @@ static size_t check_pass(const struct mpb_impl *impl, struct set *s, int mode) {
   return failed;
 }
 
-// timed_pass times `repeat` passes of `impl` over the set.
-static uint64_t timed_pass(const struct mpb_impl *impl, const struct set *s, int mode,
-                           unsigned repeat) {
+// MPB_SLICE is how many messages one implementation parses before the next
+// takes its turn on the same messages. Alternating in slices of a few
+// milliseconds, rather than in whole passes of seconds to minutes, lets a
+// change in the machine's load fall on every implementation alike.
+#define MPB_SLICE 64
+
+// timed_slice times `impl` over messages [from, to) of the set.
+static uint64_t timed_slice(const struct mpb_impl *impl, const struct set *s, int mode, size_t from,
+                            size_t to) {
   struct mpb_work w = {0, 0, 0};
   uint64_t start = corvid_bench_now_ns();
-  for (unsigned rep = 0; rep < repeat; rep++) {
-    for (size_t i = 0; i < s->n; i++) {
-      if (s->m[i].skip)
-        continue;
-      size_t len;
-      const uint8_t *d = input(&s->m[i], mode, &len);
-      if (impl->run(&w, mode, d, len) != 0)
-        abort(); // it succeeded on this message in the check pass
-    }
+  for (size_t i = from; i < to; i++) {
+    if (s->m[i].skip)
+      continue;
+    size_t len;
+    const uint8_t *d = input(&s->m[i], mode, &len);
+    if (impl->run(&w, mode, d, len) != 0)
+      abort(); // it succeeded on this message in the check pass
   }
   uint64_t ns = corvid_bench_now_ns() - start;
   corvid_bench_sink(&w, sizeof w);
   return ns;
+}
+
+// timed_round adds to `round_ns[k]` the time implementation `k` takes for
+// `repeat` passes over the set, slice by slice, every implementation in turn
+// on each slice, starting with a different one on each slice and round.
+static void timed_round(uint64_t *round_ns, const struct mpb_impl *const *list, size_t num,
+                        const struct set *s, int mode, unsigned repeat, unsigned round) {
+  size_t turn = round;
+  for (unsigned rep = 0; rep < repeat; rep++) {
+    for (size_t from = 0; from < s->n; from += MPB_SLICE, turn++) {
+      size_t to = s->n - from < MPB_SLICE ? s->n : from + MPB_SLICE;
+      for (size_t j = 0; j < num; j++) {
+        size_t k = (j + turn) % num;
+        round_ns[k] += timed_slice(list[k], s, mode, from, to);
+      }
+    }
+  }
 }
 
 // measure checks and times every implementation in `list` over the set in
@@ -273,12 +294,18 @@ static int measure(const struct mpb_impl *const *list, size_t num, struct set *s
   uint64_t *samples = calloc(num * rounds, sizeof *samples);
   if (samples == NULL)
     return -1;
-  for (unsigned r = 0; r < rounds; r++) {
-    for (size_t j = 0; j < num; j++) {
-      size_t k = (j + r) % num;
-      samples[k * rounds + r] = timed_pass(list[k], s, mode, repeat);
-    }
+  uint64_t *round_ns = calloc(num, sizeof *round_ns);
+  if (round_ns == NULL) {
+    free(samples);
+    return -1;
   }
+  for (unsigned r = 0; r < rounds; r++) {
+    memset(round_ns, 0, num * sizeof *round_ns);
+    timed_round(round_ns, list, num, s, mode, repeat, r);
+    for (size_t k = 0; k < num; k++)
+      samples[k * rounds + r] = round_ns[k];
+  }
+  free(round_ns);
   char bench[128];
   snprintf(bench, sizeof bench, "%s/%s", mode == MPB_FULL ? "full" : "headers", set_name);
   for (size_t k = 0; k < num; k++) {

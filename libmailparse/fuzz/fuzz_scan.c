@@ -58,11 +58,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   // Whole messages; the first byte picks small limits half of the time, so
-  // that long-line and NUL fields take the parser's line-by-line path too.
+  // that long-line and NUL fields take the parser's line-by-line path too,
+  // and delimiters past the part limit are scanned as body lines.
   mp_settings s = MP_SETTINGS_INIT;
   if (size > 0 && (data[0] & 1)) {
     s.max_line_len = 1 + (data[0] >> 3);
     s.max_headers = 1 + (data[0] >> 4);
+    s.max_parts = 2 + ((data[0] >> 1) & 3); // delimiters past the limit stay in the body
+    s.max_depth = 1 + ((data[0] >> 2) & 1);
   }
   FUZZ_CHECK(mp_impl_force("scalar") == 0);
   mp_message *ref = NULL;

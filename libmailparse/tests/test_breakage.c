@@ -546,6 +546,13 @@ static const struct bcase cases[] = {
      "P1<0 text/plain DEFAULT_TYPE NO_BODY h=52+0 b=52+0 \"\"\n"
      "P2<0 text/plain DEFAULT_TYPE h=57+2 b=59+1 \"x\"\n"
      "!NO_BODY p1 @52\n"},
+    {"multipart without any delimiter line (Python msg_17)",
+     "Content-Type: multipart/mixed; boundary=\"b\"\r\n"
+     "\r\n"
+     "just text, the parts were stripped\r\n",
+     0, 0, 0, 0,
+     "P0 multipart/mixed boundary=b MULTIPART NO_END h=0+47 b=47+36 pre=47+36 epi=0+0\n"
+     "!NO_END p0 @83\n"},
     {"close delimiter before any part (Python msg_42)",
      "Content-Type: multipart/mixed; boundary=\"b\"\r\n"
      "\r\n"

@@ -180,7 +180,9 @@ MC_API MC_WARN_UNUSED_RESULT int mc_shake(mc_sha3_alg alg, uint8_t *out, size_t 
 // run in time independent of secret data (seed, private key, encapsulation
 // randomness, shared secret) and wipe the secrets they copy before returning.
 // Randomness comes from BoringSSL's RAND_bytes, which cannot fail (it aborts
-// the process instead).
+// the process instead). Key generation, encapsulation and decapsulation also
+// return MC_ERR_UNSUPPORTED, writing nothing, when MSGCRYPT_IMPL selected the
+// "unsupported" implementation (see "Implementations" below).
 
 // mc_mlkem_level names a parameter set of FIPS 203 Table 2: ML-KEM-512
 // (security category 1), ML-KEM-768 (category 3) and ML-KEM-1024 (category 5).
@@ -333,8 +335,11 @@ mc_mlkem_decaps(mc_mlkem_level level, uint8_t out_shared_secret[MC_MLKEM_SHARED_
 //
 // Every function is thread-safe and allocates nothing: keys, messages and
 // signatures are caller buffers, borrowed for the duration of the call. Stack
-// use peaks in signing at about 110 KiB for ML-DSA-87 (the expanded matrix
-// A), 30 KiB for key generation and verification.
+// use peaks in signing at about 110 KiB for ML-DSA-87, and at about 85 KiB in
+// key generation and verification (the expanded matrix A, 56 KiB, in each).
+// Key generation, signing and verification also return MC_ERR_UNSUPPORTED,
+// writing nothing, when MSGCRYPT_IMPL selected the "unsupported"
+// implementation (see "Implementations" below).
 
 typedef enum {
   MC_MLDSA_44 = 1,
@@ -1087,11 +1092,11 @@ typedef struct mc_pgp_cert mc_pgp_cert;
 // Default limits, each used where the field of mc_pgp_settings is 0.
 #define MC_PGP_DEFAULT_MAX_INPUT_LEN ((size_t)16 << 20)
 #define MC_PGP_DEFAULT_MAX_PACKET_LEN ((size_t)1 << 20)
-#define MC_PGP_DEFAULT_MAX_PACKETS 4096
+#define MC_PGP_DEFAULT_MAX_PACKETS 16384
 #define MC_PGP_DEFAULT_MAX_CERTS 256
 #define MC_PGP_DEFAULT_MAX_USER_IDS 64
 #define MC_PGP_DEFAULT_MAX_SUBKEYS 64
-#define MC_PGP_DEFAULT_MAX_SIGNATURES 512
+#define MC_PGP_DEFAULT_MAX_SIGNATURES 4096
 #define MC_PGP_DEFAULT_MAX_ARMOR_LINE_LEN 1024
 
 // mc_pgp_settings carries the limits of mc_pgp_certs_parse; 0 in any field
@@ -1121,8 +1126,9 @@ typedef struct mc_pgp_diag {
 
 // mc_pgp_certs_parse reads every certificate of `in` (`in_len` bytes): ASCII
 // armor (one or more "PGP PUBLIC KEY BLOCK"s; the CRC-24, when present, must
-// match) or binary packets, detected from the first non-blank byte. A
-// Public-Key packet starts each certificate. Marker, Trust, Padding and
+// match; text around the blocks is ignored) or binary packets: input whose
+// first byte has its top bit set is binary. A Public-Key packet starts each
+// certificate. Marker, Trust, Padding and
 // unknown non-critical packets (type IDs 40-63) are skipped, as RFC 9580
 // §4.3 requires; so are user attributes, subkeys of unknown version and
 // signatures of unknown version. Validity is judged at `now` (seconds since
@@ -1436,7 +1442,344 @@ MC_API MC_WARN_UNUSED_RESULT int mc_pgp_mime_encrypt(const mc_pgp_cert *const *c
                                                      const uint8_t *in, size_t in_len,
                                                      mc_pgp_write_fn write, void *opaque);
 
-// @@SMIME-CERTS-SECTION@@
+// S/MIME certificates (RFC 5280, RFC 8551, RFC 8410, RFC 9935).
+//
+// Reading the X.509 certificates of mail recipients and deciding whether
+// they can be trusted: certificates in DER or PEM ("CERTIFICATE" blocks),
+// one or many per input, and certificate bundles in PKCS#7 SignedData
+// (.p7b/.p7c, DER or PEM "PKCS7"). Public keys: RSA, EC P-256/384/521,
+// X25519, X448 and ML-KEM-512/768/1024 for encryption; Ed25519, Ed448,
+// RSASSA-PSS and ML-DSA keys are read too (as issuers) but cannot receive
+// mail. Everything is parsed by libmsgcrypt's own bounded DER reader; DER
+// is enforced strictly (minimal lengths, no indefinite length), so the bytes
+// hashed for a signature are the bytes that were signed.
+//
+// Validation (mc_x509_cert_verify) follows RFC 5280 §6 for the parts mail
+// needs: a path from the certificate through the caller's intermediates to
+// a trust anchor of an mc_x509_trust, each signature verified (RSA PKCS#1
+// v1.5 and PSS, ECDSA P-256/384/521, Ed25519, Ed448; SHA-1 accepted with a
+// warning), validity at the caller's `now`, CA basic constraints and path
+// length, keyCertSign, unknown critical extensions (name and policy
+// constraints included) refused, and revocation by the CRLs the caller
+// added. The library never fetches anything.
+//
+// Trust anchors are files of PEM certificates. Corvid's e-mail roots are
+// Mozilla's: exported from the NSS built-in token with
+// `trust extract --format=pem-directory-hash --filter=ca-anchors
+// --purpose=email DIR` (p11-kit with libnss3's libnssckbi.so); see
+// libmsgcrypt/SMIME-TRUST.md for the refresh procedure. An administrator
+// adds private CAs by dropping PEM files into the same directory.
+//
+// A parsed set, mc_x509_certs, owns a copy of the decoded DER, so the
+// caller's buffer may be freed after parsing; everything its accessors
+// return lives until mc_x509_certs_free. Parsing is thread-safe and a set is
+// immutable. An mc_x509_trust is filled by one thread; once filled, any
+// number of threads may verify against it.
+
+typedef struct mc_x509_certs mc_x509_certs;
+typedef struct mc_x509_cert mc_x509_cert;
+typedef struct mc_x509_trust mc_x509_trust;
+
+// Default limits, each used where the field of mc_x509_settings is 0.
+#define MC_X509_DEFAULT_MAX_INPUT_LEN ((size_t)16 << 20)
+#define MC_X509_DEFAULT_MAX_CERTS 1024
+#define MC_X509_DEFAULT_MAX_DER_DEPTH 24
+#define MC_X509_DEFAULT_MAX_EXTENSIONS 64
+#define MC_X509_DEFAULT_MAX_ADDRESSES 64
+#define MC_X509_DEFAULT_MAX_CHAIN_LEN 8
+#define MC_X509_DEFAULT_MAX_SIGNATURE_CHECKS 64
+#define MC_X509_DEFAULT_MAX_RSA_BITS 16384
+
+// mc_x509_settings carries the limits of the S/MIME certificate functions;
+// 0 in any field means its MC_X509_DEFAULT_* value. Start from
+// MC_X509_SETTINGS_INIT.
+typedef struct mc_x509_settings {
+  uint32_t version;            // 1
+  size_t max_input_len;        // bytes of one input, PEM or DER
+  size_t max_certs;            // certificates in one input (or trust store)
+  size_t max_der_depth;        // nesting of constructed DER elements
+  size_t max_extensions;       // extensions per certificate
+  size_t max_addresses;        // e-mail addresses kept per certificate
+  size_t max_chain_len;        // certificates in a path, anchor included
+  size_t max_signature_checks; // signature verifications per validation
+  size_t max_rsa_bits;         // largest RSA modulus accepted
+} mc_x509_settings;
+
+#define MC_X509_SETTINGS_INIT {1, 0, 0, 0, 0, 0, 0, 0, 0}
+
+// mc_x509_diag receives the reason a parse failed: the error code, the
+// byte offset in the decoded DER where it was found and a sentence.
+typedef struct mc_x509_diag {
+  int code;
+  size_t offset;
+  char message[160];
+} mc_x509_diag;
+
+// mc_x509_certs_parse reads every certificate of `in` (`in_len` bytes): PEM
+// (any number of "CERTIFICATE", "X509 CERTIFICATE" and "PKCS7" blocks; text
+// between blocks is ignored) or DER (one or more concatenated Certificates
+// or PKCS#7 ContentInfos of type signedData, whose `certificates` field is
+// read; other certificate choices are skipped), detected from the input.
+// `settings` and `diag` may be NULL. On success `*out` receives a new set of
+// at least one certificate, freed with mc_x509_certs_free. It returns 0; or
+// MC_ERR_BAD_KEY for input that is not a certificate or bundle (bad PEM or
+// Base64, malformed or non-minimal DER, nesting deeper than max_der_depth,
+// a certificate version other than 1-3, a bad time, duplicate extensions,
+// an empty bundle) or that exceeds a limit; or MC_ERR_INVALID_ARGUMENT for
+// NULL `out` or `in` or a settings version other than 1; or -ENOMEM.
+// Certificates with public keys of unknown algorithms are kept (they
+// describe as "unknown key"). Thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_certs_parse(mc_x509_certs **out,
+                                                     const mc_x509_settings *settings,
+                                                     mc_x509_diag *diag, const uint8_t *in,
+                                                     size_t in_len);
+
+// mc_x509_certs_free frees `certs` and everything it owns. No-op on NULL.
+MC_API void mc_x509_certs_free(mc_x509_certs *certs);
+
+// mc_x509_certs_count returns the number of certificates in `certs`.
+MC_API size_t mc_x509_certs_count(const mc_x509_certs *certs);
+
+// mc_x509_certs_get returns certificate `i` of `certs` (input order),
+// borrowed from `certs`, or NULL when `i` is out of range.
+MC_API const mc_x509_cert *mc_x509_certs_get(const mc_x509_certs *certs, size_t i);
+
+// mc_x509_cert_der returns the certificate's DER encoding and stores its
+// length in `*out_len`.
+MC_API const uint8_t *mc_x509_cert_der(const mc_x509_cert *cert, size_t *out_len);
+
+// MC_X509_FPR_LEN is the length of a SHA-256 fingerprint; MC_X509_FPR_HEX_LEN
+// is room for it in hex with colons and a NUL.
+#define MC_X509_FPR_LEN 32
+#define MC_X509_FPR_HEX_LEN 96
+
+// mc_x509_cert_fingerprint returns the SHA-256 of the certificate's DER
+// (MC_X509_FPR_LEN bytes), which `openssl x509 -fingerprint -sha256` shows.
+MC_API const uint8_t *mc_x509_cert_fingerprint(const mc_x509_cert *cert);
+
+// mc_x509_cert_fingerprint_sha1 returns the SHA-1 of the DER (20 bytes),
+// the fingerprint older clients display.
+MC_API const uint8_t *mc_x509_cert_fingerprint_sha1(const mc_x509_cert *cert);
+
+// mc_x509_cert_fingerprint_hex writes the SHA-256 fingerprint as upper-case
+// hex pairs joined by colons, with a NUL, to `out` (room for `out_cap`). It
+// returns 0 or MC_ERR_BUFFER_TOO_SMALL.
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_fingerprint_hex(const mc_x509_cert *cert, char *out,
+                                                              size_t out_cap);
+
+// mc_x509_cert_subject and mc_x509_cert_issuer write the subject or issuer
+// Name as RFC 4514 text ("CN=Alice,O=Example,C=DE": most specific first,
+// special characters escaped, unknown attributes as OID=#hex, control and
+// non-UTF-8 bytes as \XX) with a NUL to `out` (room for `out_cap`), and its
+// length without the NUL to `*out_len` (may be NULL). They return 0; or
+// MC_ERR_BUFFER_TOO_SMALL; or MC_ERR_BAD_KEY for a Name that cannot be
+// read (it was checked only for DER well-formedness when parsed).
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_subject(const mc_x509_cert *cert, char *out,
+                                                      size_t out_cap, size_t *out_len);
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_issuer(const mc_x509_cert *cert, char *out,
+                                                     size_t out_cap, size_t *out_len);
+
+// mc_x509_cert_serial returns the serial number's value bytes (big-endian,
+// without sign padding) and stores their number in `*out_len`.
+MC_API const uint8_t *mc_x509_cert_serial(const mc_x509_cert *cert, size_t *out_len);
+
+// mc_x509_cert_not_before and mc_x509_cert_not_after return the validity
+// period in seconds since the epoch.
+MC_API int64_t mc_x509_cert_not_before(const mc_x509_cert *cert);
+MC_API int64_t mc_x509_cert_not_after(const mc_x509_cert *cert);
+
+// mc_x509_cert_num_addresses returns the number of e-mail addresses of the
+// certificate: subjectAltName rfc822Names first, then the legacy subject
+// emailAddress attributes not already listed (at most max_addresses).
+MC_API size_t mc_x509_cert_num_addresses(const mc_x509_cert *cert);
+
+// mc_x509_cert_address returns address `i` (ASCII, not NUL-terminated,
+// borrowed from the set) and stores its length in `*out_len`, or returns
+// NULL when `i` is out of range.
+MC_API const char *mc_x509_cert_address(const mc_x509_cert *cert, size_t i, size_t *out_len);
+
+// Key usage bits (RFC 5280 §4.2.1.3), as mc_x509_cert_key_usage returns.
+#define MC_X509_KU_DIGITAL_SIGNATURE 0x001u
+#define MC_X509_KU_NON_REPUDIATION 0x002u
+#define MC_X509_KU_KEY_ENCIPHERMENT 0x004u
+#define MC_X509_KU_DATA_ENCIPHERMENT 0x008u
+#define MC_X509_KU_KEY_AGREEMENT 0x010u
+#define MC_X509_KU_KEY_CERT_SIGN 0x020u
+#define MC_X509_KU_CRL_SIGN 0x040u
+#define MC_X509_KU_ENCIPHER_ONLY 0x080u
+#define MC_X509_KU_DECIPHER_ONLY 0x100u
+
+// mc_x509_cert_key_usage stores the keyUsage bits in `*out` and returns 1,
+// or stores 0 and returns 0 when the extension is absent (any use allowed).
+MC_API int mc_x509_cert_key_usage(const mc_x509_cert *cert, unsigned *out);
+
+// Extended key usage bits, as mc_x509_cert_ext_key_usage returns.
+#define MC_X509_EKU_EMAIL_PROTECTION 0x1u // id-kp-emailProtection
+#define MC_X509_EKU_ANY 0x2u              // anyExtendedKeyUsage
+#define MC_X509_EKU_OTHER 0x4u            // any other purpose
+
+// mc_x509_cert_ext_key_usage stores the purposes of extKeyUsage in `*out`
+// and returns 1, or stores 0 and returns 0 when the extension is absent.
+MC_API int mc_x509_cert_ext_key_usage(const mc_x509_cert *cert, unsigned *out);
+
+// mc_x509_cert_is_ca returns 1 when basicConstraints says cA, else 0.
+MC_API int mc_x509_cert_is_ca(const mc_x509_cert *cert);
+
+// mc_x509_cert_is_self_signed returns 1 when subject and issuer are equal
+// and the certificate's signature verifies with its own key, else 0.
+MC_API int mc_x509_cert_is_self_signed(const mc_x509_cert *cert);
+
+// mc_x509_cert_key_name returns the public key's static name ("RSA-3072",
+// "EC P-256", "X25519", "X448", "ML-KEM-768", "Ed25519", "ML-DSA-44",
+// "RSASSA-PSS-2048", "unknown key"), and its size in bits (modulus or
+// curve; the ML-KEM/ML-DSA parameter number) in `*out_bits` (may be NULL).
+MC_API const char *mc_x509_cert_key_name(const mc_x509_cert *cert, unsigned *out_bits);
+
+// mc_x509_cert_can_encrypt returns 1 when the key is of a type CMS can
+// encrypt to (RSA, EC P-256/384/521, X25519, X448, ML-KEM), else 0. It does
+// not look at key usage or validity (mc_x509_cert_verify does).
+MC_API int mc_x509_cert_can_encrypt(const mc_x509_cert *cert);
+
+// mc_x509_cert_describe writes a one-line description, such as
+// "S/MIME: RSA-3072" or "S/MIME: ML-KEM-768", with a NUL to `out` (room for
+// `out_cap`) and its length to `*out_len` (may be NULL). It returns 0 or
+// MC_ERR_BUFFER_TOO_SMALL.
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_describe(const mc_x509_cert *cert, char *out,
+                                                       size_t out_cap, size_t *out_len);
+
+// mc_x509_trust_new creates an empty trust store with the limits of
+// `settings` (NULL for the defaults) in `*out`, freed with
+// mc_x509_trust_free. It returns 0; or MC_ERR_INVALID_ARGUMENT for NULL
+// `out` or a settings version other than 1; or -ENOMEM.
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_trust_new(mc_x509_trust **out,
+                                                   const mc_x509_settings *settings);
+
+// mc_x509_trust_free frees `trust`. No-op on NULL.
+MC_API void mc_x509_trust_free(mc_x509_trust *trust);
+
+// mc_x509_trust_add_anchors adds every certificate of `in` (any form
+// mc_x509_certs_parse reads) as a trust anchor: its name and key are
+// trusted, its own signature and dates are not looked at. Errors as for
+// mc_x509_certs_parse, plus MC_ERR_BAD_KEY when the store would hold more
+// than max_certs anchors; on error nothing is added. Not thread-safe
+// against other calls on the same `trust`.
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_trust_add_anchors(mc_x509_trust *trust,
+                                                           mc_x509_diag *diag, const uint8_t *in,
+                                                           size_t in_len);
+
+// mc_x509_trust_add_dir adds every regular file in directory `path` whose
+// name ends in ".pem", ".crt" or ".0"-".9" (the hashed links of
+// `trust extract --format=pem-directory-hash` and c_rehash) as anchors,
+// once per distinct certificate. It stores the number of certificates
+// added in `*out_added` (may be NULL). It returns 0; or -errno when the
+// directory or a file cannot be read; or the first error of
+// mc_x509_trust_add_anchors, with the file name in `diag`. Anchors of the
+// files read before an error stay added. Not thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_trust_add_dir(mc_x509_trust *trust, mc_x509_diag *diag,
+                                                       size_t *out_added, const char *path);
+
+// mc_x509_trust_add_crl adds a certificate revocation list (RFC 5280 §5,
+// DER or PEM "X509 CRL"). Its signature is checked when a path uses it:
+// a CRL applies to the certificates of the issuer whose name it carries
+// and whose key verifies it. It returns 0; or MC_ERR_BAD_KEY for malformed
+// input, a CRL version other than 1-2 or an unknown critical CRL extension
+// (delta CRLs and indirect CRLs are refused that way); or
+// MC_ERR_INVALID_ARGUMENT; or -ENOMEM. Not thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_trust_add_crl(mc_x509_trust *trust, mc_x509_diag *diag,
+                                                       const uint8_t *in, size_t in_len);
+
+// mc_x509_trust_num_anchors returns the number of anchors in `trust`.
+MC_API size_t mc_x509_trust_num_anchors(const mc_x509_trust *trust);
+
+// Verdicts of mc_x509_cert_verify; `problems` holds one bit (1 << verdict)
+// for every problem found, the verdict is the most serious one.
+typedef enum {
+  MC_X509_OK = 0,
+  MC_X509_UNTRUSTED = 1,       // no path to a trust anchor
+  MC_X509_SELF_SIGNED = 2,     // self-signed and not an anchor
+  MC_X509_BAD_SIGNATURE = 3,   // a signature on the path does not verify
+  MC_X509_REVOKED = 4,         // listed in a CRL of its issuer
+  MC_X509_EXPIRED = 5,         // a certificate on the path has expired
+  MC_X509_NOT_YET_VALID = 6,   // a certificate on the path is not yet valid
+  MC_X509_BAD_CA = 7,          // an issuer is not a CA or may not sign
+  MC_X509_PATH_TOO_LONG = 8,   // pathLenConstraint or max_chain_len
+  MC_X509_CRITICAL_EXT = 9,    // an unknown critical extension
+  MC_X509_WRONG_KEY_USAGE = 10, // leaf may not encrypt mail (KU or EKU)
+  MC_X509_UNSUPPORTED_KEY = 11, // leaf key is not one CMS can encrypt to
+} mc_x509_verdict;
+
+// mc_x509_result is the outcome of mc_x509_cert_verify.
+typedef struct mc_x509_result {
+  mc_x509_verdict verdict;
+  unsigned problems;  // bit (1 << v) for every verdict v found
+  size_t chain_len;   // certificates in the best path found, anchor included
+  int weak_signature; // 1 when a signature on the path uses SHA-1
+  int crl_checked;    // 1 when every non-anchor certificate was covered by a CRL
+  const mc_x509_cert *anchor; // the anchor reached, or NULL
+} mc_x509_result;
+
+// mc_x509_verdict_name returns the stable static name of `v` ("ok",
+// "untrusted", "self-signed", "bad-signature", "revoked", "expired",
+// "not-yet-valid", "bad-ca", "path-too-long", "critical-extension",
+// "wrong-key-usage", "unsupported-key"), or "unknown".
+MC_API const char *mc_x509_verdict_name(mc_x509_verdict v);
+
+// mc_x509_cert_verify validates `cert` for encrypting mail at `now`
+// (seconds since the epoch): it searches, depth first, for a path through
+// the certificates of `intermediates` (may be NULL) to an anchor of `trust`
+// (may be NULL: then nothing is trusted) whose signatures verify, and
+// judges the best path found (see mc_x509_verdict). The leaf must have a
+// key CMS can encrypt to, keyEncipherment (RSA, ML-KEM) or keyAgreement
+// (EC, X25519, X448) when keyUsage is present, and emailProtection or
+// anyExtendedKeyUsage when extKeyUsage is present. A certificate equal to
+// an anchor is trusted as it stands. The search stops after
+// max_signature_checks signature verifications and max_chain_len
+// certificates. It fills `*out` and returns 0 whatever the verdict; or
+// MC_ERR_INVALID_ARGUMENT for NULL `out` or `cert`; or -ENOMEM. `out->anchor`
+// borrows from `trust`. Thread-safe for concurrent calls on one `trust`.
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_verify(const mc_x509_trust *trust,
+                                                     mc_x509_result *out,
+                                                     const mc_x509_cert *cert,
+                                                     const mc_x509_certs *intermediates,
+                                                     int64_t now);
+
+// Warnings about an S/MIME certificate share one code space with the
+// OpenPGP warnings (mc_pgp_warn_code): the same condition has the same code
+// and name in both (MC_PGP_WARN_EXPIRES_SOON, _EXPIRED, _REVOKED,
+// _RSA_SHORT, _NO_ADDRESS, _LIMITED_SUPPORT for ML-KEM, X25519 and X448,
+// _NO_ENCRYPTION for a key CMS cannot encrypt to, _WEAK_ALGORITHM for SHA-1
+// signatures or RSA below 2048 bits). The codes only S/MIME has continue
+// after the last OpenPGP one:
+typedef enum {
+  MC_X509_WARN_SELF_SIGNED = 11,    // "self-signed": not issued by a CA
+  MC_X509_WARN_UNTRUSTED = 12,      // "untrusted-chain": no valid path to a trusted root
+  MC_X509_WARN_KEY_USAGE = 13,      // "wrong-key-usage": KU/EKU forbid mail encryption
+  MC_X509_WARN_NOT_YET_VALID = 14,  // "not-yet-valid"
+  MC_X509_WARN_NO_REVOCATION = 15,  // "no-revocation-info": no CRL covered the path
+} mc_x509_warn_code;
+
+// mc_x509_warn_name returns the stable static name of any warning code of
+// the shared space (OpenPGP's and S/MIME's), or "unknown".
+MC_API const char *mc_x509_warn_name(int code);
+
+// mc_x509_cert_warnings writes the warnings about `cert` to `out` (room for
+// `out_cap`; MC_PGP_MAX_WARNINGS is always enough; each warning's `code`
+// holds a value of the shared space) and their number to `*out_len`.
+// Validation is that of mc_x509_cert_verify with the same `trust`,
+// `intermediates` and `now`; when `trust` is NULL the chain is not judged
+// (no untrusted-chain, self-signed or no-revocation-info warnings), only
+// the certificate itself. When `num_addresses` is not 0,
+// MC_PGP_WARN_NO_ADDRESS is reported unless one of the certificate's
+// addresses equals one of `addresses` (ASCII case-insensitive). It returns
+// 0; or MC_ERR_BUFFER_TOO_SMALL (then `*out_len` is the number needed); or
+// MC_ERR_INVALID_ARGUMENT for NULL pointers; or -ENOMEM. Thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_warnings(const mc_x509_cert *cert,
+                                                       mc_pgp_warning *out, size_t out_cap,
+                                                       size_t *out_len,
+                                                       const mc_x509_trust *trust,
+                                                       const mc_x509_certs *intermediates,
+                                                       int64_t now, const char *const *addresses,
+                                                       size_t num_addresses);
 
 // @@SMIME-CMS-SECTION@@
 

@@ -620,11 +620,13 @@ static int pgp_cert_build(mc_pgp_cert *cert, const pgp_packet *packets, size_t n
     }
   }
   // Recipients, newest key first.
-  const pgp_key *chosen[1 + 64 * 16];
+  const pgp_key **chosen = calloc(n_sub + 1, sizeof *chosen);
+  if (chosen == NULL)
+    return -ENOMEM;
   size_t n_chosen = 0;
   if (cert->primary_recipient)
     chosen[n_chosen++] = &cert->primary;
-  for (size_t i = 0; i < cert->num_subkeys && n_chosen < sizeof chosen / sizeof chosen[0]; i++)
+  for (size_t i = 0; i < cert->num_subkeys; i++)
     if (cert->subkeys[i].recipient)
       chosen[n_chosen++] = &cert->subkeys[i].key;
   for (size_t i = 1; i < n_chosen; i++)
@@ -633,7 +635,7 @@ static int pgp_cert_build(mc_pgp_cert *cert, const pgp_packet *packets, size_t n
       chosen[j] = chosen[j - 1];
       chosen[j - 1] = t;
     }
-  for (size_t i = 0; i < n_chosen && i <= n_sub; i++) {
+  for (size_t i = 0; i < n_chosen; i++) {
     const pgp_key *k = chosen[i];
     pgp_recipient *rc = &cert->recipients[cert->num_recipients++];
     rc->version = k->version;
@@ -661,6 +663,7 @@ static int pgp_cert_build(mc_pgp_cert *cert, const pgp_packet *packets, size_t n
     memcpy(rc->pref_aead, cert->pref_aead, 2 * cert->num_pref_aead);
     rc->num_pref_aead = cert->num_pref_aead;
   }
+  free(chosen);
   return 0;
 }
 
@@ -745,7 +748,9 @@ int mc_pgp_certs_parse(mc_pgp_certs **out, const mc_pgp_settings *settings, mc_p
   int r;
   pgp_buf data;
   pgp_buf_init_growable(&data);
-  if (pgp_armor_looks_armored(in, in_len)) {
+  // Binary packets start with a byte whose top bit is set; anything else
+  // is text, which may carry armor after other lines (a pasted mail, say).
+  if ((in[0] & 0x80) == 0 && memmem(in, in_len, "-----BEGIN PGP ", 15) != NULL) {
     size_t err_off;
     r = pgp_armor_decode(&data, &err_off, in, in_len, "PUBLIC KEY BLOCK", s.max_armor_line_len);
     if (r < 0) {

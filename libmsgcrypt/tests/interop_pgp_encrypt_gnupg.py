@@ -1,11 +1,12 @@
 """interop_pgp_encrypt_gnupg.py: the GnuPG-family part of
 diff_pgp_encrypt.py. gpg makes a v4 certificate with RSA-2048, RSA-4096,
 ECDH P-256/P-384/P-521 and legacy Curve25519 encryption subkeys in a
-temporary home; this module reads the public subkeys itself (RFC 9580
-§5.5.2, v4 packets), has the engine encrypt to each of them (SEIPDv1, v3
-PKESK, as gpg 2.2's Features ask) and to all of them at once, and checks
-that gpg, sq (with the exported secret key) and rnp (likewise) all return
-the plaintext.
+temporary home and imports an RSA-8192 test key it made once (making one
+takes it about a minute; pgp_encrypt_rsa8192.asc); this module reads the
+public subkeys itself (RFC 9580 §5.5.2, v4 packets), has the engine encrypt
+to each of them (SEIPDv1, v3 PKESK, as gpg 2.2's Features ask) and to all of
+them at once, and checks that gpg, sq (with the exported secret keys) and
+rnp (likewise) all return the plaintext.
 """
 import hashlib
 import os
@@ -14,7 +15,9 @@ import subprocess
 import pgp_decrypt_ref as ref
 
 SUBKEYS = ['rsa2048', 'rsa4096', 'nistp256', 'nistp384', 'nistp521', 'cv25519']
-NAMES = {1: 'RSA', 18: 'ECDH'}
+HERE = os.path.dirname(os.path.abspath(__file__))
+RSA8192_KEY = os.path.join(HERE, 'pgp_encrypt_rsa8192.asc')
+RSA8192_FPR = '15DBCDC9A5A213C9472542E93C3C9A7482732100'
 OIDS = {
     '2a8648ce3d030107': 'P-256',
     '2b81040022': 'P-384',
@@ -82,12 +85,18 @@ def check_gnupg_family(tap, driver, tmp, encrypt, plaintext, spec):
               r.stderr.decode()[-500:])
     if not ok:
         return
-    pub = run(gpg + ['--export', fpr], env).stdout
+    # RSA-8192 takes gpg about a minute to make, so a key it made once is
+    # kept with the tests (an unprotected test key, nothing else).
+    r = run(gpg + ['--import', RSA8192_KEY], env)
+    ok = r.returncode == 0
+    tap.check(ok, 'gpg imports the RSA-8192 test key', r.stderr.decode()[-300:])
+    fprs = [fpr, RSA8192_FPR]
+    pub = run(gpg + ['--export'] + fprs, env).stdout
     secret_path = os.path.join(tmp, 'secret.asc')
     with open(secret_path, 'wb') as f:
-        f.write(run(gpg + ['--armor', '--export-secret-keys', fpr], env).stdout)
+        f.write(run(gpg + ['--armor', '--export-secret-keys'] + fprs, env).stdout)
     subkeys = list(public_subkeys(pub))
-    tap.check(len(subkeys) == len(SUBKEYS), 'read %d v4 encryption subkeys' % len(subkeys))
+    tap.check(len(subkeys) == len(SUBKEYS) + 1, 'read %d v4 encryption subkeys' % len(subkeys))
     jobs = [([d], [f], 20000, i % 2) for i, (d, f) in enumerate(subkeys)]
     # Every subkey in one message, and a message across partial pieces.
     jobs.append(([d for d, _ in subkeys], [f for _, f in subkeys], 100000, 1))

@@ -11,6 +11,7 @@ nothing on stdout and a reason on stderr. TAP on stdout.
 
 usage: interop_pgp_keys.py MSGCRYPT VECTORS_DIR
 """
+import concurrent.futures
 import json
 import os
 import shutil
@@ -140,14 +141,27 @@ def tests(tmp):
         ("25519", "ed25519", "cv25519",
          "OpenPGP v4: EdDSALegacy Ed25519 (encryption subkey ECDH Curve25519Legacy)", []),
     ]
-    all_fprs = []
-    for name, prim, sub, want, warns in kinds:
+    # Each kind is generated in its own GnuPG home, all at once: RSA key
+    # generation dominates the run time.
+    def make(kind):
+        name, prim, sub = kind[:3]
+        home = Gpg(os.path.join(tmp, "gnupg-" + name))
         uid = "Test %s <%s@example.org>" % (name, name)
-        fpr = gpg.gen(uid, prim, "sign", "2y")[0]
-        r = gpg("--quick-add-key", fpr, sub, "encr", "2y")
+        fpr = home.gen(uid, prim, "sign", "2y")[0]
+        r = home("--quick-add-key", fpr, sub, "encr", "2y")
+        return home, uid, fpr, r
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(kinds)) as pool:
+        made = list(pool.map(make, kinds))
+    all_fprs = []
+    for (name, prim, sub, want, warns), (home, uid, fpr, r) in zip(kinds, made):
         check("gpg %s: add encryption subkey" % name, r.returncode == 0, r.stderr)
-        fprs = gpg.fpr(uid)
+        fprs = home.fpr(uid)
         all_fprs.append(fpr)
+        home.export(uid, os.path.join(tmp, name + ".gpg"), False)
+        r = gpg("--import", os.path.join(tmp, name + ".gpg"))
+        check("gpg %s: import into one keyring" % name, r.returncode == 0, r.stderr)
+        home.stop()
         for armor in (True, False):
             path = gpg.export(uid, os.path.join(tmp, "%s.%s" % (name, "asc" if armor else "gpg")),
                               armor)
@@ -231,10 +245,13 @@ def tests(tmp):
     check("gpg sign-only key: exit 1, no-encryption-key",
           r.returncode == 1 and r.stdout == b"" and b"no-encryption-key" in r.stderr, r.stderr)
 
-    # Algorithms that are parsed but not used: DSA with Elgamal, Brainpool.
+    # Algorithms that are parsed but not used: DSA with Elgamal, RSA-1024,
+    # Brainpool.
     for name, prim, sub, want in [
             ("dsa", "dsa1024", "elg1024", [b"unsupported-algorithm", b"DSA is obsolete",
                                            b"weak-algorithm"]),
+            ("rsa1024", "rsa1024", "rsa1024", [b"unsupported-algorithm", b"RSA-1024",
+                                               b"too weak", b"weak-algorithm"]),
             ("brainpool", "brainpoolP256r1", "brainpoolP256r1",
              [b"unsupported-algorithm", b"brainpoolP256r1", b"not supported"])]:
         uid = "%s <%s@example.org>" % (name, name)
@@ -280,11 +297,27 @@ def tests(tmp):
           r.returncode == 1 and r.stdout == b"" and b"truncated" in r.stderr, r.stderr)
 
     # Secret keys and non-keys.
-    r = gpg("--armor", "--export-secret-keys", all_fprs[3])
+    r = made[3][0]("--armor", "--export-secret-keys", all_fprs[3])
+    made[3][0].stop()
     open(os.path.join(tmp, "secret.asc"), "wb").write(r.stdout)
     r = describe(os.path.join(tmp, "secret.asc"))
     check("secret key: exit 1, says secret key",
           r.returncode == 1 and r.stdout == b"" and b"secret key" in r.stderr, r.stderr)
+    # A third-party certification (the P-256 key certifies the P-384 key's
+    # user ID) is neither trusted nor reported as a bad signature.
+    signer = made[3][0]
+    signer("--import", os.path.join(tmp, "p384.gpg"))
+    r = signer("--local-user", all_fprs[3], "--quick-sign-key", all_fprs[4])
+    check("gpg: third-party certification made", r.returncode == 0, r.stderr)
+    certs, r = describe_json(signer.export(all_fprs[4], os.path.join(tmp, "certified.asc")))
+    check("gpg third-party certification: no warning, user ID kept",
+          certs is not None and codes(certs[0]) == [] and len(certs[0]["user_ids"]) == 1,
+          (certs, r.stderr))
+    r = run(["gpg", "--homedir", signer.home, "--list-packets",
+             os.path.join(tmp, "certified.asc")])
+    check("gpg third-party certification: present in the export",
+          r.stdout.count(b"sigclass 0x10") + r.stdout.count(b"sigclass 0x13") >= 2, r.stdout)
+    signer.stop()
     r = describe(os.path.join(VECTORS, "rfc9580-appendixA", "a8_encrypted.asc"))
     check("a message is not a key: exit 1", r.returncode == 1 and r.stdout == b"", r.stderr)
     r = describe("/nonexistent/key.asc")

@@ -3,9 +3,10 @@
 // 9980 (armor, packets with partial lengths, PKESK v3/v6 for X25519, X448
 // and the ML-KEM composites, SEIPD v1 and v2). With the recipients' secret
 // keys from the sample files, it recomputes RFC 9980's key shares, KEK and
-// session key and checks them against the published values, then rebuilds
-// the published PKESK and SEIPD packets of RFC 9580 A.8 and of RFC 9980's
-// sample messages byte for byte through the derandomised entry points.
+// session key and checks them against the published values (for RFC 9580
+// A.8: session key, message key, IV and chunk plaintext), then rebuilds the
+// published PKESK and SEIPD packets of RFC 9580 A.8 and of RFC 9980's sample
+// messages byte for byte through the derandomised entry points.
 // Round trips cover every native and composite key type, both SEIPD
 // versions, OCB and GCM, armor and message lengths around every piece and
 // chunk boundary; the format rules and the errors are tested from tables.
@@ -352,6 +353,9 @@ static int decrypt_pkesk(const seckey *k, const bytes *body, pkesk_info *info) {
   return 0;
 }
 
+// The message key and IV that the last SEIPDv2 decryption derived.
+static uint8_t last_message_key[32], last_iv[8];
+
 // decrypt_seipd decrypts a SEIPD body with `sk` and returns the plaintext
 // packets; the salt or prefix goes to `*rand_used` (a new buffer).
 static bytes decrypt_seipd(const bytes *body, const uint8_t *sk, size_t sk_len, bytes *rand_used) {
@@ -389,6 +393,8 @@ static bytes decrypt_seipd(const bytes *body, const uint8_t *sk, size_t sk_len, 
   memcpy(rand_used->p, b + 4, 32);
   rand_used->len = 32;
   memcpy(nonce, okm + sk_len, iv_len);
+  memcpy(last_message_key, okm, sk_len);
+  memcpy(last_iv, okm + sk_len, iv_len);
   mc_aes_ocb_ctx ocb;
   if (aead == 2)
     ck_assert_int_eq(mc_aes_ocb_init(&ocb, okm, sk_len, 16), 0);
@@ -500,6 +506,8 @@ static bytes reencrypt_seipd(const bytes *published, const uint8_t *sk, size_t s
   return (bytes){g.p, g.len};
 }
 
+static void assert_hex(const uint8_t *got, size_t len, const char *want);
+
 // ---- RFC 9580 A.8 -------------------------------------------------------
 
 START_TEST(rfc9580_a8_reproduced) {
@@ -538,6 +546,12 @@ START_TEST(rfc9580_a8_reproduced) {
   bytes data = literal_data(&pt);
   ck_assert_uint_eq(data.len, 13);
   ck_assert_mem_eq(data.p, "Hello, world!", 13);
+  // RFC 9580 A.8.4's published message key, IV and chunk plaintext (the
+  // Literal Data packet and a Padding packet).
+  assert_hex(last_message_key, 16, "4512f7149d863341527c6567d5bffc42");
+  assert_hex(last_iv, 7, "5faf3250212ff9");
+  assert_hex(pt.p, pt.len,
+             "cb1362000000000048656c6c6f2c20776f726c6421d50ec5a293072991628147d72c8f86b7");
   bytes again = reencrypt_seipd(&seipd.body, info.sk, 16, &pt, &salt);
   ck_assert_uint_eq(again.len, seipd.body.len);
   ck_assert_mem_eq(again.p, seipd.body.p, again.len);

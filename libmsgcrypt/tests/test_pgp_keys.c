@@ -3,7 +3,7 @@
 // and RFC 9980 sample keys: fingerprints, user IDs, verified signatures of
 // every sample algorithm, the selected recipients and descriptions; then
 // certificates this test signs itself with the RFC 9580 sample secret key
-// (post-quantum preference, flags, expiry, revocation, critical
+// (post-quantum preference, flags, expiry, revocation, back-signatures, critical
 // subpackets, future signatures); and the negative cases: tampered
 // signatures and keys, truncation at every length, oversized lengths,
 // armor errors, limits, secret keys, messages and garbage.
@@ -559,6 +559,16 @@ START_TEST(armor) {
   }
   mc_pgp_certs *certs = parse_ok(crlf.p, crlf.len, NOW);
   mc_pgp_certs_free(certs);
+  // After other text, as in a pasted mail.
+  pgp_buf pasted;
+  pgp_buf_init_growable(&pasted);
+  pgp_buf_put_bytes(&pasted, (const uint8_t *)"Hi, here is my key:\n\n", 21);
+  pgp_buf_put_bytes(&pasted, o.p, o.len);
+  pgp_buf_put_bytes(&pasted, (const uint8_t *)"\nBye\n", 5);
+  certs = parse_ok(pasted.p, pasted.len, NOW);
+  ck_assert_uint_eq(mc_pgp_cert_num_recipients(mc_pgp_certs_get(certs, 0)), 1);
+  mc_pgp_certs_free(certs);
+  pgp_buf_cleanup(&pasted);
   ck_assert_uint_eq(pgp_crc24((const uint8_t *)"", 0), 0xb704ce);
   pgp_buf_cleanup(&o);
   pgp_buf_cleanup(&crlf);

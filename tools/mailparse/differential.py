@@ -3,8 +3,11 @@
 package (policy=default) and prints TAP, one test point per message.
 
 Usage:
-  differential.py MAILPARSE MKCORPUS WORKDIR [COUNT [SEED]]
-      messages made by mkcorpus (COUNT, default 300; SEED, default 1)
+  differential.py MAILPARSE MKCORPUS WORKDIR [COUNT [SEED [FORMAT]]]
+      messages made by mkcorpus (COUNT, default 300; SEED, default 1), made
+      afresh in WORKDIR/corpus; FORMAT "eml" (the default: one file per
+      message, CRLF line ends) or "mbox" (one mboxrd file, LF line ends, split
+      here into one file per message)
   differential.py --real MAILPARSE DIR:GLOB...
       real messages: every file under DIR (recursively) whose name matches
       GLOB. A missing DIR, or one without a match, fails the run: the
@@ -17,7 +20,8 @@ same filename (Python's get_filename(): the Content-Disposition "filename"
 parameter, else the Content-Type "name" parameter). Our filename is the dump's
 "filename" key when the tool prints one, else it is read from the dump's IMAP
 BODYSTRUCTURE, where libmailparse's own parameter parser (RFC 2231 joined,
-RFC 2047 decoded, UTF-8) has written both parameters.
+RFC 2047 decoded, UTF-8) has written both parameters; when both are there
+they must agree.
 
 Each intentional difference is a named rule below (RULES) and a paragraph of
 libmailparse/DIFFERENCES.md; a rule applies only where its precise condition
@@ -43,6 +47,8 @@ RULES = (
     "unknown-cte",          # x-uuencode and other unknown CTEs kept raw
     "reused-boundary",      # nested multipart reusing an ancestor's boundary
     "no-colon-line",        # a header line without a colon
+    "obs-name-wsp",         # RFC 5322 4.5.3: blanks between field name and colon
+    "empty-boundary",       # boundary="" is no boundary (RFC 2046 5.1.1)
     "double-delimiter",     # an empty part between two delimiter lines
     "eof-line-break",       # last part of an unclosed multipart keeps its CRLF
     "base64-odd-char",      # base64 with one odd alphabet character at the end
@@ -50,6 +56,8 @@ RULES = (
 )
 
 NO_COLON = 1 << 0  # MP_HEADER_NO_COLON
+NAME_WSP = 1 << 1  # MP_HEADER_NAME_WSP
+PART_NO_BOUNDARY = 1 << 3  # MP_PART_NO_BOUNDARY
 PART_NO_END = 1 << 4  # MP_PART_NO_END
 PART_NO_BODY = 1 << 7  # MP_PART_NO_BODY
 B64_ALPHABET = re.compile(rb"[^A-Za-z0-9+/]")
@@ -211,11 +219,15 @@ class Compare:
                              stdout=subprocess.PIPE)
         return res.stdout
 
-    def no_colon_off(self, ix):
-        """Offset of the first colon-less line of part ix's header, or None."""
+    def unreadable_field(self, ix):
+        """The first field of part ix's header that Python's header reader
+        does not take as one (a colon-less line, or blanks before the colon):
+        (rule, offset), or None."""
         for h in self.headers.get(ix, []):
             if h["flags"] & NO_COLON and not h["value"].startswith((" ", "\t")):
-                return h["field"][0]
+                return "no-colon-line", h["field"][0]
+            if h["flags"] & NAME_WSP:
+                return "obs-name-wsp", h["field"][0]
         return None
 
     def part_end(self, ix):
@@ -237,12 +249,12 @@ class Compare:
         self.stats["parts"] += 1
         otype = o["type"] + "/" + o["subtype"]
         ttype = node.get_content_type()
-        nc = self.no_colon_off(ix)
-        no_colon = nc is not None and "MissingHeaderBodySeparatorDefect" in defects(node)
-        if no_colon:
-            # Python's header section ended at the colon-less line, ours went
-            # on: its body starts there.
-            self.rule("no-colon-line")
+        bad = self.unreadable_field(ix)
+        if bad is not None and "MissingHeaderBodySeparatorDefect" in defects(node):
+            # Python's header section ended at that line, ours went on: its
+            # body starts there.
+            rule, nc = bad
+            self.rule(rule)
             if not node.is_multipart():
                 raw = self.data[nc:self.part_end(ix)]
                 if py_raw(node) not in (raw, strip_eol(raw)):
@@ -270,6 +282,10 @@ class Compare:
         if o["kind"] == "leaf" and ttype in ("message/rfc822", "message/global") \
                 and o["encoding"] in ("base64", "quoted-printable", "unknown"):
             self.rule("message-encoded")
+            return
+        if o["flags"] & PART_NO_BOUNDARY and node.is_multipart() and node.get_boundary() == "":
+            # Python splits at "--" lines; an empty boundary is none to us.
+            self.rule("empty-boundary")
             return
         if o["kind"] == "multipart":
             self.walk_multipart(ix, node, where)
@@ -399,13 +415,35 @@ def collect_real(specs):
     return files, errors
 
 
-def make_corpus(mkcorpus, work, count, seed):
+def split_mboxrd(path, out_dir):
+    """Writes each message of an mboxrd file to out_dir/NNNNNN.eml: the
+    "From " separator line dropped, ">From " lines unquoted one level and the
+    empty line that ends each message removed."""
+    with open(path, "rb") as f:
+        data = f.read()
+    os.makedirs(out_dir)
+    n = 0
+    for m in re.split(rb"(?m)^From [^\n]*\n", data):
+        if not m:
+            continue
+        m = re.sub(rb"(?m)^>(>*From )", rb"\1", m)
+        if m.endswith(b"\n\n"):
+            m = m[:-1]
+        n += 1
+        with open(os.path.join(out_dir, "%06d.eml" % n), "wb") as f:
+            f.write(m)
+
+
+def make_corpus(mkcorpus, work, count, seed, fmt):
     # Made afresh on every run: a cached corpus would hide a change in mkcorpus.
     corpus = os.path.join(work, "corpus")
-    subprocess.run(["rm", "-rf", corpus], check=True)
-    subprocess.run([mkcorpus, "--seed", seed, "--count", str(count), "--format", "eml",
-                    "--out", corpus, "--max-size", "200000"], check=True,
+    subprocess.run(["rm", "-rf", corpus, corpus + ".mbox"], check=True)
+    out = corpus + ".mbox" if fmt == "mbox" else corpus
+    subprocess.run([mkcorpus, "--seed", seed, "--count", str(count), "--format", fmt,
+                    "--out", out, "--max-size", "200000"], check=True,
                    stdout=subprocess.DEVNULL)
+    if fmt == "mbox":
+        split_mboxrd(out, corpus)
     return sorted(os.path.join(corpus, f) for f in os.listdir(corpus))
 
 
@@ -413,9 +451,12 @@ def dump_all(tool, files):
     dumps = {}
     for i in range(0, len(files), 200):
         batch = files[i:i + 200]
-        res = subprocess.run([tool, "dump", "--json"] + batch, check=True,
-                             stdout=subprocess.PIPE)
-        for line in res.stdout.decode("ascii").splitlines():
+        # Exit status 1 names a file it could not parse; the others are
+        # still dumped, and a missing dump fails that message below.
+        res = subprocess.run([tool, "dump", "--json"] + batch, stdout=subprocess.PIPE)
+        if res.returncode not in (0, 1):
+            raise SystemExit("%s dump failed with status %d" % (tool, res.returncode))
+        for line in res.stdout.decode("utf-8").splitlines():
             d = json.loads(line)
             dumps[d["file"]] = d
     return dumps
@@ -430,9 +471,13 @@ def main(argv):
         tool, mkcorpus, work = argv[1:4]
         count = int(argv[4]) if len(argv) > 4 else 300
         seed = argv[5] if len(argv) > 5 else "1"
+        fmt = argv[6] if len(argv) > 6 else "eml"
+        if fmt not in ("eml", "mbox"):
+            sys.stderr.write(__doc__)
+            return 2
         os.makedirs(work, exist_ok=True)
-        files, errors = make_corpus(mkcorpus, work, count, seed), []
-        label = "mkcorpus"
+        files, errors = make_corpus(mkcorpus, work, count, seed, fmt), []
+        label = "mkcorpus " + fmt
     else:
         sys.stderr.write(__doc__)
         return 2
@@ -448,10 +493,15 @@ def main(argv):
         n += 1
         with open(path, "rb") as f:
             data = f.read()
+        name = os.path.relpath(path, os.path.dirname(os.path.dirname(path)))
+        if path not in dumps:
+            failed += 1
+            print("not ok %d - %s" % (n, name))
+            print("#   mailparse dump printed nothing for it")
+            continue
         msg = email.message_from_bytes(data, policy=email.policy.default)
         c = Compare(tool, path, data, dumps[path], stats)
         c.walk(0, msg, "root")
-        name = os.path.relpath(path, os.path.dirname(os.path.dirname(path)))
         if c.problems:
             failed += 1
             print("not ok %d - %s" % (n, name))

@@ -216,12 +216,185 @@ static void print_cert(FILE *f, const mc_pgp_cert *cert, int json, const char *c
     fprintf(f, "warning %s: %s\n", warns[i].name, warns[i].text);
 }
 
+// S/MIME certificates: `msgcrypt describe --cert FILE [--trust DIR]
+// [--crl FILE]...`. The certificates of FILE that are not CAs are described
+// (all of them when every one is a CA); the others in FILE serve as
+// intermediates when the path to a root of DIR is searched.
+
+#define DESCRIBE_MAX_CRLS 64
+
+static void print_x509(FILE *f, const mc_x509_cert *cert, const mc_x509_result *res, int checked,
+                       const mc_pgp_warning *warns, size_t num_warns, int json, int first) {
+  char desc[64], fpr[MC_X509_FPR_HEX_LEN], subject[1024], issuer[1024], nb[32], na[32];
+  size_t n, serial_len;
+  if (mc_x509_cert_describe(cert, desc, sizeof desc, NULL) != 0)
+    desc[0] = 0;
+  if (mc_x509_cert_fingerprint_hex(cert, fpr, sizeof fpr) != 0)
+    fpr[0] = 0;
+  if (mc_x509_cert_subject(cert, subject, sizeof subject, NULL) != 0)
+    snprintf(subject, sizeof subject, "(unreadable)");
+  if (mc_x509_cert_issuer(cert, issuer, sizeof issuer, NULL) != 0)
+    snprintf(issuer, sizeof issuer, "(unreadable)");
+  const uint8_t *serial = mc_x509_cert_serial(cert, &serial_len);
+  char serial_hex[2 * 21 + 1] = "";
+  hex(serial_hex, serial, serial_len > 21 ? 21 : serial_len);
+  fmt_date(nb, mc_x509_cert_not_before(cert));
+  fmt_date(na, mc_x509_cert_not_after(cert));
+  if (json) {
+    fprintf(f, "%s{\"description\":", first ? "" : ",");
+    json_string(f, desc, strlen(desc));
+    fprintf(f, ",\"fingerprint_sha256\":\"%s\",\"subject\":", fpr);
+    json_string(f, subject, strlen(subject));
+    fprintf(f, ",\"issuer\":");
+    json_string(f, issuer, strlen(issuer));
+    fprintf(f, ",\"serial\":\"%s\",\"not_before\":%lld,\"not_after\":%lld,\"addresses\":[",
+            serial_hex, (long long)mc_x509_cert_not_before(cert),
+            (long long)mc_x509_cert_not_after(cert));
+    for (size_t i = 0; i < mc_x509_cert_num_addresses(cert); i++) {
+      const char *a = mc_x509_cert_address(cert, i, &n);
+      if (i)
+        fputc(',', f);
+      json_string(f, a, n);
+    }
+    fprintf(f, "]");
+    if (checked)
+      fprintf(f, ",\"verdict\":\"%s\",\"chain_length\":%zu,\"crl_checked\":%s",
+              mc_x509_verdict_name(res->verdict), res->chain_len,
+              res->crl_checked ? "true" : "false");
+    fprintf(f, ",\"warnings\":[");
+    for (size_t i = 0; i < num_warns; i++) {
+      fprintf(f, "%s{\"code\":\"%s\",\"number\":%d,\"text\":", i ? "," : "", warns[i].name,
+              (int)warns[i].code);
+      json_string(f, warns[i].text, strlen(warns[i].text));
+      fputc('}', f);
+    }
+    fprintf(f, "]}");
+    return;
+  }
+  if (!first)
+    fputc('\n', f);
+  fprintf(f, "%s\nfingerprint: %s\nsubject: %s\nissuer: %s\nserial: %s\n", desc, fpr, subject,
+          issuer, serial_hex);
+  for (size_t i = 0; i < mc_x509_cert_num_addresses(cert); i++) {
+    const char *a = mc_x509_cert_address(cert, i, &n);
+    fprintf(f, "address: %.*s\n", (int)n, a);
+  }
+  fprintf(f, "valid: %s to %s\n", nb, na);
+  if (checked)
+    fprintf(f, "chain: %s (%zu certificates%s)\n", mc_x509_verdict_name(res->verdict),
+            res->chain_len, res->crl_checked ? ", CRLs checked" : "");
+  for (size_t i = 0; i < num_warns; i++)
+    fprintf(f, "warning %s: %s\n", warns[i].name, warns[i].text);
+}
+
+static int describe_smime(const char *cert_path, const char *trust_dir, const char *const *crls,
+                          size_t num_crls, const char *const *addrs, size_t num_addrs, int json,
+                          int64_t now) {
+  uint8_t *in = NULL;
+  size_t in_len = 0;
+  int r = read_file(cert_path, &in, &in_len);
+  if (r != 0) {
+    fprintf(stderr, "msgcrypt: %s: %s\n", cert_path, mc_strerror(r));
+    return 1;
+  }
+  mc_x509_certs *certs = NULL;
+  mc_x509_diag diag;
+  r = mc_x509_certs_parse(&certs, NULL, &diag, in, in_len);
+  free(in);
+  if (r != 0) {
+    fprintf(stderr, "msgcrypt: %s: not an X.509 certificate or PKCS#7 bundle: %s (at byte %zu)\n",
+            cert_path, diag.message, diag.offset);
+    return 1;
+  }
+  mc_x509_trust *trust = NULL;
+  int status = 1;
+  if (trust_dir != NULL || num_crls > 0) {
+    if (mc_x509_trust_new(&trust, NULL) != 0) {
+      fprintf(stderr, "msgcrypt: out of memory\n");
+      goto out;
+    }
+  }
+  if (trust_dir != NULL && (r = mc_x509_trust_add_dir(trust, &diag, NULL, trust_dir)) != 0) {
+    fprintf(stderr, "msgcrypt: %s: %s%s%s\n", trust_dir, mc_strerror(r),
+            diag.message[0] ? ": " : "", diag.message);
+    goto out;
+  }
+  for (size_t i = 0; i < num_crls; i++) {
+    uint8_t *crl = NULL;
+    size_t crl_len = 0;
+    r = read_file(crls[i], &crl, &crl_len);
+    if (r == 0) {
+      memset(&diag, 0, sizeof diag);
+      r = mc_x509_trust_add_crl(trust, &diag, crl, crl_len);
+      free(crl);
+    }
+    if (r != 0) {
+      fprintf(stderr, "msgcrypt: %s: not a usable CRL: %s\n", crls[i],
+              diag.message[0] ? diag.message : mc_strerror(r));
+      goto out;
+    }
+  }
+  size_t count = mc_x509_certs_count(certs), leaves = 0;
+  for (size_t i = 0; i < count; i++)
+    leaves += !mc_x509_cert_is_ca(mc_x509_certs_get(certs, i));
+  // Every described certificate must be able to receive mail; otherwise say
+  // why and print nothing.
+  int bad = 0;
+  for (size_t i = 0; i < count; i++) {
+    const mc_x509_cert *c = mc_x509_certs_get(certs, i);
+    if ((leaves > 0 && mc_x509_cert_is_ca(c)) || mc_x509_cert_can_encrypt(c))
+      continue;
+    char d[64];
+    if (mc_x509_cert_describe(c, d, sizeof d, NULL) != 0)
+      d[0] = 0;
+    fprintf(stderr, "msgcrypt: %s: certificate %zu (%s) has no key mail can be encrypted to\n",
+            cert_path, i + 1, d);
+    bad = 1;
+  }
+  if (bad)
+    goto out;
+  if (json)
+    printf("{\"certificates\":[");
+  int first = 1;
+  for (size_t i = 0; i < count; i++) {
+    const mc_x509_cert *c = mc_x509_certs_get(certs, i);
+    if (leaves > 0 && mc_x509_cert_is_ca(c))
+      continue;
+    mc_x509_result res;
+    memset(&res, 0, sizeof res);
+    if (trust != NULL && mc_x509_cert_verify(trust, &res, c, certs, now) != 0) {
+      fprintf(stderr, "msgcrypt: out of memory\n");
+      goto out;
+    }
+    mc_pgp_warning w[MC_PGP_MAX_WARNINGS];
+    size_t nw = 0;
+    if (mc_x509_cert_warnings(c, w, MC_PGP_MAX_WARNINGS, &nw, trust, certs, now, addrs,
+                              num_addrs) != 0)
+      nw = 0;
+    print_x509(stdout, c, &res, trust != NULL, w, nw, json, first);
+    first = 0;
+  }
+  if (json)
+    printf("]}\n");
+  if (fflush(stdout) != 0) {
+    perror("msgcrypt: stdout");
+    goto out;
+  }
+  status = 0;
+out:
+  mc_x509_trust_free(trust);
+  mc_x509_certs_free(certs);
+  return status;
+}
+
 int msgcrypt_cmd_describe(int argc, char **argv) {
   const char *path = NULL;
   const char *addrs[DESCRIBE_MAX_ADDRESSES];
   size_t num_addrs = 0;
   int json = 0;
   int64_t now = (int64_t)time(NULL);
+  const char *cert_path = NULL, *trust_dir = NULL, *crls[DESCRIBE_MAX_CRLS];
+  size_t num_crls = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--json") == 0) {
       json = 1;
@@ -238,17 +411,33 @@ int msgcrypt_cmd_describe(int argc, char **argv) {
         fprintf(stderr, "msgcrypt: describe: --now takes seconds since the epoch\n");
         return 2;
       }
+    } else if (strcmp(argv[i], "--cert") == 0 && i + 1 < argc && cert_path == NULL) {
+      cert_path = argv[++i];
+    } else if (strcmp(argv[i], "--trust") == 0 && i + 1 < argc && trust_dir == NULL) {
+      trust_dir = argv[++i];
+    } else if (strcmp(argv[i], "--crl") == 0 && i + 1 < argc) {
+      if (num_crls == DESCRIBE_MAX_CRLS) {
+        fprintf(stderr, "msgcrypt: describe: at most %d CRLs\n", DESCRIBE_MAX_CRLS);
+        return 2;
+      }
+      crls[num_crls++] = argv[++i];
     } else if (path == NULL && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) {
       path = argv[i];
     } else {
       fprintf(stderr, "usage: msgcrypt describe FILE [--address ADDR]... [--json] "
-                      "[--now SECONDS]\n");
+                      "[--now SECONDS]\n"
+                      "       msgcrypt describe --cert FILE [--trust DIR] [--crl FILE]... "
+                      "[--address ADDR]... [--json] [--now SECONDS]\n");
       return 2;
     }
   }
-  if (path == NULL) {
+  if (cert_path != NULL && path == NULL)
+    return describe_smime(cert_path, trust_dir, crls, num_crls, addrs, num_addrs, json, now);
+  if (path == NULL || cert_path != NULL || trust_dir != NULL || num_crls > 0) {
     fprintf(stderr, "usage: msgcrypt describe FILE [--address ADDR]... [--json] "
-                    "[--now SECONDS]\n");
+                    "[--now SECONDS]\n"
+                    "       msgcrypt describe --cert FILE [--trust DIR] [--crl FILE]... "
+                    "[--address ADDR]... [--json] [--now SECONDS]\n");
     return 2;
   }
   uint8_t *in = NULL;

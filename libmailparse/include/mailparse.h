@@ -98,6 +98,13 @@ MP_API const char *mp_strerror(int code);
 // safely can (for example a part deeper than the depth limit is kept as an
 // undecoded leaf). Work is linear in the input: each line start is examined
 // once and matched against the stack of active boundaries.
+//
+// A header section ends at its empty line, and also at a line without a
+// colon that starts with "--": real mail puts a MIME delimiter right after a
+// header that lost its empty line, and reading the delimiter as a header
+// field would swallow the whole part (the line is then body, where the
+// structure parser sees the delimiter). Other lines without a colon are kept
+// as fields flagged MP_HEADER_NO_COLON.
 
 // MP_DEFAULT_MAX_DEPTH is the default nesting depth of parts (multipart and
 // message/rfc822 levels below the root); a deeper part is kept as a leaf.

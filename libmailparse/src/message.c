@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "charclass.h"
 #include "core_internal.h"
 
 typedef struct bentry {
@@ -264,7 +265,7 @@ static size_t close_top(parser *P, size_t end) {
 }
 
 static bool is_tspecial_or_ctl(uint8_t c) {
-  return c <= ' ' || c >= 0x7f || strchr("()<>@,;:\\\"/[]?=", c) != NULL;
+  return c <= ' ' || c >= 0x7f || mp_is_tspecial(c);
 }
 
 static void skip_cfws(mp_cur *c) {

@@ -8,6 +8,7 @@
 // library has it; UTF-8, US-ASCII and ISO-8859-1 are handled here directly.
 #include <string.h>
 
+#include "charclass.h"
 #include "encodify.h"
 #include "typed_internal.h"
 
@@ -410,7 +411,7 @@ void mp_tb_qcontent(struct mp_tb *tb, const uint8_t *p, size_t n) {
 // Lexical scanning (RFC 5322 §3.2).
 
 static int is_special(uint8_t b) {
-  return b != 0 && strchr("()<>[]:;@\\,.\"", b) != NULL;
+  return mp_is_special(b);
 }
 
 // scan_delimited consumes a comment, quoted string or domain literal whose

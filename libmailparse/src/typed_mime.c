@@ -6,6 +6,7 @@
 // RFC 2047 words in values, unquoted values with spaces or specials,
 // unescaped backslashes in Windows paths. Values are converted to UTF-8 in
 // the caller's text buffer.
+#include "charclass.h"
 #include "typed_internal.h"
 
 // RFC 2231 section numbers above this are ignored (MP_TYPED_JUNK): joining
@@ -17,7 +18,7 @@
 #define MP_PARAM_MAX_PASSES 512
 
 static int is_tspecial(uint8_t b) {
-  return b != 0 && strchr("()<>@,;:\\\"/[]?=", b) != NULL;
+  return mp_is_tspecial(b);
 }
 
 static int is_token_char(uint8_t b) {

@@ -356,10 +356,11 @@ static int cmd_bench(int argc, char **argv) {
     bytes += c.bytes;
     ns = now_ns() - t0;
   } while ((double)ns < seconds * 1e9);
-  printf("{\"bench\":\"mailparse_parse\",\"impl\":\"scalar\",\"bytes\":%llu,\"items\":%llu,"
+  printf("{\"bench\":\"mailparse_parse\",\"impl\":\"%s\",\"bytes\":%llu,\"items\":%llu,"
          "\"ns\":%llu,\"msgs_per_s\":%.1f,\"mb_per_s\":%.1f}\n",
-         (unsigned long long)bytes, (unsigned long long)items, (unsigned long long)ns,
-         (double)items * 1e9 / (double)ns, (double)bytes * 1e3 / (double)ns);
+         mp_impl_name(), (unsigned long long)bytes, (unsigned long long)items,
+         (unsigned long long)ns, (double)items * 1e9 / (double)ns,
+         (double)bytes * 1e3 / (double)ns);
   for (size_t i = 0; i < c.n; i++)
     free(c.bufs[i]);
   free(c.bufs);

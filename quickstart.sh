@@ -17,7 +17,7 @@ PACKAGES=(
   libstemmer-dev libutf8proc-dev libunbound-dev libevent-dev libnghttp2-dev
   valgrind file gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
   libpython3.11-testsuite golang-github-jhillyerd-enmime-dev spamassassin
-  gnupg sq rnp
+  gnupg sq rnp openssl
 )
 
 log() { printf '== %s\n' "$*" >&2; }

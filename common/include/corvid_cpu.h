@@ -22,6 +22,8 @@
 #define CORVID_CPU_LZCNT (1u << 7)
 #define CORVID_CPU_AESNI (1u << 8)
 #define CORVID_CPU_PCLMUL (1u << 9)
+#define CORVID_CPU_VAES (1u << 10)       // VAES on YMM registers (needs AVX2's OS support)
+#define CORVID_CPU_VPCLMULQDQ (1u << 11) // VPCLMULQDQ on YMM registers (likewise)
 #define CORVID_CPU_NEON (1u << 16)
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -59,6 +61,12 @@ static inline uint32_t corvid_cpu_probe(void) {
       f |= CORVID_CPU_BMI1;
     if (b & (1u << 8))
       f |= CORVID_CPU_BMI2;
+    // Leaf 7 ECX: VAES (bit 9), VPCLMULQDQ (bit 10); their 256-bit forms
+    // need the YMM state, as AVX2 does.
+    if ((c & (1u << 9)) && os_avx)
+      f |= CORVID_CPU_VAES;
+    if ((c & (1u << 10)) && os_avx)
+      f |= CORVID_CPU_VPCLMULQDQ;
   }
   if ((unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000001u) {
     __cpuid(0x80000001u, a, b, c, d);

@@ -63,6 +63,8 @@ enum {
   MS_ERR_NOTFOUND = -10401,
   MS_ERR_EXISTS = -10402,
   MS_ERR_CORRUPT = -10403,
+  MS_ERR_QUOTA = -10404,
+  MS_ERR_LIMIT = -10405,
 };
 
 // ms_strerror returns a static, NUL-terminated description of `code`: 0, a
@@ -71,9 +73,246 @@ enum {
 //   MS_ERR_NOTFOUND: no such item.
 //   MS_ERR_EXISTS: item already exists.
 //   MS_ERR_CORRUPT: store is corrupt.
+//   MS_ERR_QUOTA: account quota exceeded.
+//   MS_ERR_LIMIT: a configured limit was exceeded.
 // Any other value gives "unknown error". It never returns NULL and is
 // thread-safe.
 MS_API const char *ms_strerror(int code);
+
+// Store.
+//
+// A store is one LMDB environment in a directory. Every mutating function
+// below runs as exactly one durable LMDB write transaction: it either happens
+// completely and is on disk when the function returns 0, or not at all. The
+// map grows by doubling on MDB_MAP_FULL up to ms_settings.max_map_size.
+
+// ms_store is an open store; opaque.
+typedef struct ms_store ms_store;
+
+// ms_settings holds the store's limits; a 0 field means the default.
+struct ms_settings {
+  uint64_t initial_map_size; // bytes; default 64 MiB
+  uint64_t max_map_size;     // bytes; default 1 TiB
+  uint32_t max_message_size; // bytes; default 64 MiB
+  uint32_t max_batch;        // UIDs per batch call; default 1,000,000
+  uint32_t max_name_len;     // account and mailbox names; default 1024
+  // no_sync nonzero: commits are not flushed to disk (MDB_NOSYNC), for bulk
+  // imports and benchmarks; a system crash may undo the latest commits but
+  // leaves the store consistent. 0 (default): every commit is durable.
+  uint32_t no_sync;
+};
+
+// System flags (RFC 9051 2.3.2), stored per mailbox membership.
+enum {
+  MS_FLAG_SEEN = 1u << 0,
+  MS_FLAG_ANSWERED = 1u << 1,
+  MS_FLAG_FLAGGED = 1u << 2,
+  MS_FLAG_DELETED = 1u << 3,
+  MS_FLAG_DRAFT = 1u << 4,
+  MS_FLAG_ALL = 0x1f,
+};
+
+// Special-use roles (RFC 6154).
+enum {
+  MS_ROLE_NONE = 0,
+  MS_ROLE_ALL,
+  MS_ROLE_ARCHIVE,
+  MS_ROLE_DRAFTS,
+  MS_ROLE_FLAGGED,
+  MS_ROLE_JUNK,
+  MS_ROLE_SENT,
+  MS_ROLE_TRASH,
+  MS_ROLE_INBOX, // not RFC 6154 but JMAP's "inbox" role
+  MS_ROLE_MAX = MS_ROLE_INBOX,
+};
+
+// ms_store_open opens (creating if needed) the store in directory `dir`, which
+// must exist, and sets *out to a new handle the caller frees with
+// ms_store_close. `settings` may be NULL. Errors: MS_ERR_INVALID_ARGUMENT,
+// MS_ERR_CORRUPT (not a store of this format version, or damaged), -errno.
+// A handle is used by one thread at a time; several processes may open the
+// same directory.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_open(ms_store **out, const char *dir,
+                                               const struct ms_settings *settings);
+
+// ms_store_close closes `store`; NULL is ignored.
+MS_API void ms_store_close(ms_store *store);
+
+// ms_store_verify checks the whole store's consistency in one read
+// transaction: every record decodes, every membership points to a message,
+// message membership counts, blob reference counts, mailbox counts and
+// account usage all match. Returns 0, MS_ERR_CORRUPT or -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_verify(ms_store *store);
+
+// Accounts.
+
+// ms_account_info describes an account.
+struct ms_account_info {
+  uint32_t id;
+  uint64_t quota_bytes;    // 0 = unlimited
+  uint64_t quota_messages; // 0 = unlimited
+  uint64_t used_bytes;
+  uint64_t used_messages;
+  uint64_t highest_modseq; // account-wide MODSEQ counter (also the JMAP state)
+};
+
+// ms_account_create adds an account named `name` (1..max_name_len bytes)
+// with the given quotas (0 = unlimited) and stores its id in *out_id.
+// Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_EXISTS (name taken),
+// MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_account_create(ms_store *store, uint32_t *out_id,
+                                                   const char *name, size_t name_len,
+                                                   uint64_t quota_bytes, uint64_t quota_messages);
+
+// ms_account_get fills *out for account `account`. Errors: MS_ERR_NOTFOUND,
+// MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_account_get(ms_store *store, struct ms_account_info *out,
+                                                uint32_t account);
+
+// Mailboxes.
+
+// ms_mailbox_info describes a mailbox.
+struct ms_mailbox_info {
+  uint32_t id;
+  uint32_t parent; // 0 at the top level
+  uint32_t role;   // MS_ROLE_*
+  uint32_t subscribed;
+  uint32_t uidvalidity;
+  uint32_t uidnext;
+  uint64_t highest_modseq;
+  uint32_t total;
+  uint32_t unseen;
+  uint64_t size;
+};
+
+// ms_mailbox_create creates mailbox `name` ('/' separates hierarchy levels;
+// the parent must exist) in `account` with special-use `role` and stores its
+// id in *out_id. Errors: MS_ERR_INVALID_ARGUMENT (bad name or role),
+// MS_ERR_EXISTS, MS_ERR_NOTFOUND (account or parent), MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_create(ms_store *store, uint32_t *out_id,
+                                                   uint32_t account, const char *name,
+                                                   size_t name_len, uint32_t role);
+
+// ms_mailbox_find stores in *out_id the id of mailbox `name` of `account`.
+// Errors: MS_ERR_NOTFOUND, MS_ERR_INVALID_ARGUMENT, MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_find(ms_store *store, uint32_t *out_id,
+                                                 uint32_t account, const char *name,
+                                                 size_t name_len);
+
+// ms_mailbox_get fills *out for `mailbox` of `account`. Errors:
+// MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_get(ms_store *store, struct ms_mailbox_info *out,
+                                                uint32_t account, uint32_t mailbox);
+
+// ms_mailbox_rename renames `mailbox` of `account` to `name`, and every
+// mailbox below it with it ("a/x" follows "a" to "b/x"); ids, UIDs and
+// UIDVALIDITY stay. The new parent must exist and may not be the mailbox or
+// one of its descendants. Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_EXISTS,
+// MS_ERR_NOTFOUND (mailbox or new parent), MS_ERR_LIMIT (a descendant's new
+// name too long), MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_rename(ms_store *store, uint32_t account,
+                                                   uint32_t mailbox, const char *name,
+                                                   size_t name_len);
+
+// ms_mailbox_delete deletes `mailbox` of `account` with its messages (each
+// message in no other mailbox is destroyed) and its VANISHED history.
+// Errors: MS_ERR_EXISTS (it has child mailboxes), MS_ERR_NOTFOUND,
+// MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_delete(ms_store *store, uint32_t account,
+                                                   uint32_t mailbox);
+
+// ms_mailbox_subscribe sets (subscribed nonzero) or clears the subscribed
+// flag of `mailbox` (IMAP SUBSCRIBE, JMAP isSubscribed). Errors:
+// MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_subscribe(ms_store *store, uint32_t account,
+                                                      uint32_t mailbox, int subscribed);
+
+// Messages.
+
+// ms_entry is one message as seen in one mailbox.
+struct ms_entry {
+  uint32_t uid;
+  uint32_t flags; // MS_FLAG_*
+  uint64_t message_id;
+  uint64_t modseq;
+};
+
+// ms_message_append stores `data` (1..max_message_size bytes) as a new
+// message in `mailbox` with `flags` and `internal_date` (seconds since the
+// epoch), assigning the message id (*out_message_id) and UID (*out_uid) in
+// the same transaction; either output may be NULL. The body is kept as a
+// SHA-256-addressed, zstd-compressed, reference-counted blob. Errors:
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_LIMIT (too large), MS_ERR_QUOTA,
+// MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -ENOSPC (map cannot grow), -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_message_append(ms_store *store, uint64_t *out_message_id,
+                                                   uint32_t *out_uid, uint32_t account,
+                                                   uint32_t mailbox, const uint8_t *data,
+                                                   size_t len, uint32_t flags,
+                                                   int64_t internal_date);
+
+// ms_message_read copies message `message_id`'s bytes into out (out_cap
+// bytes) and sets *out_len to its size (also when out_cap is too small, then
+// returning MS_ERR_LIMIT). Errors: MS_ERR_NOTFOUND, MS_ERR_LIMIT,
+// MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_message_read(ms_store *store, uint8_t *out, size_t out_cap,
+                                                 size_t *out_len, uint32_t account,
+                                                 uint64_t message_id);
+
+// ms_flags_store adds `add` and then removes `remove` (MS_FLAG_* bits) on the
+// `count` UIDs of `mailbox`, in one transaction. UIDs not in the mailbox are
+// skipped; every changed message gets a new MODSEQ (unchanged ones keep
+// theirs). Returns the number of messages changed or MS_ERR_INVALID_ARGUMENT,
+// MS_ERR_LIMIT (count > max_batch), MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_flags_store(ms_store *store, uint32_t account,
+                                                uint32_t mailbox, const uint32_t *uids,
+                                                size_t count, uint32_t add, uint32_t remove);
+
+// ms_messages_copy adds the `count` messages at `uids` of `src` to `dst`
+// with new UIDs (assigned in order) written to out_uids[i] (0 for a UID not
+// in src; out_uids may be NULL), keeping their flags. Returns the number
+// copied; errors as ms_flags_store, plus MS_ERR_INVALID_ARGUMENT if src ==
+// dst.
+MS_API MS_WARN_UNUSED_RESULT int ms_messages_copy(ms_store *store, uint32_t *out_uids,
+                                                  uint32_t account, uint32_t src, uint32_t dst,
+                                                  const uint32_t *uids, size_t count);
+
+// ms_messages_move moves messages as ms_messages_copy copies them, then
+// expunges them from `src` in the same transaction (RFC 6851): the message
+// ids stay, src records the UIDs as vanished. Returns the number moved;
+// errors as ms_messages_copy.
+MS_API MS_WARN_UNUSED_RESULT int ms_messages_move(ms_store *store, uint32_t *out_uids,
+                                                  uint32_t account, uint32_t src, uint32_t dst,
+                                                  const uint32_t *uids, size_t count);
+
+// ms_messages_expunge removes the `count` UIDs at `uids` from `mailbox`, or
+// when uids is NULL every message flagged MS_FLAG_DELETED. Each removed UID
+// is recorded with its expunge MODSEQ (QRESYNC VANISHED); a message left in
+// no mailbox is destroyed and its blob reference released. Returns the
+// number expunged; errors as ms_flags_store.
+MS_API MS_WARN_UNUSED_RESULT int ms_messages_expunge(ms_store *store, uint32_t account,
+                                                     uint32_t mailbox, const uint32_t *uids,
+                                                     size_t count);
+
+// ms_mailbox_list writes up to out_cap entries of `mailbox` with UID >=
+// first_uid, in UID order, to out and their number to *out_len. Page by
+// calling again with the last UID + 1. Errors: MS_ERR_NOTFOUND,
+// MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_list(ms_store *store, struct ms_entry *out,
+                                                 size_t out_cap, size_t *out_len,
+                                                 uint32_t account, uint32_t mailbox,
+                                                 uint32_t first_uid);
+
+// ms_mailbox_changes reports what changed in `mailbox` after MODSEQ `since`,
+// from one snapshot: entries whose MODSEQ > since (UID order, up to out_cap,
+// count in *out_len) and UIDs expunged after since (up to vanished_cap, count
+// in *vanished_len). Both counts are the totals even when larger than the
+// capacities, which then gives MS_ERR_LIMIT. Errors: MS_ERR_NOTFOUND,
+// MS_ERR_LIMIT, MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_changes(ms_store *store, struct ms_entry *out,
+                                                    size_t out_cap, size_t *out_len,
+                                                    uint32_t *vanished, size_t vanished_cap,
+                                                    size_t *vanished_len, uint32_t account,
+                                                    uint32_t mailbox, uint64_t since);
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,8 @@ const char *ms_strerror(int code) {
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_NOTFOUND] = "no such item",
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_EXISTS] = "item already exists",
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_CORRUPT] = "store is corrupt",
+      [MS_ERR_INVALID_ARGUMENT - MS_ERR_QUOTA] = "account quota exceeded",
+      [MS_ERR_INVALID_ARGUMENT - MS_ERR_LIMIT] = "a configured limit was exceeded",
   };
   return corvid_errtext_lookup(own, sizeof own / sizeof own[0], MS_ERR_INVALID_ARGUMENT, code);
 }

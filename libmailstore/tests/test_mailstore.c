@@ -9,6 +9,8 @@ static const struct corvid_lib_error own_errors[] = {
     {MS_ERR_NOTFOUND, "no such item"},
     {MS_ERR_EXISTS, "item already exists"},
     {MS_ERR_CORRUPT, "store is corrupt"},
+    {MS_ERR_QUOTA, "account quota exceeded"},
+    {MS_ERR_LIMIT, "a configured limit was exceeded"},
 };
 
 int main(int argc, char **argv) {

@@ -10,6 +10,8 @@
 #   fastest run. The JSON lines go to $BENCH_OUT (default
 #   BUILD_DIR/bench-msgcrypt.jsonl); @noble comes from $CORVID_NODE_MODULES
 #   (default BUILD_DIR/node_modules). A missing peer is reported and skipped.
+#   BENCH_PGP_ONLY=1 runs only the OpenPGP encryption part (bench_pgp and
+#   peer_rnp, keys from pgp-keys.sh).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,12 +26,24 @@ fi
 bench="$build/libmsgcrypt/bench/bench_msgcrypt"
 out=${BENCH_OUT:-$build/bench-msgcrypt.jsonl}
 node_modules=${CORVID_NODE_MODULES:-$build/node_modules}
-[ -x "$bench" ] || { echo "run-bench.sh: $bench not built" >&2; exit 2; }
+[ -n "${BENCH_PGP_ONLY:-}" ] || [ -x "$bench" ] || { echo "run-bench.sh: $bench not built" >&2; exit 2; }
 
 : >"$out"
+: >"$out.formats"
+bench_pgp="$build/libmsgcrypt/bench/bench_pgp"
+peer_rnp="$build/libmsgcrypt/bench/peer_rnp"
+pgp_keydir=$(mktemp -d)
+trap 'rm -rf "$pgp_keydir"' EXIT
+pgp_keys=
+if [ -x "$bench_pgp" ] && command -v gpg >/dev/null; then
+  pgp_keys=$(sh "$here/pgp-keys.sh" "$pgp_keydir" 2>/dev/null)
+fi
 r=1
 while [ "$r" -le "$rounds" ]; do
   echo "run-bench.sh: round $r of $rounds" >&2
+  if [ -n "${BENCH_PGP_ONLY:-}" ]; then
+    : # only the OpenPGP encryption part below
+  elif true; then
   # shellcheck disable=SC2086
   "$bench" --rounds 2 $quick >>"$out"
   if command -v openssl >/dev/null; then
@@ -45,6 +59,17 @@ while [ "$r" -le "$rounds" ]; do
   else
     echo "run-bench.sh: no node or no @noble/post-quantum in $node_modules: @noble left out" >&2
   fi
+  fi
+  # OpenPGP encryption: ours, then librnp in its own process.
+  if [ -x "$bench_pgp" ]; then
+    "$bench_pgp" --rounds 2 $pgp_keys >>"$out" 2>>"$out.formats"
+    if [ -x "$peer_rnp" ]; then
+      "$peer_rnp" --rounds 2 $pgp_keys >>"$out" 2>/dev/null ||
+        echo "run-bench.sh: the librnp peer failed" >&2
+    else
+      echo "run-bench.sh: no peer_rnp (librnp-dev, -Dbench_peers): librnp left out" >&2
+    fi
+  fi
   r=$((r + 1))
 done
 
@@ -57,4 +82,8 @@ table "X448 and Ed448 against OpenSSL 3 (X25519 and Ed25519 for scale)" openssl 
 table "AES-256 AEAD: OCB against BoringSSL's GCM" boringssl-gcm 'aes256-aead'
 table "ML-KEM against the pq-crystals reference" ref 'mlkem'
 table "ML-DSA against the pq-crystals reference" ref 'mldsa'
+table "OpenPGP encryption to one key against librnp (10 KiB, 1 MiB)" rnp 'pgp-encrypt'
+table "Raw AES-256 over 1 MiB (OCB, CFB)" aes256-cfb 'pgp-raw'
+sort -u "$out.formats"
+echo
 python3 "$here/goals.py" "$out"

@@ -1714,7 +1714,8 @@ typedef struct mc_x509_result {
   unsigned problems;  // bit (1 << v) for every verdict v found
   size_t chain_len;   // certificates in the best path found, anchor included
   int weak_signature; // 1 when a signature on the path uses SHA-1
-  int crl_checked;    // 1 when every non-anchor certificate was covered by a CRL
+  int crl_checked;    // 1 when every non-anchor certificate was covered by a
+                      // CRL current at `now` (a stale CRL still revokes)
   const mc_x509_cert *anchor; // the anchor reached, or NULL
 } mc_x509_result;
 
@@ -1781,9 +1782,279 @@ MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_warnings(const mc_x509_cert *cert,
                                                        int64_t now, const char *const *addresses,
                                                        size_t num_addresses);
 
-// @@SMIME-CMS-SECTION@@
+// S/MIME encryption (RFC 5652, RFC 5083, RFC 8551, RFC 9629, RFC 9936).
+//
+// Encrypts content to recipient certificates (from mc_x509_certs_parse) as
+// a CMS ContentInfo in DER: EnvelopedData with AES-256-CBC, or
+// AuthEnvelopedData with AES-256-GCM (RFC 5084). One RecipientInfo per
+// certificate: KeyTransRecipientInfo for RSA (PKCS#1 v1.5, or RSAES-OAEP
+// with SHA-256 and MGF1-SHA-256, RFC 8017/4055) and KEMRecipientInfo
+// (RFC 9629) for ML-KEM-512/768/1024 with HKDF-SHA256 and AES key wrap
+// (AES-128 wrap for ML-KEM-512, AES-256 wrap otherwise, as RFC 9936
+// requires), and KeyAgreeRecipientInfo with an ephemeral key for
+// elliptic-curve certificates: ECDH on P-256/384/521 with the X9.63 KDF
+// over SHA-256/384/512 (RFC 5753, RFC 5008) and X25519 (HKDF-SHA256) or
+// X448 (HKDF-SHA512) per RFC 8418, each with AES-256 key wrap. The
+// certificates are not validated here: run mc_x509_cert_verify first.
+// mc_smime_encrypt works in the caller's buffer and allocates only a small
+// array of recipients (and, with several recipients, a copy of their
+// RecipientInfos to sort them as DER's SET OF requires); the whole content
+// is one call, there is no streaming form yet. docs/smime-clients.md lists what
+// each mainstream client reads and why the defaults are what they are.
+// Content-encryption keys, key-encryption keys and shared secrets are wiped
+// once used. Every function is thread-safe.
 
-// @@HEADER-PROTECTION-SECTION@@
+// Content encryption for mc_smime_encrypt_options.content.
+// MC_SMIME_CONTENT_AUTO: AES-256-CBC EnvelopedData, which every client
+// reads, unless a recipient is ML-KEM (then AES-256-GCM, as RFC 9936 asks).
+enum {
+  MC_SMIME_CONTENT_AUTO = 0,
+  MC_SMIME_CONTENT_AES256_CBC = 1,
+  MC_SMIME_CONTENT_AES256_GCM = 2,
+};
+
+// RSA key transport for mc_smime_encrypt_options.rsa. The default,
+// PKCS#1 v1.5, is the only one every client decrypts.
+enum {
+  MC_SMIME_RSA_PKCS1 = 0,
+  MC_SMIME_RSA_OAEP_SHA256 = 1,
+};
+
+// Recipient identifiers for mc_smime_encrypt_options.rid. AUTO: issuer
+// and serial number for RSA and elliptic curves (read by all), subject key
+// identifier for ML-KEM when the certificate has one. SKI is a
+// subjectKeyIdentifier in a KTRI or KEMRI and an rKeyId in a KARI.
+enum {
+  MC_SMIME_RID_AUTO = 0,
+  MC_SMIME_RID_ISSUER_SERIAL = 1,
+  MC_SMIME_RID_SKI = 2,
+};
+
+// GCM tag encoding for mc_smime_encrypt_options.gcm_tag (a compatibility
+// switch of docs/smime-clients.md): MC_SMIME_GCM_TAG16 writes a 16-byte
+// tag with aes-ICVlen 16 spelled out in GCMParameters (what OpenSSL 3.0
+// needs); MC_SMIME_GCM_TAG12_DEFAULT writes a 12-byte tag and leaves
+// aes-ICVlen out, its DEFAULT (what gpgsm 2.2 needs).
+enum {
+  MC_SMIME_GCM_TAG16 = 0,
+  MC_SMIME_GCM_TAG12_DEFAULT = 1,
+};
+
+// The ephemeral EC key's AlgorithmIdentifier in a KeyAgreeRecipientInfo
+// (mc_smime_encrypt_options.ec_params; the elliptic-curve compatibility
+// switch of docs/smime-clients.md): MC_SMIME_EC_PARAMS_ABSENT leaves the
+// id-ecPublicKey parameters out, as RFC 5753 §7.1.2 advises;
+// MC_SMIME_EC_PARAMS_NAMED_CURVE writes the curve's OID there, the other
+// encoding RFC 5753 allows.
+enum {
+  MC_SMIME_EC_PARAMS_ABSENT = 0,
+  MC_SMIME_EC_PARAMS_NAMED_CURVE = 1,
+};
+
+// mc_smime_encrypt_options configures an encryption; start from
+// MC_SMIME_ENCRYPT_OPTIONS_INIT.
+typedef struct mc_smime_encrypt_options {
+  uint32_t version;   // MC_SMIME_ENCRYPT_OPTIONS_VERSION
+  uint32_t content;   // MC_SMIME_CONTENT_*
+  uint32_t rsa;       // MC_SMIME_RSA_*
+  uint32_t rid;       // MC_SMIME_RID_*
+  uint32_t gcm_tag;   // MC_SMIME_GCM_*
+  uint32_t ec_params; // MC_SMIME_EC_PARAMS_*
+} mc_smime_encrypt_options;
+
+#define MC_SMIME_ENCRYPT_OPTIONS_VERSION 1
+#define MC_SMIME_ENCRYPT_OPTIONS_INIT {MC_SMIME_ENCRYPT_OPTIONS_VERSION, 0, 0, 0, 0, 0}
+
+// The most recipient certificates of one message.
+#define MC_SMIME_MAX_RECIPIENTS 1000
+
+// mc_smime_encrypt_max_len returns an upper bound of the length of
+// mc_smime_encrypt's output for `num_certs` certificates `certs` and
+// `in_len` bytes of content, or SIZE_MAX on overflow or a NULL pointer.
+// Thread-safe.
+MC_API size_t mc_smime_encrypt_max_len(const mc_x509_cert *const *certs, size_t num_certs,
+                                       size_t in_len);
+
+// mc_smime_encrypt encrypts the `in_len` bytes of `in` (NULL when 0) to
+// the `num_certs` certificates `certs` (read during the call only) and
+// writes the DER ContentInfo to `out`, which has room for `out_cap` bytes
+// (mc_smime_encrypt_max_len is enough); `*out_len` receives its length.
+// `options` may be NULL for MC_SMIME_ENCRYPT_OPTIONS_INIT. Key types
+// without a RecipientInfo here: Ed25519, Ed448, RSA-PSS-only keys. It
+// returns 0;
+// or MC_ERR_INVALID_ARGUMENT for a NULL pointer, no certificates, more
+// than MC_SMIME_MAX_RECIPIENTS, options of another version or with an
+// unknown value, or MC_SMIME_RID_SKI for a certificate without a subject
+// key identifier; or MC_ERR_UNSUPPORTED for a key type the engine does
+// not encrypt to; or MC_ERR_BAD_KEY
+// for unusable key material (an RSA modulus out of range, a malformed
+// ML-KEM key, an EC point not on its curve, an X25519/X448 key of small
+// order); or MC_ERR_BUFFER_TOO_SMALL; or -ENOMEM. On error `*out_len`
+// is 0 and whatever was written to `out` is wiped. Thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_smime_encrypt(uint8_t *out, size_t out_cap, size_t *out_len,
+                                                  const mc_x509_cert *const *certs,
+                                                  size_t num_certs,
+                                                  const mc_smime_encrypt_options *options,
+                                                  const uint8_t *in, size_t in_len);
+
+// mc_smime_write_fn receives `len` bytes of output at `data` (valid during
+// the call only). It returns 0, or a negative value that stops the writer,
+// which then returns that value.
+typedef int (*mc_smime_write_fn)(void *opaque, const uint8_t *data, size_t len);
+
+// mc_smime_mime_encrypt turns the RFC 5322/MIME message `in` (`in_len`
+// bytes) into an S/MIME 4.0 encrypted message (RFC 8551 §3.3) to `certs`,
+// written through `write`: the header fields that are not Content-* or
+// MIME-Version stay outside; the Content-* fields and the body, with every
+// line break made CRLF (RFC 8551 §3.1.1 canonical form; "Content-Type:
+// text/plain; charset=us-ascii" added when the message has none), are
+// encrypted with mc_smime_encrypt and `options` and sent as an
+// application/pkcs7-mime body (smime-type=enveloped-data, or
+// authEnveloped-data for GCM; name smime.p7m; Base64 in 76-column lines).
+// Outer line breaks follow the input's first header line (CRLF or LF). It
+// returns 0; errors as for mc_smime_encrypt, plus MC_ERR_INVALID_ARGUMENT
+// when `in` has no header field, a header line without a colon or a NUL
+// byte in its header; or the callback's negative value. Nothing is written
+// when the input or a key is refused. Thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_smime_mime_encrypt(const mc_x509_cert *const *certs,
+                                                       size_t num_certs,
+                                                       const mc_smime_encrypt_options *options,
+                                                       const uint8_t *in, size_t in_len,
+                                                       mc_smime_write_fn write, void *opaque);
+
+// Header protection (RFC 9788) and Autocrypt (Level 1).
+//
+// Header protection moves the message's header fields into the encrypted
+// part: the Cryptographic Payload's header section carries the Content-*
+// fields with the parameter hp="cipher", a copy of every other top-level
+// field (From, To, Cc, Reply-To, Subject, Date, Message-ID, References, ...)
+// and one "HP-Outer:" field for each field that stays outside, so that a
+// reader can tell what the transport saw. What stays outside is the Header
+// Confidentiality Policy of the mode:
+//   MC_HP_AT_REST: hcp_no_confidentiality (RFC 9788 §3.2.3): every field
+//     stays readable outside, Subject included; for mail that is encrypted
+//     for storage, where search and threading read the outer header.
+//   MC_HP_GATEWAY: hcp_baseline (RFC 9788 §3.2.2), the RFC's default: the
+//     outer Subject becomes "[...]", Comments and Keywords are dropped,
+//     the fields transport and threading need (From, To, Cc, Date,
+//     Message-ID, In-Reply-To, References, ...) stay. Because Subject is
+//     hidden, a Legacy Display Element (RFC 9788 §4.5) repeats it at the top
+//     of the body, marked hp-legacy-display="1", when the body is a single
+//     text/plain part without Base64 or quoted-printable; other bodies go
+//     without one.
+// MIME-Version is written by the builder, never copied.
+enum {
+  MC_HP_NONE = 0,
+  MC_HP_AT_REST = 1,
+  MC_HP_GATEWAY = 2,
+};
+
+// Flags of mc_pgp_encrypt_options.flags for mc_pgp_mime_encrypt: protect
+// the header (at most one of the two). mc_pgp_encryptor_new and
+// mc_pgp_encrypt refuse them with MC_ERR_INVALID_ARGUMENT.
+#define MC_PGP_PROTECT_HEADERS_AT_REST 0x2u
+#define MC_PGP_PROTECT_HEADERS_GATEWAY 0x4u
+
+// mc_hp_max_len returns a bound on each output of mc_hp_protect for an
+// input of `in_len` bytes (8 * `in_len` + 256), or SIZE_MAX on overflow.
+// Thread-safe.
+MC_API size_t mc_hp_max_len(size_t in_len);
+
+// mc_hp_protect prepares the RFC 5322/MIME message `in` (`in_len` bytes)
+// for encryption with header protection in `mode` (MC_HP_AT_REST or
+// MC_HP_GATEWAY): `outer` (room for `outer_cap` bytes) receives the outer
+// header fields, each ending with the input's line break, without
+// MIME-Version and Content-* (the encrypting builder adds its own);
+// `inner` (room for `inner_cap`) receives the Cryptographic Payload, the
+// MIME entity to encrypt: its header section, an empty line and the body.
+// Line breaks follow the input's first header line. `*outer_len` and
+// `*inner_len` receive the lengths. The PGP/MIME builder calls it through
+// MC_PGP_PROTECT_HEADERS_*; an S/MIME builder encrypts `inner` and writes
+// `outer` above its own Content-Type. It returns 0; or
+// MC_ERR_INVALID_ARGUMENT for a NULL length pointer, a NULL buffer with a
+// non-zero capacity, an unknown mode, input without a header field or with
+// a header line without a colon or with a NUL byte; or
+// MC_ERR_BUFFER_TOO_SMALL (mc_hp_max_len is always enough); or -ENOMEM. On
+// error both lengths are 0. Thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_hp_protect(uint8_t *outer, size_t outer_cap,
+                                               size_t *outer_len, uint8_t *inner,
+                                               size_t inner_cap, size_t *inner_len,
+                                               uint32_t mode, const uint8_t *in, size_t in_len);
+
+// Autocrypt (Level 1, https://autocrypt.org/level1.html): the value of an
+// "Autocrypt:" header field is `;`-separated attributes name=value with
+// folding white space allowed: addr (one address, mandatory), keydata (the
+// Base64 of a binary OpenPGP certificate, mandatory, white space inside
+// ignored), prefer-encrypt (optional; "mutual", any other value means no
+// preference). Unknown names starting with `_` are ignored; any other
+// unknown name invalidates the header, as the specification requires.
+
+// Default limits, each used where the field of mc_autocrypt_settings is 0:
+// the header value, and the decoded keydata (the specification asks
+// senders to stay under 10 KiB of Base64).
+#define MC_AUTOCRYPT_DEFAULT_MAX_HEADER_LEN ((size_t)64 << 10)
+#define MC_AUTOCRYPT_DEFAULT_MAX_KEYDATA_LEN ((size_t)32 << 10)
+// The longest addr accepted (RFC 5321's path limit less the brackets).
+#define MC_AUTOCRYPT_MAX_ADDR_LEN 254
+
+// mc_autocrypt_settings carries the limits of mc_autocrypt_parse; start
+// from MC_AUTOCRYPT_SETTINGS_INIT.
+typedef struct mc_autocrypt_settings {
+  uint32_t version;       // 1
+  size_t max_header_len;  // bytes of the header value
+  size_t max_keydata_len; // bytes of decoded keydata
+} mc_autocrypt_settings;
+
+#define MC_AUTOCRYPT_SETTINGS_INIT {1, 0, 0}
+
+// Values of mc_autocrypt_header.prefer_encrypt.
+enum {
+  MC_AUTOCRYPT_PREFER_NOPREFERENCE = 0,
+  MC_AUTOCRYPT_PREFER_MUTUAL = 1,
+};
+
+// mc_autocrypt_header is a parsed header: `addr` as written (NUL-ended,
+// `addr_len` bytes; compare it without regard to case), the preference,
+// and the length of the keydata written to the caller's buffer.
+typedef struct mc_autocrypt_header {
+  char addr[MC_AUTOCRYPT_MAX_ADDR_LEN + 1];
+  size_t addr_len;
+  int prefer_encrypt;
+  size_t keydata_len;
+} mc_autocrypt_header;
+
+// mc_autocrypt_parse reads the header value `in` (`in_len` bytes, without
+// the "Autocrypt:" name, folds allowed) into `*out` and decodes keydata
+// into `key` (room for `key_cap` bytes; the decoded keydata limit is always
+// enough). `settings` may be NULL for the defaults. It returns 0; or
+// MC_ERR_UNSUPPORTED for an unknown critical attribute; or
+// MC_ERR_INVALID_ARGUMENT for NULL pointers, a settings version other than
+// 1, a value over the header limit, an attribute without `=`, a repeated
+// attribute, a missing or malformed addr, a missing keydata or keydata
+// over its limit; or MC_ERR_BAD_KEY for keydata that is empty or not
+// strict Base64; or MC_ERR_BUFFER_TOO_SMALL; or -ENOMEM. On error `*out` is
+// zeroed. It does not judge the key: see mc_autocrypt_key_check.
+// Thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_autocrypt_parse(mc_autocrypt_header *out, uint8_t *key,
+                                                    size_t key_cap,
+                                                    const mc_autocrypt_settings *settings,
+                                                    const char *in, size_t in_len);
+
+// mc_autocrypt_key_check reads the keydata `key` (`key_len` bytes, from
+// mc_autocrypt_parse with `header`) with mc_pgp_certs_parse at `now` (its
+// default limits) and accepts it only as exactly one binary certificate
+// with at least one encryption key selected at `now` and a valid user ID
+// that is `header->addr` or contains "<addr>" (ASCII case ignored). On
+// success `*out` receives the certificate set, freed with
+// mc_pgp_certs_free; on error it is NULL. It returns 0; MC_ERR_BAD_KEY
+// (armor, several certificates, no usable encryption key, no matching user
+// ID, or as mc_pgp_certs_parse); MC_ERR_UNSUPPORTED as mc_pgp_certs_parse;
+// MC_ERR_INVALID_ARGUMENT for NULL pointers or empty keydata; or -ENOMEM.
+// Thread-safe.
+MC_API MC_WARN_UNUSED_RESULT int mc_autocrypt_key_check(mc_pgp_certs **out,
+                                                        const mc_autocrypt_header *header,
+                                                        const uint8_t *key, size_t key_len,
+                                                        int64_t now);
 
 #ifdef __cplusplus
 }

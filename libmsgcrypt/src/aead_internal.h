@@ -53,7 +53,10 @@ const EVP_MD *mc_hash_evp_md(mc_hash_alg alg);
 // ECB mode driven in batches. mc_aes_ocb_init picks the first when the CPU
 // has AES-NI; tests and benchmarks ask for either with mc_aes_ocb_init_impl,
 // which returns MC_ERR_UNSUPPORTED for AES-NI on a CPU without it.
-enum { MC_OCB_IMPL_AUTO = 0, MC_OCB_IMPL_AESNI, MC_OCB_IMPL_BORINGSSL };
+// MC_OCB_IMPL_VAES (the 256-bit loops of x86/ocb_vaes.c over the same key
+// schedule) comes first in the automatic choice when the CPU has VAES and
+// AVX2; forcing it on a CPU without them returns MC_ERR_UNSUPPORTED too.
+enum { MC_OCB_IMPL_AUTO = 0, MC_OCB_IMPL_AESNI, MC_OCB_IMPL_BORINGSSL, MC_OCB_IMPL_VAES };
 int mc_aes_ocb_init_impl(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len, size_t tag_len,
                          int impl);
 
@@ -64,6 +67,14 @@ int mc_aes_ocb_init_impl(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len
 // or decrypts `num_blocks` whole blocks numbered from 1, advancing the offset
 // and checksum; mc_ocb_aesni_hash does the same for associated data, adding
 // the cipher outputs into `sum_io`.
+//
+// A context on the VAES loops has MC_OCB_ROUNDS_VAES set in `rounds` beside
+// the round count (the public struct has no other field for it);
+// mc_ocb_rounds returns the count alone.
+enum { MC_OCB_ROUNDS_MASK = 0xff, MC_OCB_ROUNDS_VAES = 0x100 };
+static inline unsigned mc_ocb_rounds(const mc_aes_ocb_ctx *ctx) {
+  return ctx->rounds & MC_OCB_ROUNDS_MASK;
+}
 int mc_ocb_aesni_available(void);
 void mc_ocb_aesni_set_key(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len);
 void mc_ocb_aesni_encrypt_block(const mc_aes_ocb_ctx *ctx, uint8_t out[16], const uint8_t in[16]);
@@ -71,5 +82,16 @@ void mc_ocb_aesni_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, co
                         size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]);
 void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
                        uint8_t offset_io[16], uint8_t sum_io[16]);
+
+// x86/ocb_vaes.c, built only where meson.build defines MC_HAVE_VAES.
+// mc_ocb_vaes_available returns 1 when that code is built and the CPU has
+// AES-NI, AVX2 and VAES (ocb_aesni.c). mc_ocb_vaes_crypt and mc_ocb_vaes_hash
+// do what mc_ocb_aesni_crypt and mc_ocb_aesni_hash do, sixteen blocks at a
+// time, with the same round keys.
+int mc_ocb_vaes_available(void);
+void mc_ocb_vaes_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
+                       size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]);
+void mc_ocb_vaes_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
+                      uint8_t offset_io[16], uint8_t sum_io[16]);
 
 #endif // MC_AEAD_INTERNAL_H

@@ -1,13 +1,14 @@
 // ocb.c: AES-OCB authenticated encryption (RFC 7253): the key and nonce
 // setup, partial blocks, associated data, tags, and the whole-block loops over
 // BoringSSL's AES for CPUs without AES-NI (ocb_aesni.c has the loops for
-// those with it). OCB needs AES on blocks that are independent of each other
-// (each masked with its own offset), so the loops here compute the offsets of
-// a batch of blocks, mask the batch, encrypt it with one call to BoringSSL's
-// ECB mode, which pipelines the AES rounds over many blocks, and unmask it;
-// one block at a time through AES_encrypt would be several times slower.
-// Offsets come from the table L_i, indexed by the number of trailing zeros of
-// the (public) block number; nothing branches on or indexes memory by a secret.
+// those with it, x86/ocb_vaes.c for those with VAES as well). OCB needs AES on
+// blocks that are independent of each other (each masked with its own
+// offset), so the loops here compute the offsets of a batch of blocks, mask
+// the batch, encrypt it with one call to BoringSSL's ECB mode, which pipelines
+// the AES rounds over many blocks, and unmask it; one block at a time through
+// AES_encrypt would be several times slower. Offsets come from the table L_i,
+// indexed by the number of trailing zeros of the (public) block number;
+// nothing branches on or indexes memory by a secret.
 #include <string.h>
 
 #include <openssl/cipher.h>
@@ -98,6 +99,18 @@ static int have_aesni(void) {
   return v;
 }
 
+// vaes_cached is the same for mc_ocb_vaes_available.
+static int vaes_cached = -1;
+
+static int have_vaes(void) {
+  int v = __atomic_load_n(&vaes_cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    v = mc_ocb_vaes_available();
+    __atomic_store_n(&vaes_cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
 // encrypt_block encrypts one block with whichever AES the context uses.
 static void encrypt_block(const mc_aes_ocb_ctx *ctx, uint8_t out[BLOCK], const uint8_t in[BLOCK]) {
   if (ctx->rounds != 0)
@@ -113,12 +126,20 @@ int mc_aes_ocb_init_impl(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len
   const EVP_CIPHER *cipher = ecb_cipher(key_len);
   MC_FAIL_IF(key == NULL || cipher == NULL, MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(tag_len != 16 && tag_len != 12 && tag_len != 8, MC_ERR_INVALID_ARGUMENT);
-  MC_FAIL_IF(impl != MC_OCB_IMPL_AUTO && impl != MC_OCB_IMPL_AESNI && impl != MC_OCB_IMPL_BORINGSSL,
+  MC_FAIL_IF(impl != MC_OCB_IMPL_AUTO && impl != MC_OCB_IMPL_AESNI &&
+                 impl != MC_OCB_IMPL_BORINGSSL && impl != MC_OCB_IMPL_VAES,
              MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(impl == MC_OCB_IMPL_AESNI && !have_aesni(), MC_ERR_UNSUPPORTED);
+  MC_FAIL_IF(impl == MC_OCB_IMPL_VAES && !have_vaes(), MC_ERR_UNSUPPORTED);
 
-  if (impl == MC_OCB_IMPL_AESNI || (impl == MC_OCB_IMPL_AUTO && have_aesni())) {
+  if (impl == MC_OCB_IMPL_AUTO)
+    impl = have_vaes()    ? MC_OCB_IMPL_VAES
+           : have_aesni() ? MC_OCB_IMPL_AESNI
+                          : MC_OCB_IMPL_BORINGSSL;
+  if (impl == MC_OCB_IMPL_AESNI || impl == MC_OCB_IMPL_VAES) {
     mc_ocb_aesni_set_key(ctx, key, key_len);
+    if (impl == MC_OCB_IMPL_VAES)
+      ctx->rounds |= MC_OCB_ROUNDS_VAES;
   } else {
     EVP_CIPHER_CTX *enc = EVP_CIPHER_CTX_new();
     EVP_CIPHER_CTX *dec = EVP_CIPHER_CTX_new();
@@ -230,7 +251,10 @@ static void hash_ad(const mc_aes_ocb_ctx *ctx, uint8_t sum_out[BLOCK], const uin
   words offset = {0, 0}, sum = {0, 0};
   if (ctx->rounds != 0) {
     memset(buf, 0, 2 * BLOCK);
-    mc_ocb_aesni_hash(ctx, ad, full, buf, buf + BLOCK);
+    if (ctx->rounds & MC_OCB_ROUNDS_VAES)
+      mc_ocb_vaes_hash(ctx, ad, full, buf, buf + BLOCK);
+    else
+      mc_ocb_aesni_hash(ctx, ad, full, buf, buf + BLOCK);
     offset = load_words(buf);
     sum = load_words(buf + BLOCK);
   } else {
@@ -311,7 +335,9 @@ static void crypt_blocks_boringssl(const mc_aes_ocb_ctx *ctx, int encrypt, uint8
 static void crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
                   size_t len, uint8_t offset_io[BLOCK], uint8_t checksum_io[BLOCK]) {
   size_t full = len / BLOCK, rest = len % BLOCK;
-  if (ctx->rounds != 0)
+  if (ctx->rounds & MC_OCB_ROUNDS_VAES)
+    mc_ocb_vaes_crypt(ctx, encrypt, out, in, full, offset_io, checksum_io);
+  else if (ctx->rounds != 0)
     mc_ocb_aesni_crypt(ctx, encrypt, out, in, full, offset_io, checksum_io);
   words offset = load_words(offset_io), sum = load_words(checksum_io);
   if (ctx->rounds == 0)

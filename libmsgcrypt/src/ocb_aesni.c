@@ -27,6 +27,18 @@ int mc_ocb_aesni_available(void) {
   return (corvid_cpu_features(&cpu_cache) & CORVID_CPU_AESNI) != 0;
 }
 
+// VAES needs the 256-bit AVX state too, which CORVID_CPU_AVX2 implies
+// (XGETBV checked); without MC_HAVE_VAES the kernel is not built.
+int mc_ocb_vaes_available(void) {
+#if defined(MC_HAVE_VAES)
+  static atomic_uint_fast32_t cpu_cache;
+  const uint32_t need = CORVID_CPU_AESNI | CORVID_CPU_AVX2 | CORVID_CPU_VAES;
+  return (corvid_cpu_features(&cpu_cache) & need) == need;
+#else
+  return 0;
+#endif
+}
+
 static inline __m128i aesenc(__m128i x, __m128i k) {
   __asm__("aesenc %1, %0" : "+x"(x) : "x"(k));
   return x;
@@ -89,7 +101,7 @@ void mc_ocb_aesni_set_key(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_le
     _mm_storeu_si128((__m128i *)ctx->round_keys[1][r], aesimc(k));
   }
   memcpy(ctx->round_keys[1][nr], ctx->round_keys[0][0], 16);
-  ctx->rounds = nr;
+  ctx->rounds = nr; // ocb.c may add MC_OCB_ROUNDS_VAES
   mc_wipe(w, sizeof w);
 }
 
@@ -106,7 +118,7 @@ static inline __m128i rk(const mc_aes_ocb_ctx *ctx, int dir, unsigned r) {
 }
 
 void mc_ocb_aesni_encrypt_block(const mc_aes_ocb_ctx *ctx, uint8_t out[16], const uint8_t in[16]) {
-  unsigned nr = ctx->rounds;
+  unsigned nr = mc_ocb_rounds(ctx);
   __m128i b = _mm_xor_si128(load(in), rk(ctx, 0, 0));
   for (unsigned r = 1; r < nr; r++)
     b = aesenc(b, rk(ctx, 0, r));
@@ -134,7 +146,7 @@ static inline __attribute__((always_inline)) void
 crypt_blocks(const mc_aes_ocb_ctx *ctx, const int encrypt, uint8_t *out, const uint8_t *in,
              size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]) {
   const int dir = encrypt ? 0 : 1;
-  const unsigned nr = ctx->rounds;
+  const unsigned nr = mc_ocb_rounds(ctx);
   const __m128i first = rk(ctx, dir, 0), last = rk(ctx, dir, nr);
   __m128i offset = load(offset_io), sum = load(checksum_io), last_o[8];
   size_t i = 0;
@@ -223,7 +235,7 @@ void mc_ocb_aesni_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, co
 
 void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
                        uint8_t offset_io[16], uint8_t sum_io[16]) {
-  const unsigned nr = ctx->rounds;
+  const unsigned nr = mc_ocb_rounds(ctx);
   const __m128i first = rk(ctx, 0, 0), last = rk(ctx, 0, nr);
   __m128i offset = load(offset_io), sum = load(sum_io);
   size_t i = 0;
@@ -284,6 +296,10 @@ void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_
 #else // !__x86_64__: ocb.c uses BoringSSL's ECB mode; these are never called.
 
 int mc_ocb_aesni_available(void) {
+  return 0;
+}
+
+int mc_ocb_vaes_available(void) {
   return 0;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hp_internal.h"
 #include "mailparse.h"
 #include "pgp_encrypt_internal.h"
 #include "pgp_internal.h"
@@ -57,8 +58,11 @@ static int check_header(const mp_message *msg) {
   return 0;
 }
 
+// With header protection (`hp_outer` and `hp_inner` non-NULL, from
+// mc_hp_build) those replace the outer fields and the encrypted entity.
 static int write_message(const mp_message *msg, const pgp_recipient *rcpts, size_t num_rcpts,
-                         const mc_pgp_encrypt_params *params, const struct mime_out *o) {
+                         const mc_pgp_encrypt_params *params, const struct mime_out *o,
+                         const hp_buf *hp_outer, const hp_buf *hp_inner) {
   size_t data_len = 0;
   const uint8_t *data = mp_message_data(msg, &data_len);
   const mp_part *root = mp_message_part(msg, 0);
@@ -86,7 +90,9 @@ static int write_message(const mp_message *msg, const pgp_recipient *rcpts, size
   mc_pgp_encryptor *e = NULL;
   int ret = 0;
   int has_type = 0;
-  for (uint32_t i = 0; i < root->num_headers; i++) {
+  if (hp_outer != NULL)
+    ret = put(o, hp_outer->p, hp_outer->len);
+  for (uint32_t i = 0; hp_outer == NULL && i < root->num_headers; i++) {
     const mp_header *h = mp_message_header(msg, root->first_header + i);
     if (name_has_prefix(data, h, "Content-")) {
       has_type |= name_is(data, h, "Content-Type");
@@ -139,8 +145,10 @@ static int write_message(const mp_message *msg, const pgp_recipient *rcpts, size
     ret = puts_(o, parts[i]);
   if (ret == 0)
     ret = mc_pgp_encryptor_new_rcpts(&e, rcpts, num_rcpts, &p, o->write, o->opaque);
+  if (ret == 0 && hp_inner != NULL)
+    ret = mc_pgp_encryptor_update(e, hp_inner->p, hp_inner->len);
   // The MIME entity: the content fields, a default type, the body.
-  for (uint32_t i = 0; ret == 0 && i < root->num_headers; i++) {
+  for (uint32_t i = 0; ret == 0 && hp_inner == NULL && i < root->num_headers; i++) {
     const mp_header *h = mp_message_header(msg, root->first_header + i);
     if (name_has_prefix(data, h, "Content-")) {
       ret = mc_pgp_encryptor_update(e, data + h->field.off, h->field.len);
@@ -148,15 +156,15 @@ static int write_message(const mp_message *msg, const pgp_recipient *rcpts, size
         ret = mc_pgp_encryptor_update(e, (const uint8_t *)nl, strlen(nl));
     }
   }
-  if (ret == 0 && !has_type) {
+  if (ret == 0 && hp_inner == NULL && !has_type) {
     static const char dflt[] = "Content-Type: text/plain; charset=us-ascii";
     ret = mc_pgp_encryptor_update(e, (const uint8_t *)dflt, sizeof dflt - 1);
     if (ret == 0)
       ret = mc_pgp_encryptor_update(e, (const uint8_t *)nl, strlen(nl));
   }
-  if (ret == 0)
+  if (ret == 0 && hp_inner == NULL)
     ret = mc_pgp_encryptor_update(e, (const uint8_t *)nl, strlen(nl));
-  if (ret == 0 && (root->flags & MP_PART_NO_BODY) == 0)
+  if (ret == 0 && hp_inner == NULL && (root->flags & MP_PART_NO_BODY) == 0)
     ret = mc_pgp_encryptor_update(e, data + root->body.off, root->body.len);
   if (ret == 0)
     ret = mc_pgp_encryptor_final(e);
@@ -176,9 +184,9 @@ static int discard(void *opaque, const uint8_t *data, size_t len) {
   return 0;
 }
 
-int mc_pgp_mime_encrypt_rcpts(const pgp_recipient *rcpts, size_t num_rcpts,
-                              const mc_pgp_encrypt_params *params, const uint8_t *in, size_t in_len,
-                              mc_pgp_write_fn write, void *opaque) {
+static int mime_encrypt(const pgp_recipient *rcpts, size_t num_rcpts,
+                        const mc_pgp_encrypt_params *params, uint32_t hp_mode, const uint8_t *in,
+                        size_t in_len, mc_pgp_write_fn write, void *opaque) {
   MC_FAIL_IF(rcpts == NULL || num_rcpts == 0 || params == NULL || write == NULL ||
                  (in == NULL && in_len > 0),
              MC_ERR_INVALID_ARGUMENT);
@@ -193,21 +201,45 @@ int mc_pgp_mime_encrypt_rcpts(const pgp_recipient *rcpts, size_t num_rcpts,
     return ret == -ENOMEM ? -ENOMEM : MC_ERR_INVALID_ARGUMENT;
   ret = check_header(msg);
   struct mime_out o = {write, opaque};
+  hp_buf hp_outer = {0}, hp_inner = {0};
+  if (ret == 0 && hp_mode != MC_HP_NONE)
+    ret = mc_hp_build(&hp_outer, &hp_inner, hp_mode, msg);
   if (ret == 0)
-    ret = write_message(msg, rcpts, num_rcpts, params, &o);
+    ret = write_message(msg, rcpts, num_rcpts, params, &o,
+                        hp_mode != MC_HP_NONE ? &hp_outer : NULL,
+                        hp_mode != MC_HP_NONE ? &hp_inner : NULL);
+  mc_hp_buf_free(&hp_outer);
+  mc_hp_buf_free(&hp_inner);
   mp_message_free(msg);
   return ret;
+}
+
+int mc_pgp_mime_encrypt_rcpts(const pgp_recipient *rcpts, size_t num_rcpts,
+                              const mc_pgp_encrypt_params *params, const uint8_t *in, size_t in_len,
+                              mc_pgp_write_fn write, void *opaque) {
+  return mime_encrypt(rcpts, num_rcpts, params, MC_HP_NONE, in, in_len, write, opaque);
 }
 
 int mc_pgp_mime_encrypt(const mc_pgp_cert *const *certs, size_t num_certs,
                         const mc_pgp_encrypt_options *options, const uint8_t *in, size_t in_len,
                         mc_pgp_write_fn write, void *opaque) {
+  // The header-protection flags (RFC 9788) belong to this builder only.
+  const uint32_t hp_flags = MC_PGP_PROTECT_HEADERS_AT_REST | MC_PGP_PROTECT_HEADERS_GATEWAY;
+  mc_pgp_encrypt_options opt = MC_PGP_ENCRYPT_OPTIONS_INIT;
+  if (options != NULL)
+    opt = *options;
+  uint32_t hp = opt.flags & hp_flags;
+  MC_FAIL_IF(hp == hp_flags, MC_ERR_INVALID_ARGUMENT);
+  opt.flags &= ~hp_flags;
   mc_pgp_encrypt_params p;
-  MC_TRY(mc_pgp_params_from_options(&p, options));
+  MC_TRY(mc_pgp_params_from_options(&p, options != NULL ? &opt : NULL));
   pgp_recipient *rcpts = NULL;
   size_t num = 0;
   MC_TRY(mc_pgp_rcpts_from_certs(&rcpts, &num, certs, num_certs));
-  int ret = mc_pgp_mime_encrypt_rcpts(rcpts, num, &p, in, in_len, write, opaque);
+  uint32_t mode = hp == MC_PGP_PROTECT_HEADERS_AT_REST  ? MC_HP_AT_REST
+                  : hp == MC_PGP_PROTECT_HEADERS_GATEWAY ? MC_HP_GATEWAY
+                                                         : MC_HP_NONE;
+  int ret = mime_encrypt(rcpts, num, &p, mode, in, in_len, write, opaque);
   free(rcpts);
   return ret;
 }

@@ -553,7 +553,10 @@ static int crl_covers(vctx *v, const mc_x509_cert *c, const mc_x509_cert *issuer
     if (x509_sig_verify(&issuer->key, &crl->sigalg, crl->tbs.p, crl->tbs.len, crl->sig.p,
                         crl->sig.len, v->max_rsa_bits) != 0)
       continue;
-    covered = 1;
+    // A CRL past its nextUpdate still revokes, but no longer vouches for
+    // the certificates it does not list.
+    if (crl->next_update == 0 || v->now <= crl->next_update)
+      covered = 1;
     der_cur list = crl->revoked;
     while (list.len > 0) {
       der_cur entry, serial;

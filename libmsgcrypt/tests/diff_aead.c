@@ -8,7 +8,7 @@
 //   C <key> <iv> <plaintext>                           -> <ciphertext> (CFB)
 //   W <kek> <key data>                                 -> <wrapped>
 //   H <hash> <length> <ikm> <salt> <info>              -> <okm> (HKDF)
-// <impl> is "aesni", "boringssl" or "auto"; <hash> is 256, 384 or 512. A
+// <impl> is "vaes", "aesni", "boringssl" or "auto"; <hash> is 256, 384 or 512. A
 // failing call answers "error <code>"; a malformed command answers "bad" and
 // the driver exits with status 2.
 #include <stdio.h>
@@ -55,7 +55,9 @@ static void print_hex(const uint8_t *p, size_t len) {
 static int parse_impl(const char *s, int *impl) {
   if (s == NULL)
     return 0;
-  if (strcmp(s, "aesni") == 0)
+  if (strcmp(s, "vaes") == 0)
+    *impl = MC_OCB_IMPL_VAES;
+  else if (strcmp(s, "aesni") == 0)
     *impl = MC_OCB_IMPL_AESNI;
   else if (strcmp(s, "boringssl") == 0)
     *impl = MC_OCB_IMPL_BORINGSSL;

@@ -183,6 +183,28 @@ try:
             ok(ours_ok != theirs_ok, name + " (documented: %s)" % diff)
         else:
             ok(ours_ok == theirs_ok, name, o.stderr.decode(errors="replace")[-300:])
+
+    # 3. The tool on bad input: exit status 1 (2 for usage), a message on
+    # stderr, nothing on stdout.
+    garbage = os.path.join(tmp, "garbage")
+    with open(garbage, "wb") as f:
+        f.write(b"\x30\x82\xff\xff not a certificate")
+    alice = os.path.join(g, "alice.pem")
+    bad_cases = [
+        ("garbage", ["--cert", garbage], 1),
+        ("missing file", ["--cert", os.path.join(tmp, "nope.pem")], 1),
+        ("Ed25519 certificate", ["--cert", os.path.join(g, "edroot.pem")], 1),
+        ("certificate as CRL", ["--cert", alice, "--crl", alice], 1),
+        ("garbage CRL", ["--cert", alice, "--crl", garbage], 1),
+        ("missing trust dir", ["--cert", alice, "--trust", os.path.join(tmp, "nodir")], 1),
+        ("--cert with FILE", ["--cert", alice, alice], 2),
+        ("--trust without --cert", [alice, "--trust", os.path.join(g, "anchors")], 2),
+    ]
+    for name, args, want in bad_cases:
+        r = run([tool, "describe", *args])
+        ok(r.returncode == want and r.stdout == b"" and r.stderr != b"",
+           "tool refuses %s (exit %d)" % (name, want),
+           "exit %d stdout %r stderr %r" % (r.returncode, r.stdout[:200], r.stderr[:200]))
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 

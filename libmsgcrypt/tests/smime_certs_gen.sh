@@ -44,7 +44,7 @@ issue() {
 CA_EXT='keyUsage=critical,keyCertSign,cRLSign\nbasicConstraints=critical,CA:true'
 MAIL='extendedKeyUsage=emailProtection'
 
-root root rsa3072 "/C=DE/O=Corvid Test/CN=Corvid Test Root"
+root root rsa2048 "/C=DE/O=Corvid Test/CN=Corvid Test Root"
 issue int p256 root 0x10 "/O=Corvid Test/CN=Corvid Mail CA" "$CA_EXT,pathlen:0"
 issue alice rsa3072 int 0x80ab01 "/CN=Alice Example/emailAddress=alice.legacy@example.org" \
   "keyUsage=critical,keyEncipherment,digitalSignature\n$MAIL\nsubjectAltName=email:alice@example.org"

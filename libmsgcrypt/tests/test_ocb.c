@@ -4,9 +4,10 @@
 // and tag length) and RFC 9580 Appendix A.8 and A.10 (OpenPGP's 15-byte
 // nonces); then round trips over every key, tag and nonce length and many
 // message lengths, in place and not, tag forgery (no plaintext released) and
-// the misuse errors. Every test runs twice, on the AES-NI loops and on the
-// loops over BoringSSL's ECB mode, and a last test checks that the two agree
-// byte for byte on random inputs.
+// the misuse errors. Every test runs three times, on the VAES loops, the
+// AES-NI loops and the loops over BoringSSL's ECB mode, and a last test checks
+// that the three agree byte for byte on pseudo-random inputs of every length
+// up to 2000 bytes and of 1 MiB, forged ciphertexts included.
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,11 @@ static int impl = MC_OCB_IMPL_BORINGSSL;
 static void use_aesni(void) {
   // Without AES-NI the automatic choice is BoringSSL's, tested twice then.
   impl = mc_ocb_aesni_available() ? MC_OCB_IMPL_AESNI : MC_OCB_IMPL_AUTO;
+}
+
+static void use_vaes(void) {
+  // Without VAES the automatic choice is AES-NI's or BoringSSL's.
+  impl = mc_ocb_vaes_available() ? MC_OCB_IMPL_VAES : MC_OCB_IMPL_AUTO;
 }
 
 static void use_boringssl(void) {
@@ -477,40 +483,71 @@ START_TEST(misuse_is_reported) {
 }
 END_TEST
 
-// The two implementations agree on random keys, nonces, associated data and
-// messages of every length up to 700 bytes (both directions).
-START_TEST(implementations_agree) {
-  if (!mc_ocb_aesni_available())
-    return;
-  enum { MAX = 700 };
-  static const size_t key_lens[] = {16, 24, 32};
-  uint8_t key[32], nonce[15], ad[MAX], pt[MAX], a[MAX + 16], b[MAX + 16];
-  for (unsigned trial = 0; trial < 3 * MAX; trial++) {
-    size_t key_len = key_lens[trial % 3], len = trial / 3, nl = 1 + trial % 15,
-           ad_len = (trial * 37) % MAX, tag_len = trial % 2 ? 16 : 12, n, m;
-    fill_pattern(key, sizeof key, trial);
-    fill_pattern(nonce, sizeof nonce, trial + 1);
-    fill_pattern(ad, ad_len, trial + 2);
-    fill_pattern(pt, len, trial + 3);
-    mc_aes_ocb_ctx x, y;
-    ck_assert_int_eq(mc_aes_ocb_init_impl(&x, key, key_len, tag_len, MC_OCB_IMPL_AESNI), 0);
-    ck_assert_int_eq(mc_aes_ocb_init_impl(&y, key, key_len, tag_len, MC_OCB_IMPL_BORINGSSL), 0);
-    ck_assert_mem_eq(x.l_star, y.l_star, 16);
-    ck_assert_int_eq(mc_aes_ocb_seal(&x, a, sizeof a, &n, nonce, nl, pt, len, ad, ad_len), 0);
-    ck_assert_int_eq(mc_aes_ocb_seal(&y, b, sizeof b, &m, nonce, nl, pt, len, ad, ad_len), 0);
-    ck_assert_uint_eq(n, m);
-    ck_assert_mem_eq(a, b, n);
-    ck_assert_int_eq(mc_aes_ocb_open(&y, b, sizeof b, &m, nonce, nl, a, n, ad, ad_len), 0);
-    ck_assert_int_eq(mc_aes_ocb_open(&x, a, sizeof a, &n, nonce, nl, a, n, ad, ad_len), 0);
+// agree_one seals `len` bytes with every implementation the CPU has, checks
+// that the outputs are equal byte for byte, then opens the sealed message and
+// a forgery of it (one bit of the ciphertext or tag flipped) with each: the
+// plaintext comes back from the first, and the second fails alike everywhere
+// with nothing released.
+static void agree_one(const uint8_t *key, size_t key_len, size_t tag_len, const uint8_t *nonce,
+                      size_t nl, const uint8_t *ad, size_t ad_len, const uint8_t *pt, size_t len,
+                      uint8_t *ref, uint8_t *got, size_t flip_bit) {
+  static const int impls[] = {MC_OCB_IMPL_BORINGSSL, MC_OCB_IMPL_AESNI, MC_OCB_IMPL_VAES};
+  size_t cap = len + 16, ref_len = 0, n = 0;
+  for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {
+    mc_aes_ocb_ctx ctx;
+    int rc = mc_aes_ocb_init_impl(&ctx, key, key_len, tag_len, impls[i]);
+    if (rc == MC_ERR_UNSUPPORTED)
+      continue;
+    ck_assert_int_eq(rc, 0);
+    uint8_t *dst = i == 0 ? ref : got;
+    ck_assert_int_eq(mc_aes_ocb_seal(&ctx, dst, cap, &n, nonce, nl, pt, len, ad, ad_len), 0);
+    ck_assert_uint_eq(n, len + tag_len);
+    if (i == 0)
+      ref_len = n;
+    else
+      ck_assert_mem_eq(got, ref, n);
+    // In place, as OpenPGP's chunks are opened.
+    ck_assert_int_eq(mc_aes_ocb_open(&ctx, got, cap, &n, nonce, nl, ref, ref_len, ad, ad_len), 0);
     ck_assert_uint_eq(n, len);
-    ck_assert_uint_eq(m, len);
-    if (len > 0) {
-      ck_assert_mem_eq(a, pt, len);
-      ck_assert_mem_eq(b, pt, len);
-    }
-    mc_aes_ocb_cleanup(&x);
-    mc_aes_ocb_cleanup(&y);
+    if (len > 0)
+      ck_assert_mem_eq(got, pt, len);
+    size_t bit = flip_bit % (8 * ref_len);
+    memcpy(got, ref, ref_len);
+    got[bit / 8] ^= (uint8_t)(1u << bit % 8);
+    n = 12345;
+    ck_assert_int_eq(mc_aes_ocb_open(&ctx, got, cap, &n, nonce, nl, got, ref_len, ad, ad_len),
+                     MC_ERR_AUTH_FAILED);
+    ck_assert_uint_eq(n, 0);
+    uint8_t any = 0;
+    for (size_t k = 0; k < len; k++)
+      any |= got[k];
+    ck_assert_uint_eq(any, 0);
+    mc_aes_ocb_cleanup(&ctx);
   }
+}
+
+// The implementations agree on pseudo-random keys, nonces, associated data
+// and messages of every length up to 2000 bytes and of 1 MiB.
+START_TEST(implementations_agree) {
+  enum { MAX = 2000, BIG = 1 << 20 };
+  static const size_t key_lens[] = {16, 24, 32}, tag_lens[] = {16, 12, 8};
+  uint8_t key[32], nonce[15], ad[MAX + 1];
+  uint8_t *pt = malloc(BIG), *ref = malloc(BIG + 16), *got = malloc(BIG + 16);
+  ck_assert_ptr_nonnull(pt);
+  ck_assert_ptr_nonnull(ref);
+  ck_assert_ptr_nonnull(got);
+  for (unsigned len = 0; len <= MAX + 1; len++) {
+    size_t msg_len = len <= MAX ? len : BIG, ad_len = (len * 37u) % (MAX + 1);
+    fill_pattern(key, sizeof key, len);
+    fill_pattern(nonce, sizeof nonce, len + 1);
+    fill_pattern(ad, ad_len, len + 2);
+    fill_pattern(pt, msg_len, len + 3);
+    agree_one(key, key_lens[len % 3], tag_lens[len / 3 % 3], nonce, 1 + len % 15, ad, ad_len, pt,
+              msg_len, ref, got, len * 7919u);
+  }
+  free(pt);
+  free(ref);
+  free(got);
 }
 END_TEST
 
@@ -533,6 +570,7 @@ static TCase *vector_tcase(const char *name, void (*setup)(void)) {
 
 int main(void) {
   Suite *s = suite_create("ocb");
+  suite_add_tcase(s, vector_tcase("vaes", use_vaes));
   suite_add_tcase(s, vector_tcase("aesni", use_aesni));
   suite_add_tcase(s, vector_tcase("boringssl", use_boringssl));
   TCase *tc = tcase_create("api");

@@ -531,6 +531,31 @@ START_TEST(rfc9580_a8_reproduced) {
   // The session key is the AES-128 key RFC 9580 A.8 decrypts to.
   mc_test_hex(hex, info.sk, 16);
   ck_assert_str_eq(hex, "dd708f6fa1ed65114d68d2343e7c2f1d");
+  // RFC 9580 A.8.2/A.8.3's published intermediate values, recomputed on the
+  // sender's side from the published ephemeral secret: the ephemeral public
+  // key, the recipient's public key (A.3), the shared point, the HKDF output
+  // (the KEK) and the wrapped session key; the decryptor above must have seen
+  // the same ephemeral key and shared point in the packet.
+  size_t n = 0;
+  uint8_t *eph_sec =
+      mc_test_unhex("af1e43c0d123efe893a7d4d390f3a761e3fac33dfc7f3edaa830c9011352c779", &n);
+  ck_assert_uint_eq(n, 32);
+  uint8_t eph_pub[32], shared[32], kek[32], esk[40];
+  ck_assert_int_eq(mc_x25519_public_key(eph_pub, eph_sec), 0);
+  assert_hex(eph_pub, 32, "87cf18d5f1b53f817cce5a004cf393cc8958bddc065f25f84af509b17dd36764");
+  ck_assert_mem_eq(info.eph, eph_pub, 32);
+  assert_hex(k.ecc_pub, 32, "8693248367f9e5015db922f8f48095dda784987f2d5985b12fbad16caf5e4435");
+  ck_assert_int_eq(mc_x25519(shared, eph_sec, k.ecc_pub), 0);
+  assert_hex(shared, 32, "67e30e69cdc7bab2a2680d78aca46a2f8b6e2ae44d398bdc6f92c5ad4a492514");
+  assert_hex(info.ecdh_ss, 32, "67e30e69cdc7bab2a2680d78aca46a2f8b6e2ae44d398bdc6f92c5ad4a492514");
+  size_t kek_len = 0;
+  ck_assert_int_eq(mc_pgp_kek_native(kek, &kek_len, PGP_PK_X25519, eph_pub, k.ecc_pub, shared), 0);
+  ck_assert_uint_eq(kek_len, 16);
+  assert_hex(kek, 16, "f66dadcff64592239b254539b64ff607");
+  size_t esk_len = 0;
+  ck_assert_int_eq(mc_aes_kw_wrap(esk, sizeof esk, &esk_len, kek, kek_len, info.sk, 16), 0);
+  assert_hex(esk, esk_len, "dea355437956617901e06957fbca8a6a47a5b5153e8d3ab7");
+  free(eph_sec);
   // Our PKESK writer, given the same ephemeral key and shared point.
   uint8_t out[MC_PGP_PKESK_MAX_LEN];
   size_t out_len = 0;

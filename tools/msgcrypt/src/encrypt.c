@@ -1,8 +1,9 @@
 // encrypt.c: `msgcrypt encrypt --key FILE... [--armor] [--format FMT]`,
 // which encrypts stdin to every certificate in the key files as an OpenPGP
 // message, streaming it to stdout in constant memory, and `msgcrypt
-// encrypt-mime --key FILE...`, which turns the MIME message on stdin into a
-// PGP/MIME message. Unusable keys or a stdin that is not a message make it
+// encrypt-mime --key FILE... [--protect-headers at-rest|gateway]`, which
+// turns the MIME message on stdin into a PGP/MIME message, with RFC 9788
+// header protection when asked. Unusable keys or a stdin that is not a message make it
 // explain on stderr, write nothing on stdout and exit 1.
 #include <errno.h>
 #include <stdint.h>
@@ -126,6 +127,17 @@ static int parse_args(int argc, char **argv, int armor_ok, struct keyring *k,
         return EXIT_FAILED;
     } else if (armor_ok && strcmp(argv[i], "--armor") == 0) {
       opt->flags |= MC_PGP_ARMOR;
+    } else if (!armor_ok && strcmp(argv[i], "--protect-headers") == 0 && i + 1 < argc) {
+      const char *m = argv[++i];
+      opt->flags &= ~(MC_PGP_PROTECT_HEADERS_AT_REST | MC_PGP_PROTECT_HEADERS_GATEWAY);
+      if (strcmp(m, "at-rest") == 0)
+        opt->flags |= MC_PGP_PROTECT_HEADERS_AT_REST;
+      else if (strcmp(m, "gateway") == 0)
+        opt->flags |= MC_PGP_PROTECT_HEADERS_GATEWAY;
+      else {
+        fprintf(stderr, "msgcrypt: unknown header protection %s (at-rest, gateway)\n", m);
+        return EXIT_USAGE;
+      }
     } else if (armor_ok && strcmp(argv[i], "--format") == 0 && i + 1 < argc) {
       const char *f = argv[++i];
       if (strcmp(f, "auto") == 0)
@@ -142,7 +154,8 @@ static int parse_args(int argc, char **argv, int armor_ok, struct keyring *k,
       }
     } else {
       fprintf(stderr, "usage: msgcrypt %s --key FILE...%s < IN > OUT\n", argv[0],
-              armor_ok ? " [--armor] [--format auto|v1|ocb|gcm]" : "");
+              armor_ok ? " [--armor] [--format auto|v1|ocb|gcm]"
+                       : " [--protect-headers at-rest|gateway]");
       return EXIT_USAGE;
     }
   }

@@ -1,0 +1,178 @@
+// records.c: encoding and bounded decoding of the store's LMDB values, the one
+// place that turns untrusted bytes from the file into typed records.
+#include "mailstore.h"
+#include "store_records.h"
+
+#include <string.h>
+
+// cur is a bounded reader: a read past the end sets bad and yields zeros.
+struct cur {
+  const uint8_t *p;
+  size_t n, off;
+  int bad;
+};
+
+static const uint8_t *take(struct cur *c, size_t k) {
+  if (c->bad || c->n - c->off < k) {
+    c->bad = 1;
+    return NULL;
+  }
+  const uint8_t *r = c->p + c->off;
+  c->off += k;
+  return r;
+}
+static uint8_t rd8(struct cur *c) {
+  const uint8_t *p = take(c, 1);
+  return p ? p[0] : 0;
+}
+static uint16_t rd16(struct cur *c) {
+  const uint8_t *p = take(c, 2);
+  return p ? (uint16_t)(p[0] | p[1] << 8) : 0;
+}
+static uint32_t rd32(struct cur *c) {
+  const uint8_t *p = take(c, 4);
+  return p ? msr_get_le32(p) : 0;
+}
+static uint64_t rd64(struct cur *c) {
+  const uint8_t *p = take(c, 8);
+  return p ? msr_get_le64(p) : 0;
+}
+
+size_t msr_account_encode(uint8_t *out, const struct msr_account *a) {
+  out[0] = MSR_RECORD_VERSION;
+  msr_le64(out + 1, a->quota_bytes);
+  msr_le64(out + 9, a->quota_messages);
+  msr_le64(out + 17, a->used_bytes);
+  msr_le64(out + 25, a->used_messages);
+  msr_le64(out + 33, a->modseq);
+  msr_le64(out + 41, a->next_message);
+  msr_le32(out + 49, a->next_mailbox);
+  msr_le32(out + 53, a->last_uidvalidity);
+  out[57] = (uint8_t)a->name_len;
+  out[58] = (uint8_t)(a->name_len >> 8);
+  memcpy(out + MSR_ACCOUNT_FIXED, a->name, a->name_len);
+  return MSR_ACCOUNT_FIXED + a->name_len;
+}
+
+int msr_account_decode(struct msr_account *a, const void *in, size_t len) {
+  struct cur c = {in, len, 0, 0};
+  if (rd8(&c) != MSR_RECORD_VERSION)
+    return MS_ERR_CORRUPT;
+  a->quota_bytes = rd64(&c);
+  a->quota_messages = rd64(&c);
+  a->used_bytes = rd64(&c);
+  a->used_messages = rd64(&c);
+  a->modseq = rd64(&c);
+  a->next_message = rd64(&c);
+  a->next_mailbox = rd32(&c);
+  a->last_uidvalidity = rd32(&c);
+  a->name_len = rd16(&c);
+  if (c.bad || a->name_len == 0 || a->name_len > MSR_NAME_MAX || len - c.off != a->name_len ||
+      a->next_message == 0)
+    return MS_ERR_CORRUPT;
+  memcpy(a->name, c.p + c.off, a->name_len);
+  return 0;
+}
+
+size_t msr_mailbox_encode(uint8_t *out, const struct msr_mailbox *m) {
+  out[0] = MSR_RECORD_VERSION;
+  msr_le32(out + 1, m->parent);
+  msr_le32(out + 5, m->role);
+  out[9] = (uint8_t)(m->subscribed != 0);
+  msr_le32(out + 10, m->uidvalidity);
+  msr_le32(out + 14, m->uidnext);
+  msr_le64(out + 18, m->highest_modseq);
+  msr_le32(out + 26, m->total);
+  msr_le32(out + 30, m->unseen);
+  msr_le64(out + 34, m->size);
+  out[42] = (uint8_t)m->name_len;
+  out[43] = (uint8_t)(m->name_len >> 8);
+  memcpy(out + MSR_MAILBOX_FIXED, m->name, m->name_len);
+  return MSR_MAILBOX_FIXED + m->name_len;
+}
+
+int msr_mailbox_decode(struct msr_mailbox *m, const void *in, size_t len) {
+  struct cur c = {in, len, 0, 0};
+  if (rd8(&c) != MSR_RECORD_VERSION)
+    return MS_ERR_CORRUPT;
+  m->parent = rd32(&c);
+  m->role = rd32(&c);
+  m->subscribed = rd8(&c);
+  m->uidvalidity = rd32(&c);
+  m->uidnext = rd32(&c);
+  m->highest_modseq = rd64(&c);
+  m->total = rd32(&c);
+  m->unseen = rd32(&c);
+  m->size = rd64(&c);
+  m->name_len = rd16(&c);
+  if (c.bad || m->role > MS_ROLE_MAX || m->subscribed > 1 || m->uidvalidity == 0 ||
+      m->uidnext == 0 || m->unseen > m->total || m->total >= m->uidnext || m->name_len == 0 ||
+      m->name_len > MSR_NAME_MAX || len - c.off != m->name_len)
+    return MS_ERR_CORRUPT;
+  memcpy(m->name, c.p + c.off, m->name_len);
+  return 0;
+}
+
+void msr_uid_encode(uint8_t out[MSR_UID_LEN], const struct msr_uid *u) {
+  msr_le64(out, u->message);
+  msr_le32(out + 8, u->flags);
+  msr_le64(out + 12, u->modseq);
+}
+
+int msr_uid_decode(struct msr_uid *u, const void *in, size_t len) {
+  if (len != MSR_UID_LEN)
+    return MS_ERR_CORRUPT;
+  const uint8_t *p = in;
+  u->message = msr_get_le64(p);
+  u->flags = msr_get_le32(p + 8);
+  u->modseq = msr_get_le64(p + 12);
+  if (u->message == 0 || (u->flags & ~(uint32_t)MS_FLAG_ALL) || u->modseq == 0)
+    return MS_ERR_CORRUPT;
+  return 0;
+}
+
+void msr_message_encode(uint8_t out[MSR_MESSAGE_LEN], const struct msr_message *m) {
+  out[0] = MSR_RECORD_VERSION;
+  msr_le64(out + 1, m->size);
+  msr_le64(out + 9, (uint64_t)m->internal_date);
+  msr_le32(out + 17, m->refs);
+  msr_le64(out + 21, m->thread);
+  memcpy(out + 29, m->blob, 32);
+}
+
+int msr_message_decode(struct msr_message *m, const void *in, size_t len) {
+  if (len != MSR_MESSAGE_LEN)
+    return MS_ERR_CORRUPT;
+  const uint8_t *p = in;
+  if (p[0] != MSR_RECORD_VERSION)
+    return MS_ERR_CORRUPT;
+  m->size = msr_get_le64(p + 1);
+  m->internal_date = (int64_t)msr_get_le64(p + 9);
+  m->refs = msr_get_le32(p + 17);
+  m->thread = msr_get_le64(p + 21);
+  memcpy(m->blob, p + 29, 32);
+  if (m->size == 0 || m->refs == 0 || m->thread == 0)
+    return MS_ERR_CORRUPT;
+  return 0;
+}
+
+void msr_blob_encode_head(uint8_t out[MSR_BLOB_HEAD], const struct msr_blob *b) {
+  out[0] = MSR_RECORD_VERSION;
+  msr_le64(out + 1, b->refs);
+  msr_le64(out + 9, b->raw_len);
+  out[17] = (uint8_t)b->codec;
+}
+
+int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
+  if (len < MSR_BLOB_HEAD)
+    return MS_ERR_CORRUPT;
+  const uint8_t *p = in;
+  if (p[0] != MSR_RECORD_VERSION)
+    return MS_ERR_CORRUPT;
+  b->refs = msr_get_le64(p + 1);
+  b->raw_len = msr_get_le64(p + 9);
+  b->codec = p[17];
+  if (b->refs == 0 || b->raw_len == 0 || b->codec != MSR_CODEC_ZSTD || len == MSR_BLOB_HEAD)
+    return MS_ERR_CORRUPT;
+  return 0;
+}

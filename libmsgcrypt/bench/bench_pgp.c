@@ -1,0 +1,184 @@
+// bench_pgp.c: messages per second and MB/s of libmsgcrypt's OpenPGP
+// encryption (mc_pgp_encrypt) to one recipient, 10 KiB and 1 MiB messages,
+// and the raw AES-256 it is judged against on the same 1 MiB: AES-256-OCB
+// (mc_aes_ocb_*, key set up once, one 15-byte nonce) and AES-256-CFB
+// (mc_aes_cfb_encrypt over BoringSSL). librnp, the peer, runs in its own
+// process (peer_rnp.c); run-bench.sh runs both and goals.py judges them.
+//
+// Each certificate is parsed once; every message is then one mc_pgp_encrypt
+// call, binary, in the format the engine picks for the key, which is printed
+// on stderr ("format NAME: SEIPDv2 AES-256-OCB", read from the output's
+// encrypted data packet). Records follow corvid_bench.h: one message per
+// record, `bytes` its plaintext length.
+//
+// usage: bench_pgp [--rounds N] NAME=CERT_FILE...
+//   CERT_FILE is armored or binary; NAME names the rows (pgp-encrypt-NAME).
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "corvid_bench.h"
+#include "msgcrypt.h"
+
+enum { SMALL = 10 * 1024, LARGE = 1 << 20 };
+
+struct job {
+  const mc_pgp_cert *cert;
+  const uint8_t *in;
+  size_t len;
+  uint8_t *out;
+  size_t out_cap, out_len;
+  unsigned n; // messages per measured call
+  mc_aes_ocb_ctx ocb;
+  uint8_t key[32], nonce[15], iv[16];
+};
+
+// A failed call would time an error path: stop instead.
+static void must(int status, const char *what) {
+  if (status != 0) {
+    fprintf(stderr, "bench_pgp: %s failed (%d)\n", what, status);
+    exit(1);
+  }
+}
+
+static void encrypt_n(void *ctx) {
+  struct job *j = ctx;
+  const mc_pgp_cert *certs[1] = {j->cert};
+  for (unsigned i = 0; i < j->n; i++) {
+    must(mc_pgp_encrypt(j->out, j->out_cap, &j->out_len, certs, 1, NULL, j->in, j->len),
+         "mc_pgp_encrypt");
+    corvid_bench_sink(j->out, j->out_len);
+  }
+}
+
+static void ocb_seal(void *ctx) {
+  struct job *j = ctx;
+  size_t n = 0;
+  must(mc_aes_ocb_seal(&j->ocb, j->out, j->out_cap, &n, j->nonce, sizeof j->nonce, j->in, j->len,
+                       NULL, 0),
+       "mc_aes_ocb_seal");
+  corvid_bench_sink(j->out, n);
+}
+
+static void cfb_encrypt(void *ctx) {
+  struct job *j = ctx;
+  must(mc_aes_cfb_encrypt(j->out, j->key, sizeof j->key, j->iv, j->in, j->len),
+       "mc_aes_cfb_encrypt");
+  corvid_bench_sink(j->out, j->len);
+}
+
+// describe_format names the format of the message `m`: the first packet
+// after the PKESKs is the encrypted data packet, whose body opens with its
+// version, then (v2) the cipher and AEAD ids. Our writer uses new-format
+// headers only.
+static void describe_format(char *out, size_t cap, const uint8_t *m, size_t len) {
+  size_t o = 0;
+  snprintf(out, cap, "unknown");
+  while (o + 2 < len && (m[o] & 0xc0) == 0xc0) {
+    unsigned tag = m[o] & 0x3f, b = m[o + 1];
+    size_t hdr = 2, body = b;
+    if (b >= 192 && b < 224) {
+      body = ((size_t)(b - 192) << 8) + m[o + 2] + 192;
+      hdr = 3;
+    } else if (b == 255 && o + 6 <= len) {
+      body = (size_t)m[o + 2] << 24 | (size_t)m[o + 3] << 16 | (size_t)m[o + 4] << 8 | m[o + 5];
+      hdr = 6;
+    } else if (b >= 224 && b < 255) {
+      body = 0; // a partial length: only the body's start matters here
+    }
+    if (tag == 18 && o + hdr + 3 <= len) {
+      const uint8_t *p = m + o + hdr;
+      static const char *const sym[] = {[7] = "AES-128", [8] = "AES-192", [9] = "AES-256"};
+      if (p[0] == 1)
+        snprintf(out, cap, "SEIPDv1 (CFB, cipher in the PKESK)");
+      else
+        snprintf(out, cap, "SEIPDv2 %s-%s", p[1] <= 9 && sym[p[1]] ? sym[p[1]] : "?",
+                 p[2] == 2   ? "OCB"
+                 : p[2] == 3 ? "GCM"
+                             : "?");
+      return;
+    }
+    o += hdr + body;
+  }
+}
+
+static uint8_t *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  size_t cap = 1 << 16;
+  uint8_t *p = malloc(cap);
+  *len = p ? fread(p, 1, cap, f) : 0;
+  fclose(f);
+  return p;
+}
+
+int main(int argc, char **argv) {
+  unsigned rounds = 5;
+  int i = 1;
+  if (i + 1 < argc && strcmp(argv[i], "--rounds") == 0) {
+    rounds = (unsigned)atoi(argv[i + 1]);
+    i += 2;
+  }
+  if (rounds < 1 || rounds > 20) {
+    fprintf(stderr, "usage: bench_pgp [--rounds N] NAME=CERT_FILE...\n");
+    return 2;
+  }
+  struct job j = {0};
+  uint8_t *msg = malloc(LARGE);
+  j.out_cap = mc_pgp_encrypt_max_len(1, LARGE, 0);
+  j.out = malloc(j.out_cap);
+  if (!msg || !j.out)
+    return 1;
+  for (size_t k = 0; k < LARGE; k++)
+    msg[k] = (uint8_t)(k * 131 + 7);
+  struct corvid_bench_result r;
+  // The raw AES baselines, over the same 1 MiB.
+  memset(j.key, 0x42, sizeof j.key);
+  must(mc_aes_ocb_init(&j.ocb, j.key, sizeof j.key, 16), "mc_aes_ocb_init");
+  j.in = msg;
+  j.len = LARGE;
+  must(corvid_bench_measure(&r, 10 * rounds, ocb_seal, &j), "measure");
+  corvid_bench_emit(stdout, "pgp-raw-aes256", "aes256-ocb", LARGE, 1, &r);
+  must(corvid_bench_measure(&r, 10 * rounds, cfb_encrypt, &j), "measure");
+  corvid_bench_emit(stdout, "pgp-raw-aes256", "aes256-cfb", LARGE, 1, &r);
+  mc_aes_ocb_cleanup(&j.ocb);
+  for (; i < argc; i++) {
+    char *eq = strchr(argv[i], '=');
+    if (!eq)
+      return 2;
+    *eq = '\0';
+    size_t len = 0;
+    uint8_t *data = read_file(eq + 1, &len);
+    mc_pgp_certs *certs = NULL;
+    if (!data || mc_pgp_certs_parse(&certs, NULL, NULL, data, len, (int64_t)time(NULL)) != 0 ||
+        mc_pgp_cert_num_recipients(mc_pgp_certs_get(certs, 0)) == 0) {
+      fprintf(stderr, "bench_pgp: %s: no usable certificate in %s\n", argv[i], eq + 1);
+      free(data);
+      mc_pgp_certs_free(certs);
+      continue;
+    }
+    j.cert = mc_pgp_certs_get(certs, 0);
+    static const size_t sizes[] = {SMALL, LARGE};
+    for (size_t s = 0; s < 2; s++) {
+      j.len = sizes[s];
+      j.n = sizes[s] == SMALL ? 4 : 1;
+      must(corvid_bench_measure(&r, 10 * rounds, encrypt_n, &j), "measure");
+      r.min_ns /= j.n;
+      r.median_ns /= j.n;
+      char bench[64], fmt[64];
+      snprintf(bench, sizeof bench, "pgp-encrypt-%s", argv[i]);
+      corvid_bench_emit(stdout, bench, "mc", sizes[s], 1, &r);
+      if (s == 0) {
+        describe_format(fmt, sizeof fmt, j.out, j.out_len);
+        fprintf(stderr, "format %s: %s\n", argv[i], fmt);
+      }
+    }
+    mc_pgp_certs_free(certs);
+    free(data);
+  }
+  free(j.out);
+  free(msg);
+  return 0;
+}

@@ -1,0 +1,264 @@
+// cms_encrypt.c: the CMS encryption engine's top level (RFC 5652 §6,
+// RFC 5083, RFC 5084, RFC 3565): it picks a content-encryption key, encrypts
+// the content with AES-CBC into an EnvelopedData or with AES-GCM into an
+// AuthEnvelopedData, has cms_recipient_info.c write one RecipientInfo per
+// recipient, and wraps the result in a ContentInfo. It also holds the public
+// entry points, which turn certificates into cms_recipient values through
+// the X.509 reader's hand-off and write into the caller's buffer.
+#include <errno.h>
+#include <openssl/aes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cms_internal.h"
+#include "msgcrypt_internal.h"
+#include "x509_internal.h"
+
+const uint8_t cms_oid_data[9] = {0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x01};
+const uint8_t cms_oid_enveloped_data[9] = {0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x03};
+const uint8_t cms_oid_auth_enveloped[11] = {0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d,
+                                            0x01, 0x09, 0x10, 0x01, 0x17};
+const uint8_t cms_oid_aes128_gcm[9] = {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x06};
+const uint8_t cms_oid_aes256_cbc[9] = {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x2a};
+const uint8_t cms_oid_aes256_gcm[9] = {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x01, 0x2e};
+
+static int is_mlkem(cms_key_type t) {
+  return t == CMS_KEY_MLKEM512 || t == CMS_KEY_MLKEM768 || t == CMS_KEY_MLKEM1024;
+}
+
+int cms_params_resolve(cms_params *p, const mc_smime_encrypt_options *o, const cms_recipient *rs,
+                       size_t num) {
+  static const mc_smime_encrypt_options defaults = MC_SMIME_ENCRYPT_OPTIONS_INIT;
+  if (o == NULL)
+    o = &defaults;
+  if (o->version != MC_SMIME_ENCRYPT_OPTIONS_VERSION || o->content > MC_SMIME_CONTENT_AES256_GCM ||
+      o->rsa > MC_SMIME_RSA_OAEP_SHA256 || o->rid > MC_SMIME_RID_SKI ||
+      o->gcm_tag > MC_SMIME_GCM_TAG12_DEFAULT || o->ec_params > MC_SMIME_EC_PARAMS_NAMED_CURVE)
+    return MC_ERR_INVALID_ARGUMENT;
+  p->content = o->content;
+  if (p->content == MC_SMIME_CONTENT_AUTO) {
+    // CBC is what every client reads (docs/smime-clients.md); RFC 9936
+    // pairs ML-KEM with authenticated content, and a client that reads
+    // ML-KEM reads GCM.
+    p->content = MC_SMIME_CONTENT_AES256_CBC;
+    for (size_t i = 0; i < num; i++)
+      if (is_mlkem(rs[i].type))
+        p->content = MC_SMIME_CONTENT_AES256_GCM;
+  }
+  p->rsa = o->rsa;
+  p->rid = o->rid;
+  p->gcm_tag = o->gcm_tag;
+  p->ec_params = o->ec_params;
+  p->cek_len = 32;
+  return 0;
+}
+
+size_t cms_encrypt_max_len(const cms_recipient *rs, size_t num, size_t in_len) {
+  // Headers: at most 10 bytes each, a few dozen of them outside the
+  // recipient infos; content: padding or tag, IV or nonce, algorithm.
+  size_t total = 256;
+  if (in_len > SIZE_MAX - total - 64)
+    return SIZE_MAX;
+  total += in_len + 64;
+  for (size_t i = 0; i < num; i++) {
+    size_t n = cms_ri_max_len(&rs[i]);
+    if (n > SIZE_MAX - total)
+      return SIZE_MAX;
+    total += n;
+  }
+  return total;
+}
+
+// write_cbc_content writes the EncryptedContentInfo with AES-CBC and the
+// PKCS #7 padding of RFC 5652 §6.3.
+static int write_cbc_content(dw *w, const uint8_t *cek, size_t cek_len, const uint8_t *iv_in,
+                             const uint8_t *in, size_t in_len) {
+  uint8_t iv[16];
+  if (iv_in != NULL)
+    memcpy(iv, iv_in, 16);
+  else if (mc_random_bytes(iv, 16) != 0)
+    return MC_ERR_INVALID_ARGUMENT;
+  size_t eci = dw_open(w, 0x30);
+  dw_oid(w, cms_oid_data, sizeof cms_oid_data);
+  size_t alg = dw_open(w, 0x30);
+  dw_oid(w, cms_oid_aes256_cbc, sizeof cms_oid_aes256_cbc);
+  dw_element(w, 0x04, iv, 16);
+  dw_close(w, alg);
+  size_t pad = 16 - in_len % 16;
+  dw_header(w, 0x80, in_len + pad);
+  uint8_t *ct = dw_reserve(w, in_len + pad);
+  if (ct != NULL) {
+    if (in_len > 0)
+      memcpy(ct, in, in_len);
+    memset(ct + in_len, (int)pad, pad);
+    AES_KEY key;
+    if (AES_set_encrypt_key(cek, (unsigned)(cek_len * 8), &key) != 0)
+      return MC_ERR_INVALID_ARGUMENT;
+    AES_cbc_encrypt(ct, ct, in_len + pad, &key, iv, AES_ENCRYPT);
+    mc_wipe(&key, sizeof key);
+  }
+  dw_close(w, eci);
+  return 0;
+}
+
+// write_gcm_content writes the EncryptedContentInfo of an
+// AuthEnvelopedData (RFC 5084 §3.2) and returns the tag in `tag`, which the
+// caller writes as the mac field after the (absent) authAttrs.
+static int write_gcm_content(dw *w, uint8_t tag[16], const cms_params *p, const uint8_t *cek,
+                             size_t cek_len, const uint8_t *nonce_in, const uint8_t *in,
+                             size_t in_len) {
+  uint8_t nonce[MC_AES_GCM_NONCE_LEN];
+  if (nonce_in != NULL)
+    memcpy(nonce, nonce_in, sizeof nonce);
+  else if (mc_random_bytes(nonce, sizeof nonce) != 0)
+    return MC_ERR_INVALID_ARGUMENT;
+  size_t eci = dw_open(w, 0x30);
+  dw_oid(w, cms_oid_data, sizeof cms_oid_data);
+  size_t alg = dw_open(w, 0x30);
+  if (cek_len == 16)
+    dw_oid(w, cms_oid_aes128_gcm, sizeof cms_oid_aes128_gcm);
+  else
+    dw_oid(w, cms_oid_aes256_gcm, sizeof cms_oid_aes256_gcm);
+  size_t gp = dw_open(w, 0x30);
+  dw_element(w, 0x04, nonce, sizeof nonce);
+  // aes-ICVlen DEFAULT 12: DER leaves a default value out, so the 12-byte
+  // form has no INTEGER and the 16-byte form spells it out.
+  if (p->gcm_tag == MC_SMIME_GCM_TAG16)
+    dw_uint(w, 16);
+  dw_close(w, gp);
+  dw_close(w, alg);
+  dw_header(w, 0x80, in_len);
+  uint8_t *ct = dw_reserve(w, in_len + MC_AES_GCM_TAG_LEN);
+  if (ct != NULL) {
+    size_t n = 0;
+    int rc = mc_aes_gcm_seal(ct, in_len + MC_AES_GCM_TAG_LEN, &n, cek, cek_len, nonce, sizeof nonce,
+                             in, in_len, NULL, 0);
+    if (rc != 0)
+      return rc;
+    memcpy(tag, ct + in_len, MC_AES_GCM_TAG_LEN);
+    // The tag was sealed after the ciphertext; it leaves the content here
+    // and goes into the mac field.
+    w->len -= MC_AES_GCM_TAG_LEN;
+  }
+  dw_close(w, eci);
+  return 0;
+}
+
+static int dw_status(const dw *w) {
+  switch (w->err) {
+  case DW_ERR_NONE:
+    return 0;
+  case DW_ERR_NO_ROOM:
+    return MC_ERR_BUFFER_TOO_SMALL;
+  case DW_ERR_NO_MEMORY:
+    return -ENOMEM;
+  default:
+    return MC_ERR_INVALID_ARGUMENT;
+  }
+}
+
+int cms_encrypt_recipients(dw *w, const cms_recipient *rs, size_t num, const cms_params *p,
+                           const cms_derand *d, const uint8_t *in, size_t in_len) {
+  if (num == 0 || num > MC_SMIME_MAX_RECIPIENTS || (p->cek_len != 16 && p->cek_len != 32))
+    return MC_ERR_INVALID_ARGUMENT;
+  int gcm = p->content == MC_SMIME_CONTENT_AES256_GCM;
+  if (!gcm && p->cek_len != 32)
+    return MC_ERR_INVALID_ARGUMENT;
+  uint8_t cek[32], tag[16];
+  int rc = 0;
+  if (d != NULL && d->cek != NULL)
+    memcpy(cek, d->cek, p->cek_len);
+  else
+    rc = mc_random_bytes(cek, p->cek_len);
+  // RFC 5652 §6.1: version 0 when every RecipientInfo is a version-0 KTRI,
+  // 3 with an ori, otherwise 2. AuthEnvelopedData is always 0 (RFC 5083).
+  unsigned version = 0;
+  for (size_t i = 0; i < num; i++) {
+    if (is_mlkem(rs[i].type))
+      version = 3;
+    else if ((p->rid == MC_SMIME_RID_SKI || rs[i].type != CMS_KEY_RSA) && version < 2)
+      version = 2; // a KTRI with a key identifier, or a KARI (version 3)
+  }
+  size_t ci = dw_open(w, 0x30);
+  if (gcm)
+    dw_oid(w, cms_oid_auth_enveloped, sizeof cms_oid_auth_enveloped);
+  else
+    dw_oid(w, cms_oid_enveloped_data, sizeof cms_oid_enveloped_data);
+  size_t explicit0 = dw_open(w, 0xa0);
+  size_t ed = dw_open(w, 0x30);
+  dw_uint(w, gcm ? 0 : version);
+  size_t set = dw_open(w, 0x31);
+  for (size_t i = 0; rc == 0 && i < num; i++)
+    rc = cms_ri_write(w, &rs[i], p, cek, p->cek_len,
+                      d != NULL && d->kem != NULL ? &d->kem[i] : NULL);
+  dw_close_set_of(w, set);
+  if (rc == 0) {
+    const uint8_t *iv = d != NULL ? d->iv : NULL;
+    if (gcm) {
+      rc = write_gcm_content(w, tag, p, cek, p->cek_len, iv, in, in_len);
+      dw_element(w, 0x04, tag, p->gcm_tag == MC_SMIME_GCM_TAG16 ? 16 : 12);
+    } else {
+      rc = write_cbc_content(w, cek, p->cek_len, iv, in, in_len);
+    }
+  }
+  dw_close(w, ed);
+  dw_close(w, explicit0);
+  dw_close(w, ci);
+  mc_wipe(cek, sizeof cek);
+  mc_wipe(tag, sizeof tag);
+  if (rc == 0)
+    rc = dw_status(w);
+  return rc;
+}
+
+int cms_recipients_of(cms_recipient **out, const mc_x509_cert *const *certs, size_t num) {
+  *out = NULL;
+  if (certs == NULL || num == 0 || num > MC_SMIME_MAX_RECIPIENTS)
+    return MC_ERR_INVALID_ARGUMENT;
+  cms_recipient *rs = calloc(num, sizeof *rs);
+  if (rs == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < num; i++) {
+    int rc = certs[i] == NULL ? MC_ERR_INVALID_ARGUMENT : x509_cert_recipient(&rs[i], certs[i]);
+    if (rc != 0) {
+      free(rs);
+      return rc;
+    }
+  }
+  *out = rs;
+  return 0;
+}
+
+size_t mc_smime_encrypt_max_len(const mc_x509_cert *const *certs, size_t num_certs, size_t in_len) {
+  cms_recipient *rs;
+  if (cms_recipients_of(&rs, certs, num_certs) != 0)
+    return SIZE_MAX;
+  size_t n = cms_encrypt_max_len(rs, num_certs, in_len);
+  free(rs);
+  return n;
+}
+
+int mc_smime_encrypt(uint8_t *out, size_t out_cap, size_t *out_len,
+                     const mc_x509_cert *const *certs, size_t num_certs,
+                     const mc_smime_encrypt_options *options, const uint8_t *in, size_t in_len) {
+  if (out_len != NULL)
+    *out_len = 0;
+  if (out == NULL || out_len == NULL || (in == NULL && in_len > 0))
+    return MC_ERR_INVALID_ARGUMENT;
+  cms_recipient *rs;
+  int rc = cms_recipients_of(&rs, certs, num_certs);
+  if (rc != 0)
+    return rc;
+  cms_params p;
+  rc = cms_params_resolve(&p, options, rs, num_certs);
+  dw w;
+  dw_init_fixed(&w, out, out_cap);
+  if (rc == 0)
+    rc = cms_encrypt_recipients(&w, rs, num_certs, &p, NULL, in, in_len);
+  if (rc == 0)
+    *out_len = w.len;
+  else
+    mc_wipe(out, w.len);
+  free(rs);
+  return rc;
+}

@@ -22,21 +22,8 @@
 #include <openssl/nid.h>
 #include <openssl/rsa.h>
 
+#include "aead_internal.h"
 #include "x509_internal.h"
-
-static const EVP_MD *md_of(mc_hash_alg h) {
-  switch (h) {
-  case MC_HASH_SHA1:
-    return EVP_sha1();
-  case MC_HASH_SHA256:
-    return EVP_sha256();
-  case MC_HASH_SHA384:
-    return EVP_sha384();
-  case MC_HASH_SHA512:
-    return EVP_sha512();
-  }
-  return NULL;
-}
 
 static int nid_of(mc_hash_alg h) {
   switch (h) {
@@ -71,8 +58,8 @@ static int verify_rsa(const x509_key *key, const x509_sigalg *alg, const uint8_t
     if (alg->kind == X509_SIG_RSA_PKCS1)
       ok = RSA_verify(nid_of(alg->hash), digest, digest_len, sig, sig_len, rsa);
     else
-      ok = RSA_verify_pss_mgf1(rsa, digest, digest_len, md_of(alg->hash), md_of(alg->mgf1_hash),
-                               (int)alg->salt_len, sig, sig_len);
+      ok = RSA_verify_pss_mgf1(rsa, digest, digest_len, mc_hash_evp_md(alg->hash),
+                               mc_hash_evp_md(alg->mgf1_hash), (int)alg->salt_len, sig, sig_len);
     ret = ok == 1 ? 0 : MC_ERR_BAD_SIGNATURE;
   }
   BN_free(n);

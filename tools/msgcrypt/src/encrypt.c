@@ -3,8 +3,10 @@
 // message, streaming it to stdout in constant memory, and `msgcrypt
 // encrypt-mime --key FILE... [--protect-headers at-rest|gateway]`, which
 // turns the MIME message on stdin into a PGP/MIME message, with RFC 9788
-// header protection when asked. Unusable keys or a stdin that is not a message make it
-// explain on stderr, write nothing on stdout and exit 1.
+// header protection when asked, or, with `--cert FILE...` instead of
+// `--key`, into an S/MIME 4.0 message for X.509 certificates. Unusable keys
+// or a stdin that is not a message make it explain on stderr, write nothing
+// on stdout and exit 1.
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -56,17 +58,93 @@ static int slurp(FILE *f, uint8_t **out, size_t *out_len) {
   return 0;
 }
 
+// A keyring holds OpenPGP certificates (--key) or X.509 certificates
+// (--cert); one message goes to one kind only.
 struct keyring {
   mc_pgp_certs *sets[ENCRYPT_MAX_KEY_FILES];
   size_t num_sets;
   const mc_pgp_cert **certs;
   size_t num_certs;
+  mc_x509_certs *x509_sets[ENCRYPT_MAX_KEY_FILES];
+  size_t num_x509_sets;
+  const mc_x509_cert **x509;
+  size_t num_x509;
+  mc_smime_encrypt_options smime;
 };
 
 static void keyring_free(struct keyring *k) {
   for (size_t i = 0; i < k->num_sets; i++)
     mc_pgp_certs_free(k->sets[i]);
   free(k->certs);
+  for (size_t i = 0; i < k->num_x509_sets; i++)
+    mc_x509_certs_free(k->x509_sets[i]);
+  free(k->x509);
+}
+
+// read_file reads all of `path` into a new buffer; it prints why not.
+static int read_file(const char *path, uint8_t **data, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) {
+    fprintf(stderr, "msgcrypt: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  int ret = slurp(f, data, len);
+  fclose(f);
+  if (ret < 0) {
+    fprintf(stderr, "msgcrypt: %s: %s\n", path, mc_strerror(ret));
+    return -1;
+  }
+  return 0;
+}
+
+// load_cert reads the X.509 certificates of `path` into `k`, keeping the
+// ones that are not CAs (a file may carry its chain). It prints why not.
+static int load_cert(struct keyring *k, const char *path) {
+  if (k->num_x509_sets == ENCRYPT_MAX_KEY_FILES) {
+    fprintf(stderr, "msgcrypt: more than %d certificate files\n", ENCRYPT_MAX_KEY_FILES);
+    return -1;
+  }
+  uint8_t *data = NULL;
+  size_t len = 0;
+  if (read_file(path, &data, &len) < 0)
+    return -1;
+  mc_x509_diag diag;
+  memset(&diag, 0, sizeof diag);
+  mc_x509_certs *set = NULL;
+  int ret = mc_x509_certs_parse(&set, NULL, &diag, data, len);
+  free(data);
+  if (ret < 0) {
+    fprintf(stderr, "msgcrypt: %s: not a certificate: %s\n", path,
+            diag.message[0] ? diag.message : mc_strerror(ret));
+    return -1;
+  }
+  size_t n = mc_x509_certs_count(set);
+  const mc_x509_cert **certs = realloc(k->x509, (k->num_x509 + n) * sizeof *certs);
+  if (certs == NULL) {
+    mc_x509_certs_free(set);
+    fprintf(stderr, "msgcrypt: out of memory\n");
+    return -1;
+  }
+  k->x509 = certs;
+  k->x509_sets[k->num_x509_sets++] = set;
+  size_t kept = 0;
+  for (size_t i = 0; i < n; i++) {
+    const mc_x509_cert *c = mc_x509_certs_get(set, i);
+    if (mc_x509_cert_is_ca(c))
+      continue;
+    if (!mc_x509_cert_can_encrypt(c)) {
+      fprintf(stderr, "msgcrypt: %s: certificate %zu has no key mail can be encrypted to\n", path,
+              i + 1);
+      return -1;
+    }
+    k->x509[k->num_x509++] = c;
+    kept++;
+  }
+  if (kept == 0) {
+    fprintf(stderr, "msgcrypt: %s: only CA certificates\n", path);
+    return -1;
+  }
+  return 0;
 }
 
 // load_key reads every certificate of `path` into `k`; it prints why not.
@@ -75,23 +153,14 @@ static int load_key(struct keyring *k, const char *path) {
     fprintf(stderr, "msgcrypt: more than %d key files\n", ENCRYPT_MAX_KEY_FILES);
     return -1;
   }
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) {
-    fprintf(stderr, "msgcrypt: %s: %s\n", path, strerror(errno));
-    return -1;
-  }
   uint8_t *data = NULL;
   size_t len = 0;
-  int ret = slurp(f, &data, &len);
-  fclose(f);
-  if (ret < 0) {
-    fprintf(stderr, "msgcrypt: %s: %s\n", path, mc_strerror(ret));
+  if (read_file(path, &data, &len) < 0)
     return -1;
-  }
   mc_pgp_diag diag;
   memset(&diag, 0, sizeof diag);
   mc_pgp_certs *set = NULL;
-  ret = mc_pgp_certs_parse(&set, NULL, &diag, data, len, (int64_t)time(NULL));
+  int ret = mc_pgp_certs_parse(&set, NULL, &diag, data, len, (int64_t)time(NULL));
   free(data);
   if (ret < 0) {
     fprintf(stderr, "msgcrypt: %s: not a usable certificate: %s\n", path,
@@ -125,6 +194,29 @@ static int parse_args(int argc, char **argv, int armor_ok, struct keyring *k,
     if (strcmp(argv[i], "--key") == 0 && i + 1 < argc) {
       if (load_key(k, argv[++i]) < 0)
         return EXIT_FAILED;
+    } else if (!armor_ok && strcmp(argv[i], "--cert") == 0 && i + 1 < argc) {
+      if (load_cert(k, argv[++i]) < 0)
+        return EXIT_FAILED;
+    } else if (!armor_ok && strcmp(argv[i], "--content") == 0 && i + 1 < argc) {
+      const char *c = argv[++i];
+      if (strcmp(c, "cbc") == 0)
+        k->smime.content = MC_SMIME_CONTENT_AES256_CBC;
+      else if (strcmp(c, "gcm") == 0)
+        k->smime.content = MC_SMIME_CONTENT_AES256_GCM;
+      else {
+        fprintf(stderr, "msgcrypt: unknown S/MIME content encryption %s (cbc, gcm)\n", c);
+        return EXIT_USAGE;
+      }
+    } else if (!armor_ok && strcmp(argv[i], "--rsa") == 0 && i + 1 < argc) {
+      const char *r = argv[++i];
+      if (strcmp(r, "pkcs1") == 0)
+        k->smime.rsa = MC_SMIME_RSA_PKCS1;
+      else if (strcmp(r, "oaep") == 0)
+        k->smime.rsa = MC_SMIME_RSA_OAEP_SHA256;
+      else {
+        fprintf(stderr, "msgcrypt: unknown RSA key transport %s (pkcs1, oaep)\n", r);
+        return EXIT_USAGE;
+      }
     } else if (armor_ok && strcmp(argv[i], "--armor") == 0) {
       opt->flags |= MC_PGP_ARMOR;
     } else if (!armor_ok && strcmp(argv[i], "--protect-headers") == 0 && i + 1 < argc) {
@@ -153,14 +245,32 @@ static int parse_args(int argc, char **argv, int armor_ok, struct keyring *k,
         return EXIT_USAGE;
       }
     } else {
-      fprintf(stderr, "usage: msgcrypt %s --key FILE...%s < IN > OUT\n", argv[0],
-              armor_ok ? " [--armor] [--format auto|v1|ocb|gcm]"
-                       : " [--protect-headers at-rest|gateway]");
+      if (armor_ok)
+        fprintf(stderr,
+                "usage: msgcrypt %s --key FILE... [--armor] [--format auto|v1|ocb|gcm] "
+                "< IN > OUT\n",
+                argv[0]);
+      else
+        fprintf(stderr,
+                "usage: msgcrypt %s --key FILE... [--protect-headers at-rest|gateway] < IN > OUT\n"
+                "       msgcrypt %s --cert FILE... [--content cbc|gcm] [--rsa pkcs1|oaep] "
+                "< IN > OUT\n",
+                argv[0], argv[0]);
       return EXIT_USAGE;
     }
   }
-  if (k->num_certs == 0) {
-    fprintf(stderr, "msgcrypt: %s needs at least one --key FILE\n", argv[0]);
+  if (k->num_certs == 0 && k->num_x509 == 0) {
+    fprintf(stderr, "msgcrypt: %s needs at least one --key FILE%s\n", argv[0],
+            armor_ok ? "" : " or --cert FILE");
+    return EXIT_USAGE;
+  }
+  if (k->num_certs > 0 && k->num_x509 > 0) {
+    fprintf(stderr, "msgcrypt: %s takes OpenPGP keys or X.509 certificates, not both\n", argv[0]);
+    return EXIT_USAGE;
+  }
+  if (k->num_x509 > 0 &&
+      (opt->flags & (MC_PGP_PROTECT_HEADERS_AT_REST | MC_PGP_PROTECT_HEADERS_GATEWAY))) {
+    fprintf(stderr, "msgcrypt: --protect-headers is not available for S/MIME yet\n");
     return EXIT_USAGE;
   }
   return EXIT_OK;
@@ -213,6 +323,7 @@ int msgcrypt_cmd_encrypt(int argc, char **argv) {
 int msgcrypt_cmd_encrypt_mime(int argc, char **argv) {
   struct keyring k;
   memset(&k, 0, sizeof k);
+  k.smime = (mc_smime_encrypt_options)MC_SMIME_ENCRYPT_OPTIONS_INIT;
   mc_pgp_encrypt_options opt = MC_PGP_ENCRYPT_OPTIONS_INIT;
   int status = parse_args(argc, argv, 0, &k, &opt);
   uint8_t *in = NULL;
@@ -225,7 +336,10 @@ int msgcrypt_cmd_encrypt_mime(int argc, char **argv) {
     }
   }
   if (status == EXIT_OK) {
-    int ret = mc_pgp_mime_encrypt(k.certs, k.num_certs, &opt, in, in_len, write_stdout, NULL);
+    int ret =
+        k.num_x509 > 0
+            ? mc_smime_mime_encrypt(k.x509, k.num_x509, &k.smime, in, in_len, write_stdout, NULL)
+            : mc_pgp_mime_encrypt(k.certs, k.num_certs, &opt, in, in_len, write_stdout, NULL);
     if (ret == 0 && fflush(stdout) != 0)
       ret = -EIO;
     if (ret == MC_ERR_INVALID_ARGUMENT) {

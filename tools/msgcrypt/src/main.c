@@ -49,15 +49,18 @@ static int cmd_selftest(int argc, char **argv) {
   return failed > 0 ? EXIT_FAILED : EXIT_OK;
 }
 
-int msgcrypt_cmd_describe(int argc, char **argv); // describe.c
+int msgcrypt_cmd_describe(int argc, char **argv);     // describe.c
 int msgcrypt_cmd_encrypt(int argc, char **argv);      // encrypt.c
 int msgcrypt_cmd_encrypt_mime(int argc, char **argv); // encrypt.c
 
 static const struct command commands[] = {
     {"selftest", "run every algorithm's known-answer self-test", cmd_selftest},
-    {"describe", "describe OpenPGP keys: algorithms, fingerprints, warnings", msgcrypt_cmd_describe},
+    {"describe",
+     "describe OpenPGP keys or X.509 certificates (--cert): algorithms, fingerprints, warnings",
+     msgcrypt_cmd_describe},
     {"encrypt", "encrypt stdin to OpenPGP keys (--key FILE... [--armor])", msgcrypt_cmd_encrypt},
-    {"encrypt-mime", "turn the MIME message on stdin into PGP/MIME (--key FILE...)",
+    {"encrypt-mime",
+     "turn the MIME message on stdin into PGP/MIME (--key FILE...) or S/MIME (--cert FILE...)",
      msgcrypt_cmd_encrypt_mime},
 };
 

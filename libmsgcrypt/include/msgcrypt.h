@@ -1860,10 +1860,14 @@ typedef struct mc_smime_encrypt_options {
   uint32_t rid;       // MC_SMIME_RID_*
   uint32_t gcm_tag;   // MC_SMIME_GCM_*
   uint32_t ec_params; // MC_SMIME_EC_PARAMS_*
+  // RFC 9788 header protection for mc_smime_mime_encrypt: MC_HP_NONE (0),
+  // MC_HP_AT_REST or MC_HP_GATEWAY (see "Header protection" below);
+  // mc_smime_encrypt, which has no header to protect, requires MC_HP_NONE.
+  uint32_t protect_headers;
 } mc_smime_encrypt_options;
 
 #define MC_SMIME_ENCRYPT_OPTIONS_VERSION 1
-#define MC_SMIME_ENCRYPT_OPTIONS_INIT {MC_SMIME_ENCRYPT_OPTIONS_VERSION, 0, 0, 0, 0, 0}
+#define MC_SMIME_ENCRYPT_OPTIONS_INIT {MC_SMIME_ENCRYPT_OPTIONS_VERSION, 0, 0, 0, 0, 0, 0}
 
 // The most recipient certificates of one message.
 #define MC_SMIME_MAX_RECIPIENTS 1000
@@ -1911,7 +1915,10 @@ typedef int (*mc_smime_write_fn)(void *opaque, const uint8_t *data, size_t len);
 // encrypted with mc_smime_encrypt and `options` and sent as an
 // application/pkcs7-mime body (smime-type=enveloped-data, or
 // authEnveloped-data for GCM; name smime.p7m; Base64 in 76-column lines).
-// Outer line breaks follow the input's first header line (CRLF or LF). It
+// Outer line breaks follow the input's first header line (CRLF or LF).
+// With options->protect_headers MC_HP_AT_REST or MC_HP_GATEWAY the outer
+// fields and the encrypted entity are mc_hp_protect's instead (RFC 9788:
+// the protected header inside, hp="cipher", HP-Outer). It
 // returns 0; errors as for mc_smime_encrypt, plus MC_ERR_INVALID_ARGUMENT
 // when `in` has no header field, a header line without a colon or a NUL
 // byte in its header; or the callback's negative value. Nothing is written

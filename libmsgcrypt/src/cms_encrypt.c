@@ -33,7 +33,8 @@ int cms_params_resolve(cms_params *p, const mc_smime_encrypt_options *o, const c
     o = &defaults;
   if (o->version != MC_SMIME_ENCRYPT_OPTIONS_VERSION || o->content > MC_SMIME_CONTENT_AES256_GCM ||
       o->rsa > MC_SMIME_RSA_OAEP_SHA256 || o->rid > MC_SMIME_RID_SKI ||
-      o->gcm_tag > MC_SMIME_GCM_TAG12_DEFAULT || o->ec_params > MC_SMIME_EC_PARAMS_NAMED_CURVE)
+      o->gcm_tag > MC_SMIME_GCM_TAG12_DEFAULT || o->ec_params > MC_SMIME_EC_PARAMS_NAMED_CURVE ||
+      o->protect_headers > MC_HP_GATEWAY)
     return MC_ERR_INVALID_ARGUMENT;
   p->content = o->content;
   if (p->content == MC_SMIME_CONTENT_AUTO) {
@@ -49,6 +50,7 @@ int cms_params_resolve(cms_params *p, const mc_smime_encrypt_options *o, const c
   p->rid = o->rid;
   p->gcm_tag = o->gcm_tag;
   p->ec_params = o->ec_params;
+  p->protect_headers = o->protect_headers;
   p->cek_len = 32;
   return 0;
 }
@@ -251,6 +253,8 @@ int mc_smime_encrypt(uint8_t *out, size_t out_cap, size_t *out_len,
     return rc;
   cms_params p;
   rc = cms_params_resolve(&p, options, rs, num_certs);
+  if (rc == 0 && p.protect_headers != MC_HP_NONE)
+    rc = MC_ERR_INVALID_ARGUMENT; // no header here to protect
   dw w;
   dw_init_fixed(&w, out, out_cap);
   if (rc == 0)

@@ -28,7 +28,8 @@ typedef struct cms_params {
   uint32_t rid;
   uint32_t gcm_tag;
   uint32_t ec_params;
-  size_t cek_len; // 32; 16 only for tests reproducing AES-128 examples
+  uint32_t protect_headers; // MC_HP_*; only the MIME builder accepts a mode
+  size_t cek_len;           // 32; 16 only for tests reproducing AES-128 examples
 } cms_params;
 
 // cms_kem_fixed replaces an ML-KEM encapsulation for tests: its ciphertext

@@ -12,6 +12,7 @@
 
 #include "cms_internal.h"
 #include "encodify.h"
+#include "hp_internal.h"
 #include "mailparse.h"
 #include "msgcrypt_internal.h"
 
@@ -73,7 +74,20 @@ int cms_mime_encrypt(const cms_recipient *rs, size_t num, const mc_smime_encrypt
   char *b64 = NULL;
   dw_init_growable(&cmsw, in_len + 4096);
   const char *nl = "\n";
-  if (rc == 0) {
+  hp_buf hp_outer = {0}, hp_inner = {0};
+  if (rc == 0 && params.protect_headers != MC_HP_NONE) {
+    // RFC 9788: mc_hp_build makes both the outer fields and the whole
+    // Cryptographic Payload; the payload still goes in canonical form.
+    rc = mc_hp_build(&hp_outer, &hp_inner, params.protect_headers, msg);
+    if (rc == 0) {
+      const mp_header *first = mp_message_header(msg, root->first_header);
+      if (first->field.len >= 2 && data[first->field.off + first->field.len - 2] == '\r')
+        nl = "\r\n";
+      dw_bytes(&outer, hp_outer.p, hp_outer.len);
+      append_crlf(&inner, hp_inner.p, hp_inner.len);
+      rc = dw_ok(&inner) && dw_ok(&outer) ? 0 : -ENOMEM;
+    }
+  } else if (rc == 0) {
     const mp_header *first = mp_message_header(msg, root->first_header);
     if (first->field.len >= 2 && data[first->field.off + first->field.len - 2] == '\r')
       nl = "\r\n";
@@ -149,6 +163,8 @@ int cms_mime_encrypt(const cms_recipient *rs, size_t num, const mc_smime_encrypt
   dw_cleanup(&cmsw);
   dw_cleanup(&inner);
   dw_cleanup(&outer);
+  mc_hp_buf_free(&hp_outer);
+  mc_hp_buf_free(&hp_inner);
   mp_message_free(msg);
   return rc;
 }

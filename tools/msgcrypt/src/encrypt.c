@@ -4,7 +4,8 @@
 // encrypt-mime --key FILE... [--protect-headers at-rest|gateway]`, which
 // turns the MIME message on stdin into a PGP/MIME message, with RFC 9788
 // header protection when asked, or, with `--cert FILE...` instead of
-// `--key`, into an S/MIME 4.0 message for X.509 certificates. Unusable keys
+// `--key`, into an S/MIME 4.0 message for X.509 certificates (header
+// protection too). Unusable keys
 // or a stdin that is not a message make it explain on stderr, write nothing
 // on stdout and exit 1.
 #include <errno.h>
@@ -253,8 +254,8 @@ static int parse_args(int argc, char **argv, int armor_ok, struct keyring *k,
       else
         fprintf(stderr,
                 "usage: msgcrypt %s --key FILE... [--protect-headers at-rest|gateway] < IN > OUT\n"
-                "       msgcrypt %s --cert FILE... [--content cbc|gcm] [--rsa pkcs1|oaep] "
-                "< IN > OUT\n",
+                "       msgcrypt %s --cert FILE... [--content cbc|gcm] [--rsa pkcs1|oaep]\n"
+                "                [--protect-headers at-rest|gateway] < IN > OUT\n",
                 argv[0], argv[0]);
       return EXIT_USAGE;
     }
@@ -268,10 +269,13 @@ static int parse_args(int argc, char **argv, int armor_ok, struct keyring *k,
     fprintf(stderr, "msgcrypt: %s takes OpenPGP keys or X.509 certificates, not both\n", argv[0]);
     return EXIT_USAGE;
   }
-  if (k->num_x509 > 0 &&
-      (opt->flags & (MC_PGP_PROTECT_HEADERS_AT_REST | MC_PGP_PROTECT_HEADERS_GATEWAY))) {
-    fprintf(stderr, "msgcrypt: --protect-headers is not available for S/MIME yet\n");
-    return EXIT_USAGE;
+  if (k->num_x509 > 0) {
+    // The OpenPGP flags say which mode was asked for; S/MIME takes it as an
+    // option value.
+    if (opt->flags & MC_PGP_PROTECT_HEADERS_AT_REST)
+      k->smime.protect_headers = MC_HP_AT_REST;
+    else if (opt->flags & MC_PGP_PROTECT_HEADERS_GATEWAY)
+      k->smime.protect_headers = MC_HP_GATEWAY;
   }
   return EXIT_OK;
 }

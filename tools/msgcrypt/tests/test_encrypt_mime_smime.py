@@ -9,7 +9,7 @@ decrypted entity is the message's Content-* fields and body in canonical
 CRLF form, for RSA (PKCS#1 v1.5 and OAEP) and P-256 recipients with CBC and
 GCM content; bad certificates and bad usage write nothing on stdout.
 
-Usage: test_encrypt_mime_smime.py MSGCRYPT
+Usage: test_encrypt_mime_smime.py MSGCRYPT VECTORS_DIR
 """
 import os
 import subprocess
@@ -17,6 +17,7 @@ import sys
 import tempfile
 
 tool = sys.argv[1]
+pgp_cert = os.path.join(sys.argv[2], 'rfc9580-appendixA', 'a3_cert.asc')
 results = []
 
 
@@ -98,6 +99,31 @@ with tempfile.TemporaryDirectory() as d:
               name + ': openssl cms -decrypt gives the canonical inner entity',
               dec.stderr.decode(errors='replace') + repr(dec.stdout[:200]))
 
+    # RFC 9788 header protection: the outer Subject is hidden in gateway
+    # mode and kept at rest; the decrypted payload carries hp="cipher", the
+    # protected fields and one HP-Outer field per outer field.
+    for mode in ('at-rest', 'gateway'):
+        p = encrypt('--cert', rsa_pem, '--protect-headers', mode)
+        check(p.returncode == 0, 'header protection %s: exit 0' % mode, p.stderr.decode())
+        head = p.stdout.split(b'\n\n', 1)[0]
+        want_subject = b'Subject: [...]' if mode == 'gateway' else b'Subject: quarterly figures'
+        check(want_subject in head and b'application/pkcs7-mime' in head,
+              'header protection %s: outer Subject' % mode, head.decode())
+        path = os.path.join(d, 'hp.eml')
+        with open(path, 'wb') as f:
+            f.write(p.stdout)
+        dec = openssl('cms', '-decrypt', '-inkey', rsa_key, '-recip', rsa_pem, '-in', path)
+        inner_head = dec.stdout.split(b'\r\n\r\n', 1)[0]
+        hp_outer = [l for l in inner_head.split(b'\r\n') if l.lower().startswith(b'hp-outer:')]
+        check(dec.returncode == 0 and b'hp="cipher"' in inner_head
+              and b'Subject: quarterly figures' in inner_head
+              and b'From: Bob <bob@example.org>' in inner_head
+              and b'HP-Outer: Subject: ' + want_subject[len(b'Subject: '):] in hp_outer
+              and all(b'\n' not in l for l in hp_outer)
+              and b'line two \xc3\xa9\r\n' in dec.stdout,
+              'header protection %s: openssl decrypts the protected header' % mode,
+              dec.stderr.decode(errors='replace') + repr(dec.stdout[:600]))
+
     not_cert = os.path.join(d, 'junk.pem')
     with open(not_cert, 'wb') as f:
         f.write(b'-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n')
@@ -105,8 +131,8 @@ with tempfile.TemporaryDirectory() as d:
             ('not a certificate', ['--cert', not_cert], 1),
             ('missing file', ['--cert', os.path.join(d, 'absent.pem')], 1),
             ('unknown content encryption', ['--cert', rsa_pem, '--content', 'rc2'], 2),
-            ('header protection is not offered for S/MIME yet',
-             ['--cert', rsa_pem, '--protect-headers', 'gateway'], 2)):
+            ('unknown header protection', ['--cert', rsa_pem, '--protect-headers', 'all'], 2),
+            ('keys and certificates together', ['--cert', rsa_pem, '--key', pgp_cert], 2)):
         p = encrypt(*args)
         check(p.returncode == code and p.stdout == b'' and p.stderr != b'',
               name + ': exit %d, message, nothing on stdout' % code,

@@ -24,6 +24,9 @@
 #define CORVID_CPU_PCLMUL (1u << 9)
 #define CORVID_CPU_VAES (1u << 10)       // VAES on YMM registers (needs AVX2's OS support)
 #define CORVID_CPU_VPCLMULQDQ (1u << 11) // VPCLMULQDQ on YMM registers (likewise)
+// AVX-512 F, BW, VBMI and VBMI2 together, with OS support for the opmask
+// and ZMM state (Ice Lake and later): the level libencodify's avx512 needs.
+#define CORVID_CPU_AVX512VBMI2 (1u << 12)
 #define CORVID_CPU_NEON (1u << 16)
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -46,12 +49,13 @@ static inline uint32_t corvid_cpu_probe(void) {
     f |= CORVID_CPU_POPCNT;
   if (c & (1u << 25))
     f |= CORVID_CPU_AESNI;
-  int os_avx = 0;
+  int os_avx = 0, os_avx512 = 0;
   if ((c & (1u << 27)) && (c & (1u << 28))) { // OSXSAVE and AVX
     unsigned lo, hi;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     (void)hi;
-    os_avx = (lo & 6) == 6; // XMM and YMM state enabled by the OS
+    os_avx = (lo & 6) == 6;          // XMM and YMM state enabled by the OS
+    os_avx512 = (lo & 0xE6) == 0xE6; // and the opmask and ZMM state too
   }
   if ((unsigned)__get_cpuid_max(0, NULL) >= 7u) {
     __cpuid_count(7, 0, a, b, c, d);
@@ -67,6 +71,9 @@ static inline uint32_t corvid_cpu_probe(void) {
       f |= CORVID_CPU_VAES;
     if ((c & (1u << 10)) && os_avx)
       f |= CORVID_CPU_VPCLMULQDQ;
+    // AVX-512 F (EBX 16), BW (EBX 30), VBMI (ECX 1) and VBMI2 (ECX 6).
+    if ((b & (1u << 16)) && (b & (1u << 30)) && (c & (1u << 1)) && (c & (1u << 6)) && os_avx512)
+      f |= CORVID_CPU_AVX512VBMI2;
   }
   if ((unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000001u) {
     __cpuid(0x80000001u, a, b, c, d);

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "corvid_cpu.h"
 #include "encodify.h"
 
 // Error macros (CONVENTIONS §3). With -DENC_DEBUG they say where an error
@@ -34,19 +35,20 @@
       return enc_try_rc_;                                                                          \
   } while (0)
 
-// CPU features (src/cpu.c), as bits of enc_impl.required.
+// CPU features (src/cpu.c), as bits of enc_impl.required: the shared
+// detector's bits (common/include/corvid_cpu.h) under this library's names.
 enum {
-  ENC_CPU_SSSE3 = 1u << 0,
-  ENC_CPU_SSE41 = 1u << 1,
-  ENC_CPU_AVX2 = 1u << 2, // AVX2 with OS support for the YMM state
-  ENC_CPU_BMI1 = 1u << 3,
-  ENC_CPU_BMI2 = 1u << 4,
-  ENC_CPU_LZCNT = 1u << 5,
-  ENC_CPU_POPCNT = 1u << 6,
-  ENC_CPU_NEON = 1u << 7,
+  ENC_CPU_SSSE3 = CORVID_CPU_SSSE3,
+  ENC_CPU_SSE41 = CORVID_CPU_SSE41,
+  ENC_CPU_AVX2 = CORVID_CPU_AVX2, // AVX2 with OS support for the YMM state
+  ENC_CPU_BMI1 = CORVID_CPU_BMI1,
+  ENC_CPU_BMI2 = CORVID_CPU_BMI2,
+  ENC_CPU_LZCNT = CORVID_CPU_LZCNT,
+  ENC_CPU_POPCNT = CORVID_CPU_POPCNT,
+  ENC_CPU_NEON = CORVID_CPU_NEON,
   // AVX-512 F, BW, VBMI and VBMI2 with OS support for the opmask and ZMM
   // state
-  ENC_CPU_AVX512VBMI2 = 1u << 8,
+  ENC_CPU_AVX512VBMI2 = CORVID_CPU_AVX512VBMI2,
 };
 
 // enc_cpu_features returns the ENC_CPU_* bits of this machine, detected once.

@@ -95,7 +95,7 @@ static inline uint32_t corvid_cpu_probe(void) {
 // Bits the compiler may assume for the whole translation unit (BoringSSL's
 // CRYPTO_is_AVX2_capable idea): no run-time check needed for them.
 #define CORVID_CPU_ASSUMED                                                                         \
-  (0u | (CORVID_CPU_ASSUMED_SSE2_) | (CORVID_CPU_ASSUMED_AVX2_) | (CORVID_CPU_ASSUMED_SSE41_) |   \
+  (0u | (CORVID_CPU_ASSUMED_SSE2_) | (CORVID_CPU_ASSUMED_AVX2_) | (CORVID_CPU_ASSUMED_SSE41_) |    \
    (CORVID_CPU_ASSUMED_SSSE3_))
 #if defined(__SSE2__)
 #define CORVID_CPU_ASSUMED_SSE2_ CORVID_CPU_SSE2

@@ -263,9 +263,9 @@ MS_API MS_WARN_UNUSED_RESULT int ms_message_read(ms_store *store, uint8_t *out, 
 // skipped; every changed message gets a new MODSEQ (unchanged ones keep
 // theirs). Returns the number of messages changed or MS_ERR_INVALID_ARGUMENT,
 // MS_ERR_LIMIT (count > max_batch), MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -errno.
-MS_API MS_WARN_UNUSED_RESULT int ms_flags_store(ms_store *store, uint32_t account,
-                                                uint32_t mailbox, const uint32_t *uids,
-                                                size_t count, uint32_t add, uint32_t remove);
+MS_API MS_WARN_UNUSED_RESULT int ms_flags_store(ms_store *store, uint32_t account, uint32_t mailbox,
+                                                const uint32_t *uids, size_t count, uint32_t add,
+                                                uint32_t remove);
 
 // ms_messages_copy adds the `count` messages at `uids` of `src` to `dst`
 // with new UIDs (assigned in order) written to out_uids[i] (0 for a UID not
@@ -298,9 +298,8 @@ MS_API MS_WARN_UNUSED_RESULT int ms_messages_expunge(ms_store *store, uint32_t a
 // calling again with the last UID + 1. Errors: MS_ERR_NOTFOUND,
 // MS_ERR_CORRUPT, -errno.
 MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_list(ms_store *store, struct ms_entry *out,
-                                                 size_t out_cap, size_t *out_len,
-                                                 uint32_t account, uint32_t mailbox,
-                                                 uint32_t first_uid);
+                                                 size_t out_cap, size_t *out_len, uint32_t account,
+                                                 uint32_t mailbox, uint32_t first_uid);
 
 // ms_mailbox_changes reports what changed in `mailbox` after MODSEQ `since`,
 // from one snapshot: entries whose MODSEQ > since (UID order, up to out_cap,

@@ -1113,7 +1113,8 @@ typedef struct mc_pgp_settings {
   size_t max_armor_line_len; // one line of ASCII armor, without its end
 } mc_pgp_settings;
 
-#define MC_PGP_SETTINGS_INIT {1, 0, 0, 0, 0, 0, 0, 0, 0}
+#define MC_PGP_SETTINGS_INIT                                                                       \
+  { 1, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 // mc_pgp_diag receives the reason a parse failed: the error code, the byte
 // offset in the (decoded) input where it was found and a NUL-terminated
@@ -1234,16 +1235,16 @@ MC_API MC_WARN_UNUSED_RESULT int mc_pgp_cert_describe(const mc_pgp_cert *cert, c
 
 // Warnings about a certificate. The numbers and names are stable.
 typedef enum {
-  MC_PGP_WARN_EXPIRES_SOON = 1,   // "expires-soon": within 14 days of `now`
-  MC_PGP_WARN_EXPIRED = 2,        // "expired"
-  MC_PGP_WARN_REVOKED = 3,        // "revoked"
-  MC_PGP_WARN_RSA_SHORT = 4,      // "rsa-short": RSA below 3072 bits
-  MC_PGP_WARN_NO_ADDRESS = 5,     // "no-address-match"
+  MC_PGP_WARN_EXPIRES_SOON = 1,    // "expires-soon": within 14 days of `now`
+  MC_PGP_WARN_EXPIRED = 2,         // "expired"
+  MC_PGP_WARN_REVOKED = 3,         // "revoked"
+  MC_PGP_WARN_RSA_SHORT = 4,       // "rsa-short": RSA below 3072 bits
+  MC_PGP_WARN_NO_ADDRESS = 5,      // "no-address-match"
   MC_PGP_WARN_LIMITED_SUPPORT = 6, // "limited-support": v6 or post-quantum
-  MC_PGP_WARN_NO_ENCRYPTION = 7,  // "no-encryption-key"
-  MC_PGP_WARN_WEAK_ALGORITHM = 8, // "weak-algorithm": SHA-1, RSA < 2048, ...
-  MC_PGP_WARN_UNSUPPORTED = 9,    // "unsupported-algorithm": parsed, unusable
-  MC_PGP_WARN_BAD_SIGNATURE = 10, // "bad-signature": ignored signatures
+  MC_PGP_WARN_NO_ENCRYPTION = 7,   // "no-encryption-key"
+  MC_PGP_WARN_WEAK_ALGORITHM = 8,  // "weak-algorithm": SHA-1, RSA < 2048, ...
+  MC_PGP_WARN_UNSUPPORTED = 9,     // "unsupported-algorithm": parsed, unusable
+  MC_PGP_WARN_BAD_SIGNATURE = 10,  // "bad-signature": ignored signatures
 } mc_pgp_warn_code;
 
 // The most warnings one certificate can produce.
@@ -1269,9 +1270,8 @@ MC_API const char *mc_pgp_warn_name(mc_pgp_warn_code code);
 // ASCII case, inside <...> or as the whole user ID). It returns 0, or
 // MC_ERR_BUFFER_TOO_SMALL (then `*out_len` is the number needed), or
 // MC_ERR_INVALID_ARGUMENT for NULL pointers.
-MC_API MC_WARN_UNUSED_RESULT int mc_pgp_cert_warnings(const mc_pgp_cert *cert,
-                                                      mc_pgp_warning *out, size_t out_cap,
-                                                      size_t *out_len,
+MC_API MC_WARN_UNUSED_RESULT int mc_pgp_cert_warnings(const mc_pgp_cert *cert, mc_pgp_warning *out,
+                                                      size_t out_cap, size_t *out_len,
                                                       const char *const *addresses,
                                                       size_t num_addresses);
 
@@ -1281,25 +1281,25 @@ MC_API size_t mc_pgp_cert_num_keys(const mc_pgp_cert *cert);
 
 // mc_pgp_key_info describes one key of a certificate.
 typedef struct mc_pgp_key_info {
-  int version;            // 4 or 6
-  int algorithm;          // RFC 9580/9980 public-key algorithm ID
-  unsigned bits;          // RSA modulus size, else the curve's size
-  const char *name;       // "RSA-4096", "ECDH P-256", "ML-KEM-768+X25519"
-  const char *unusable;   // static reason the algorithm cannot be used, or NULL
+  int version;          // 4 or 6
+  int algorithm;        // RFC 9580/9980 public-key algorithm ID
+  unsigned bits;        // RSA modulus size, else the curve's size
+  const char *name;     // "RSA-4096", "ECDH P-256", "ML-KEM-768+X25519"
+  const char *unusable; // static reason the algorithm cannot be used, or NULL
   uint8_t fingerprint[32];
   size_t fingerprint_len;
   int64_t created;
-  int64_t expires;        // 0: never (for subkeys: by the binding signature)
-  unsigned flags;         // key flags of the verified binding (first octet)
-  int valid;              // 1 when bound by a verified signature, unexpired
-                          // and unrevoked at `now`
+  int64_t expires; // 0: never (for subkeys: by the binding signature)
+  unsigned flags;  // key flags of the verified binding (first octet)
+  int valid;       // 1 when bound by a verified signature, unexpired
+                   // and unrevoked at `now`
   int revoked;
-  int recipient;          // 1 when selected for encryption
+  int recipient; // 1 when selected for encryption
 } mc_pgp_key_info;
 
 // mc_pgp_cert_key_info fills `*out` for key `i` of `cert` (0 is the primary
-// key). `name` lives as long as the set; `unusable` is static. It returns 0, or MC_ERR_INVALID_ARGUMENT
-// when `i` is out of range.
+// key). `name` lives as long as the set; `unusable` is static. It returns 0, or
+// MC_ERR_INVALID_ARGUMENT when `i` is out of range.
 MC_API MC_WARN_UNUSED_RESULT int mc_pgp_cert_key_info(const mc_pgp_cert *cert, size_t i,
                                                       mc_pgp_key_info *out);
 
@@ -1360,7 +1360,8 @@ typedef struct mc_pgp_encrypt_options {
 } mc_pgp_encrypt_options;
 
 #define MC_PGP_ENCRYPT_OPTIONS_VERSION 1
-#define MC_PGP_ENCRYPT_OPTIONS_INIT {MC_PGP_ENCRYPT_OPTIONS_VERSION, 0, MC_PGP_FORMAT_AUTO, NULL}
+#define MC_PGP_ENCRYPT_OPTIONS_INIT                                                                \
+  { MC_PGP_ENCRYPT_OPTIONS_VERSION, 0, MC_PGP_FORMAT_AUTO, NULL }
 
 // mc_pgp_encryptor is one message being encrypted.
 typedef struct mc_pgp_encryptor mc_pgp_encryptor;
@@ -1384,11 +1385,9 @@ typedef struct mc_pgp_encryptor mc_pgp_encryptor;
 // out of range); MC_ERR_UNSUPPORTED for a key algorithm, curve or KDF
 // parameter the engine does not implement; the callback's negative value;
 // or -ENOMEM. Thread-safe for distinct encryptors.
-MC_API MC_WARN_UNUSED_RESULT int mc_pgp_encryptor_new(mc_pgp_encryptor **out,
-                                                      const mc_pgp_cert *const *certs,
-                                                      size_t num_certs,
-                                                      const mc_pgp_encrypt_options *options,
-                                                      mc_pgp_write_fn write, void *opaque);
+MC_API MC_WARN_UNUSED_RESULT int
+mc_pgp_encryptor_new(mc_pgp_encryptor **out, const mc_pgp_cert *const *certs, size_t num_certs,
+                     const mc_pgp_encrypt_options *options, mc_pgp_write_fn write, void *opaque);
 
 // mc_pgp_encryptor_update encrypts the next `in_len` bytes of plaintext
 // `in` (NULL when `in_len` is 0), writing whatever output is ready through
@@ -1505,7 +1504,8 @@ typedef struct mc_x509_settings {
   size_t max_rsa_bits;         // largest RSA modulus accepted
 } mc_x509_settings;
 
-#define MC_X509_SETTINGS_INIT {1, 0, 0, 0, 0, 0, 0, 0, 0}
+#define MC_X509_SETTINGS_INIT                                                                      \
+  { 1, 0, 0, 0, 0, 0, 0, 0, 0 }
 
 // mc_x509_diag receives the reason a parse failed: the error code, the
 // byte offset in the decoded DER where it was found and a sentence.
@@ -1663,9 +1663,8 @@ MC_API void mc_x509_trust_free(mc_x509_trust *trust);
 // mc_x509_certs_parse, plus MC_ERR_BAD_KEY when the store would hold more
 // than max_certs anchors; on error nothing is added. Not thread-safe
 // against other calls on the same `trust`.
-MC_API MC_WARN_UNUSED_RESULT int mc_x509_trust_add_anchors(mc_x509_trust *trust,
-                                                           mc_x509_diag *diag, const uint8_t *in,
-                                                           size_t in_len);
+MC_API MC_WARN_UNUSED_RESULT int mc_x509_trust_add_anchors(mc_x509_trust *trust, mc_x509_diag *diag,
+                                                           const uint8_t *in, size_t in_len);
 
 // mc_x509_trust_add_dir adds every regular file in directory `path` whose
 // name ends in ".pem", ".crt" or ".0"-".9" (the hashed links of
@@ -1695,15 +1694,15 @@ MC_API size_t mc_x509_trust_num_anchors(const mc_x509_trust *trust);
 // for every problem found, the verdict is the most serious one.
 typedef enum {
   MC_X509_OK = 0,
-  MC_X509_UNTRUSTED = 1,       // no path to a trust anchor
-  MC_X509_SELF_SIGNED = 2,     // self-signed and not an anchor
-  MC_X509_BAD_SIGNATURE = 3,   // a signature on the path does not verify
-  MC_X509_REVOKED = 4,         // listed in a CRL of its issuer
-  MC_X509_EXPIRED = 5,         // a certificate on the path has expired
-  MC_X509_NOT_YET_VALID = 6,   // a certificate on the path is not yet valid
-  MC_X509_BAD_CA = 7,          // an issuer is not a CA or may not sign
-  MC_X509_PATH_TOO_LONG = 8,   // pathLenConstraint or max_chain_len
-  MC_X509_CRITICAL_EXT = 9,    // an unknown critical extension
+  MC_X509_UNTRUSTED = 1,        // no path to a trust anchor
+  MC_X509_SELF_SIGNED = 2,      // self-signed and not an anchor
+  MC_X509_BAD_SIGNATURE = 3,    // a signature on the path does not verify
+  MC_X509_REVOKED = 4,          // listed in a CRL of its issuer
+  MC_X509_EXPIRED = 5,          // a certificate on the path has expired
+  MC_X509_NOT_YET_VALID = 6,    // a certificate on the path is not yet valid
+  MC_X509_BAD_CA = 7,           // an issuer is not a CA or may not sign
+  MC_X509_PATH_TOO_LONG = 8,    // pathLenConstraint or max_chain_len
+  MC_X509_CRITICAL_EXT = 9,     // an unknown critical extension
   MC_X509_WRONG_KEY_USAGE = 10, // leaf may not encrypt mail (KU or EKU)
   MC_X509_UNSUPPORTED_KEY = 11, // leaf key is not one CMS can encrypt to
 } mc_x509_verdict;
@@ -1711,11 +1710,11 @@ typedef enum {
 // mc_x509_result is the outcome of mc_x509_cert_verify.
 typedef struct mc_x509_result {
   mc_x509_verdict verdict;
-  unsigned problems;  // bit (1 << v) for every verdict v found
-  size_t chain_len;   // certificates in the best path found, anchor included
-  int weak_signature; // 1 when a signature on the path uses SHA-1
-  int crl_checked;    // 1 when every non-anchor certificate was covered by a
-                      // CRL current at `now` (a stale CRL still revokes)
+  unsigned problems;          // bit (1 << v) for every verdict v found
+  size_t chain_len;           // certificates in the best path found, anchor included
+  int weak_signature;         // 1 when a signature on the path uses SHA-1
+  int crl_checked;            // 1 when every non-anchor certificate was covered by a
+                              // CRL current at `now` (a stale CRL still revokes)
   const mc_x509_cert *anchor; // the anchor reached, or NULL
 } mc_x509_result;
 
@@ -1739,8 +1738,7 @@ MC_API const char *mc_x509_verdict_name(mc_x509_verdict v);
 // MC_ERR_INVALID_ARGUMENT for NULL `out` or `cert`; or -ENOMEM. `out->anchor`
 // borrows from `trust`. Thread-safe for concurrent calls on one `trust`.
 MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_verify(const mc_x509_trust *trust,
-                                                     mc_x509_result *out,
-                                                     const mc_x509_cert *cert,
+                                                     mc_x509_result *out, const mc_x509_cert *cert,
                                                      const mc_x509_certs *intermediates,
                                                      int64_t now);
 
@@ -1752,11 +1750,11 @@ MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_verify(const mc_x509_trust *trust,
 // signatures or RSA below 2048 bits). The codes only S/MIME has continue
 // after the last OpenPGP one:
 typedef enum {
-  MC_X509_WARN_SELF_SIGNED = 11,    // "self-signed": not issued by a CA
-  MC_X509_WARN_UNTRUSTED = 12,      // "untrusted-chain": no valid path to a trusted root
-  MC_X509_WARN_KEY_USAGE = 13,      // "wrong-key-usage": KU/EKU forbid mail encryption
-  MC_X509_WARN_NOT_YET_VALID = 14,  // "not-yet-valid"
-  MC_X509_WARN_NO_REVOCATION = 15,  // "no-revocation-info": no CRL covered the path
+  MC_X509_WARN_SELF_SIGNED = 11,   // "self-signed": not issued by a CA
+  MC_X509_WARN_UNTRUSTED = 12,     // "untrusted-chain": no valid path to a trusted root
+  MC_X509_WARN_KEY_USAGE = 13,     // "wrong-key-usage": KU/EKU forbid mail encryption
+  MC_X509_WARN_NOT_YET_VALID = 14, // "not-yet-valid"
+  MC_X509_WARN_NO_REVOCATION = 15, // "no-revocation-info": no CRL covered the path
 } mc_x509_warn_code;
 
 // mc_x509_warn_name returns the stable static name of any warning code of
@@ -1776,8 +1774,7 @@ MC_API const char *mc_x509_warn_name(int code);
 // MC_ERR_INVALID_ARGUMENT for NULL pointers; or -ENOMEM. Thread-safe.
 MC_API MC_WARN_UNUSED_RESULT int mc_x509_cert_warnings(const mc_x509_cert *cert,
                                                        mc_pgp_warning *out, size_t out_cap,
-                                                       size_t *out_len,
-                                                       const mc_x509_trust *trust,
+                                                       size_t *out_len, const mc_x509_trust *trust,
                                                        const mc_x509_certs *intermediates,
                                                        int64_t now, const char *const *addresses,
                                                        size_t num_addresses);
@@ -1867,7 +1864,8 @@ typedef struct mc_smime_encrypt_options {
 } mc_smime_encrypt_options;
 
 #define MC_SMIME_ENCRYPT_OPTIONS_VERSION 1
-#define MC_SMIME_ENCRYPT_OPTIONS_INIT {MC_SMIME_ENCRYPT_OPTIONS_VERSION, 0, 0, 0, 0, 0, 0}
+#define MC_SMIME_ENCRYPT_OPTIONS_INIT                                                              \
+  { MC_SMIME_ENCRYPT_OPTIONS_VERSION, 0, 0, 0, 0, 0, 0 }
 
 // The most recipient certificates of one message.
 #define MC_SMIME_MAX_RECIPIENTS 1000
@@ -1983,9 +1981,8 @@ MC_API size_t mc_hp_max_len(size_t in_len);
 // a header line without a colon or with a NUL byte; or
 // MC_ERR_BUFFER_TOO_SMALL (mc_hp_max_len is always enough); or -ENOMEM. On
 // error both lengths are 0. Thread-safe.
-MC_API MC_WARN_UNUSED_RESULT int mc_hp_protect(uint8_t *outer, size_t outer_cap,
-                                               size_t *outer_len, uint8_t *inner,
-                                               size_t inner_cap, size_t *inner_len,
+MC_API MC_WARN_UNUSED_RESULT int mc_hp_protect(uint8_t *outer, size_t outer_cap, size_t *outer_len,
+                                               uint8_t *inner, size_t inner_cap, size_t *inner_len,
                                                uint32_t mode, const uint8_t *in, size_t in_len);
 
 // Autocrypt (Level 1, https://autocrypt.org/level1.html): the value of an
@@ -2012,7 +2009,8 @@ typedef struct mc_autocrypt_settings {
   size_t max_keydata_len; // bytes of decoded keydata
 } mc_autocrypt_settings;
 
-#define MC_AUTOCRYPT_SETTINGS_INIT {1, 0, 0}
+#define MC_AUTOCRYPT_SETTINGS_INIT                                                                 \
+  { 1, 0, 0 }
 
 // Values of mc_autocrypt_header.prefer_encrypt.
 enum {

@@ -303,7 +303,9 @@ int mc_pgp_cert_key_info(const mc_pgp_cert *cert, size_t i, mc_pgp_key_info *out
   return 0;
 }
 
-unsigned mc_pgp_cert_features(const mc_pgp_cert *cert) { return cert->features; }
+unsigned mc_pgp_cert_features(const mc_pgp_cert *cert) {
+  return cert->features;
+}
 
 size_t mc_pgp_cert_pref_symmetric(const mc_pgp_cert *cert, const uint8_t **out) {
   *out = cert->num_pref_sym > 0 ? cert->pref_sym : NULL;

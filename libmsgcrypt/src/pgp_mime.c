@@ -205,8 +205,7 @@ static int mime_encrypt(const pgp_recipient *rcpts, size_t num_rcpts,
   if (ret == 0 && hp_mode != MC_HP_NONE)
     ret = mc_hp_build(&hp_outer, &hp_inner, hp_mode, msg);
   if (ret == 0)
-    ret = write_message(msg, rcpts, num_rcpts, params, &o,
-                        hp_mode != MC_HP_NONE ? &hp_outer : NULL,
+    ret = write_message(msg, rcpts, num_rcpts, params, &o, hp_mode != MC_HP_NONE ? &hp_outer : NULL,
                         hp_mode != MC_HP_NONE ? &hp_inner : NULL);
   mc_hp_buf_free(&hp_outer);
   mc_hp_buf_free(&hp_inner);
@@ -236,7 +235,7 @@ int mc_pgp_mime_encrypt(const mc_pgp_cert *const *certs, size_t num_certs,
   pgp_recipient *rcpts = NULL;
   size_t num = 0;
   MC_TRY(mc_pgp_rcpts_from_certs(&rcpts, &num, certs, num_certs));
-  uint32_t mode = hp == MC_PGP_PROTECT_HEADERS_AT_REST  ? MC_HP_AT_REST
+  uint32_t mode = hp == MC_PGP_PROTECT_HEADERS_AT_REST   ? MC_HP_AT_REST
                   : hp == MC_PGP_PROTECT_HEADERS_GATEWAY ? MC_HP_GATEWAY
                                                          : MC_HP_NONE;
   int ret = mime_encrypt(rcpts, num, &p, mode, in, in_len, write, opaque);

@@ -940,8 +940,10 @@ int ms_flags_store(ms_store *store, uint32_t account, uint32_t mailbox, const ui
   return run_write(store, flags_tx, &c);
 }
 
-int ms_messages_copy(ms_store *store, uint32_t *out_uids, uint32_t account, uint32_t src,
-                     uint32_t dst, const uint32_t *uids, size_t count) {
+// transfer runs a copy or a move (`tx`) of `count` messages from `src` to
+// `dst` in one write transaction, after the checks both share.
+static int transfer(ms_store *store, write_fn tx, uint32_t *out_uids, uint32_t account,
+                    uint32_t src, uint32_t dst, const uint32_t *uids, size_t count) {
   int rc = batch_check(store, uids, count);
   if (rc < 0)
     return rc;
@@ -949,19 +951,17 @@ int ms_messages_copy(ms_store *store, uint32_t *out_uids, uint32_t account, uint
     return MS_ERR_INVALID_ARGUMENT;
   struct batch_ctx c = {
       .acct = account, .src = src, .dst = dst, .uids = uids, .count = count, .out_uids = out_uids};
-  return run_write(store, copy_tx, &c);
+  return run_write(store, tx, &c);
+}
+
+int ms_messages_copy(ms_store *store, uint32_t *out_uids, uint32_t account, uint32_t src,
+                     uint32_t dst, const uint32_t *uids, size_t count) {
+  return transfer(store, copy_tx, out_uids, account, src, dst, uids, count);
 }
 
 int ms_messages_move(ms_store *store, uint32_t *out_uids, uint32_t account, uint32_t src,
                      uint32_t dst, const uint32_t *uids, size_t count) {
-  int rc = batch_check(store, uids, count);
-  if (rc < 0)
-    return rc;
-  if (src == dst)
-    return MS_ERR_INVALID_ARGUMENT;
-  struct batch_ctx c = {
-      .acct = account, .src = src, .dst = dst, .uids = uids, .count = count, .out_uids = out_uids};
-  return run_write(store, move_tx, &c);
+  return transfer(store, move_tx, out_uids, account, src, dst, uids, count);
 }
 
 int ms_messages_expunge(ms_store *store, uint32_t account, uint32_t mailbox, const uint32_t *uids,

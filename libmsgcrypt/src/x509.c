@@ -185,8 +185,6 @@ static int spki_parse(x509_key *k, der_cur spki) {
   if (!der_get(&spki, DER_SEQUENCE, &alg) || !der_get_bit_string(&spki, &bits, &unused) ||
       spki.len != 0 || unused != 0 || !der_get_oid(&alg, &oid))
     return 0;
-  static const uint8_t nist_kem[8] = {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x04};
-  static const uint8_t nist_dsa[8] = {0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03};
   if (der_oid_eq(&oid, OID(0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01)) ||
       der_oid_eq(&oid, OID(0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x0a))) {
     der_cur rsa = bits, seq, null;
@@ -226,42 +224,58 @@ static int spki_parse(x509_key *k, der_cur spki) {
     k->pub = bits;
     return 1;
   }
-  if (oid.len == 3 && oid.p[0] == 0x2b && oid.p[1] == 0x65 && oid.p[2] >= 0x6e &&
-      oid.p[2] <= 0x71) {
-    static const x509_key_alg algs[4] = {X509_KEY_X25519, X509_KEY_X448, X509_KEY_ED25519,
-                                         X509_KEY_ED448};
-    static const size_t lens[4] = {32, 56, 32, 57};
-    static const unsigned nbits[4] = {255, 448, 255, 448};
-    unsigned i = oid.p[2] - 0x6e;
-    if (alg.len != 0 || bits.len != lens[i])
+  // Keys that are raw bytes of a fixed length with absent parameters: RFC
+  // 8410 §3 (X25519, X448, Ed25519, Ed448), RFC 9935 §4 (ML-KEM, the FIPS
+  // 203 encoding) and the ML-DSA identifiers (FIPS 204 encoding).
+  static const struct {
+    uint8_t oid[9];
+    uint8_t oid_len;
+    x509_key_alg alg;
+    size_t key_len;
+    unsigned bits;
+  } raw_keys[] = {
+      {{0x2b, 0x65, 0x6e}, 3, X509_KEY_X25519, 32, 255},
+      {{0x2b, 0x65, 0x6f}, 3, X509_KEY_X448, 56, 448},
+      {{0x2b, 0x65, 0x70}, 3, X509_KEY_ED25519, 32, 255},
+      {{0x2b, 0x65, 0x71}, 3, X509_KEY_ED448, MC_ED448_PUBLIC_KEY_LEN, 448},
+      {{0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x04, 0x01},
+       9,
+       X509_KEY_MLKEM512,
+       MC_MLKEM512_PUBLIC_KEY_LEN,
+       512},
+      {{0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x04, 0x02},
+       9,
+       X509_KEY_MLKEM768,
+       MC_MLKEM768_PUBLIC_KEY_LEN,
+       768},
+      {{0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x04, 0x03},
+       9,
+       X509_KEY_MLKEM1024,
+       MC_MLKEM1024_PUBLIC_KEY_LEN,
+       1024},
+      {{0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x11},
+       9,
+       X509_KEY_MLDSA44,
+       MC_MLDSA44_PUBLIC_KEY_LEN,
+       44},
+      {{0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x12},
+       9,
+       X509_KEY_MLDSA65,
+       MC_MLDSA65_PUBLIC_KEY_LEN,
+       65},
+      {{0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x03, 0x13},
+       9,
+       X509_KEY_MLDSA87,
+       MC_MLDSA87_PUBLIC_KEY_LEN,
+       87},
+  };
+  for (size_t i = 0; i < sizeof raw_keys / sizeof raw_keys[0]; i++) {
+    if (!der_oid_eq(&oid, raw_keys[i].oid, raw_keys[i].oid_len))
+      continue;
+    if (alg.len != 0 || bits.len != raw_keys[i].key_len)
       return 0;
-    k->alg = algs[i];
-    k->bits = nbits[i];
-    k->pub = bits;
-    return 1;
-  }
-  if (oid.len == 9 && memcmp(oid.p, nist_kem, 8) == 0 && oid.p[8] >= 1 && oid.p[8] <= 3) {
-    // RFC 9935 §4: parameters absent; the key is the FIPS 203 encoding.
-    static const size_t lens[3] = {800, 1184, 1568};
-    static const x509_key_alg algs[3] = {X509_KEY_MLKEM512, X509_KEY_MLKEM768, X509_KEY_MLKEM1024};
-    static const unsigned levels[3] = {512, 768, 1024};
-    unsigned i = oid.p[8] - 1u;
-    if (alg.len != 0 || bits.len != lens[i])
-      return 0;
-    k->alg = algs[i];
-    k->bits = levels[i];
-    k->pub = bits;
-    return 1;
-  }
-  if (oid.len == 9 && memcmp(oid.p, nist_dsa, 8) == 0 && oid.p[8] >= 0x11 && oid.p[8] <= 0x13) {
-    static const size_t lens[3] = {1312, 1952, 2592};
-    static const x509_key_alg algs[3] = {X509_KEY_MLDSA44, X509_KEY_MLDSA65, X509_KEY_MLDSA87};
-    static const unsigned levels[3] = {44, 65, 87};
-    unsigned i = oid.p[8] - 0x11u;
-    if (alg.len != 0 || bits.len != lens[i])
-      return 0;
-    k->alg = algs[i];
-    k->bits = levels[i];
+    k->alg = raw_keys[i].alg;
+    k->bits = raw_keys[i].bits;
     k->pub = bits;
     return 1;
   }

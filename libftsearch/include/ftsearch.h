@@ -61,6 +61,9 @@ enum {
   FTS_ERR_INVALID_ARGUMENT = -10500,
   FTS_ERR_NOTFOUND = -10501,
   FTS_ERR_QUERY_SYNTAX = -10502,
+  FTS_ERR_LIMIT = -10503,
+  FTS_ERR_CORRUPT = -10504,
+  FTS_ERR_UNSUPPORTED = -10505,
 };
 
 // fts_strerror returns a static, NUL-terminated description of `code`: 0, a
@@ -68,6 +71,9 @@ enum {
 //   FTS_ERR_INVALID_ARGUMENT: invalid argument.
 //   FTS_ERR_NOTFOUND: no such document.
 //   FTS_ERR_QUERY_SYNTAX: malformed query.
+//   FTS_ERR_LIMIT: a configured limit was exceeded.
+//   FTS_ERR_CORRUPT: the index on disk is corrupt.
+//   FTS_ERR_UNSUPPORTED: unsupported language, format or feature.
 // Any other value gives "unknown error". It never returns NULL and is
 // thread-safe.
 FTS_API const char *fts_strerror(int code);

@@ -13,6 +13,9 @@ const char *fts_strerror(int code) {
       [FTS_ERR_INVALID_ARGUMENT - FTS_ERR_INVALID_ARGUMENT] = "invalid argument",
       [FTS_ERR_INVALID_ARGUMENT - FTS_ERR_NOTFOUND] = "no such document",
       [FTS_ERR_INVALID_ARGUMENT - FTS_ERR_QUERY_SYNTAX] = "malformed query",
+      [FTS_ERR_INVALID_ARGUMENT - FTS_ERR_LIMIT] = "a configured limit was exceeded",
+      [FTS_ERR_INVALID_ARGUMENT - FTS_ERR_CORRUPT] = "the index on disk is corrupt",
+      [FTS_ERR_INVALID_ARGUMENT - FTS_ERR_UNSUPPORTED] = "unsupported language, format or feature",
   };
   return corvid_errtext_lookup(own, sizeof own / sizeof own[0], FTS_ERR_INVALID_ARGUMENT, code);
 }

@@ -8,6 +8,9 @@ static const struct corvid_lib_error own_errors[] = {
     {FTS_ERR_INVALID_ARGUMENT, "invalid argument"},
     {FTS_ERR_NOTFOUND, "no such document"},
     {FTS_ERR_QUERY_SYNTAX, "malformed query"},
+    {FTS_ERR_LIMIT, "a configured limit was exceeded"},
+    {FTS_ERR_CORRUPT, "the index on disk is corrupt"},
+    {FTS_ERR_UNSUPPORTED, "unsupported language, format or feature"},
 };
 
 int main(int argc, char **argv) {

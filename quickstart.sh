@@ -17,7 +17,8 @@ PACKAGES=(
   libstemmer-dev libutf8proc-dev libunbound-dev libevent-dev libnghttp2-dev
   valgrind file gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
   libpython3.11-testsuite golang-github-jhillyerd-enmime-dev spamassassin
-  gnupg sq rnp openssl
+  gnupg sq rnp openssl gpgsm libnss3-tools p11-kit
+  libbcpkix-java libbcprov-java libbcutil-java default-jdk-headless
 )
 
 log() { printf '== %s\n' "$*" >&2; }

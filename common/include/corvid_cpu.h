@@ -27,6 +27,8 @@
 // AVX-512 F, BW, VBMI and VBMI2 together, with OS support for the opmask
 // and ZMM state (Ice Lake and later): the level libencodify's avx512 needs.
 #define CORVID_CPU_AVX512VBMI2 (1u << 12)
+#define CORVID_CPU_ADX (1u << 13) // adcx/adox
+#define CORVID_CPU_SHA (1u << 14) // SHA-NI (SHA-1 and SHA-256 rounds on XMM registers)
 #define CORVID_CPU_NEON (1u << 16)
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -71,6 +73,11 @@ static inline uint32_t corvid_cpu_probe(void) {
       f |= CORVID_CPU_VAES;
     if ((c & (1u << 10)) && os_avx)
       f |= CORVID_CPU_VPCLMULQDQ;
+    // ADX (EBX 19) and SHA (EBX 29): plain and SSE instructions, no OS state.
+    if (b & (1u << 19))
+      f |= CORVID_CPU_ADX;
+    if (b & (1u << 29))
+      f |= CORVID_CPU_SHA;
     // AVX-512 F (EBX 16), BW (EBX 30), VBMI (ECX 1) and VBMI2 (ECX 6).
     if ((b & (1u << 16)) && (b & (1u << 30)) && (c & (1u << 1)) && (c & (1u << 6)) && os_avx512)
       f |= CORVID_CPU_AVX512VBMI2;

@@ -22,8 +22,12 @@
 
 static void usage(FILE *f) {
   fputs(
-      "usage: bench_encodify [--quick] [--filter TEXT[,TEXT...]] [--impl TEXT[,TEXT...]] [--list]\n"
+      "usage: bench_encodify [--quick] [--warm] [--filter TEXT[,TEXT...]] [--impl TEXT[,TEXT...]]\n"
+      "                      [--list]\n"
       "  --quick    a short smoke run: sizes up to 1 MiB, 3 repetitions\n"
+      "  --warm     call each implementation once, untimed, right before each of its\n"
+      "             timed calls: steady-state rates, without the slow start of vector\n"
+      "             code that follows a millisecond of scalar code (a peer's turn)\n"
       "  --filter   run only the benchmarks whose name (e.g. b64_decode_mime/1MiB)\n"
       "             contains one of the comma-separated TEXTs\n"
       "  --impl     measure only the implementations whose name contains one of\n"
@@ -116,7 +120,7 @@ static const struct bench_codec *const peers[] = {
 };
 
 struct options {
-  int quick, list;
+  int quick, list, warm;
   const char *filter, *impl;
 };
 
@@ -317,6 +321,7 @@ static int memcpy_fn(uint8_t *out, size_t out_cap, size_t *out_len, const uint8_
 }
 
 struct run_params {
+  int warm;            // an untimed call of the same candidate before each timed one
   size_t target_bytes; // input bytes per timed call at least (small inputs loop)
   uint64_t budget_ns;  // aimed time of one benchmark row, all implementations
   unsigned min_reps, max_reps;
@@ -363,6 +368,12 @@ static int measure_row(const char *bench, struct candidate *cand, size_t num_can
     for (size_t c = 0; c < num_cand; c++) {
       if (cand[c].ours >= 0)
         (void)bench_ours_select((size_t)cand[c].ours);
+      // On this kind of CPU, 256- and 512-bit instructions that follow about
+      // a millisecond without any run slowly for the next few hundred
+      // microseconds while the vector units power up; a peer's scalar turn
+      // is that long. --warm leaves that start out of the timed call.
+      if (rp->warm)
+        run_iters(&cand[c].ctx);
       uint64_t t0 = corvid_bench_now_ns();
       run_iters(&cand[c].ctx);
       cand[c].samples[reps] = corvid_bench_now_ns() - t0;
@@ -406,10 +417,12 @@ static bench_fn find_op(const struct bench_op_fn *ops, int op, unsigned *flags) 
 }
 
 int main(int argc, char **argv) {
-  struct options opt = {0, 0, NULL, NULL};
+  struct options opt = {0, 0, 0, NULL, NULL};
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) {
       opt.quick = 1;
+    } else if (strcmp(argv[i], "--warm") == 0) {
+      opt.warm = 1;
     } else if (strcmp(argv[i], "--list") == 0) {
       opt.list = 1;
     } else if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc) {
@@ -424,8 +437,9 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  const struct run_params rp = opt.quick ? (struct run_params){64u << 10, 20000000u, 3, 3}
-                                         : (struct run_params){1u << 20, 1000000000u, 7, 51};
+  const struct run_params rp = opt.quick
+                                   ? (struct run_params){opt.warm, 64u << 10, 20000000u, 3, 3}
+                                   : (struct run_params){opt.warm, 1u << 20, 1000000000u, 7, 51};
   size_t num_sizes = opt.quick ? 3 : COUNT(sizes);
 
   // The peers that start; ours are forced one at a time.

@@ -284,6 +284,60 @@ int enc_b64e_flat(const struct enc_impl *im, uint32_t flags, uint8_t *out, size_
   return 0;
 }
 
+// enc_b64e_wrap_flat is enc_b64e_flat() for a wrap that is a multiple of 4
+// (so that every line is whole groups): the same output as the engine, whose
+// lines are the character stream cut every `wrap` characters with a CRLF
+// between them. The implementation's line kernel writes every line that a
+// CRLF follows; the last line and the final group are written directly, so
+// that a short input costs few calls.
+int enc_b64e_wrap_flat(const struct enc_impl *im, uint32_t flags, size_t wrap, uint8_t *out,
+                       size_t out_cap, size_t *written, const uint8_t *in, size_t in_len) {
+  int url = (flags & ENC_FLAG_URL) != 0, nopad = (flags & ENC_FLAG_NOPAD) != 0;
+  size_t groups = in_len / 3, rem = in_len % 3;
+  ENC_FAIL_IF(groups > (SIZE_MAX - 4) / 4, ENC_ERR_BUFFER_TOO_SMALL);
+  size_t chars = groups * 4 + final_chars(rem, nopad);
+  size_t breaks = line_breaks(0, chars, wrap);
+  ENC_FAIL_IF(breaks > (SIZE_MAX - chars) / 2, ENC_ERR_BUFFER_TOO_SMALL);
+  size_t need = chars + 2 * breaks;
+  ENC_FAIL_IF(out_cap < need, ENC_ERR_BUFFER_TOO_SMALL);
+  size_t line_in = wrap / 4 * 3;
+  // Whole lines with a CRLF after them: every line but the last one.
+  size_t lines = in_len == 0 ? 0 : (in_len - 1) / line_in;
+  char *o = (char *)out;
+  size_t i = 0;
+  if (lines > 0 && im->b64_encode_lines != NULL) {
+    size_t done = im->b64_encode_lines(o, in, lines * line_in, wrap, url);
+    o += done * (wrap + 2);
+    i = done * line_in;
+  }
+  for (; i < lines * line_in; i += line_in) {
+    size_t c = im->b64_encode(o, in + i, line_in, url);
+    enc_b64_encode_tail(o + c / 3 * 4, in + i + c, line_in - c, url);
+    o[wrap] = '\r';
+    o[wrap + 1] = '\n';
+    o += wrap + 2;
+  }
+  size_t last = in_len - i, bytes = last - last % 3;
+  size_t c = im->b64_encode(o, in + i, last, url);
+  c += enc_b64_encode_tail(o + c / 3 * 4, in + i + c, bytes - c, url);
+  o += bytes / 3 * 4;
+  if (rem != 0) {
+    const char *abc = url ? enc_b64_alpha_url : enc_b64_alpha_std;
+    uint32_t v = (uint32_t)in[in_len - rem] << 16 | (rem == 2 ? (uint32_t)in[in_len - 1] << 8 : 0);
+    *o++ = abc[v >> 18];
+    *o++ = abc[(v >> 12) & 63];
+    if (rem == 2)
+      *o++ = abc[(v >> 6) & 63];
+    if (!nopad) {
+      if (rem == 1)
+        *o++ = '=';
+      *o++ = '=';
+    }
+  }
+  *written = (size_t)(o - (char *)out);
+  return 0;
+}
+
 // Decoding.
 
 void enc_b64d_init(struct enc_stream_state *st) {

@@ -182,15 +182,19 @@ static int oneshot(int codec, int dir, uint32_t flags, size_t wrap, void *out, s
     out = dummy; // never written: the capacity is 0
   if (in == NULL)
     in = dummy;
-  if (codec == ENC_CODEC_BASE64 && dir == ENC_ENCODE && wrap == 0) {
+  if (codec == ENC_CODEC_BASE64 && dir == ENC_ENCODE && wrap % 4 == 0) {
     size_t w = 0;
-    ENC_TRY(enc_b64e_flat(im, flags, out, out_cap, &w, in, in_len));
+    if (wrap == 0)
+      ENC_TRY(enc_b64e_flat(im, flags, out, out_cap, &w, in, in_len));
+    else
+      ENC_TRY(enc_b64e_wrap_flat(im, flags, wrap, out, out_cap, &w, in, in_len));
     *out_len = w;
     return 0;
   }
-  // Not a memset of the whole state: at 64 bytes of input it costs more
-  // than the codec. The Base64 engines' init clears their whole member; the
-  // others get the zeroed union that enc_stream_init() gives them.
+  // Not a memset of the state: at 64 bytes of input it costs more than the
+  // codec (a `rep stos` of the whole union). Every engine's init sets what
+  // its engine reads (the held-back bytes of the QP and Q decoders are read
+  // only below their count, which init clears).
   struct enc_stream_state s;
   s.magic = ENC_STREAM_MAGIC;
   s.codec = (uint8_t)codec;
@@ -201,8 +205,6 @@ static int oneshot(int codec, int dir, uint32_t flags, size_t wrap, void *out, s
   s.err_off = 0;
   s.wrap = wrap;
   s.pos = 0;
-  if (codec != ENC_CODEC_BASE64)
-    memset(&s.u, 0, sizeof s.u);
   e->init(&s);
   size_t a = 0, b = 0;
   int rc;
@@ -251,20 +253,23 @@ int enc_decode(enc_codec codec, uint32_t flags, void *out, size_t out_cap, size_
 
 // Per-codec wrappers.
 
-// The Base64 wrappers take the common case (no wrap, no MIME, buffers
-// given) straight to the fused paths: at 64 bytes of input the generic
-// argument checks and state set-up of oneshot() cost a tenth of the call.
+// The Base64 wrappers take the common case (no wrap, or a wrap of whole
+// groups; no MIME; buffers given) straight to the fused paths: at 64 bytes
+// of input the generic argument checks and state set-up of oneshot() cost a
+// tenth of the call, and the stream engine's line handling more.
 // Everything else, and every argument error, goes through oneshot() (called
 // directly, not through the exported enc_encode(), whose call from inside
 // the shared object goes through the PLT).
 int enc_base64_encode(uint32_t flags, size_t wrap, char *out, size_t out_cap, size_t *out_len,
                       const void *in, size_t in_len) {
-  if (wrap == 0 && (flags & ~(ENC_FLAG_URL | ENC_FLAG_NOPAD)) == 0 && out_len != NULL &&
+  if (wrap % 4 == 0 && (flags & ~(ENC_FLAG_URL | ENC_FLAG_NOPAD)) == 0 && out_len != NULL &&
       out != NULL && in != NULL) {
     const struct enc_impl *im = enc_impl_current();
     if (im != &enc_impl_unsupported) {
       *out_len = 0;
-      return enc_b64e_flat(im, flags, (uint8_t *)out, out_cap, out_len, in, in_len);
+      if (wrap == 0)
+        return enc_b64e_flat(im, flags, (uint8_t *)out, out_cap, out_len, in, in_len);
+      return enc_b64e_wrap_flat(im, flags, wrap, (uint8_t *)out, out_cap, out_len, in, in_len);
     }
   }
   return oneshot(ENC_CODEC_BASE64, ENC_ENCODE, flags, wrap, out, out_cap, out_len, in, in_len,

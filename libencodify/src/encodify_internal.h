@@ -270,6 +270,9 @@ int enc_b64e_flat(const struct enc_impl *im, uint32_t flags, uint8_t *out, size_
                   size_t *written, const uint8_t *in, size_t in_len);
 int enc_b64d_flat(struct enc_stream_state *st, const struct enc_impl *im, uint8_t *out,
                   size_t out_cap, size_t *written, const uint8_t *in, size_t in_len);
+// The same as the encoder's flat path, for a `wrap` that is a multiple of 4.
+int enc_b64e_wrap_flat(const struct enc_impl *im, uint32_t flags, size_t wrap, uint8_t *out,
+                       size_t out_cap, size_t *written, const uint8_t *in, size_t in_len);
 
 // Saturating size arithmetic for the *_max functions.
 static inline size_t enc_add_sat(size_t a, size_t b) {

@@ -8,6 +8,17 @@ static const struct corvid_lib_error own_errors[] = {
     {KEEP_ERR_INVALID_ARGUMENT, "invalid argument"},
     {KEEP_ERR_PROTOCOL, "protocol violation"},
     {KEEP_ERR_BUSY, "server busy, retry"},
+    {KEEP_ERR_NOT_FOUND, "key not found"},
+    {KEEP_ERR_EXISTS, "key exists or lock held by another holder"},
+    {KEEP_ERR_NOT_YET, "lock quarantine, retry later"},
+    {KEEP_ERR_MOVED, "key belongs to another member"},
+    {KEEP_ERR_SERVER, "server error"},
+    {KEEP_ERR_OUT_OF_MEMORY, "server memory cap reached"},
+    {KEEP_ERR_WRONG_TYPE, "key holds another type"},
+    {KEEP_ERR_TOO_LARGE, "key or value too large"},
+    {KEEP_ERR_TIMEOUT, "timed out"},
+    {KEEP_ERR_CLOSED, "connection closed"},
+    {KEEP_ERR_OVERFLOW, "counter overflow"},
 };
 
 int main(int argc, char **argv) {

@@ -5,9 +5,18 @@
 // bodies are stored as zstd-compressed blobs. It uses libmailparse to index
 // messages on delivery.
 //
-// Threading: unless a function's comment says otherwise, every function is
-// safe to call from any thread; handles are not shared between threads
-// without the caller's locking.
+// Threading: every function is safe to call from any thread, and one ms_store
+// handle may be shared by all the threads of a process (LMDB allows one
+// environment handle per process, so threads must share it). Writers are
+// serialised by LMDB's single write lock, across processes too; readers run
+// concurrently on consistent snapshots.
+//
+// Durability: unless ms_settings.no_sync is set, a mutating function that
+// returns success has had its transaction committed and flushed to stable
+// storage (LMDB's fsync/fdatasync of the data file and the meta page), so it
+// survives kill -9 and power loss. Concurrent deliveries are grouped into one
+// commit (group commit, see ms_messages_deliver) without weakening this: no
+// caller is acknowledged before the commit holding its message is durable.
 //
 // Ownership: borrowing is the default. A function takes ownership only where
 // its comment says so; pointers it returns are non-owning unless the function
@@ -83,7 +92,9 @@ MS_API const char *ms_strerror(int code);
 //
 // A store is one LMDB environment in a directory. Every mutating function
 // below runs as exactly one durable LMDB write transaction: it either happens
-// completely and is on disk when the function returns 0, or not at all. The
+// completely and is on disk when the function returns 0, or not at all.
+// Deliveries are the one refinement: concurrent ones may share a transaction
+// (group commit), each item still all-or-nothing and durable on return. The
 // map grows by doubling on MDB_MAP_FULL up to ms_settings.max_map_size.
 
 // ms_store is an open store; opaque.
@@ -96,6 +107,14 @@ struct ms_settings {
   uint32_t max_message_size; // bytes; default 64 MiB
   uint32_t max_batch;        // UIDs per batch call; default 1,000,000
   uint32_t max_name_len;     // account and mailbox names; default 1024
+  // group_wait_us: the longest a committer waits for concurrent deliveries
+  // that are still being compressed before it commits; default 1000 µs.
+  uint32_t group_wait_us;
+  // compression_level: the zstd level new blobs are compressed with
+  // (negative levels are zstd's fast ones; clamped to zstd's range);
+  // default 3. Compression is most of a delivery's CPU time: level 1 about
+  // halves it for a somewhat larger store. Readers need no setting.
+  int32_t compression_level;
   // no_sync nonzero: commits are not flushed to disk (MDB_NOSYNC), for bulk
   // imports and benchmarks; a system crash may undo the latest commits but
   // leaves the store consistent. 0 (default): every commit is durable.
@@ -130,19 +149,64 @@ enum {
 // must exist, and sets *out to a new handle the caller frees with
 // ms_store_close. `settings` may be NULL. Errors: MS_ERR_INVALID_ARGUMENT,
 // MS_ERR_CORRUPT (not a store of this format version, or damaged), -errno.
-// A handle is used by one thread at a time; several processes may open the
-// same directory.
+// The handle may be shared by the threads of the process; open a directory
+// only once per process (an LMDB rule). Several processes may open the same
+// directory.
 MS_API MS_WARN_UNUSED_RESULT int ms_store_open(ms_store **out, const char *dir,
                                                const struct ms_settings *settings);
 
-// ms_store_close closes `store`; NULL is ignored.
+// ms_store_close closes `store`; NULL is ignored. No other thread may be
+// using `store` any more.
 MS_API void ms_store_close(ms_store *store);
+
+// ms_store_counters are this handle's activity counters since it was opened.
+struct ms_store_counters {
+  uint64_t commits;   // delivery write transactions committed (group commits)
+  uint64_t delivered; // messages those commits stored
+  uint64_t largest;   // most messages stored by one commit
+};
+
+// ms_store_counters_get copies the counters of `store` into *out, so that a
+// caller can see how well concurrent deliveries were grouped (delivered /
+// commits). Thread-safe. Errors: MS_ERR_INVALID_ARGUMENT.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_counters_get(ms_store *store,
+                                                       struct ms_store_counters *out);
 
 // ms_store_verify checks the whole store's consistency in one read
 // transaction: every record decodes, every membership points to a message,
 // message membership counts, blob reference counts, mailbox counts and
 // account usage all match. Returns 0, MS_ERR_CORRUPT or -errno.
 MS_API MS_WARN_UNUSED_RESULT int ms_store_verify(ms_store *store);
+
+// ms_store_collect finishes what expunges left: a destroyed message's blob
+// reference is not dropped by the expunge itself (which then touches only
+// records stored next to each other) but queued, and this call drops up to
+// `max_items` queued references (0 means 65,536; at most 1,000,000), in one
+// durable write transaction, deleting each blob whose count reaches 0.
+// Until then the blob's space stays in use, and an identical message
+// delivered meanwhile shares it. Call it from time to time (mailctl store
+// collect, a daemon's idle timer) until it returns 0. Returns the number of
+// references dropped, or MS_ERR_CORRUPT, -ENOSPC, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_collect(ms_store *store, size_t max_items);
+
+// ms_store_stats summarises a whole store.
+struct ms_store_stats {
+  uint64_t accounts;
+  uint64_t mailboxes;
+  uint64_t messages;    // message records (a message in several mailboxes counts once)
+  uint64_t memberships; // (mailbox, UID) entries
+  uint64_t bytes;       // sum of the accounts' used bytes (raw message sizes)
+  uint64_t blobs;       // distinct stored bodies
+  uint64_t blob_raw;    // their raw size in bytes
+  uint64_t blob_stored; // their compressed size in bytes, record heads included
+  uint64_t released;    // blob references queued for ms_store_collect
+  uint64_t map_used;    // bytes of the LMDB map in use (pages * page size)
+};
+
+// ms_store_stats_get fills *out from one read snapshot; it reads every
+// account and blob record head, so its cost grows with the store. Errors:
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_CORRUPT, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_stats_get(ms_store *store, struct ms_store_stats *out);
 
 // Accounts.
 
@@ -163,6 +227,12 @@ struct ms_account_info {
 MS_API MS_WARN_UNUSED_RESULT int ms_account_create(ms_store *store, uint32_t *out_id,
                                                    const char *name, size_t name_len,
                                                    uint64_t quota_bytes, uint64_t quota_messages);
+
+// ms_account_find stores in *out_id the id of the account named `name`
+// (name_len bytes). Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND,
+// MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_account_find(ms_store *store, uint32_t *out_id,
+                                                 const char *name, size_t name_len);
 
 // ms_account_get fills *out for account `account`. Errors: MS_ERR_NOTFOUND,
 // MS_ERR_CORRUPT, -errno.
@@ -215,7 +285,8 @@ MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_rename(ms_store *store, uint32_t acc
                                                    size_t name_len);
 
 // ms_mailbox_delete deletes `mailbox` of `account` with its messages (each
-// message in no other mailbox is destroyed) and its VANISHED history.
+// message in no other mailbox is destroyed, its blob reference queued for
+// ms_store_collect) and its VANISHED history.
 // Errors: MS_ERR_EXISTS (it has child mailboxes), MS_ERR_NOTFOUND,
 // MS_ERR_CORRUPT, -errno.
 MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_delete(ms_store *store, uint32_t account,
@@ -241,7 +312,8 @@ struct ms_entry {
 // message in `mailbox` with `flags` and `internal_date` (seconds since the
 // epoch), assigning the message id (*out_message_id) and UID (*out_uid) in
 // the same transaction; either output may be NULL. The body is kept as a
-// SHA-256-addressed, zstd-compressed, reference-counted blob. Errors:
+// SHA-256-addressed, zstd-compressed, reference-counted blob. Concurrent
+// calls are group-committed as ms_messages_deliver describes. Errors:
 // MS_ERR_INVALID_ARGUMENT, MS_ERR_LIMIT (too large), MS_ERR_QUOTA,
 // MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -ENOSPC (map cannot grow), -errno.
 MS_API MS_WARN_UNUSED_RESULT int ms_message_append(ms_store *store, uint64_t *out_message_id,
@@ -249,6 +321,56 @@ MS_API MS_WARN_UNUSED_RESULT int ms_message_append(ms_store *store, uint64_t *ou
                                                    uint32_t mailbox, const uint8_t *data,
                                                    size_t len, uint32_t flags,
                                                    int64_t internal_date);
+
+// ms_delivery is one message for ms_messages_deliver: inputs set by the
+// caller, outputs set by the call.
+struct ms_delivery {
+  // Outputs.
+  int status;          // 0 if stored, else the item's error (as ms_message_append)
+  uint32_t uid;        // its UID in `mailbox`
+  uint64_t message_id; // its account-scoped message id
+  // Inputs.
+  uint32_t account;
+  uint32_t mailbox;
+  uint32_t flags;        // MS_FLAG_*
+  int64_t internal_date; // seconds since the epoch
+  const uint8_t *data;   // 1..max_message_size bytes, borrowed during the call
+  size_t len;
+};
+
+// ms_messages_deliver stores the `count` messages at `items` (1..max_batch)
+// as ms_message_append does each one, and returns the number stored. Each
+// item gets its own status: an item that fails (unknown account or mailbox,
+// quota, size, flags) does not fail the others, and every other item is
+// stored. The call hashes and compresses the messages in the calling thread,
+// then queues them; the first waiting thread of the process becomes the
+// committer, takes everything queued by all threads, writes it in one LMDB
+// write transaction with one durable commit, and wakes the other callers
+// (group commit). The call returns only after the commit holding its items
+// is durable (see Durability above). Grouping happens among the threads of
+// one process: processes delivering into the same store each commit their
+// own groups, serialised by LMDB's write lock (while one process commits,
+// the others' queues fill). UIDs of one call's items for one
+// mailbox are increasing in item order. Returns the number of items stored
+// (status 0), or MS_ERR_INVALID_ARGUMENT (NULL store or items, count 0),
+// MS_ERR_LIMIT (count > max_batch), -ENOMEM; when the commit itself fails
+// (-ENOSPC, -EIO, MS_ERR_CORRUPT) the affected items carry that status.
+// Thread-safe; meant to be called by many threads at once.
+MS_API MS_WARN_UNUSED_RESULT int ms_messages_deliver(ms_store *store, struct ms_delivery *items,
+                                                     size_t count);
+
+// ms_message_info describes a stored message.
+struct ms_message_info {
+  uint64_t size;         // bytes
+  int64_t internal_date; // seconds since the epoch
+  uint32_t memberships;  // mailboxes (UIDs) holding it
+  uint64_t thread_id;
+};
+
+// ms_message_get fills *out for message `message_id` of `account`. Errors:
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_message_get(ms_store *store, struct ms_message_info *out,
+                                                uint32_t account, uint64_t message_id);
 
 // ms_message_read copies message `message_id`'s bytes into out (out_cap
 // bytes) and sets *out_len to its size (also when out_cap is too small, then
@@ -268,10 +390,12 @@ MS_API MS_WARN_UNUSED_RESULT int ms_flags_store(ms_store *store, uint32_t accoun
                                                 uint32_t remove);
 
 // ms_messages_copy adds the `count` messages at `uids` of `src` to `dst`
-// with new UIDs (assigned in order) written to out_uids[i] (0 for a UID not
-// in src; out_uids may be NULL), keeping their flags. Returns the number
-// copied; errors as ms_flags_store, plus MS_ERR_INVALID_ARGUMENT if src ==
-// dst.
+// with new UIDs, assigned in the order of the source UIDs (as RFC 4315
+// COPYUID pairs them), written to out_uids[i] (0 for a UID not in src, and
+// for a repeated UID's later positions: each message is copied once;
+// out_uids may be NULL), keeping their flags. `uids` may be in any order;
+// the work runs in UID order. Returns the number copied; errors as
+// ms_flags_store, plus MS_ERR_INVALID_ARGUMENT if src == dst.
 MS_API MS_WARN_UNUSED_RESULT int ms_messages_copy(ms_store *store, uint32_t *out_uids,
                                                   uint32_t account, uint32_t src, uint32_t dst,
                                                   const uint32_t *uids, size_t count);
@@ -287,8 +411,9 @@ MS_API MS_WARN_UNUSED_RESULT int ms_messages_move(ms_store *store, uint32_t *out
 // ms_messages_expunge removes the `count` UIDs at `uids` from `mailbox`, or
 // when uids is NULL every message flagged MS_FLAG_DELETED. Each removed UID
 // is recorded with its expunge MODSEQ (QRESYNC VANISHED); a message left in
-// no mailbox is destroyed and its blob reference released. Returns the
-// number expunged; errors as ms_flags_store.
+// no mailbox is destroyed (its record deleted, the account's usage reduced)
+// and its blob reference queued for ms_store_collect. Returns the number
+// expunged; errors as ms_flags_store.
 MS_API MS_WARN_UNUSED_RESULT int ms_messages_expunge(ms_store *store, uint32_t account,
                                                      uint32_t mailbox, const uint32_t *uids,
                                                      size_t count);

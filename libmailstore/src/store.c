@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <lmdb.h>
 #include <openssl/sha.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,10 +16,36 @@
 // ERR_MAP_FULL never leaves this file: run_write turns it into a retry.
 #define ERR_MAP_FULL (-10499)
 
+// CCTX_POOL bounds the compression contexts kept for reuse; a context for
+// level 3 costs about a megabyte to set up, far more than compressing a
+// typical message.
+#define CCTX_POOL 16
+
+struct deliver_req;
+
 struct ms_store {
   MDB_env *env;
-  MDB_dbi meta, accounts, names, mailboxes, uids, messages, blobs, vanished;
+  MDB_dbi meta, accounts, names, mailboxes, uids, messages, blobs, vanished, release;
   struct ms_settings set;
+  // Every transaction of this process holds maplock shared; resizing the map
+  // holds it exclusive, because LMDB allows mdb_env_set_mapsize only while
+  // the process has no transaction open.
+  pthread_rwlock_t maplock;
+  // The group-commit queue (leader/follower, see group_commit): requests
+  // waiting for a committer, and whether one is at work; counters too.
+  pthread_mutex_t qlock;
+  pthread_cond_t qdone;   // a commit finished
+  pthread_cond_t qarrive; // no caller is preparing any more
+  struct deliver_req *qhead, *qtail;
+  int committing;
+  int preparing;   // callers hashing and compressing, about to queue
+  int queued;      // requests in the queue
+  int last_reqs;   // requests the previous commit took
+  int leader_wait; // the committer waits on qarrive
+  struct ms_store_counters counters;
+  pthread_mutex_t poollock;
+  ZSTD_CCtx *pool[CCTX_POOL];
+  int npool;
 };
 
 static int lmdb_err(int rc) {
@@ -41,26 +68,59 @@ static int lmdb_err(int rc) {
   }
 }
 
-static int grow(ms_store *s) {
+static uint64_t map_size(ms_store *s) {
   MDB_envinfo info;
   mdb_env_info(s->env, &info);
-  uint64_t cur = info.me_mapsize;
-  if (cur >= s->set.max_map_size)
-    return -ENOSPC;
-  uint64_t next = cur * 2 > s->set.max_map_size ? s->set.max_map_size : cur * 2;
-  return lmdb_err(mdb_env_set_mapsize(s->env, (size_t)next));
+  return info.me_mapsize;
 }
 
+// grow doubles the map unless another thread already grew it beyond `seen`,
+// the size the failed transaction ran with.
+static int grow(ms_store *s, uint64_t seen) {
+  pthread_rwlock_wrlock(&s->maplock);
+  uint64_t cur = map_size(s);
+  int rc = 0;
+  if (cur <= seen) {
+    if (cur >= s->set.max_map_size) {
+      rc = -ENOSPC;
+    } else {
+      uint64_t next = cur * 2 > s->set.max_map_size ? s->set.max_map_size : cur * 2;
+      rc = lmdb_err(mdb_env_set_mapsize(s->env, (size_t)next));
+    }
+  }
+  pthread_rwlock_unlock(&s->maplock);
+  return rc;
+}
+
+// txn_begin starts a transaction holding maplock shared until txn_abort or
+// txn_commit.
 static int txn_begin(ms_store *s, unsigned flags, MDB_txn **t) {
   for (int tries = 0;; tries++) {
+    pthread_rwlock_rdlock(&s->maplock);
     int rc = mdb_txn_begin(s->env, NULL, flags, t);
+    if (rc == 0)
+      return 0;
+    pthread_rwlock_unlock(&s->maplock);
     // Another process grew the map: adopt its size and try again.
     if (rc == MDB_MAP_RESIZED && tries < 8) {
+      pthread_rwlock_wrlock(&s->maplock);
       mdb_env_set_mapsize(s->env, 0);
+      pthread_rwlock_unlock(&s->maplock);
       continue;
     }
     return lmdb_err(rc);
   }
+}
+
+static void txn_abort(ms_store *s, MDB_txn *t) {
+  mdb_txn_abort(t);
+  pthread_rwlock_unlock(&s->maplock);
+}
+
+static int txn_commit(ms_store *s, MDB_txn *t) {
+  int rc = lmdb_err(mdb_txn_commit(t));
+  pthread_rwlock_unlock(&s->maplock);
+  return rc;
 }
 
 typedef int (*write_fn)(ms_store *s, MDB_txn *t, void *ctx);
@@ -73,20 +133,21 @@ static int run_write(ms_store *s, write_fn fn, void *ctx) {
     int rc = txn_begin(s, 0, &t);
     if (rc < 0)
       return rc;
+    uint64_t seen = map_size(s);
     rc = fn(s, t, ctx);
     if (rc < 0) {
-      mdb_txn_abort(t);
+      txn_abort(s, t);
       if (rc == ERR_MAP_FULL) {
-        int g = grow(s);
+        int g = grow(s, seen);
         if (g < 0)
           return g;
         continue;
       }
       return rc;
     }
-    int c = lmdb_err(mdb_txn_commit(t));
+    int c = txn_commit(s, t);
     if (c == ERR_MAP_FULL) {
-      int g = grow(s);
+      int g = grow(s, seen);
       if (g < 0)
         return g;
       continue;
@@ -157,15 +218,6 @@ static void uid_key(uint8_t k[12], uint32_t acct, uint32_t mbox, uint32_t uid) {
   msr_be32(k + 8, uid);
 }
 
-static int uid_load(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t mbox, uint32_t uid,
-                    struct msr_uid *u) {
-  uint8_t k[12];
-  uid_key(k, acct, mbox, uid);
-  MDB_val v;
-  int rc = get(t, s->uids, k, sizeof k, &v);
-  return rc < 0 ? rc : msr_uid_decode(u, v.mv_data, v.mv_size);
-}
-
 static int uid_store(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t mbox, uint32_t uid,
                      const struct msr_uid *u) {
   uint8_t k[12], buf[MSR_UID_LEN];
@@ -192,73 +244,6 @@ static int msg_store(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id,
   return put(t, s->messages, k, sizeof k, buf, sizeof buf, 0);
 }
 
-// blob_ref adds one reference to the blob of `data`, storing it compressed
-// if it is new, and writes its SHA-256 to hash.
-static int blob_ref(ms_store *s, MDB_txn *t, uint8_t hash[32], const uint8_t *data, size_t len) {
-  SHA256(data, len, hash);
-  MDB_val v;
-  int rc = get(t, s->blobs, hash, 32, &v);
-  if (rc == 0) {
-    struct msr_blob b;
-    rc = msr_blob_decode(&b, v.mv_data, v.mv_size);
-    if (rc < 0)
-      return rc;
-    uint8_t head[MSR_BLOB_HEAD];
-    b.refs++;
-    msr_blob_encode_head(head, &b);
-    // Rewrite the record with the new count: copy the payload out first since
-    // the put may move the page the old value lives on.
-    size_t total = v.mv_size;
-    uint8_t *copy = malloc(total);
-    if (!copy)
-      return -ENOMEM;
-    memcpy(copy, v.mv_data, total);
-    memcpy(copy, head, MSR_BLOB_HEAD);
-    rc = put(t, s->blobs, hash, 32, copy, total, 0);
-    free(copy);
-    return rc;
-  }
-  if (rc != MS_ERR_NOTFOUND)
-    return rc;
-  size_t cap = ZSTD_compressBound(len);
-  uint8_t *buf = malloc(MSR_BLOB_HEAD + cap);
-  if (!buf)
-    return -ENOMEM;
-  size_t clen = ZSTD_compress(buf + MSR_BLOB_HEAD, cap, data, len, 3);
-  if (ZSTD_isError(clen)) {
-    free(buf);
-    return -EIO;
-  }
-  struct msr_blob b = {.refs = 1, .raw_len = len, .codec = MSR_CODEC_ZSTD};
-  msr_blob_encode_head(buf, &b);
-  rc = put(t, s->blobs, hash, 32, buf, MSR_BLOB_HEAD + clen, 0);
-  free(buf);
-  return rc;
-}
-
-static int blob_unref(ms_store *s, MDB_txn *t, const uint8_t hash[32]) {
-  MDB_val v;
-  int rc = get(t, s->blobs, hash, 32, &v);
-  if (rc < 0)
-    return rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
-  struct msr_blob b;
-  rc = msr_blob_decode(&b, v.mv_data, v.mv_size);
-  if (rc < 0)
-    return rc;
-  if (b.refs <= 1)
-    return del(t, s->blobs, hash, 32);
-  b.refs--;
-  size_t total = v.mv_size;
-  uint8_t *copy = malloc(total);
-  if (!copy)
-    return -ENOMEM;
-  memcpy(copy, v.mv_data, total);
-  msr_blob_encode_head(copy, &b);
-  rc = put(t, s->blobs, hash, 32, copy, total, 0);
-  free(copy);
-  return rc;
-}
-
 // ---- open, close ----
 
 static int open_dbis(ms_store *s, MDB_txn *t) {
@@ -267,7 +252,7 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
     MDB_dbi *dbi;
   } d[] = {{"meta", &s->meta},           {"accounts", &s->accounts}, {"names", &s->names},
            {"mailboxes", &s->mailboxes}, {"uids", &s->uids},         {"messages", &s->messages},
-           {"blobs", &s->blobs},         {"vanished", &s->vanished}};
+           {"blobs", &s->blobs},         {"vanished", &s->vanished}, {"release", &s->release}};
   for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
     int rc = lmdb_err(mdb_dbi_open(t, d[i].name, MDB_CREATE, d[i].dbi));
     if (rc < 0)
@@ -282,9 +267,29 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
   }
   if (rc < 0)
     return rc;
-  if (v.mv_size != 4 || msr_get_le32(v.mv_data) != MSR_FORMAT_VERSION)
+  if (v.mv_size != 4)
     return MS_ERR_CORRUPT;
-  return 0;
+  uint32_t format = msr_get_le32(v.mv_data);
+  // Format 1 lacks only the release queue, which is empty in such a store:
+  // mark it format 2 so that an older library refuses it from now on.
+  if (format == 1) {
+    uint8_t f[4];
+    msr_le32(f, MSR_FORMAT_VERSION);
+    return put(t, s->meta, "format", 6, f, 4, 0);
+  }
+  return format == MSR_FORMAT_VERSION ? 0 : MS_ERR_CORRUPT;
+}
+
+// store_free releases what ms_store_open set up besides the environment.
+static void store_free(ms_store *s) {
+  for (int i = 0; i < s->npool; i++)
+    ZSTD_freeCCtx(s->pool[i]);
+  pthread_mutex_destroy(&s->poollock);
+  pthread_cond_destroy(&s->qdone);
+  pthread_cond_destroy(&s->qarrive);
+  pthread_mutex_destroy(&s->qlock);
+  pthread_rwlock_destroy(&s->maplock);
+  free(s);
 }
 
 int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *settings) {
@@ -304,13 +309,35 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
     s->set.max_message_size = 64u << 20;
   if (!s->set.max_batch)
     s->set.max_batch = 1000000;
+  if (!s->set.group_wait_us)
+    s->set.group_wait_us = 1000;
+  if (s->set.compression_level == 0)
+    s->set.compression_level = 3;
+  if (s->set.compression_level < ZSTD_minCLevel())
+    s->set.compression_level = ZSTD_minCLevel();
+  if (s->set.compression_level > ZSTD_maxCLevel())
+    s->set.compression_level = ZSTD_maxCLevel();
   if (!s->set.max_name_len || s->set.max_name_len > MSR_NAME_MAX)
     s->set.max_name_len = MSR_NAME_MAX;
   if (s->set.initial_map_size > s->set.max_map_size)
     s->set.initial_map_size = s->set.max_map_size;
-  int rc = lmdb_err(mdb_env_create(&s->env));
+  // Writers first: a map resize must not starve behind a stream of readers.
+  pthread_rwlockattr_t ra;
+  pthread_rwlockattr_init(&ra);
+  pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+  int rc = -pthread_rwlock_init(&s->maplock, &ra);
+  pthread_rwlockattr_destroy(&ra);
   if (rc < 0) {
     free(s);
+    return rc;
+  }
+  pthread_mutex_init(&s->qlock, NULL);
+  pthread_cond_init(&s->qdone, NULL);
+  pthread_cond_init(&s->qarrive, NULL);
+  pthread_mutex_init(&s->poollock, NULL);
+  rc = lmdb_err(mdb_env_create(&s->env));
+  if (rc < 0) {
+    store_free(s);
     return rc;
   }
   mdb_env_set_maxdbs(s->env, 16);
@@ -328,14 +355,14 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
     if (rc == 0) {
       rc = open_dbis(s, t);
       if (rc < 0)
-        mdb_txn_abort(t);
+        txn_abort(s, t);
       else
-        rc = lmdb_err(mdb_txn_commit(t));
+        rc = txn_commit(s, t);
     }
   }
   if (rc < 0) {
     mdb_env_close(s->env);
-    free(s);
+    store_free(s);
     return rc;
   }
   *out = s;
@@ -346,7 +373,7 @@ void ms_store_close(ms_store *store) {
   if (!store)
     return;
   mdb_env_close(store->env);
-  free(store);
+  store_free(store);
 }
 
 // ---- accounts ----
@@ -417,7 +444,7 @@ int ms_account_get(ms_store *store, struct ms_account_info *out, uint32_t accoun
     return rc;
   struct msr_account a;
   rc = acct_load(store, t, account, &a);
-  mdb_txn_abort(t);
+  txn_abort(store, t);
   if (rc < 0)
     return rc;
   *out = (struct ms_account_info){.id = account,
@@ -544,7 +571,7 @@ int ms_mailbox_find(ms_store *store, uint32_t *out_id, uint32_t account, const c
     else
       *out_id = msr_get_le32(v.mv_data);
   }
-  mdb_txn_abort(t);
+  txn_abort(store, t);
   return rc;
 }
 
@@ -558,7 +585,7 @@ int ms_mailbox_get(ms_store *store, struct ms_mailbox_info *out, uint32_t accoun
     return rc;
   struct msr_mailbox m;
   rc = mbox_load(store, t, account, mailbox, &m);
-  mdb_txn_abort(t);
+  txn_abort(store, t);
   if (rc < 0)
     return rc;
   *out = (struct ms_mailbox_info){.id = mailbox,
@@ -590,64 +617,404 @@ static void mbox_count_sub(struct msr_mailbox *m, uint32_t flags, uint64_t size)
   m->size -= size;
 }
 
-struct append_ctx {
-  uint32_t acct, mbox, flags;
-  const uint8_t *data;
-  size_t len;
-  int64_t date;
-  uint64_t msgid;
-  uint32_t uid;
+// ---- delivery and group commit ----
+//
+// A delivery is split in two: the expensive, lock-free part (SHA-256 and
+// zstd) runs in the calling thread, so that several cores compress at once;
+// the LMDB part runs in a committer thread that writes every queued request
+// in one transaction, so that one fsync acknowledges them all.
+
+// prepared is one message made ready outside any lock: its hash and its
+// complete blob record (head and zstd frame). blob is NULL for an item that
+// failed its checks (its status says why).
+struct prepared {
+  uint8_t hash[32];
+  uint8_t *blob;
+  size_t blob_len;
 };
 
-static int append_tx(ms_store *s, MDB_txn *t, void *p) {
-  struct append_ctx *c = p;
+// deliver_req is one ms_messages_deliver call waiting in the queue; it lives
+// on the caller's stack until done is set under qlock.
+struct deliver_req {
+  struct ms_delivery *items;
+  struct prepared *prep;
+  size_t count;
+  int done;
+  struct deliver_req *next;
+};
+
+static ZSTD_CCtx *cctx_take(ms_store *s) {
+  ZSTD_CCtx *c = NULL;
+  pthread_mutex_lock(&s->poollock);
+  if (s->npool > 0)
+    c = s->pool[--s->npool];
+  pthread_mutex_unlock(&s->poollock);
+  return c ? c : ZSTD_createCCtx();
+}
+
+static void cctx_give(ms_store *s, ZSTD_CCtx *c) {
+  if (!c)
+    return;
+  pthread_mutex_lock(&s->poollock);
+  if (s->npool < CCTX_POOL) {
+    s->pool[s->npool++] = c;
+    c = NULL;
+  }
+  pthread_mutex_unlock(&s->poollock);
+  ZSTD_freeCCtx(c);
+}
+
+static int prepare(ZSTD_CCtx *cc, int level, struct prepared *p, const uint8_t *data, size_t len) {
+  SHA256(data, len, p->hash);
+  size_t cap = ZSTD_compressBound(len);
+  uint8_t *buf = malloc(MSR_BLOB_HEAD + cap);
+  if (!buf)
+    return -ENOMEM;
+  size_t clen = cc ? ZSTD_compressCCtx(cc, buf + MSR_BLOB_HEAD, cap, data, len, level)
+                   : ZSTD_compress(buf + MSR_BLOB_HEAD, cap, data, len, level);
+  if (ZSTD_isError(clen)) {
+    free(buf);
+    return -EIO;
+  }
+  struct msr_blob b = {.refs = 1, .raw_len = len, .codec = MSR_CODEC_ZSTD};
+  msr_blob_encode_head(buf, &b);
+  p->blob = buf;
+  p->blob_len = MSR_BLOB_HEAD + clen;
+  return 0;
+}
+
+// blob_put_prepared stores p's blob, or adds a reference to the identical
+// blob already stored. MDB_NOOVERWRITE hands back the existing record, so the
+// common case (a new blob) costs one tree descent.
+static int blob_put_prepared(ms_store *s, MDB_txn *t, const struct prepared *p) {
+  MDB_val key = val(p->hash, 32), data = val(p->blob, p->blob_len);
+  int r = mdb_put(t, s->blobs, &key, &data, MDB_NOOVERWRITE);
+  if (r != MDB_KEYEXIST)
+    return lmdb_err(r);
+  struct msr_blob b;
+  int rc = msr_blob_decode(&b, data.mv_data, data.mv_size);
+  if (rc < 0)
+    return rc;
+  b.refs++;
+  uint8_t head[MSR_BLOB_HEAD];
+  msr_blob_encode_head(head, &b);
+  // The put may move the page the old value lives on: copy it out first.
+  size_t total = data.mv_size;
+  uint8_t *copy = malloc(total);
+  if (!copy)
+    return -ENOMEM;
+  memcpy(copy, data.mv_data, total);
+  memcpy(copy, head, MSR_BLOB_HEAD);
+  rc = put(t, s->blobs, p->hash, 32, copy, total, 0);
+  free(copy);
+  return rc;
+}
+
+// The committer caches the account and mailbox records a batch touches and
+// writes each back once at the end.
+struct acct_slot {
+  uint32_t id;
+  int err;   // load error, given to every item of this account
+  int dirty; // changed: took a MODSEQ and must be written back
   struct msr_account a;
+};
+
+struct mbox_slot {
+  uint32_t acct, id;
+  int err;
+  int dirty;
   struct msr_mailbox m;
-  int rc = acct_load(s, t, c->acct, &a);
-  if (rc < 0 || (rc = mbox_load(s, t, c->acct, c->mbox, &m)) < 0)
+};
+
+struct deliver_ctx {
+  struct deliver_req *list; // every item of every request, or
+  struct deliver_req *one;  // only item one_item of request one
+  size_t one_item;
+  struct acct_slot *acc;
+  struct mbox_slot *mb;
+  size_t nacc, nmb; // slots in use; each array has one slot per item
+};
+
+static struct acct_slot *slot_acct(ms_store *s, MDB_txn *t, struct deliver_ctx *c, uint32_t id) {
+  for (size_t i = c->nacc; i > 0; i--)
+    if (c->acc[i - 1].id == id)
+      return &c->acc[i - 1];
+  struct acct_slot *sl = &c->acc[c->nacc++];
+  sl->id = id;
+  sl->dirty = 0;
+  sl->err = acct_load(s, t, id, &sl->a);
+  return sl;
+}
+
+static struct mbox_slot *slot_mbox(ms_store *s, MDB_txn *t, struct deliver_ctx *c, uint32_t acct,
+                                   uint32_t id) {
+  for (size_t i = c->nmb; i > 0; i--)
+    if (c->mb[i - 1].acct == acct && c->mb[i - 1].id == id)
+      return &c->mb[i - 1];
+  struct mbox_slot *sl = &c->mb[c->nmb++];
+  sl->acct = acct;
+  sl->id = id;
+  sl->dirty = 0;
+  sl->err = mbox_load(s, t, acct, id, &sl->m);
+  return sl;
+}
+
+// deliver_one validates and writes one prepared item. Returns 1 if stored,
+// 0 if the item failed on its own (status set), < 0 for a failure of the
+// transaction.
+static int deliver_one(ms_store *s, MDB_txn *t, struct deliver_ctx *c, struct ms_delivery *d,
+                       const struct prepared *p) {
+  struct acct_slot *as = slot_acct(s, t, c, d->account);
+  struct mbox_slot *ms = as->err ? NULL : slot_mbox(s, t, c, d->account, d->mailbox);
+  int err = as->err ? as->err : ms->err;
+  if (err == ERR_MAP_FULL)
+    return err;
+  if (err == 0) {
+    struct msr_account *a = &as->a;
+    if ((a->quota_bytes && a->used_bytes + d->len > a->quota_bytes) ||
+        (a->quota_messages && a->used_messages + 1 > a->quota_messages))
+      err = MS_ERR_QUOTA;
+    else if (ms->m.uidnext == UINT32_MAX || a->next_message == UINT64_MAX)
+      err = MS_ERR_LIMIT;
+  }
+  if (err) {
+    d->status = err;
+    return 0;
+  }
+  int rc = blob_put_prepared(s, t, p);
+  if (rc < 0)
     return rc;
-  if ((a.quota_bytes && a.used_bytes + c->len > a.quota_bytes) ||
-      (a.quota_messages && a.used_messages + 1 > a.quota_messages))
-    return MS_ERR_QUOTA;
-  if (m.uidnext == UINT32_MAX)
-    return MS_ERR_LIMIT;
-  struct msr_message msg = {.size = c->len, .internal_date = c->date, .refs = 1};
-  if ((rc = blob_ref(s, t, msg.blob, c->data, c->len)) < 0)
-    return rc;
-  uint64_t id = a.next_message++;
+  struct msr_account *a = &as->a;
+  if (!as->dirty) {
+    // One MODSEQ per account per transaction (FORMAT.md "MODSEQ rules").
+    a->modseq++;
+    as->dirty = 1;
+  }
+  uint64_t id = a->next_message++;
+  a->used_bytes += d->len;
+  a->used_messages++;
+  uint32_t uid = ms->m.uidnext++;
+  ms->m.highest_modseq = a->modseq;
+  ms->dirty = 1;
+  mbox_count_add(&ms->m, d->flags, d->len);
+  struct msr_message msg = {.size = d->len, .internal_date = d->internal_date, .refs = 1};
+  memcpy(msg.blob, p->hash, 32);
   msg.thread = id;
-  a.used_bytes += c->len;
-  a.used_messages++;
-  uint64_t modseq = ++a.modseq;
-  uint32_t uid = m.uidnext++;
-  m.highest_modseq = modseq;
-  mbox_count_add(&m, c->flags, c->len);
-  struct msr_uid u = {.message = id, .flags = c->flags, .modseq = modseq};
-  if ((rc = msg_store(s, t, c->acct, id, &msg)) < 0 ||
-      (rc = uid_store(s, t, c->acct, c->mbox, uid, &u)) < 0 ||
-      (rc = mbox_store(s, t, c->acct, c->mbox, &m)) < 0 || (rc = acct_store(s, t, c->acct, &a)) < 0)
+  struct msr_uid u = {.message = id, .flags = d->flags, .modseq = a->modseq};
+  if ((rc = msg_store(s, t, d->account, id, &msg)) < 0 ||
+      (rc = uid_store(s, t, d->account, d->mailbox, uid, &u)) < 0)
     return rc;
-  c->msgid = id;
-  c->uid = uid;
+  d->status = 0;
+  d->uid = uid;
+  d->message_id = id;
+  return 1;
+}
+
+static int deliver_tx(ms_store *s, MDB_txn *t, void *p) {
+  struct deliver_ctx *c = p;
+  c->nacc = c->nmb = 0;
+  int stored = 0, rc = 0;
+  for (struct deliver_req *r = c->one ? c->one : c->list; r && rc >= 0;
+       r = c->one ? NULL : r->next) {
+    size_t i = c->one ? c->one_item : 0, end = c->one ? c->one_item + 1 : r->count;
+    for (; i < end && rc >= 0; i++) {
+      if (!r->prep[i].blob)
+        continue;
+      rc = deliver_one(s, t, c, &r->items[i], &r->prep[i]);
+      stored += rc > 0;
+    }
+  }
+  for (size_t i = 0; rc >= 0 && i < c->nacc; i++)
+    if (c->acc[i].dirty)
+      rc = acct_store(s, t, c->acc[i].id, &c->acc[i].a);
+  for (size_t i = 0; rc >= 0 && i < c->nmb; i++)
+    if (c->mb[i].dirty)
+      rc = mbox_store(s, t, c->mb[i].acct, c->mb[i].id, &c->mb[i].m);
+  return rc < 0 ? rc : stored;
+}
+
+// commit_all writes every item of `list`: all in one transaction, or, if
+// that transaction fails, each item in a transaction of its own so that the
+// item at fault fails alone. Adds to the counters in *k.
+static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_counters *k) {
+  size_t n = 0;
+  for (struct deliver_req *r = list; r; r = r->next)
+    n += r->count;
+  struct deliver_ctx c = {.list = list};
+  c.acc = malloc(n * sizeof *c.acc);
+  c.mb = malloc(n * sizeof *c.mb);
+  int rc = c.acc && c.mb ? run_write(s, deliver_tx, &c) : -ENOMEM;
+  if (rc >= 0) {
+    k->commits++;
+    k->delivered += (uint64_t)rc;
+    if ((uint64_t)rc > k->largest)
+      k->largest = (uint64_t)rc;
+  } else {
+    struct acct_slot a1;
+    struct mbox_slot m1;
+    c.acc = c.acc ? c.acc : &a1;
+    c.mb = c.mb ? c.mb : &m1;
+    for (struct deliver_req *r = list; r; r = r->next) {
+      for (size_t i = 0; i < r->count; i++) {
+        if (!r->prep[i].blob)
+          continue;
+        c.one = r;
+        c.one_item = i;
+        int one = run_write(s, deliver_tx, &c);
+        if (one < 0) {
+          r->items[i].status = one;
+        } else {
+          k->commits++;
+          k->delivered += (uint64_t)one;
+          if (k->largest == 0)
+            k->largest = 1;
+        }
+      }
+    }
+    if (c.acc == &a1)
+      c.acc = NULL;
+    if (c.mb == &m1)
+      c.mb = NULL;
+  }
+  free(c.acc);
+  free(c.mb);
+}
+
+static void preparing_add(ms_store *s, int delta) {
+  pthread_mutex_lock(&s->qlock);
+  s->preparing += delta;
+  if (s->leader_wait)
+    pthread_cond_signal(&s->qarrive);
+  pthread_mutex_unlock(&s->qlock);
+}
+
+// group_commit queues `req` and returns when a committer (this thread or
+// another) has durably written it. The first thread to find no committer at
+// work becomes one; it waits (at most group_wait_us) for callers that are
+// still compressing and for as many requests as the previous commit took
+// (the callers it woke are usually about to return with their next
+// message), then takes the whole queue. Requests that arrive while it
+// commits wait for the next committer, so the queue fills during each fsync.
+static void group_commit(ms_store *s, struct deliver_req *req) {
+  pthread_mutex_lock(&s->qlock);
+  req->next = NULL;
+  if (s->qtail)
+    s->qtail->next = req;
+  else
+    s->qhead = req;
+  s->qtail = req;
+  s->preparing--;
+  s->queued++;
+  if (s->leader_wait)
+    pthread_cond_signal(&s->qarrive);
+  while (!req->done) {
+    if (s->committing) {
+      pthread_cond_wait(&s->qdone, &s->qlock);
+      continue;
+    }
+    s->committing = 1;
+    if (s->preparing > 0 || s->queued < s->last_reqs) {
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)s->set.group_wait_us * 1000u;
+      until.tv_sec += (time_t)(ns / 1000000000u);
+      until.tv_nsec = (long)(ns % 1000000000u);
+      s->leader_wait = 1;
+      while ((s->preparing > 0 || s->queued < s->last_reqs) &&
+             pthread_cond_timedwait(&s->qarrive, &s->qlock, &until) == 0) {
+      }
+      s->leader_wait = 0;
+    }
+    struct deliver_req *list = s->qhead;
+    s->qhead = s->qtail = NULL;
+    s->last_reqs = s->queued;
+    s->queued = 0;
+    pthread_mutex_unlock(&s->qlock);
+    struct ms_store_counters k = {0};
+    commit_all(s, list, &k);
+    pthread_mutex_lock(&s->qlock);
+    s->counters.commits += k.commits;
+    s->counters.delivered += k.delivered;
+    if (k.largest > s->counters.largest)
+      s->counters.largest = k.largest;
+    // Read next before done: a waiter may return and free its request.
+    for (struct deliver_req *r = list, *next; r; r = next) {
+      next = r->next;
+      r->done = 1;
+    }
+    s->committing = 0;
+    pthread_cond_broadcast(&s->qdone);
+  }
+  pthread_mutex_unlock(&s->qlock);
+}
+
+int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count) {
+  if (!store || !items || count == 0)
+    return MS_ERR_INVALID_ARGUMENT;
+  if (count > store->set.max_batch || count > INT32_MAX)
+    return MS_ERR_LIMIT;
+  struct prepared *prep = calloc(count, sizeof *prep);
+  if (!prep)
+    return -ENOMEM;
+  preparing_add(store, 1);
+  ZSTD_CCtx *cc = cctx_take(store);
+  size_t ready = 0;
+  for (size_t i = 0; i < count; i++) {
+    struct ms_delivery *d = &items[i];
+    d->uid = 0;
+    d->message_id = 0;
+    if (!d->data || d->len == 0 || (d->flags & ~(uint32_t)MS_FLAG_ALL))
+      d->status = MS_ERR_INVALID_ARGUMENT;
+    else if (d->len > store->set.max_message_size)
+      d->status = MS_ERR_LIMIT;
+    else
+      d->status = prepare(cc, store->set.compression_level, &prep[i], d->data, d->len);
+    ready += d->status == 0;
+  }
+  cctx_give(store, cc);
+  if (ready) {
+    struct deliver_req req = {.items = items, .prep = prep, .count = count};
+    group_commit(store, &req);
+  } else {
+    preparing_add(store, -1);
+  }
+  int stored = 0;
+  for (size_t i = 0; i < count; i++) {
+    stored += items[i].status == 0;
+    free(prep[i].blob);
+  }
+  free(prep);
+  return stored;
+}
+
+int ms_store_counters_get(ms_store *store, struct ms_store_counters *out) {
+  if (!store || !out)
+    return MS_ERR_INVALID_ARGUMENT;
+  pthread_mutex_lock(&store->qlock);
+  *out = store->counters;
+  pthread_mutex_unlock(&store->qlock);
   return 0;
 }
 
 int ms_message_append(ms_store *store, uint64_t *out_message_id, uint32_t *out_uid,
                       uint32_t account, uint32_t mailbox, const uint8_t *data, size_t len,
                       uint32_t flags, int64_t internal_date) {
-  if (!store || !data || len == 0 || (flags & ~(uint32_t)MS_FLAG_ALL))
-    return MS_ERR_INVALID_ARGUMENT;
-  if (len > store->set.max_message_size)
-    return MS_ERR_LIMIT;
-  struct append_ctx c = {account, mailbox, flags, data, len, internal_date, 0, 0};
-  int rc = run_write(store, append_tx, &c);
-  if (rc == 0) {
-    if (out_message_id)
-      *out_message_id = c.msgid;
-    if (out_uid)
-      *out_uid = c.uid;
-  }
-  return rc;
+  struct ms_delivery d = {.account = account,
+                          .mailbox = mailbox,
+                          .flags = flags,
+                          .internal_date = internal_date,
+                          .data = data,
+                          .len = len};
+  int rc = ms_messages_deliver(store, &d, 1);
+  if (rc < 0)
+    return rc;
+  if (d.status < 0)
+    return d.status;
+  if (out_message_id)
+    *out_message_id = d.message_id;
+  if (out_uid)
+    *out_uid = d.uid;
+  return 0;
 }
 
 int ms_message_read(ms_store *store, uint8_t *out, size_t out_cap, size_t *out_len,
@@ -682,17 +1049,159 @@ int ms_message_read(ms_store *store, uint8_t *out, size_t out_cap, size_t *out_l
         rc = MS_ERR_CORRUPT;
     }
   }
-  mdb_txn_abort(t);
+  txn_abort(store, t);
   return rc;
 }
+
+// sel is one selected UID and its position in the caller's array. Batch
+// operations work on the selection sorted by UID, so that each record they
+// touch lies next to the previous one: cursor lookups stay on the same leaf
+// page, and new keys go in increasing order.
+struct sel {
+  uint32_t uid;
+  uint32_t idx;
+};
 
 struct batch_ctx {
   uint32_t acct, src, dst, add, remove;
   const uint32_t *uids;
   size_t count;
   uint32_t *out_uids;
-  int done;
+  struct sel *sel; // sorted, without duplicates; prepared outside the transaction
+  size_t nsel;
 };
+
+static int sel_cmp(const void *a, const void *b) {
+  uint32_t x = ((const struct sel *)a)->uid, y = ((const struct sel *)b)->uid;
+  return (x > y) - (x < y);
+}
+
+// sel_build fills c->sel from c->uids: sorted by UID, a repeated UID kept
+// once (its first position). Most callers pass increasing UIDs (IMAP
+// sequence sets), which skips the sort.
+static int sel_build(struct batch_ctx *c) {
+  c->nsel = 0;
+  c->sel = NULL;
+  if (!c->count)
+    return 0;
+  c->sel = malloc(c->count * sizeof *c->sel);
+  if (!c->sel)
+    return -ENOMEM;
+  int sorted = 1;
+  for (size_t i = 0; i < c->count; i++) {
+    c->sel[i] = (struct sel){c->uids[i], (uint32_t)i};
+    if (i && c->uids[i] <= c->uids[i - 1])
+      sorted = 0;
+  }
+  c->nsel = c->count;
+  if (sorted)
+    return 0;
+  // qsort is not stable: order equal UIDs by position so the first is kept.
+  qsort(c->sel, c->nsel, sizeof *c->sel, sel_cmp);
+  size_t w = 0;
+  for (size_t i = 0; i < c->nsel; i++) {
+    if (w && c->sel[w - 1].uid == c->sel[i].uid) {
+      if (c->sel[i].idx < c->sel[w - 1].idx)
+        c->sel[w - 1].idx = c->sel[i].idx;
+      continue;
+    }
+    c->sel[w++] = c->sel[i];
+  }
+  c->nsel = w;
+  return 0;
+}
+
+// seq is a cursor through which a transaction writes increasing keys; when
+// the first key lies beyond the DBI's last one, every put is an MDB_APPEND,
+// which fills pages to the end instead of splitting them in the middle.
+struct seq {
+  MDB_cursor *c;
+  int mode; // 0 not decided, 1 append, 2 ordinary put
+};
+
+static int seq_put(struct seq *q, const void *k, size_t kn, const void *v, size_t vn) {
+  MDB_val key = val(k, kn), data = val(v, vn);
+  if (q->mode == 0) {
+    MDB_val lk, ld;
+    int r = mdb_cursor_get(q->c, &lk, &ld, MDB_LAST);
+    if (r == MDB_NOTFOUND) {
+      q->mode = 1;
+    } else if (r != 0) {
+      return lmdb_err(r);
+    } else {
+      size_t n = lk.mv_size < kn ? lk.mv_size : kn;
+      int cmp = memcmp(lk.mv_data, k, n);
+      q->mode = cmp < 0 || (cmp == 0 && lk.mv_size < kn) ? 1 : 2;
+    }
+  }
+  return lmdb_err(mdb_cursor_put(q->c, &key, &data, q->mode == 1 ? MDB_APPEND : 0));
+}
+
+// cursor_seek positions `c` on key k (kn bytes) and decodes nothing: returns
+// 1 found (value in *v), 0 absent, < 0 error. A cursor already on the same
+// leaf page finds the key without descending from the root.
+static int cursor_seek(MDB_cursor *c, const void *k, size_t kn, MDB_val *v) {
+  MDB_val key = val(k, kn);
+  int r = mdb_cursor_get(c, &key, v, MDB_SET);
+  if (r == MDB_NOTFOUND)
+    return 0;
+  return r ? lmdb_err(r) : 1;
+}
+
+// cursors opens the cursors a batch needs; NULL entries are skipped.
+static int cursors_open(MDB_txn *t, MDB_cursor **c[], const MDB_dbi *d, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    *c[i] = NULL;
+    int rc = lmdb_err(mdb_cursor_open(t, d[i], c[i]));
+    if (rc < 0)
+      return rc;
+  }
+  return 0;
+}
+
+static void cursors_close(MDB_cursor **c[], size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (*c[i])
+      mdb_cursor_close(*c[i]);
+}
+
+// walk_seek finds UID `uid` of the mailbox whose uid keys start with
+// prefix, through cursor c; *at is the UID c is on (0: unknown). Called
+// with increasing UIDs, it mostly steps to the next record (MDB_NEXT)
+// instead of searching, which is what marking a whole mailbox needs.
+// Returns 1 found (value in *v), 0 absent, < 0 error.
+static int walk_seek(MDB_cursor *c, const uint8_t prefix[8], uint32_t uid, uint32_t *at,
+                     MDB_val *v) {
+  MDB_val k;
+  int r;
+  if (*at && uid == *at) {
+    r = mdb_cursor_get(c, &k, v, MDB_GET_CURRENT);
+    return r ? lmdb_err(r) : 1;
+  }
+  if (*at && uid < *at)
+    return 0;
+  if (*at) {
+    r = mdb_cursor_get(c, &k, v, MDB_NEXT);
+    if (r != 0 && r != MDB_NOTFOUND)
+      return lmdb_err(r);
+    if (r == MDB_NOTFOUND || k.mv_size != 12 || memcmp(k.mv_data, prefix, 8) != 0) {
+      *at = 0; // past the mailbox's last record
+      return 0;
+    }
+    *at = msr_get_be32((const uint8_t *)k.mv_data + 8);
+    if (*at >= uid)
+      return *at == uid;
+  }
+  uint8_t key[12];
+  memcpy(key, prefix, 8);
+  msr_be32(key + 8, uid);
+  k = val(key, sizeof key);
+  r = mdb_cursor_get(c, &k, v, MDB_SET);
+  *at = r == 0 ? uid : 0;
+  if (r == MDB_NOTFOUND)
+    return 0;
+  return r ? lmdb_err(r) : 1;
+}
 
 static int flags_tx(ms_store *s, MDB_txn *t, void *p) {
   struct batch_ctx *c = p;
@@ -701,31 +1210,49 @@ static int flags_tx(ms_store *s, MDB_txn *t, void *p) {
   int rc = acct_load(s, t, c->acct, &a);
   if (rc < 0 || (rc = mbox_load(s, t, c->acct, c->src, &m)) < 0)
     return rc;
+  MDB_cursor *uc;
+  if ((rc = lmdb_err(mdb_cursor_open(t, s->uids, &uc))) < 0)
+    return rc;
   // One MODSEQ for the whole batch: RFC 7162 lets messages changed by one
   // operation share a value, and it keeps the account counter compact.
   uint64_t modseq = a.modseq + 1;
   int changed = 0;
-  for (size_t i = 0; i < c->count; i++) {
-    struct msr_uid u;
-    rc = uid_load(s, t, c->acct, c->src, c->uids[i], &u);
-    if (rc == MS_ERR_NOTFOUND)
+  uint32_t at = 0;
+  for (size_t i = 0; i < c->nsel; i++) {
+    uint8_t k[12];
+    uid_key(k, c->acct, c->src, c->sel[i].uid);
+    MDB_val v;
+    if ((rc = walk_seek(uc, k, c->sel[i].uid, &at, &v)) <= 0) {
+      if (rc < 0)
+        break;
       continue;
-    if (rc < 0)
-      return rc;
+    }
+    struct msr_uid u;
+    if ((rc = msr_uid_decode(&u, v.mv_data, v.mv_size)) < 0)
+      break;
     uint32_t nf = (u.flags | c->add) & ~c->remove;
     if (nf == u.flags)
       continue;
-    struct msr_message msg;
-    if ((rc = msg_load(s, t, c->acct, u.message, &msg)) < 0)
-      return rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
-    mbox_count_sub(&m, u.flags, msg.size);
-    mbox_count_add(&m, nf, msg.size);
+    // Only \Seen moves a count; the size stays, so the message record is
+    // not read.
+    if ((u.flags ^ nf) & MS_FLAG_SEEN) {
+      if (nf & MS_FLAG_SEEN)
+        m.unseen--;
+      else
+        m.unseen++;
+    }
     u.flags = nf;
     u.modseq = modseq;
-    if ((rc = uid_store(s, t, c->acct, c->src, c->uids[i], &u)) < 0)
-      return rc;
+    uint8_t buf[MSR_UID_LEN];
+    msr_uid_encode(buf, &u);
+    MDB_val key = val(k, sizeof k), data = val(buf, sizeof buf);
+    if ((rc = lmdb_err(mdb_cursor_put(uc, &key, &data, MDB_CURRENT))) < 0)
+      break;
     changed++;
   }
+  mdb_cursor_close(uc);
+  if (rc < 0)
+    return rc;
   if (changed) {
     a.modseq = modseq;
     m.highest_modseq = modseq;
@@ -733,191 +1260,232 @@ static int flags_tx(ms_store *s, MDB_txn *t, void *p) {
         (rc = acct_store(s, t, c->acct, &a)) < 0)
       return rc;
   }
-  c->done = changed;
   return changed;
 }
 
-// expunge_one removes `uid` from mailbox m (caller stores m), recording it as
-// vanished at `modseq`; with release, a message left in no mailbox is
-// destroyed. Returns 1 if removed, 0 if the UID was absent.
-static int expunge_one(ms_store *s, MDB_txn *t, uint32_t acct, struct msr_account *a, uint32_t mbox,
-                       struct msr_mailbox *m, uint32_t uid, uint64_t modseq, int release,
-                       struct msr_uid *out) {
-  struct msr_uid u;
-  int rc = uid_load(s, t, acct, mbox, uid, &u);
-  if (rc == MS_ERR_NOTFOUND)
+// release_next returns the key after the last entry of the release queue.
+static int release_next(MDB_cursor *rc_, uint64_t *next) {
+  MDB_val k, v;
+  int r = mdb_cursor_get(rc_, &k, &v, MDB_LAST);
+  if (r == MDB_NOTFOUND) {
+    *next = 1;
     return 0;
-  if (rc < 0)
-    return rc;
-  struct msr_message msg;
-  if ((rc = msg_load(s, t, acct, u.message, &msg)) < 0)
-    return rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
-  uint8_t k[12];
-  uid_key(k, acct, mbox, uid);
-  if ((rc = del(t, s->uids, k, sizeof k)) < 0)
-    return rc;
-  uint8_t vk[20];
-  msr_be32(vk, acct);
-  msr_be32(vk + 4, mbox);
-  msr_be64(vk + 8, modseq);
-  msr_be32(vk + 16, uid);
-  if ((rc = put(t, s->vanished, vk, sizeof vk, "", 0, 0)) < 0)
-    return rc;
-  mbox_count_sub(m, u.flags, msg.size);
-  if (out)
-    *out = u;
-  if (!release)
-    return 1;
-  if (msg.refs > 1) {
-    msg.refs--;
-    rc = msg_store(s, t, acct, u.message, &msg);
-    return rc < 0 ? rc : 1;
   }
-  uint8_t mk[12];
-  msr_be32(mk, acct);
-  msr_be64(mk + 4, u.message);
-  if ((rc = del(t, s->messages, mk, sizeof mk)) < 0 || (rc = blob_unref(s, t, msg.blob)) < 0)
-    return rc;
-  a->used_bytes -= msg.size;
-  a->used_messages--;
-  return 1;
+  if (r)
+    return lmdb_err(r);
+  if (k.mv_size != 8)
+    return MS_ERR_CORRUPT;
+  const uint8_t *b = k.mv_data;
+  *next = ((uint64_t)msr_get_be32(b) << 32 | msr_get_be32(b + 4)) + 1;
+  return 0;
 }
 
-static int copy_move_tx(ms_store *s, MDB_txn *t, void *p, int move) {
-  struct batch_ctx *c = p;
+// The state of one move, copy or expunge transaction.
+struct xfer {
+  ms_store *s;
+  uint32_t acct;
   struct msr_account a;
-  struct msr_mailbox src, dst;
-  int rc = acct_load(s, t, c->acct, &a);
-  if (rc < 0 || (rc = mbox_load(s, t, c->acct, c->src, &src)) < 0 ||
-      (rc = mbox_load(s, t, c->acct, c->dst, &dst)) < 0)
+  MDB_cursor *uc, *mc; // source uid records, message records
+  struct seq van, dst; // vanished entries, destination uid records
+  struct seq rel;      // blob release queue
+  uint64_t rel_next;
+  uint64_t modseq;
+};
+
+// xfer_remove deletes the uid record under x->uc (UID uid of mailbox mbox,
+// decoded in *u), recording it as vanished, and updates *m's counts with
+// the message's size. With release, the message loses this membership and
+// is destroyed when it has no other: its record goes and its blob joins the
+// release queue (ms_store_collect drops the blob reference later).
+static int xfer_remove(struct xfer *x, uint32_t mbox, struct msr_mailbox *m, uint32_t uid,
+                       const struct msr_uid *u, const struct msr_message *msg, int release) {
+  int rc = lmdb_err(mdb_cursor_del(x->uc, 0));
+  if (rc < 0)
     return rc;
-  uint64_t modseq = a.modseq + 1;
+  uint8_t vk[20];
+  msr_be32(vk, x->acct);
+  msr_be32(vk + 4, mbox);
+  msr_be64(vk + 8, x->modseq);
+  msr_be32(vk + 16, uid);
+  if ((rc = seq_put(&x->van, vk, sizeof vk, "", 0)) < 0)
+    return rc;
+  mbox_count_sub(m, u->flags, msg->size);
+  if (!release)
+    return 0;
+  if (msg->refs > 1) {
+    struct msr_message nm = *msg;
+    nm.refs--;
+    uint8_t mk[12], buf[MSR_MESSAGE_LEN];
+    msr_be32(mk, x->acct);
+    msr_be64(mk + 4, u->message);
+    msr_message_encode(buf, &nm);
+    MDB_val key = val(mk, sizeof mk), data = val(buf, sizeof buf);
+    return lmdb_err(mdb_cursor_put(x->mc, &key, &data, MDB_CURRENT));
+  }
+  if ((rc = lmdb_err(mdb_cursor_del(x->mc, 0))) < 0)
+    return rc;
+  uint8_t rk[8];
+  msr_be64(rk, x->rel_next++);
+  if ((rc = seq_put(&x->rel, rk, sizeof rk, msg->blob, 32)) < 0)
+    return rc;
+  x->a.used_bytes -= msg->size;
+  x->a.used_messages--;
+  return 0;
+}
+
+// xfer_message positions x->mc on the message u names and decodes it.
+static int xfer_message(struct xfer *x, const struct msr_uid *u, struct msr_message *msg) {
+  uint8_t mk[12];
+  msr_be32(mk, x->acct);
+  msr_be64(mk + 4, u->message);
+  MDB_val v;
+  int rc = cursor_seek(x->mc, mk, sizeof mk, &v);
+  if (rc <= 0)
+    return rc == 0 ? MS_ERR_CORRUPT : rc;
+  return msr_message_decode(msg, v.mv_data, v.mv_size);
+}
+
+enum { XFER_COPY, XFER_MOVE, XFER_EXPUNGE };
+
+// xfer_tx runs a copy, move or expunge of c->sel in one transaction.
+static int xfer_tx(ms_store *s, MDB_txn *t, struct batch_ctx *c, int op) {
+  struct xfer x = {.s = s, .acct = c->acct};
+  struct msr_mailbox src, dst;
+  int rc = acct_load(s, t, c->acct, &x.a);
+  if (rc < 0 || (rc = mbox_load(s, t, c->acct, c->src, &src)) < 0 ||
+      (op != XFER_EXPUNGE && (rc = mbox_load(s, t, c->acct, c->dst, &dst)) < 0))
+    return rc;
+  x.modseq = x.a.modseq + 1;
+  MDB_cursor **cs[] = {&x.uc, &x.mc, &x.van.c, &x.dst.c, &x.rel.c};
+  const MDB_dbi ds[] = {s->uids, s->messages, s->vanished, s->uids, s->release};
+  size_t ncs = sizeof cs / sizeof cs[0];
+  if ((rc = cursors_open(t, cs, ds, ncs)) < 0) {
+    cursors_close(cs, ncs);
+    return rc;
+  }
+  if (op == XFER_EXPUNGE)
+    rc = release_next(x.rel.c, &x.rel_next);
   int n = 0;
-  for (size_t i = 0; i < c->count; i++) {
+  for (size_t i = 0; rc >= 0 && i < c->nsel; i++) {
+    uint32_t uid = c->sel[i].uid, idx = c->sel[i].idx;
     if (c->out_uids)
-      c->out_uids[i] = 0;
+      c->out_uids[idx] = 0;
+    uint8_t k[12];
+    uid_key(k, c->acct, c->src, uid);
+    MDB_val v;
     struct msr_uid u;
-    if (move) {
-      rc = expunge_one(s, t, c->acct, &a, c->src, &src, c->uids[i], modseq, 0, &u);
+    struct msr_message msg;
+    if ((rc = cursor_seek(x.uc, k, sizeof k, &v)) <= 0)
+      continue;
+    if ((rc = msr_uid_decode(&u, v.mv_data, v.mv_size)) < 0 ||
+        (rc = xfer_message(&x, &u, &msg)) < 0)
+      break;
+    if (op == XFER_COPY) {
+      msg.refs++;
+      uint8_t mk[12], buf[MSR_MESSAGE_LEN];
+      msr_be32(mk, c->acct);
+      msr_be64(mk + 4, u.message);
+      msr_message_encode(buf, &msg);
+      MDB_val key = val(mk, sizeof mk), data = val(buf, sizeof buf);
+      rc = lmdb_err(mdb_cursor_put(x.mc, &key, &data, MDB_CURRENT));
     } else {
-      rc = uid_load(s, t, c->acct, c->src, c->uids[i], &u);
-      if (rc == MS_ERR_NOTFOUND)
-        rc = 0;
-      else if (rc == 0)
-        rc = 1;
+      rc = xfer_remove(&x, c->src, &src, uid, &u, &msg, op == XFER_EXPUNGE);
     }
     if (rc < 0)
-      return rc;
-    if (rc == 0)
+      break;
+    n++;
+    if (op == XFER_EXPUNGE)
       continue;
-    struct msr_message msg;
-    if ((rc = msg_load(s, t, c->acct, u.message, &msg)) < 0)
-      return rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
-    if (!move) {
-      msg.refs++;
-      if ((rc = msg_store(s, t, c->acct, u.message, &msg)) < 0)
-        return rc;
+    if (dst.uidnext == UINT32_MAX) {
+      rc = MS_ERR_LIMIT;
+      break;
     }
-    if (dst.uidnext == UINT32_MAX)
-      return MS_ERR_LIMIT;
     uint32_t nu = dst.uidnext++;
-    u.modseq = modseq;
-    if ((rc = uid_store(s, t, c->acct, c->dst, nu, &u)) < 0)
-      return rc;
+    u.modseq = x.modseq;
+    uint8_t dk[12], buf[MSR_UID_LEN];
+    uid_key(dk, c->acct, c->dst, nu);
+    msr_uid_encode(buf, &u);
+    if ((rc = seq_put(&x.dst, dk, sizeof dk, buf, sizeof buf)) < 0)
+      break;
     mbox_count_add(&dst, u.flags, msg.size);
     if (c->out_uids)
-      c->out_uids[i] = nu;
-    n++;
+      c->out_uids[idx] = nu;
   }
+  cursors_close(cs, ncs);
+  if (rc < 0)
+    return rc;
   if (n) {
-    a.modseq = modseq;
-    dst.highest_modseq = modseq;
-    if (move)
-      src.highest_modseq = modseq;
-    if ((move && (rc = mbox_store(s, t, c->acct, c->src, &src)) < 0) ||
-        (rc = mbox_store(s, t, c->acct, c->dst, &dst)) < 0 ||
-        (rc = acct_store(s, t, c->acct, &a)) < 0)
+    x.a.modseq = x.modseq;
+    if (op != XFER_COPY) {
+      src.highest_modseq = x.modseq;
+      if ((rc = mbox_store(s, t, c->acct, c->src, &src)) < 0)
+        return rc;
+    }
+    if (op != XFER_EXPUNGE) {
+      dst.highest_modseq = x.modseq;
+      if ((rc = mbox_store(s, t, c->acct, c->dst, &dst)) < 0)
+        return rc;
+    }
+    if ((rc = acct_store(s, t, c->acct, &x.a)) < 0)
       return rc;
   }
   return n;
 }
 
 static int copy_tx(ms_store *s, MDB_txn *t, void *p) {
-  return copy_move_tx(s, t, p, 0);
+  return xfer_tx(s, t, p, XFER_COPY);
 }
 
 static int move_tx(ms_store *s, MDB_txn *t, void *p) {
-  return copy_move_tx(s, t, p, 1);
+  return xfer_tx(s, t, p, XFER_MOVE);
 }
 
+// expunge_tx expunges c->sel, or when c->uids is NULL every message of the
+// mailbox flagged \Deleted, collected from this transaction's snapshot.
 static int expunge_tx(ms_store *s, MDB_txn *t, void *p) {
   struct batch_ctx *c = p;
-  struct msr_account a;
-  struct msr_mailbox m;
-  int rc = acct_load(s, t, c->acct, &a);
-  if (rc < 0 || (rc = mbox_load(s, t, c->acct, c->src, &m)) < 0)
+  if (c->uids)
+    return xfer_tx(s, t, c, XFER_EXPUNGE);
+  struct batch_ctx d = *c;
+  size_t cap = 0;
+  d.sel = NULL;
+  d.nsel = 0;
+  MDB_cursor *cur;
+  int rc = lmdb_err(mdb_cursor_open(t, s->uids, &cur));
+  if (rc < 0)
     return rc;
-  uint64_t modseq = a.modseq + 1;
-  const uint32_t *uids = c->uids;
-  size_t count = c->count;
-  uint32_t *found = NULL;
-  if (!uids) {
-    // Collect first: deleting under an open cursor would disturb it.
-    size_t cap = 0;
-    count = 0;
-    MDB_cursor *cur;
-    if ((rc = lmdb_err(mdb_cursor_open(t, s->uids, &cur))) < 0)
-      return rc;
-    uint8_t k[12];
-    uid_key(k, c->acct, c->src, 0);
-    MDB_val key = val(k, sizeof k), v;
-    int op = MDB_SET_RANGE;
-    while ((rc = mdb_cursor_get(cur, &key, &v, op)) == 0) {
-      op = MDB_NEXT;
-      if (key.mv_size != 12 || memcmp(key.mv_data, k, 8) != 0)
+  uint8_t k[12];
+  uid_key(k, c->acct, c->src, 0);
+  MDB_val key = val(k, sizeof k), v;
+  int op = MDB_SET_RANGE, r;
+  while ((r = mdb_cursor_get(cur, &key, &v, op)) == 0) {
+    op = MDB_NEXT;
+    if (key.mv_size != 12 || memcmp(key.mv_data, k, 8) != 0)
+      break;
+    struct msr_uid u;
+    if ((rc = msr_uid_decode(&u, v.mv_data, v.mv_size)) < 0)
+      break;
+    if (!(u.flags & MS_FLAG_DELETED))
+      continue;
+    if (d.nsel == cap) {
+      cap = cap ? cap * 2 : 256;
+      struct sel *ns = realloc(d.sel, cap * sizeof *ns);
+      if (!ns) {
+        rc = -ENOMEM;
         break;
-      struct msr_uid u;
-      if ((rc = msr_uid_decode(&u, v.mv_data, v.mv_size)) < 0)
-        break;
-      if (!(u.flags & MS_FLAG_DELETED))
-        continue;
-      if (count == cap) {
-        cap = cap ? cap * 2 : 256;
-        uint32_t *nf = realloc(found, cap * sizeof *found);
-        if (!nf) {
-          rc = -ENOMEM;
-          break;
-        }
-        found = nf;
       }
-      found[count++] = msr_get_be32((const uint8_t *)key.mv_data + 8);
+      d.sel = ns;
     }
-    mdb_cursor_close(cur);
-    rc = rc == MDB_NOTFOUND ? 0 : lmdb_err(rc);
-    if (rc < 0) {
-      free(found);
-      return rc;
-    }
-    uids = found;
+    d.sel[d.nsel] = (struct sel){msr_get_be32((const uint8_t *)key.mv_data + 8), (uint32_t)d.nsel};
+    d.nsel++;
   }
-  int n = 0;
-  for (size_t i = 0; i < count; i++) {
-    rc = expunge_one(s, t, c->acct, &a, c->src, &m, uids[i], modseq, 1, NULL);
-    if (rc < 0) {
-      free(found);
-      return rc;
-    }
-    n += rc;
-  }
-  free(found);
-  if (n) {
-    a.modseq = modseq;
-    m.highest_modseq = modseq;
-    if ((rc = mbox_store(s, t, c->acct, c->src, &m)) < 0 ||
-        (rc = acct_store(s, t, c->acct, &a)) < 0)
-      return rc;
-  }
-  return n;
+  mdb_cursor_close(cur);
+  if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
+  if (rc == 0)
+    rc = xfer_tx(s, t, &d, XFER_EXPUNGE);
+  free(d.sel);
+  return rc;
 }
 
 static int batch_check(ms_store *s, const uint32_t *uids, size_t count) {
@@ -937,7 +1505,11 @@ int ms_flags_store(ms_store *store, uint32_t account, uint32_t mailbox, const ui
     return MS_ERR_INVALID_ARGUMENT;
   struct batch_ctx c = {
       .acct = account, .src = mailbox, .add = add, .remove = remove, .uids = uids, .count = count};
-  return run_write(store, flags_tx, &c);
+  if ((rc = sel_build(&c)) < 0)
+    return rc;
+  rc = run_write(store, flags_tx, &c);
+  free(c.sel);
+  return rc;
 }
 
 // transfer runs a copy or a move (`tx`) of `count` messages from `src` to
@@ -951,7 +1523,14 @@ static int transfer(ms_store *store, write_fn tx, uint32_t *out_uids, uint32_t a
     return MS_ERR_INVALID_ARGUMENT;
   struct batch_ctx c = {
       .acct = account, .src = src, .dst = dst, .uids = uids, .count = count, .out_uids = out_uids};
-  return run_write(store, tx, &c);
+  if ((rc = sel_build(&c)) < 0)
+    return rc;
+  // A repeated UID is transferred once; its other positions report 0.
+  if (out_uids && count)
+    memset(out_uids, 0, count * sizeof *out_uids);
+  rc = run_write(store, tx, &c);
+  free(c.sel);
+  return rc;
 }
 
 int ms_messages_copy(ms_store *store, uint32_t *out_uids, uint32_t account, uint32_t src,
@@ -974,7 +1553,12 @@ int ms_messages_expunge(ms_store *store, uint32_t account, uint32_t mailbox, con
       return rc;
   }
   struct batch_ctx c = {.acct = account, .src = mailbox, .uids = uids, .count = count};
-  return run_write(store, expunge_tx, &c);
+  int rc = sel_build(&c);
+  if (rc < 0)
+    return rc;
+  rc = run_write(store, expunge_tx, &c);
+  free(c.sel);
+  return rc;
 }
 
 // ---- listing and changes ----
@@ -1012,7 +1596,7 @@ int ms_mailbox_list(ms_store *store, struct ms_entry *out, size_t out_cap, size_
     *out_len = n;
     mdb_cursor_close(cur);
   }
-  mdb_txn_abort(t);
+  txn_abort(store, t);
   return rc;
 }
 
@@ -1028,7 +1612,7 @@ int ms_mailbox_changes(ms_store *store, struct ms_entry *out, size_t out_cap, si
     return rc;
   struct msr_mailbox m;
   if ((rc = mbox_load(store, t, account, mailbox, &m)) < 0) {
-    mdb_txn_abort(t);
+    txn_abort(store, t);
     return rc;
   }
   MDB_cursor *cur;
@@ -1077,7 +1661,7 @@ int ms_mailbox_changes(ms_store *store, struct ms_entry *out, size_t out_cap, si
       rc = lmdb_err(r);
     mdb_cursor_close(cur);
   }
-  mdb_txn_abort(t);
+  txn_abort(store, t);
   *out_len = n;
   *vanished_len = vn;
   if (rc == 0 && (n > out_cap || vn > vanished_cap))
@@ -1276,6 +1860,21 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
       rc = lmdb_err(r);
     mdb_cursor_close(cur);
   }
+  // Blobs released by expunges but not yet collected still hold their
+  // references.
+  if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, s->release, &cur))) == 0) {
+    while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+      if (key.mv_size != 8 || v.mv_size != 32) {
+        rc = MS_ERR_CORRUPT;
+        break;
+      }
+      if ((rc = refs_add(&blobrefs, v.mv_data, 32)) < 0)
+        break;
+    }
+    if (rc == 0 && r != MDB_NOTFOUND)
+      rc = lmdb_err(r);
+    mdb_cursor_close(cur);
+  }
   // Pass 3: blobs against reference counts, content against hash.
   if (rc == 0) {
     refs_collapse(&blobrefs);
@@ -1324,7 +1923,199 @@ int ms_store_verify(ms_store *store) {
   if (rc < 0)
     return rc;
   rc = verify_tx(store, t);
-  mdb_txn_abort(t);
+  txn_abort(store, t);
+  return rc;
+}
+
+// ---- lookups and statistics ----
+
+int ms_account_find(ms_store *store, uint32_t *out_id, const char *name, size_t name_len) {
+  if (!store || !out_id || !name || name_len == 0 || name_len > MSR_NAME_MAX)
+    return MS_ERR_INVALID_ARGUMENT;
+  uint8_t nk[1 + MSR_NAME_MAX];
+  nk[0] = 'A';
+  memcpy(nk + 1, name, name_len);
+  MDB_txn *t;
+  int rc = txn_begin(store, MDB_RDONLY, &t);
+  if (rc < 0)
+    return rc;
+  MDB_val v;
+  rc = get(t, store->names, nk, 1 + name_len, &v);
+  if (rc == 0) {
+    if (v.mv_size != 4)
+      rc = MS_ERR_CORRUPT;
+    else
+      *out_id = msr_get_le32(v.mv_data);
+  }
+  txn_abort(store, t);
+  return rc;
+}
+
+int ms_message_get(ms_store *store, struct ms_message_info *out, uint32_t account,
+                   uint64_t message_id) {
+  if (!store || !out)
+    return MS_ERR_INVALID_ARGUMENT;
+  MDB_txn *t;
+  int rc = txn_begin(store, MDB_RDONLY, &t);
+  if (rc < 0)
+    return rc;
+  struct msr_message m;
+  rc = msg_load(store, t, account, message_id, &m);
+  txn_abort(store, t);
+  if (rc < 0)
+    return rc;
+  *out = (struct ms_message_info){.size = m.size,
+                                  .internal_date = m.internal_date,
+                                  .memberships = m.refs,
+                                  .thread_id = m.thread};
+  return 0;
+}
+
+static int stats_tx(ms_store *s, MDB_txn *t, struct ms_store_stats *o) {
+  MDB_stat st;
+  struct {
+    MDB_dbi d;
+    uint64_t *n;
+  } counts[] = {{s->accounts, &o->accounts}, {s->mailboxes, &o->mailboxes},
+                {s->messages, &o->messages}, {s->uids, &o->memberships},
+                {s->blobs, &o->blobs},       {s->release, &o->released}};
+  uint64_t pages = 0;
+  MDB_dbi all[] = {s->meta,     s->accounts, s->names,    s->mailboxes, s->uids,
+                   s->messages, s->blobs,    s->vanished, s->release};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    int rc = lmdb_err(mdb_stat(t, all[i], &st));
+    if (rc < 0)
+      return rc;
+    pages += st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages;
+  }
+  o->map_used = pages * st.ms_psize;
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+    int rc = lmdb_err(mdb_stat(t, counts[i].d, &st));
+    if (rc < 0)
+      return rc;
+    *counts[i].n = st.ms_entries;
+  }
+  MDB_cursor *cur;
+  MDB_val key, v;
+  int r, rc = lmdb_err(mdb_cursor_open(t, s->accounts, &cur));
+  if (rc < 0)
+    return rc;
+  while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+    struct msr_account a;
+    if ((rc = msr_account_decode(&a, v.mv_data, v.mv_size)) < 0)
+      break;
+    o->bytes += a.used_bytes;
+  }
+  mdb_cursor_close(cur);
+  if (rc == 0 && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
+  if (rc < 0 || (rc = lmdb_err(mdb_cursor_open(t, s->blobs, &cur))) < 0)
+    return rc;
+  while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+    struct msr_blob b;
+    if ((rc = msr_blob_decode(&b, v.mv_data, v.mv_size)) < 0)
+      break;
+    o->blob_raw += b.raw_len;
+    o->blob_stored += v.mv_size;
+  }
+  mdb_cursor_close(cur);
+  if (rc == 0 && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
+  return rc;
+}
+
+int ms_store_stats_get(ms_store *store, struct ms_store_stats *out) {
+  if (!store || !out)
+    return MS_ERR_INVALID_ARGUMENT;
+  MDB_txn *t;
+  int rc = txn_begin(store, MDB_RDONLY, &t);
+  if (rc < 0)
+    return rc;
+  struct ms_store_stats o = {0};
+  rc = stats_tx(store, t, &o);
+  txn_abort(store, t);
+  if (rc == 0)
+    *out = o;
+  return rc;
+}
+
+// ---- collecting released blobs ----
+
+struct collect_ctx {
+  size_t max;
+  struct refs r;
+};
+
+static int collect_tx(ms_store *s, MDB_txn *t, void *p) {
+  struct collect_ctx *c = p;
+  c->r.n = 0;
+  MDB_cursor *cur;
+  int rc = lmdb_err(mdb_cursor_open(t, s->release, &cur));
+  if (rc < 0)
+    return rc;
+  MDB_val key, v;
+  int r = 0;
+  size_t n = 0;
+  while (n < c->max && (r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+    if (key.mv_size != 8 || v.mv_size != 32) {
+      rc = MS_ERR_CORRUPT;
+      break;
+    }
+    if ((rc = refs_add(&c->r, v.mv_data, 32)) < 0)
+      break;
+    n++;
+  }
+  if (rc == 0 && n < c->max && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
+  // Drop the queue entries just read: they are the first n.
+  for (size_t i = 0; rc == 0 && i < n; i++) {
+    if ((r = mdb_cursor_get(cur, &key, &v, MDB_FIRST)) != 0 || (r = mdb_cursor_del(cur, 0)) != 0)
+      rc = lmdb_err(r);
+  }
+  mdb_cursor_close(cur);
+  if (rc < 0)
+    return rc;
+  // Release in hash order, so the blob pages are visited in key order.
+  refs_collapse(&c->r);
+  for (size_t i = 0; rc == 0 && i < c->r.n; i++) {
+    MDB_val bv;
+    rc = get(t, s->blobs, c->r.v[i].key, 32, &bv);
+    if (rc < 0) {
+      rc = rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
+      break;
+    }
+    struct msr_blob b;
+    if ((rc = msr_blob_decode(&b, bv.mv_data, bv.mv_size)) < 0)
+      break;
+    if (b.refs < c->r.v[i].count) {
+      rc = MS_ERR_CORRUPT;
+    } else if (b.refs == c->r.v[i].count) {
+      rc = del(t, s->blobs, c->r.v[i].key, 32);
+    } else {
+      b.refs -= c->r.v[i].count;
+      // The put may move the page the old value lives on: copy it first.
+      uint8_t *copy = malloc(bv.mv_size);
+      if (!copy) {
+        rc = -ENOMEM;
+        break;
+      }
+      memcpy(copy, bv.mv_data, bv.mv_size);
+      msr_blob_encode_head(copy, &b);
+      rc = put(t, s->blobs, c->r.v[i].key, 32, copy, bv.mv_size, 0);
+      free(copy);
+    }
+  }
+  return rc < 0 ? rc : (int)n;
+}
+
+int ms_store_collect(ms_store *store, size_t max_items) {
+  if (!store)
+    return MS_ERR_INVALID_ARGUMENT;
+  struct collect_ctx c = {.max = max_items ? max_items : 65536};
+  if (c.max > 1000000)
+    c.max = 1000000;
+  int rc = run_write(store, collect_tx, &c);
+  free(c.r.v);
   return rc;
 }
 
@@ -1524,7 +2315,9 @@ static int delete_tx(ms_store *s, MDB_txn *t, void *p) {
   if (rc == 0 && n) {
     bc.uids = uids;
     bc.count = n;
-    rc = expunge_tx(s, t, &bc);
+    if ((rc = sel_build(&bc)) == 0)
+      rc = expunge_tx(s, t, &bc);
+    free(bc.sel);
   }
   free(uids);
   if (rc < 0)

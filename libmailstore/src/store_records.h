@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MSR_FORMAT_VERSION 1u
+#define MSR_FORMAT_VERSION 2u
 #define MSR_RECORD_VERSION 1u
 #define MSR_NAME_MAX 1024u
 #define MSR_CODEC_ZSTD 1u

@@ -328,9 +328,13 @@ START_TEST(verify_detects_damage) {
   free(file);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
   ck_assert_int_eq(ms_store_verify(st), MS_ERR_CORRUPT);
-  // Repair by expunging so teardown's verify passes.
+  // Repair by expunging and collecting the released blob so teardown's
+  // verify passes; until collected, the damaged blob is still checked.
   uint32_t one = 1;
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, &one, 1), 1);
+  ck_assert_int_eq(ms_store_verify(st), MS_ERR_CORRUPT);
+  ck_assert_int_eq(ms_store_collect(st, 0), 1);
+  ck_assert_int_eq(ms_store_collect(st, 0), 0);
 }
 END_TEST
 
@@ -453,6 +457,202 @@ START_TEST(verify_detects_inconsistency) {
 }
 END_TEST
 
+// Batch calls take UIDs in any order, with repeats: the work runs in UID
+// order, new UIDs follow source UID order, and each output slot matches its
+// input position (0 for a repeat). Expunged messages' blobs wait in the
+// release queue until ms_store_collect; a message redelivered meanwhile
+// shares the queued blob.
+START_TEST(unsorted_batches_and_collect) {
+  for (unsigned i = 0; i < 8; i++)
+    add(i, 0);
+  uint32_t sel[] = {7, 2, 5, 2, 99}, out[5] = {9, 9, 9, 9, 9};
+  ck_assert_int_eq(ms_messages_copy(st, out, acc, inbox, arch, sel, 5), 3);
+  ck_assert_uint_eq(out[0], 3);
+  ck_assert_uint_eq(out[1], 1);
+  ck_assert_uint_eq(out[2], 2);
+  ck_assert_uint_eq(out[3], 0);
+  ck_assert_uint_eq(out[4], 0);
+  struct ms_entry src[16], dst[16];
+  size_t ns, nd;
+  ck_assert_int_eq(ms_mailbox_list(st, src, 16, &ns, acc, inbox, 1), 0);
+  ck_assert_int_eq(ms_mailbox_list(st, dst, 16, &nd, acc, arch, 1), 0);
+  ck_assert_uint_eq(nd, 3);
+  ck_assert_uint_eq(dst[0].message_id, src[1].message_id); // UID 2
+  ck_assert_uint_eq(dst[1].message_id, src[4].message_id); // UID 5
+  ck_assert_uint_eq(dst[2].message_id, src[6].message_id); // UID 7
+  uint32_t fl[] = {8, 1, 8, 3};
+  ck_assert_int_eq(ms_flags_store(st, acc, inbox, fl, 4, MS_FLAG_DELETED, 0), 3);
+  // Expunge the \Deleted ones (UIDs 1, 3, 8): none is shared, so three
+  // blobs are queued; the mailbox and account counts drop at once.
+  struct ms_account_info ai;
+  ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, NULL, 0), 3);
+  ck_assert_int_eq(ms_account_get(st, &ai, acc), 0);
+  ck_assert_uint_eq(ai.used_messages, 5);
+  ck_assert_int_eq(ms_store_verify(st), 0);
+  // Redeliver message 0 (UID 1's bytes): it shares the queued blob.
+  ck_assert_uint_eq(add(0, 0), 9);
+  // Expunge UID 2 from INBOX: its copy in Archive keeps the message.
+  uint32_t two[] = {2, 2};
+  ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, two, 2), 1);
+  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_collect(st, 2), 2);
+  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_collect(st, 0), 1);
+  ck_assert_int_eq(ms_store_collect(st, 0), 0);
+  ck_assert_int_eq(ms_store_verify(st), 0);
+  char buf[2048], back[2048];
+  size_t n, len = make_message(buf, sizeof buf, 0, 100);
+  ck_assert_int_eq(ms_mailbox_list(st, src, 16, &ns, acc, inbox, 9), 0);
+  ck_assert_uint_eq(ns, 1);
+  ck_assert_int_eq(ms_message_read(st, (uint8_t *)back, sizeof back, &n, acc, src[0].message_id),
+                   0);
+  ck_assert_uint_eq(n, len);
+  ck_assert_mem_eq(back, buf, len);
+  ck_assert_int_eq(ms_message_read(st, (uint8_t *)back, sizeof back, &n, acc, dst[0].message_id),
+                   0);
+  // Move in reverse order: new UIDs follow source order.
+  uint32_t mv[] = {7, 6, 4};
+  ck_assert_int_eq(ms_messages_move(st, out, acc, inbox, arch, mv, 3), 3);
+  ck_assert_uint_eq(out[2], 4);
+  ck_assert_uint_eq(out[1], 5);
+  ck_assert_uint_eq(out[0], 6);
+  ck_assert_int_eq(ms_store_collect(NULL, 0), MS_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+// Flag changes on random selections (gaps, absent UIDs, UIDs past the
+// mailbox's end, repeats, any order) against a model of the mailbox, with
+// the next mailbox's records right after this one's keys.
+START_TEST(flags_random_selections) {
+  enum { N = 300 };
+  static uint32_t flags[N + 1];
+  static int present[N + 1];
+  for (unsigned i = 1; i <= N; i++) {
+    ck_assert_uint_eq(add(i, 0), i);
+    present[i] = 1;
+  }
+  char buf[512];
+  size_t len = make_message(buf, sizeof buf, 9999, 50);
+  for (int i = 0; i < 5; i++)
+    ck_assert_int_eq(ms_message_append(st, NULL, NULL, acc, arch, (uint8_t *)buf, len, 0, 0), 0);
+  srand(7);
+  uint32_t gone[60];
+  for (int i = 0; i < 60; i++) {
+    gone[i] = 1 + (uint32_t)rand() % N;
+    present[gone[i]] = 0;
+  }
+  ck_assert_int_ge(ms_messages_expunge(st, acc, inbox, gone, 60), 1);
+  for (int round = 0; round < 40; round++) {
+    uint32_t sel[400];
+    size_t n = (size_t)(1 + rand() % 400);
+    uint32_t start = (uint32_t)(rand() % (N + 20));
+    for (size_t i = 0; i < n; i++)
+      sel[i] = round % 3 == 0 ? start + (uint32_t)i : (uint32_t)(rand() % (N + 30));
+    uint32_t add_f = (uint32_t)(rand() % 32), rem_f = (uint32_t)(rand() % 32);
+    int want = 0;
+    static int hit[N + 400];
+    memset(hit, 0, sizeof hit);
+    for (size_t i = 0; i < n; i++) {
+      uint32_t u = sel[i];
+      if (u == 0 || u > N || !present[u] || hit[u])
+        continue;
+      hit[u] = 1;
+      uint32_t nf = (flags[u] | add_f) & ~rem_f;
+      if (nf != flags[u])
+        want++;
+      flags[u] = nf;
+    }
+    ck_assert_int_eq(ms_flags_store(st, acc, inbox, sel, n, add_f, rem_f), want);
+  }
+  struct ms_entry e[N];
+  size_t got;
+  ck_assert_int_eq(ms_mailbox_list(st, e, N, &got, acc, inbox, 1), 0);
+  unsigned unseen = 0;
+  for (size_t i = 0; i < got; i++) {
+    ck_assert(present[e[i].uid]);
+    ck_assert_uint_eq(e[i].flags, flags[e[i].uid]);
+    unseen += !(flags[e[i].uid] & MS_FLAG_SEEN);
+  }
+  struct ms_mailbox_info mi;
+  ck_assert_int_eq(ms_mailbox_get(st, &mi, acc, inbox), 0);
+  ck_assert_uint_eq(mi.unseen, unseen);
+  ck_assert_int_eq(ms_mailbox_list(st, e, N, &got, acc, arch, 1), 0);
+  ck_assert_uint_eq(got, 5);
+  for (size_t i = 0; i < got; i++)
+    ck_assert_uint_eq(e[i].flags, 0);
+}
+END_TEST
+
+// raw_byte reads byte `off` of a value through a second, raw LMDB handle.
+static int raw_byte(const char *dbi, const void *key, size_t klen, size_t off) {
+  MDB_env *env;
+  MDB_txn *t;
+  MDB_dbi d;
+  ck_assert_int_eq(mdb_env_create(&env), 0);
+  mdb_env_set_maxdbs(env, 16);
+  ck_assert_int_eq(mdb_env_open(env, dir, MDB_RDONLY, 0600), 0);
+  ck_assert_int_eq(mdb_txn_begin(env, NULL, MDB_RDONLY, &t), 0);
+  ck_assert_int_eq(mdb_dbi_open(t, dbi, 0, &d), 0);
+  MDB_val k = {klen, (void *)key}, v;
+  ck_assert_int_eq(mdb_get(t, d, &k, &v), 0);
+  ck_assert_uint_gt(v.mv_size, off);
+  int b = ((const uint8_t *)v.mv_data)[off];
+  mdb_txn_abort(t);
+  mdb_env_close(env);
+  return b;
+}
+
+// A format 1 store (no release queue) is upgraded to format 2 on open; an
+// unknown format is refused.
+START_TEST(format_upgrade) {
+  add(1, 0);
+  ms_store_close(st);
+  ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 2);
+  raw_patch("meta", (const uint8_t *)"format", 6, 0, 1);
+  ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
+  ms_store_close(st);
+  ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 2);
+  raw_patch("meta", (const uint8_t *)"format", 6, 0, 3);
+  ck_assert_int_eq(ms_store_open(&st, dir, NULL), MS_ERR_CORRUPT);
+  raw_patch("meta", (const uint8_t *)"format", 6, 0, 2);
+  ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
+  uint32_t one = 1;
+  ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, &one, 1), 1);
+}
+END_TEST
+
+START_TEST(lookups_and_stats) {
+  uint32_t id;
+  ck_assert_int_eq(ms_account_find(st, &id, "alice", 5), 0);
+  ck_assert_uint_eq(id, acc);
+  ck_assert_int_eq(ms_account_find(st, &id, "alic", 4), MS_ERR_NOTFOUND);
+  ck_assert_int_eq(ms_account_find(st, &id, "", 0), MS_ERR_INVALID_ARGUMENT);
+  char buf[2048];
+  size_t len = make_message(buf, sizeof buf, 3, 700);
+  uint64_t mid;
+  ck_assert_int_eq(ms_message_append(st, &mid, NULL, acc, inbox, (uint8_t *)buf, len, 0, 12345), 0);
+  ck_assert_int_eq(ms_message_append(st, NULL, NULL, acc, arch, (uint8_t *)buf, len, 0, 1), 0);
+  struct ms_message_info mi;
+  ck_assert_int_eq(ms_message_get(st, &mi, acc, mid), 0);
+  ck_assert_uint_eq(mi.size, len);
+  ck_assert_int_eq(mi.internal_date, 12345);
+  ck_assert_uint_eq(mi.memberships, 1);
+  ck_assert_int_eq(ms_message_get(st, &mi, acc, 999), MS_ERR_NOTFOUND);
+  struct ms_store_stats ss;
+  ck_assert_int_eq(ms_store_stats_get(st, &ss), 0);
+  ck_assert_uint_eq(ss.accounts, 1);
+  ck_assert_uint_eq(ss.mailboxes, 2);
+  ck_assert_uint_eq(ss.messages, 2);
+  ck_assert_uint_eq(ss.memberships, 2);
+  ck_assert_uint_eq(ss.bytes, 2 * len);
+  ck_assert_uint_eq(ss.blobs, 1); // identical bodies share one blob
+  ck_assert_uint_eq(ss.blob_raw, len);
+  ck_assert_uint_lt(ss.blob_stored, len);
+  ck_assert_uint_eq(ss.released, 0);
+  ck_assert_uint_gt(ss.map_used, 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("store");
   TCase *tc = tcase_create("store");
@@ -468,6 +668,10 @@ int main(void) {
   tcase_add_test(tc, verify_detects_damage);
   tcase_add_test(tc, rename_and_delete);
   tcase_add_test(tc, verify_detects_inconsistency);
+  tcase_add_test(tc, unsorted_batches_and_collect);
+  tcase_add_test(tc, lookups_and_stats);
+  tcase_add_test(tc, format_upgrade);
+  tcase_add_test(tc, flags_random_selections);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -1,0 +1,1121 @@
+// search.c: query evaluation: analysing the query's words as documents are
+// analysed, choosing the posting blocks to read (those of the filter's
+// documents, or every block with live documents), evaluating the query tree
+// block by block on 65,536-bit bitmaps (phrases checked on positions,
+// prefixes expanded through the sorted dictionary), BM25 ranking, and the
+// strict substring search for IMAP SEARCH.
+#include "index_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <utf8proc.h>
+
+enum { LEAF_EMPTY, LEAF_ALT, LEAF_PHRASE, LEAF_PREFIX };
+
+struct aterm {
+  uint8_t kind;
+  uint8_t len;
+  uint32_t relpos;
+  uint8_t bytes[FTS_MAX_TERM_LEN];
+};
+
+struct leaf {
+  uint8_t mode;
+  bool negated; // under a NOT: not scored
+  uint16_t fields;
+  struct aterm *terms;
+  size_t num_terms;
+  uint64_t *pre; // LEAF_PREFIX: one bitmap per target block
+  size_t expansions;
+  uint64_t matched;
+};
+
+struct ctx {
+  fts_index *idx;
+  MDB_txn *txn;
+  uint32_t account;
+  const fts_query *q;
+  const fts_search_options *opt;
+  uint16_t default_fields;
+  struct leaf *leaves; // indexed by node
+  uint32_t *blocks;    // target blocks, ascending
+  size_t num_blocks;
+  uint64_t **live;  // per target block: live & filter
+  uint16_t *docs16; // scratch
+  struct fts_buf scratch;
+  bool neutral_all; // a query without terms matches every document
+  uint16_t present; // fields with words in the account
+};
+
+static void explain(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#include <stdarg.h>
+static void explain(struct ctx *x, const char *fmt, ...) {
+  if (!x->opt || !x->opt->explain)
+    return;
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  x->opt->explain(x->opt->explain_ctx, line);
+}
+
+// ---- query analysis ----
+
+struct collect {
+  struct aterm *terms;
+  size_t num, cap;
+  int err;
+};
+
+static int on_query_term(void *ctx, const fts_term *t) {
+  struct collect *c = ctx;
+  if (t->len == 0 || t->len > FTS_MAX_TERM_LEN || memchr(t->bytes, 0, t->len))
+    return 0;
+  if (c->num == c->cap) {
+    size_t cap = c->cap ? 2 * c->cap : 8;
+    struct aterm *a = realloc(c->terms, cap * sizeof *a);
+    if (!a)
+      return c->err = -ENOMEM;
+    c->terms = a;
+    c->cap = cap;
+  }
+  struct aterm *a = &c->terms[c->num++];
+  a->kind = t->kind;
+  a->len = (uint8_t)t->len;
+  a->relpos = t->position;
+  memcpy(a->bytes, t->bytes, t->len);
+  return 0;
+}
+
+static int analyse(struct ctx *x, const uint8_t *text, size_t len, struct collect *c) {
+  memset(c, 0, sizeof *c);
+  pthread_mutex_lock(&x->idx->query_lock);
+  int rc = fts_analyze(x->idx->query_analyzer, x->opt ? x->opt->lang : NULL, text, len,
+                       on_query_term, c);
+  pthread_mutex_unlock(&x->idx->query_lock);
+  if (c->err)
+    rc = c->err;
+  if (rc != 0) {
+    free(c->terms);
+    c->terms = NULL;
+    return rc < 0 ? rc : FTS_ERR_INVALID_ARGUMENT;
+  }
+  return 0;
+}
+
+// Keeps the WORD terms of `c` (positions made relative to the first).
+static size_t words_only(struct collect *c) {
+  size_t n = 0;
+  for (size_t i = 0; i < c->num; i++)
+    if (c->terms[i].kind == FTS_TERM_WORD)
+      c->terms[n++] = c->terms[i];
+  for (size_t i = 1; i < n; i++)
+    c->terms[i].relpos -= c->terms[0].relpos;
+  if (n)
+    c->terms[0].relpos = 0;
+  return c->num = n;
+}
+
+static int setup_leaf(struct ctx *x, uint32_t node, bool negated) {
+  const struct fts_qnode *n = &x->q->nodes[node];
+  struct leaf *l = &x->leaves[node];
+  l->negated = negated;
+  l->fields = n->fields ? n->fields : x->default_fields;
+  struct collect c;
+  FTS_TRY(analyse(x, (const uint8_t *)x->q->text + n->text, n->len, &c));
+  // One word with its stem s: the word, or s as a stem, or s as a word.
+  struct aterm stem = {0};
+  bool has_stem = false;
+  for (size_t i = 0; i < c.num; i++)
+    if (c.terms[i].kind == FTS_TERM_STEM) {
+      stem = c.terms[i];
+      has_stem = true;
+      break;
+    }
+  size_t words = words_only(&c);
+  l->terms = c.terms;
+  if (words == 0) {
+    l->mode = LEAF_EMPTY;
+  } else if (n->type == FTS_Q_PREFIX) {
+    l->mode = LEAF_PREFIX; // the first term is the compound as written
+    l->num_terms = 1;
+  } else if (words > 1) {
+    l->mode = LEAF_PHRASE;
+    l->num_terms = words;
+  } else {
+    l->mode = LEAF_ALT;
+    l->num_terms = 1;
+    if (n->type == FTS_Q_WORD) {
+      // The analyzer emits a stem only where it differs from its word, so a
+      // word that is its own stem also matches the stem of other words.
+      struct aterm *a = realloc(l->terms, 3 * sizeof *a);
+      if (!a)
+        return -ENOMEM;
+      l->terms = a;
+      a[1] = has_stem ? stem : a[0];
+      a[1].kind = FTS_TERM_STEM;
+      l->num_terms = 2;
+      if (has_stem) {
+        a[2] = stem;
+        a[2].kind = FTS_TERM_WORD;
+        l->num_terms = 3;
+      }
+    }
+  }
+  return 0;
+}
+
+static int setup_leaves(struct ctx *x, uint32_t node, bool negated) {
+  const struct fts_qnode *n = &x->q->nodes[node];
+  if (n->type == FTS_Q_WORD || n->type == FTS_Q_PHRASE || n->type == FTS_Q_PREFIX)
+    return setup_leaf(x, node, negated);
+  for (uint32_t c = n->first; c != UINT32_MAX; c = x->q->nodes[c].next)
+    FTS_TRY(setup_leaves(x, c, negated || n->type == FTS_Q_NOT));
+  return 0;
+}
+
+// ---- posting access ----
+
+static size_t find_block(const struct ctx *x, uint32_t block) {
+  size_t lo = 0, hi = x->num_blocks;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (x->blocks[mid] < block)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < x->num_blocks && x->blocks[lo] == block ? lo : SIZE_MAX;
+}
+
+// Reads the block `block` of term (field, kind, bytes); 0 with *found false
+// when absent.
+static int get_block(struct ctx *x, unsigned field, const struct aterm *t, uint8_t kind,
+                     uint32_t block, struct fts_block *out, bool *found) {
+  uint8_t key[FTS_KEY_MAX];
+  size_t kl = fts_term_key(key, x->account, field, kind, t->bytes, t->len);
+  key[kl++] = (uint8_t)(block >> 8);
+  key[kl++] = (uint8_t)block;
+  MDB_val k = {kl, key}, v;
+  *found = false;
+  int rc = mdb_get(x->txn, x->idx->post, &k, &v);
+  if (rc == MDB_NOTFOUND)
+    return 0;
+  if (rc != 0)
+    return fts_mdb_error(rc);
+  *found = true;
+  return fts_block_parse(out, v.mv_data, v.mv_size);
+}
+
+static int prefix_expand(struct ctx *x, struct leaf *l) {
+  l->pre = calloc(x->num_blocks * FTS_BITMAP_WORDS, sizeof *l->pre);
+  if (!l->pre && x->num_blocks)
+    return -ENOMEM;
+  MDB_cursor *cur;
+  int rc = mdb_cursor_open(x->txn, x->idx->post, &cur);
+  if (rc != 0)
+    return fts_mdb_error(rc);
+  const struct aterm *t = &l->terms[0];
+  int err = 0;
+  for (unsigned f = 0; f < FTS_MAX_FIELDS && !err; f++) {
+    if (!(l->fields & x->present & (1u << f)))
+      continue;
+    uint8_t key[FTS_KEY_MAX];
+    size_t plen = fts_term_key(key, x->account, f, FTS_TERM_WORD, t->bytes, t->len) - 1;
+    MDB_val k = {plen, key}, v;
+    const uint8_t *prev = NULL;
+    size_t prev_len = 0;
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+      if (k.mv_size < plen + 3 || memcmp(k.mv_data, key, plen) != 0)
+        break;
+      const uint8_t *kp = k.mv_data;
+      size_t tl = k.mv_size - 3;
+      if (!prev || prev_len != tl || memcmp(prev, kp, tl) != 0) {
+        if (++l->expansions > x->idx->settings.max_prefix_terms) {
+          err = FTS_ERR_LIMIT;
+          break;
+        }
+      }
+      prev = kp;
+      prev_len = tl;
+      size_t bi = find_block(x, (uint32_t)kp[k.mv_size - 2] << 8 | kp[k.mv_size - 1]);
+      if (bi == SIZE_MAX)
+        continue;
+      struct fts_block b;
+      if ((err = fts_block_parse(&b, v.mv_data, v.mv_size)) < 0 ||
+          (err = fts_docs_decode_or(b.docs, b.docs_len, l->pre + bi * FTS_BITMAP_WORDS, b.n)) < 0)
+        break;
+    }
+    if (!err && rc != 0 && rc != MDB_NOTFOUND)
+      err = fts_mdb_error(rc);
+  }
+  mdb_cursor_close(cur);
+  return err;
+}
+
+static int prefix_all(struct ctx *x, uint32_t node) {
+  const struct fts_qnode *n = &x->q->nodes[node];
+  struct leaf *l = &x->leaves[node];
+  if (n->type == FTS_Q_PREFIX && l->mode == LEAF_PREFIX)
+    return prefix_expand(x, l);
+  for (uint32_t c = n->first; c != UINT32_MAX && n->type <= FTS_Q_NOT; c = x->q->nodes[c].next)
+    FTS_TRY(prefix_all(x, c));
+  return 0;
+}
+
+// Positions of one document: count, first, gaps.
+static int pos_decode(const uint8_t *seg, size_t len, uint32_t *out, uint32_t max, uint32_t *n) {
+  struct fts_cur c = {seg, len};
+  uint32_t count, p = 0, g;
+  if (!fts_cur_varint(&c, &count) || count == 0 || count > max)
+    return FTS_ERR_CORRUPT;
+  for (uint32_t i = 0; i < count; i++) {
+    if (!fts_cur_varint(&c, &g))
+      return FTS_ERR_CORRUPT;
+    p = i ? p + g : g;
+    out[i] = p;
+  }
+  *n = count;
+  return 0;
+}
+
+// A phrase in one field of one block: candidates from the documents of
+// every word, then positions.
+static int phrase_field(struct ctx *x, const struct leaf *l, unsigned field, uint32_t block,
+                        uint64_t *out) {
+  size_t m = l->num_terms;
+  struct fts_block *b = calloc(m, sizeof *b);
+  struct fts_buf *zs = calloc(m, sizeof *zs);
+  const uint8_t **pos = calloc(m, sizeof *pos);
+  size_t *pos_len = calloc(m, sizeof *pos_len);
+  uint64_t *cand = malloc(FTS_BITMAP_BYTES), *tmp = malloc(FTS_BITMAP_BYTES);
+  uint16_t *docs = malloc(FTS_BLOCK_DOCS * sizeof *docs);
+  const uint8_t **segs = NULL;
+  size_t *seglens = NULL;
+  uint16_t *cands = NULL;
+  uint32_t *p0 = NULL, *pi = NULL;
+  int err = 0;
+  if (!b || !zs || !pos || !pos_len || !cand || !tmp || !docs) {
+    err = -ENOMEM;
+    goto out;
+  }
+  for (size_t i = 0; i < m; i++) {
+    bool found;
+    if ((err = get_block(x, field, &l->terms[i], FTS_TERM_WORD, block, &b[i], &found)) < 0)
+      goto out;
+    if (!found)
+      goto out;
+    memset(i ? tmp : cand, 0, FTS_BITMAP_BYTES);
+    if ((err = fts_docs_decode_or(b[i].docs, b[i].docs_len, i ? tmp : cand, b[i].n)) < 0)
+      goto out;
+    if (i) {
+      uint64_t any = 0;
+      for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+        any |= cand[w] &= tmp[w];
+      if (!any)
+        goto out;
+    }
+  }
+  size_t nc = 0;
+  cands = malloc(FTS_BLOCK_DOCS * sizeof *cands);
+  if (!cands) {
+    err = -ENOMEM;
+    goto out;
+  }
+  for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+    for (uint64_t v = cand[w]; v; v &= v - 1)
+      cands[nc++] = (uint16_t)(w * 64 + (unsigned)__builtin_ctzll(v));
+  if (nc == 0)
+    goto out;
+  segs = malloc(m * nc * sizeof *segs);
+  seglens = malloc(m * nc * sizeof *seglens);
+  if (!segs || !seglens) {
+    err = -ENOMEM;
+    goto out;
+  }
+  uint32_t maxc = 0;
+  for (size_t i = 0; i < m; i++) {
+    if ((err = fts_block_positions(&b[i], &zs[i], &pos[i], &pos_len[i])) < 0 ||
+        (err = fts_docs_decode(b[i].docs, b[i].docs_len, docs, b[i].n)) < 0)
+      goto out;
+    struct fts_pos_iter it;
+    if ((err = fts_pos_iter_init(&it, pos[i], pos_len[i])) < 0)
+      goto out;
+    size_t k = 0;
+    for (uint32_t d = 0; d < b[i].n && k < nc; d++) {
+      const uint8_t *p;
+      size_t sl;
+      if ((err = fts_pos_iter_next(&it, &p, &sl)) < 0)
+        goto out;
+      if (docs[d] == cands[k]) {
+        segs[i * nc + k] = p;
+        seglens[i * nc + k++] = sl;
+        uint32_t cnt;
+        struct fts_cur cc = {p, sl};
+        if (fts_cur_varint(&cc, &cnt) && cnt > maxc)
+          maxc = cnt;
+      }
+    }
+    if (k != nc) {
+      err = FTS_ERR_CORRUPT;
+      goto out;
+    }
+  }
+  p0 = malloc((size_t)maxc * sizeof *p0);
+  pi = malloc((size_t)maxc * sizeof *pi);
+  if (!p0 || !pi) {
+    err = -ENOMEM;
+    goto out;
+  }
+  for (size_t k = 0; k < nc; k++) {
+    // Anchor on the word with the fewest occurrences in this document; its
+    // positions give the candidate starts, which the others filter.
+    size_t anchor = 0;
+    uint32_t best = UINT32_MAX, n0, ni;
+    for (size_t i = 0; i < m; i++) {
+      struct fts_cur cc = {segs[i * nc + k], seglens[i * nc + k]};
+      uint32_t cnt;
+      if (fts_cur_varint(&cc, &cnt) && cnt < best) {
+        best = cnt;
+        anchor = i;
+      }
+    }
+    const uint8_t *sa = segs[anchor * nc + k];
+    if ((err = pos_decode(sa, seglens[anchor * nc + k], p0, maxc, &n0)) < 0)
+      goto out;
+    uint32_t ra = l->terms[anchor].relpos, starts = 0;
+    for (uint32_t j = 0; j < n0; j++)
+      if (p0[j] >= ra)
+        p0[starts++] = p0[j] - ra;
+    n0 = starts;
+    for (size_t i = 0; i < m && n0; i++) {
+      if (i == anchor)
+        continue;
+      const uint8_t *si = segs[i * nc + k];
+      if ((err = pos_decode(si, seglens[i * nc + k], pi, maxc, &ni)) < 0)
+        goto out;
+      uint32_t kept = 0, at = 0, ri = l->terms[i].relpos;
+      for (uint32_t j = 0; j < n0; j++) {
+        uint64_t want = (uint64_t)p0[j] + ri;
+        while (at < ni && pi[at] < want)
+          at++;
+        if (at == ni)
+          break;
+        if (pi[at] == want)
+          p0[kept++] = p0[j];
+      }
+      n0 = kept;
+    }
+    if (n0)
+      out[cands[k] / 64] |= 1ull << (cands[k] % 64);
+  }
+out:
+  for (size_t i = 0; zs && i < m; i++)
+    fts_buf_free(&zs[i]);
+  free(b);
+  free(zs);
+  free(pos);
+  free(pos_len);
+  free(cand);
+  free(tmp);
+  free(docs);
+  free(segs);
+  free(seglens);
+  free(cands);
+  free(p0);
+  free(pi);
+  return err;
+}
+
+static int eval_leaf(struct ctx *x, struct leaf *l, size_t bi, uint64_t *out) {
+  memset(out, 0, FTS_BITMAP_BYTES);
+  uint32_t block = x->blocks[bi];
+  if (l->mode == LEAF_PREFIX) {
+    memcpy(out, l->pre + bi * FTS_BITMAP_WORDS, FTS_BITMAP_BYTES);
+    return 0;
+  }
+  for (unsigned f = 0; f < FTS_MAX_FIELDS; f++) {
+    if (!(l->fields & x->present & (1u << f)))
+      continue;
+    if (l->mode == LEAF_PHRASE) {
+      FTS_TRY(phrase_field(x, l, f, block, out));
+      continue;
+    }
+    for (size_t i = 0; i < l->num_terms; i++) {
+      struct fts_block b;
+      bool found;
+      FTS_TRY(get_block(x, f, &l->terms[i], l->terms[i].kind, block, &b, &found));
+      if (found)
+        FTS_TRY(fts_docs_decode_or(b.docs, b.docs_len, out, b.n));
+    }
+  }
+  return 0;
+}
+
+static bool bitmap_empty(const uint64_t *b) {
+  uint64_t any = 0;
+  for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+    any |= b[w];
+  return !any;
+}
+
+// Evaluates `node` on target block `bi` into `out`; `*neutral` is set when
+// the node has no terms (words that analyse to nothing), so that AND and OR
+// ignore it.
+static int eval(struct ctx *x, uint32_t node, size_t bi, uint64_t *out, bool *neutral) {
+  const struct fts_qnode *n = &x->q->nodes[node];
+  *neutral = false;
+  if (n->type == FTS_Q_WORD || n->type == FTS_Q_PHRASE || n->type == FTS_Q_PREFIX) {
+    struct leaf *l = &x->leaves[node];
+    if (l->mode == LEAF_EMPTY) {
+      *neutral = true;
+      return 0;
+    }
+    FTS_TRY(eval_leaf(x, l, bi, out));
+    if (x->opt && x->opt->explain)
+      for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+        if (out[w] & x->live[bi][w])
+          l->matched += fts_popcount64(out[w] & x->live[bi][w]);
+    return 0;
+  }
+  const uint64_t *live = x->live[bi];
+  if (n->type == FTS_Q_NOT) {
+    bool nn;
+    FTS_TRY(eval(x, n->first, bi, out, &nn));
+    if (nn) {
+      *neutral = true;
+      return 0;
+    }
+    for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+      out[w] = live[w] & ~out[w];
+    return 0;
+  }
+  uint64_t *tmp = malloc(FTS_BITMAP_BYTES);
+  if (!tmp)
+    return -ENOMEM;
+  bool is_and = n->type == FTS_Q_AND, have = false;
+  int err = 0;
+  if (is_and) {
+    // Positive children first narrow the set; NOT children subtract.
+    for (int pass = 0; pass < 2 && !err; pass++)
+      for (uint32_t c = n->first; c != UINT32_MAX && !err; c = x->q->nodes[c].next) {
+        const struct fts_qnode *cn = &x->q->nodes[c];
+        bool negative = cn->type == FTS_Q_NOT;
+        if (negative != (pass == 1))
+          continue;
+        if (have && bitmap_empty(out))
+          break;
+        bool nn;
+        if ((err = eval(x, negative ? cn->first : c, bi, tmp, &nn)) < 0 || nn)
+          continue;
+        if (!have) {
+          if (negative)
+            for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+              out[w] = live[w] & ~tmp[w];
+          else
+            memcpy(out, tmp, FTS_BITMAP_BYTES);
+          have = true;
+        } else if (negative) {
+          for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+            out[w] &= ~tmp[w];
+        } else {
+          for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+            out[w] &= tmp[w];
+        }
+      }
+  } else {
+    for (uint32_t c = n->first; c != UINT32_MAX && !err; c = x->q->nodes[c].next) {
+      bool nn;
+      if ((err = eval(x, c, bi, have ? tmp : out, &nn)) < 0 || nn)
+        continue;
+      if (have)
+        for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+          out[w] |= tmp[w];
+      have = true;
+    }
+  }
+  free(tmp);
+  if (!err && !have)
+    *neutral = true;
+  return err;
+}
+
+// ---- target blocks ----
+
+static int load_targets(struct ctx *x) {
+  const fts_search_options *o = x->opt;
+  if (o && o->filter) {
+    for (size_t i = 1; i < o->num_filter; i++)
+      if (o->filter[i] <= o->filter[i - 1])
+        return FTS_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0; i < o->num_filter; i++) {
+      uint32_t b = o->filter[i] / FTS_BLOCK_DOCS;
+      if (x->num_blocks && x->blocks[x->num_blocks - 1] == b)
+        continue;
+      uint32_t *nb = realloc(x->blocks, (x->num_blocks + 1) * sizeof *nb);
+      if (!nb)
+        return -ENOMEM;
+      x->blocks = nb;
+      x->blocks[x->num_blocks++] = b;
+    }
+  } else {
+    MDB_cursor *cur;
+    int rc = mdb_cursor_open(x->txn, x->idx->live, &cur);
+    if (rc != 0)
+      return fts_mdb_error(rc);
+    uint8_t prefix[4];
+    fts_put_be32(prefix, x->account);
+    MDB_val k = {4, prefix}, v;
+    int err = 0;
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+      if (k.mv_size != 6 || memcmp(k.mv_data, prefix, 4) != 0)
+        break;
+      const uint8_t *kp = k.mv_data;
+      uint32_t *nb = realloc(x->blocks, (x->num_blocks + 1) * sizeof *nb);
+      if (!nb) {
+        err = -ENOMEM;
+        break;
+      }
+      x->blocks = nb;
+      x->blocks[x->num_blocks++] = (uint32_t)kp[4] << 8 | kp[5];
+    }
+    if (!err && rc != 0 && rc != MDB_NOTFOUND)
+      err = fts_mdb_error(rc);
+    mdb_cursor_close(cur);
+    FTS_TRY(err);
+  }
+  x->live = calloc(x->num_blocks + 1, sizeof *x->live);
+  if (!x->live)
+    return -ENOMEM;
+  size_t fi = 0;
+  for (size_t i = 0; i < x->num_blocks; i++) {
+    x->live[i] = malloc(FTS_BITMAP_BYTES);
+    if (!x->live[i])
+      return -ENOMEM;
+    bool found;
+    FTS_TRY(fts_set_read(x->txn, x->idx->live, x->account, x->blocks[i], x->live[i], &found));
+    if (o && o->filter) {
+      uint64_t *f = calloc(FTS_BITMAP_WORDS, sizeof *f);
+      if (!f)
+        return -ENOMEM;
+      for (; fi < o->num_filter && o->filter[fi] / FTS_BLOCK_DOCS == x->blocks[i]; fi++) {
+        uint32_t off = o->filter[fi] % FTS_BLOCK_DOCS;
+        f[off / 64] |= 1ull << (off % 64);
+      }
+      for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+        x->live[i][w] &= f[w];
+      free(f);
+    }
+  }
+  return 0;
+}
+
+static void ctx_free(struct ctx *x) {
+  if (x->leaves)
+    for (size_t i = 0; i < x->q->num_nodes; i++) {
+      free(x->leaves[i].terms);
+      free(x->leaves[i].pre);
+    }
+  free(x->leaves);
+  if (x->live)
+    for (size_t i = 0; i < x->num_blocks; i++)
+      free(x->live[i]);
+  free(x->live);
+  free(x->blocks);
+  free(x->docs16);
+  fts_buf_free(&x->scratch);
+  if (x->txn)
+    mdb_txn_abort(x->txn);
+}
+
+static int ctx_init(struct ctx *x, fts_index *idx, uint32_t account, const fts_query *q,
+                    const fts_search_options *opt) {
+  memset(x, 0, sizeof *x);
+  x->idx = idx;
+  x->account = account;
+  x->q = q;
+  x->opt = opt;
+  uint32_t mask = opt && opt->field_mask ? opt->field_mask : FTS_FIELD_MASK_ALL;
+  if (!(mask & FTS_FIELD_MASK_ALL))
+    return FTS_ERR_INVALID_ARGUMENT;
+  x->default_fields = (uint16_t)mask;
+  x->leaves = calloc(q->num_nodes ? q->num_nodes : 1, sizeof *x->leaves);
+  if (!x->leaves)
+    return -ENOMEM;
+  int rc = mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &x->txn);
+  if (rc != 0) {
+    x->txn = NULL;
+    return fts_mdb_error(rc);
+  }
+  // Fields that no document of the account has need no lookups.
+  struct fts_acct_counts ac;
+  FTS_TRY(fts_acct_read(x->txn, idx, account, &ac));
+  x->present = 0;
+  for (unsigned f = 0; f < FTS_MAX_FIELDS; f++)
+    if (ac.field_terms[f])
+      x->present |= (uint16_t)(1u << f);
+  return load_targets(x);
+}
+
+// Runs the tree over every target block into `x->live` (reused as results).
+static int run(struct ctx *x, uint64_t *total) {
+  uint64_t *out = malloc(FTS_BITMAP_BYTES);
+  if (!out)
+    return -ENOMEM;
+  *total = 0;
+  int err = 0;
+  for (size_t bi = 0; bi < x->num_blocks && !err; bi++) {
+    bool neutral;
+    if ((err = eval(x, x->q->root, bi, out, &neutral)) < 0)
+      break;
+    uint64_t *r = x->live[bi];
+    for (size_t w = 0; w < FTS_BITMAP_WORDS; w++) {
+      r[w] = neutral ? (x->neutral_all ? r[w] : 0) : r[w] & out[w];
+      if (r[w])
+        *total += fts_popcount64(r[w]);
+    }
+  }
+  free(out);
+  return err;
+}
+
+static void explain_leaves(struct ctx *x) {
+  for (size_t i = 0; x->opt && x->opt->explain && i < x->q->num_nodes; i++) {
+    const struct fts_qnode *n = &x->q->nodes[i];
+    const struct leaf *l = &x->leaves[i];
+    if (n->type < FTS_Q_WORD)
+      continue;
+    static const char *const modes[] = {"empty (no terms)", "word", "phrase", "prefix"};
+    char terms[300] = "";
+    size_t at = 0;
+    for (size_t t = 0; t < l->num_terms && at < sizeof terms - 80; t++)
+      at += (size_t)snprintf(terms + at, sizeof terms - at, "%s%s:%.*s", t ? " | " : "",
+                             l->terms[t].kind == FTS_TERM_STEM ? "stem" : "word",
+                             (int)(l->terms[t].len > 60 ? 60 : l->terms[t].len),
+                             (const char *)l->terms[t].bytes);
+    char fields[64] = "";
+    size_t fa = 0;
+    if (l->fields == FTS_FIELD_MASK_ALL)
+      snprintf(fields, sizeof fields, "all fields");
+    for (unsigned f = 0;
+         f < FTS_MAX_FIELDS && fa < sizeof fields - 12 && l->fields != FTS_FIELD_MASK_ALL; f++)
+      if (l->fields & (1u << f))
+        fa += (size_t)snprintf(fields + fa, sizeof fields - fa, "%s%s", fa ? "," : "",
+                               fts_field_name(f));
+    if (l->mode == LEAF_PREFIX)
+      explain(x, "%s \"%.*s\" in %s: %s* expanded to %zu terms, %llu documents", modes[l->mode],
+              (int)n->len, x->q->text + n->text, fields, terms, l->expansions,
+              (unsigned long long)l->matched);
+    else
+      explain(x, "%s \"%.*s\" in %s: %s, %llu documents", modes[l->mode], (int)n->len,
+              x->q->text + n->text, fields, terms, (unsigned long long)l->matched);
+  }
+}
+
+// ---- ranking ----
+
+// ln_pos is the natural logarithm of x > 0, to about 1e-9, without libm:
+// x = m * 2^e with m in [1, 2), ln m = 2 atanh((m - 1) / (m + 1)).
+static double ln_pos(double x) {
+  uint64_t bits;
+  memcpy(&bits, &x, 8);
+  int e = (int)((bits >> 52) & 0x7ff) - 1023;
+  bits = (bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
+  double m;
+  memcpy(&m, &bits, 8);
+  double z = (m - 1) / (m + 1), z2 = z * z, term = z, sum = 0;
+  for (int k = 1; k < 40; k += 2) {
+    sum += term / k;
+    term *= z2;
+  }
+  return 2 * sum + e * 0.69314718055994530942;
+}
+
+struct scored {
+  uint32_t doc;
+  float score;
+};
+
+static int cmp_scored(const void *a, const void *b) {
+  const struct scored *x = a, *y = b;
+  if (x->score != y->score)
+    return x->score < y->score ? 1 : -1;
+  return (x->doc > y->doc) - (x->doc < y->doc);
+}
+
+static size_t find_doc(const uint32_t *docs, size_t n, uint32_t doc) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (docs[mid] < doc)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < n && docs[lo] == doc ? lo : SIZE_MAX;
+}
+
+static int score_term(struct ctx *x, unsigned field, const struct aterm *t, uint8_t kind,
+                      const struct fts_acct_counts *ac, const uint32_t *docs, size_t n,
+                      float *scores, uint32_t *lengths) {
+  // Document frequency over every block of the account.
+  uint8_t key[FTS_KEY_MAX];
+  size_t kl = fts_term_key(key, x->account, field, kind, t->bytes, t->len);
+  MDB_cursor *cur;
+  int rc = mdb_cursor_open(x->txn, x->idx->post, &cur);
+  if (rc != 0)
+    return fts_mdb_error(rc);
+  MDB_val k = {kl, key}, v;
+  uint64_t df = 0;
+  for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+       rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    if (k.mv_size != kl + 2 || memcmp(k.mv_data, key, kl) != 0)
+      break;
+    struct fts_cur c = {v.mv_data, v.mv_size};
+    uint32_t bn;
+    if (fts_cur_varint(&c, &bn))
+      df += bn;
+  }
+  mdb_cursor_close(cur);
+  if (df == 0)
+    return 0;
+  double N = (double)ac->num_docs, idf = ln_pos(1.0 + (N - (double)df + 0.5) / ((double)df + 0.5));
+  double avgdl = ac->num_docs ? (double)ac->field_terms[field] / (double)ac->num_docs : 1.0;
+  if (avgdl <= 0)
+    avgdl = 1.0;
+  const double k1 = 1.2, b = 0.75;
+  for (size_t bi = 0; bi < x->num_blocks; bi++) {
+    if (bitmap_empty(x->live[bi]))
+      continue;
+    struct fts_block blk;
+    bool found;
+    FTS_TRY(get_block(x, field, t, kind, x->blocks[bi], &blk, &found));
+    if (!found)
+      continue;
+    const uint8_t *pos;
+    size_t pos_len;
+    FTS_TRY(fts_docs_decode(blk.docs, blk.docs_len, x->docs16, blk.n));
+    FTS_TRY(fts_block_positions(&blk, &x->scratch, &pos, &pos_len));
+    struct fts_pos_iter it;
+    FTS_TRY(fts_pos_iter_init(&it, pos, pos_len));
+    for (uint32_t i = 0; i < blk.n; i++) {
+      const uint8_t *seg;
+      size_t sl;
+      uint32_t tf;
+      FTS_TRY(fts_pos_iter_next(&it, &seg, &sl));
+      struct fts_cur sc = {seg, sl};
+      if (!fts_cur_varint(&sc, &tf))
+        return FTS_ERR_CORRUPT;
+      uint16_t off = x->docs16[i];
+      if (!(x->live[bi][off / 64] & (1ull << (off % 64))))
+        continue;
+      size_t r = find_doc(docs, n, x->blocks[bi] * FTS_BLOCK_DOCS + off);
+      if (r == SIZE_MAX)
+        continue;
+      double dl = lengths[r * FTS_MAX_FIELDS + field];
+      scores[r] += (float)(idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)));
+    }
+  }
+  return 0;
+}
+
+static int rank(struct ctx *x, fts_result *res, uint32_t top_k) {
+  struct fts_acct_counts ac;
+  FTS_TRY(fts_acct_read(x->txn, x->idx, x->account, &ac));
+  size_t n = res->num_docs;
+  float *scores = calloc(n ? n : 1, sizeof *scores);
+  uint32_t *lengths = calloc(n ? n * FTS_MAX_FIELDS : 1, sizeof *lengths);
+  if (!scores || !lengths) {
+    free(scores);
+    free(lengths);
+    return -ENOMEM;
+  }
+  int err = 0;
+  for (size_t i = 0; i < n && !err; i++) {
+    uint8_t key[8];
+    fts_put_be32(key, x->account);
+    fts_put_be32(key + 4, res->docs[i]);
+    MDB_val k = {8, key}, v;
+    if (mdb_get(x->txn, x->idx->docs, &k, &v) != 0)
+      continue;
+    struct fts_cur c = {v.mv_data, v.mv_size};
+    uint32_t f, len;
+    while (c.len && fts_cur_varint(&c, &f) && fts_cur_varint(&c, &len))
+      if (f < FTS_MAX_FIELDS)
+        lengths[i * FTS_MAX_FIELDS + f] = len;
+  }
+  for (size_t i = 0; i < x->q->num_nodes && !err; i++) {
+    const struct leaf *l = &x->leaves[i];
+    if (x->q->nodes[i].type < FTS_Q_WORD || l->negated ||
+        (l->mode != LEAF_ALT && l->mode != LEAF_PHRASE))
+      continue;
+    for (unsigned f = 0; f < FTS_MAX_FIELDS && !err; f++)
+      if (l->fields & x->present & (1u << f))
+        for (size_t t = 0; t < l->num_terms && !err; t++)
+          err =
+              score_term(x, f, &l->terms[t], l->terms[t].kind, &ac, res->docs, n, scores, lengths);
+  }
+  free(lengths);
+  struct scored *s = err ? NULL : malloc((n ? n : 1) * sizeof *s);
+  if (!err && !s)
+    err = -ENOMEM;
+  if (!err) {
+    for (size_t i = 0; i < n; i++) {
+      s[i].doc = res->docs[i];
+      s[i].score = scores[i];
+    }
+    qsort(s, n, sizeof *s, cmp_scored);
+    if (n > top_k)
+      n = top_k;
+    for (size_t i = 0; i < n; i++) {
+      res->docs[i] = s[i].doc;
+      scores[i] = s[i].score;
+    }
+    res->num_docs = n;
+    res->scores = scores;
+    scores = NULL;
+  }
+  free(s);
+  free(scores);
+  return err;
+}
+
+// ---- entry points ----
+
+static int collect_docs(struct ctx *x, uint64_t total, uint32_t *out) {
+  size_t n = 0;
+  for (size_t bi = 0; bi < x->num_blocks; bi++)
+    for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+      for (uint64_t v = x->live[bi][w]; v; v &= v - 1)
+        out[n++] =
+            x->blocks[bi] * FTS_BLOCK_DOCS + (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(v);
+  return n == total ? 0 : FTS_ERR_CORRUPT;
+}
+
+static int search_prepare(struct ctx *x, fts_index *idx, uint32_t account, const fts_query *q,
+                          const fts_search_options *opt, uint64_t *total) {
+  FTS_TRY(ctx_init(x, idx, account, q, opt));
+  x->docs16 = malloc(FTS_BLOCK_DOCS * sizeof *x->docs16);
+  if (!x->docs16)
+    return -ENOMEM;
+  FTS_TRY(setup_leaves(x, q->root, false));
+  FTS_TRY(prefix_all(x, q->root));
+  FTS_TRY(run(x, total));
+  explain_leaves(x);
+  explain(x, "%zu blocks read, %llu documents", x->num_blocks, (unsigned long long)*total);
+  return 0;
+}
+
+int fts_search(fts_index *idx, fts_result **out, uint32_t account, const fts_query *q,
+               const fts_search_options *opt) {
+  if (!out)
+    return FTS_ERR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (!idx || !q)
+    return FTS_ERR_INVALID_ARGUMENT;
+  struct ctx x;
+  uint64_t total = 0;
+  int err = search_prepare(&x, idx, account, q, opt, &total);
+  fts_result *res = NULL;
+  if (!err) {
+    res = calloc(1, sizeof *res);
+    if (res)
+      res->docs = malloc((total ? total : 1) * sizeof *res->docs);
+    if (!res || !res->docs)
+      err = -ENOMEM;
+  }
+  if (!err) {
+    res->num_docs = total;
+    err = collect_docs(&x, total, res->docs);
+  }
+  if (!err && opt && opt->top_k)
+    err = rank(&x, res, opt->top_k);
+  ctx_free(&x);
+  if (err) {
+    fts_result_free(res);
+    return err;
+  }
+  *out = res;
+  return 0;
+}
+
+int fts_search_into(fts_index *idx, uint32_t *out, size_t out_cap, size_t *out_len,
+                    uint32_t account, const fts_query *q, const fts_search_options *opt) {
+  if (!out_len || (!out && out_cap))
+    return FTS_ERR_INVALID_ARGUMENT;
+  *out_len = 0;
+  if (opt && opt->top_k) {
+    fts_result *r;
+    FTS_TRY(fts_search(idx, &r, account, q, opt));
+    *out_len = r->num_docs;
+    int rc = r->num_docs > out_cap ? FTS_ERR_LIMIT : 0;
+    if (!rc && r->num_docs)
+      memcpy(out, r->docs, r->num_docs * sizeof *out);
+    fts_result_free(r);
+    return rc;
+  }
+  if (!idx || !q)
+    return FTS_ERR_INVALID_ARGUMENT;
+  struct ctx x;
+  uint64_t total = 0;
+  int err = search_prepare(&x, idx, account, q, opt, &total);
+  if (!err) {
+    *out_len = total;
+    if (total > out_cap)
+      err = FTS_ERR_LIMIT;
+    else
+      err = collect_docs(&x, total, out);
+  }
+  ctx_free(&x);
+  return err;
+}
+
+void fts_result_free(fts_result *r) {
+  if (!r)
+    return;
+  free(r->docs);
+  free(r->scores);
+  free(r);
+}
+
+// ---- strict substring search ----
+
+// Normalises `in` to NFKC case-folded UTF-8 (a new buffer in *out); invalid
+// UTF-8 falls back to ASCII lower-casing, byte for byte.
+static int fold(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len) {
+  utf8proc_uint8_t *r = NULL;
+  utf8proc_ssize_t n =
+      len > (size_t)INT32_MAX
+          ? -1
+          : utf8proc_map(in, (utf8proc_ssize_t)len, &r,
+                         UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT | UTF8PROC_CASEFOLD);
+  if (n >= 0) {
+    *out = r;
+    *out_len = (size_t)n;
+    return 0;
+  }
+  free(r);
+  uint8_t *b = malloc(len ? len : 1);
+  if (!b)
+    return -ENOMEM;
+  for (size_t i = 0; i < len; i++)
+    b[i] = (in[i] >= 'A' && in[i] <= 'Z') ? (uint8_t)(in[i] + 32) : in[i];
+  *out = b;
+  *out_len = len;
+  return 0;
+}
+
+int fts_search_substring(fts_index *idx, fts_result **out, uint32_t account, const uint8_t *needle,
+                         size_t needle_len, const fts_search_options *opt, fts_text_fn text_fn,
+                         void *text_ctx) {
+  if (!out)
+    return FTS_ERR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (!idx || !text_fn || (!needle && needle_len))
+    return FTS_ERR_INVALID_ARGUMENT;
+  // The candidate query is an AND of one prefix leaf per distinct word.
+  struct fts_query q = {0};
+  struct ctx x;
+  struct collect c = {0};
+  uint8_t *fneedle = NULL;
+  size_t fneedle_len = 0;
+  fts_result *res = NULL;
+  uint64_t total = 0;
+  fts_search_options o = opt ? *opt : (fts_search_options){0};
+  o.top_k = 0;
+  int err = ctx_init(&x, idx, account, &q, &o);
+  if (!err)
+    err = fold(needle, needle_len, &fneedle, &fneedle_len);
+  if (!err)
+    err = analyse(&x, needle, needle_len, &c);
+  size_t words = err ? 0 : words_only(&c);
+  if (!err) {
+    q.num_nodes = words + 1;
+    q.nodes = calloc(q.num_nodes, sizeof *q.nodes);
+    free(x.leaves);
+    x.leaves = calloc(q.num_nodes, sizeof *x.leaves);
+    if (!q.nodes || !x.leaves)
+      err = -ENOMEM;
+  }
+  if (!err) {
+    q.root = 0;
+    q.nodes[0].type = FTS_Q_AND;
+    q.nodes[0].first = words ? 1 : UINT32_MAX;
+    q.nodes[0].next = UINT32_MAX;
+    for (size_t i = 0; i < words && !err; i++) {
+      q.nodes[i + 1].type = FTS_Q_PREFIX;
+      q.nodes[i + 1].first = UINT32_MAX;
+      q.nodes[i + 1].next = i + 1 < words ? (uint32_t)(i + 2) : UINT32_MAX;
+      struct leaf *l = &x.leaves[i + 1];
+      l->mode = LEAF_PREFIX;
+      l->fields = x.default_fields;
+      l->terms = malloc(sizeof *l->terms);
+      l->num_terms = 1;
+      if (!l->terms) {
+        err = -ENOMEM;
+        break;
+      }
+      l->terms[0] = c.terms[i];
+      err = prefix_expand(&x, l);
+      if (err == FTS_ERR_LIMIT) { // too short to narrow anything
+        l->mode = LEAF_EMPTY;
+        err = 0;
+      }
+    }
+  }
+  x.neutral_all = true;
+  if (!err)
+    err = run(&x, &total);
+  uint32_t *cand = NULL;
+  if (!err) {
+    cand = malloc((total ? total : 1) * sizeof *cand);
+    res = calloc(1, sizeof *res);
+    if (res)
+      res->docs = malloc((total ? total : 1) * sizeof *res->docs);
+    if (!cand || !res || !res->docs)
+      err = -ENOMEM;
+    else
+      err = collect_docs(&x, total, cand);
+  }
+  // The exact check, field by field.
+  for (uint64_t i = 0; !err && i < total; i++) {
+    bool hit = false;
+    for (unsigned f = 0; f < FTS_MAX_FIELDS && !hit && !err; f++) {
+      if (!(x.default_fields & (1u << f)))
+        continue;
+      const uint8_t *text = NULL;
+      size_t tl = 0;
+      int rc = text_fn(text_ctx, cand[i], f, &text, &tl);
+      if (rc < 0) {
+        err = rc;
+        break;
+      }
+      if (rc == 1 || (!text && tl))
+        continue;
+      uint8_t *ft;
+      size_t ftl;
+      if ((err = fold(text, tl, &ft, &ftl)) < 0)
+        break;
+      hit = fneedle_len == 0 || memmem(ft, ftl, fneedle, fneedle_len) != NULL;
+      free(ft);
+    }
+    if (hit)
+      res->docs[res->num_docs++] = cand[i];
+  }
+  explain(&x, "substring: %llu candidates, %zu matches", (unsigned long long)total,
+          res ? res->num_docs : 0);
+  free(cand);
+  free(c.terms);
+  free(fneedle);
+  ctx_free(&x);
+  free(q.nodes);
+  if (err) {
+    fts_result_free(res);
+    return err;
+  }
+  *out = res;
+  return 0;
+}

@@ -1,0 +1,390 @@
+// test_index.c: the index on a real LMDB file: documents added in batches
+// are found by every query construct (words, stems, phrases, prefixes,
+// AND/OR/NOT, fields, filters, ranking), deletions hide documents at once and
+// merges purge them, reindexing replaces old text, batches are atomic, block
+// edges (documents 65535/65536) hold, accounts stay apart, and the limits
+// answer FTS_ERR_LIMIT.
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "corvid_libtest.h"
+#include "ftsearch.h"
+
+static char dir_template[] = "/tmp/fts-index-XXXXXX";
+static char path[64];
+
+static fts_index *open_fresh(const fts_index_settings *s) {
+  char *dir = strdup(dir_template);
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/index", dir);
+  free(dir);
+  fts_index *idx;
+  ck_assert_int_eq(fts_index_open(&idx, path, s), 0);
+  return idx;
+}
+
+static void add(fts_batch *b, uint32_t acct, uint32_t doc, const char *subject, const char *body) {
+  fts_doc_field f[2] = {
+      {FTS_FIELD_SUBJECT, "en", (const uint8_t *)subject, strlen(subject)},
+      {FTS_FIELD_BODY, "en", (const uint8_t *)body, strlen(body)},
+  };
+  ck_assert_int_eq(fts_batch_add(b, acct, doc, f, 2), 0);
+}
+
+// search returns the matches of `q` as a string "1 2 3" for compact asserts.
+static char result_text[4096];
+static const char *search_opt(fts_index *idx, uint32_t acct, const char *q,
+                              const fts_search_options *o) {
+  fts_query *query;
+  size_t off;
+  int rc = fts_query_parse(&query, NULL, q, strlen(q), &off);
+  ck_assert_msg(rc == 0, "parse %s: %d at %zu", q, rc, off);
+  fts_result *r;
+  rc = fts_search(idx, &r, acct, query, o);
+  ck_assert_msg(rc == 0, "search %s: %s", q, fts_strerror(rc));
+  size_t at = 0;
+  result_text[0] = 0;
+  for (size_t i = 0; i < r->num_docs; i++)
+    at += (size_t)snprintf(result_text + at, sizeof result_text - at, "%s%u", i ? " " : "",
+                           r->docs[i]);
+  // The caller-buffer form agrees.
+  uint32_t docs[512];
+  size_t n;
+  if (!o || !o->top_k) {
+    ck_assert_int_eq(fts_search_into(idx, docs, 512, &n, acct, query, o), 0);
+    ck_assert_uint_eq(n, r->num_docs);
+    if (n)
+      ck_assert_mem_eq(docs, r->docs, n * sizeof *docs);
+    if (n > 0) {
+      ck_assert_int_eq(fts_search_into(idx, docs, n - 1, &n, acct, query, o), FTS_ERR_LIMIT);
+      ck_assert_uint_eq(n, r->num_docs);
+    }
+  }
+  fts_result_free(r);
+  fts_query_free(query);
+  return result_text;
+}
+
+static const char *search(fts_index *idx, uint32_t acct, const char *q) {
+  return search_opt(idx, acct, q, NULL);
+}
+
+static fts_index *small_index(void) {
+  fts_index *idx = open_fresh(NULL);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  add(b, 1, 1, "Invoice for March", "Please pay the attached invoice by Friday.");
+  add(b, 1, 2, "Lunch tomorrow", "Shall we have lunch together? The invoices can wait.");
+  add(b, 1, 3, "Running late", "I am running late for the meeting, start without me.");
+  add(b, 1, 4, "Re: invoice", "The payment was sent yesterday, see the invoice number 4711.");
+  add(b, 1, 70000, "Block two", "A document in the second block about lunch and payments.");
+  add(b, 2, 1, "Other account", "This invoice belongs to another account entirely.");
+  ck_assert_uint_eq(fts_batch_num_docs(b), 6);
+  ck_assert_uint_gt(fts_batch_bytes(b), 0);
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  ck_assert_uint_eq(fts_batch_num_docs(b), 0);
+  fts_batch_free(b);
+  return idx;
+}
+
+START_TEST(words_stems_and_fields) {
+  fts_index *idx = small_index();
+  ck_assert_str_eq(search(idx, 1, "invoice"), "1 2 4");  // invoices: stem invoic
+  ck_assert_str_eq(search(idx, 1, "INVOICES"), "1 2 4"); // case folded, stem
+  ck_assert_str_eq(search(idx, 1, "run"), "3");          // running -> run
+  ck_assert_str_eq(search(idx, 1, "lunch"), "2 70000");  // second block
+  ck_assert_str_eq(search(idx, 2, "invoice"), "1");      // accounts apart
+  ck_assert_str_eq(search(idx, 3, "invoice"), "");       // unknown account
+  ck_assert_str_eq(search(idx, 1, "subject:invoice"), "1 4");
+  ck_assert_str_eq(search(idx, 1, "body:march"), "");
+  ck_assert_str_eq(search(idx, 1, "subject:march"), "1");
+  ck_assert_str_eq(search(idx, 1, "nonexistentword"), "");
+  fts_search_options o = {.field_mask = 1u << FTS_FIELD_SUBJECT};
+  ck_assert_str_eq(search_opt(idx, 1, "lunch", &o), "2");
+  fts_index_close(idx);
+}
+END_TEST
+
+START_TEST(boolean_operators) {
+  fts_index *idx = small_index();
+  ck_assert_str_eq(search(idx, 1, "invoice payment"), "4");
+  ck_assert_str_eq(search(idx, 1, "invoice AND payment"), "4");
+  ck_assert_str_eq(search(idx, 1, "lunch OR late"), "2 3 70000");
+  ck_assert_str_eq(search(idx, 1, "invoice -lunch"), "1 4");
+  ck_assert_str_eq(search(idx, 1, "invoice NOT lunch"), "1 4");
+  ck_assert_str_eq(search(idx, 1, "NOT invoice"), "3 70000");
+  ck_assert_str_eq(search(idx, 1, "(lunch OR late) AND meeting"), "3");
+  ck_assert_str_eq(search(idx, 1, "lunch OR late meeting"), "2 3 70000");
+  ck_assert_str_eq(search(idx, 1, "subject:(invoice OR lunch)"), "1 2 4");
+  ck_assert_str_eq(search(idx, 1, "-(invoice OR lunch)"), "3");
+  // Words that analyse to nothing are neutral.
+  ck_assert_str_eq(search(idx, 1, "invoice ,,,"), "1 2 4");
+  ck_assert_str_eq(search(idx, 1, ",,,"), "");
+  fts_index_close(idx);
+}
+END_TEST
+
+START_TEST(phrases_and_prefixes) {
+  fts_index *idx = small_index();
+  ck_assert_str_eq(search(idx, 1, "\"attached invoice\""), "1");
+  ck_assert_str_eq(search(idx, 1, "\"invoice attached\""), "");
+  ck_assert_str_eq(search(idx, 1, "\"running late\""), "3");
+  ck_assert_str_eq(search(idx, 1, "\"run late\""), ""); // phrases are exact
+  ck_assert_str_eq(search(idx, 1, "\"the invoice\""), "4");
+  ck_assert_str_eq(search(idx, 1, "subject:\"running late\""), "3");
+  ck_assert_str_eq(search(idx, 1, "body:\"running late\""), "3");
+  ck_assert_str_eq(search(idx, 1, "\"late for the meeting\""), "3");
+  ck_assert_str_eq(search(idx, 1, "\"Invoice\""), "1 4"); // one word: no stems
+  ck_assert_str_eq(search(idx, 1, "invoic*"), "1 2 4");
+  ck_assert_str_eq(search(idx, 1, "pay*"), "1 4 70000");
+  ck_assert_str_eq(search(idx, 1, "subject:lun*"), "2");
+  ck_assert_str_eq(search(idx, 1, "zzz*"), "");
+  ck_assert_str_eq(search(idx, 1, "pay* -invoice"), "70000");
+  fts_index_close(idx);
+}
+END_TEST
+
+START_TEST(filters_read_only_their_blocks) {
+  fts_index *idx = small_index();
+  uint32_t filter[] = {2, 3, 70000};
+  fts_search_options o = {.filter = filter, .num_filter = 3};
+  ck_assert_str_eq(search_opt(idx, 1, "lunch", &o), "2 70000");
+  ck_assert_str_eq(search_opt(idx, 1, "invoice", &o), "2");
+  ck_assert_str_eq(search_opt(idx, 1, "NOT invoice", &o), "3 70000");
+  uint32_t only_second[] = {70000, 70001};
+  o.filter = only_second;
+  o.num_filter = 2;
+  ck_assert_str_eq(search_opt(idx, 1, "lunch OR invoice", &o), "70000");
+  uint32_t unsorted[] = {3, 2};
+  o.filter = unsorted;
+  fts_query *q;
+  ck_assert_int_eq(fts_query_parse(&q, NULL, "lunch", 5, NULL), 0);
+  fts_result *r;
+  ck_assert_int_eq(fts_search(idx, &r, 1, q, &o), FTS_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(r);
+  fts_query_free(q);
+  fts_index_close(idx);
+}
+END_TEST
+
+START_TEST(ranking_orders_by_bm25) {
+  fts_index *idx = open_fresh(NULL);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  add(b, 1, 10, "x", "apple banana cherry date elderberry fig grape");
+  add(b, 1, 11, "x", "apple apple apple");
+  add(b, 1, 12, "x", "banana only here, and apple once in a longer text with many more words");
+  add(b, 1, 13, "x", "nothing relevant");
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  fts_batch_free(b);
+  fts_search_options o = {.top_k = 2};
+  ck_assert_str_eq(search_opt(idx, 1, "apple", &o), "11 10");
+  o.top_k = 10;
+  ck_assert_str_eq(search_opt(idx, 1, "apple", &o), "11 10 12");
+  fts_query *q;
+  ck_assert_int_eq(fts_query_parse(&q, NULL, "apple", 5, NULL), 0);
+  fts_result *r;
+  ck_assert_int_eq(fts_search(idx, &r, 1, q, &o), 0);
+  ck_assert_ptr_nonnull(r->scores);
+  ck_assert_float_gt(r->scores[0], r->scores[1]);
+  ck_assert_float_gt(r->scores[1], r->scores[2]);
+  ck_assert_float_gt(r->scores[2], 0);
+  fts_result_free(r);
+  fts_query_free(q);
+  fts_index_close(idx);
+}
+END_TEST
+
+START_TEST(delete_merge_and_reindex) {
+  fts_index *idx = small_index();
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  ck_assert_int_eq(fts_batch_delete(b, 1, 1), 0);
+  ck_assert_int_eq(fts_batch_delete(b, 1, 999), 0); // not indexed: nothing
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  ck_assert_str_eq(search(idx, 1, "invoice"), "2 4");
+  ck_assert_str_eq(search(idx, 1, "NOT lunch"), "3 4");
+  fts_index_stats st;
+  ck_assert_int_eq(fts_index_account_stats(idx, &st, 1), 0);
+  ck_assert_uint_eq(st.num_docs, 4);
+  ck_assert_uint_eq(st.num_deleted, 1);
+  ck_assert_uint_eq(st.num_blocks, 2);
+  uint64_t before = st.posting_bytes;
+  ck_assert_int_ge(fts_index_merge(idx, 1), 1);
+  ck_assert_int_eq(fts_index_account_stats(idx, &st, 1), 0);
+  ck_assert_uint_eq(st.num_deleted, 0);
+  ck_assert_uint_lt(st.posting_bytes, before);
+  ck_assert_int_eq(fts_index_merge(idx, 1), 0);
+  ck_assert_str_eq(search(idx, 1, "invoice"), "2 4");
+  ck_assert_str_eq(search(idx, 1, "march"), "");
+  // Reindexing: the new text replaces the old one, with no trace of it.
+  add(b, 1, 4, "Holiday plans", "We travel to the mountains in June.");
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  ck_assert_str_eq(search(idx, 1, "invoice"), "2");
+  ck_assert_str_eq(search(idx, 1, "mountains"), "4");
+  ck_assert_str_eq(search(idx, 1, "4711"), "");
+  // Re-adding a deleted, unmerged document purges the stale postings.
+  ck_assert_int_eq(fts_batch_delete(b, 1, 3), 0);
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  add(b, 1, 3, "Again", "A fresh text about cheese.");
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  ck_assert_str_eq(search(idx, 1, "meeting"), "");
+  ck_assert_str_eq(search(idx, 1, "cheese"), "3");
+  // Add then delete in one batch: nothing; delete then add: a replacement.
+  add(b, 1, 50, "Ephemeral", "A text that never lands.");
+  ck_assert_int_eq(fts_batch_delete(b, 1, 50), 0);
+  ck_assert_int_eq(fts_batch_delete(b, 1, 2), 0);
+  add(b, 1, 2, "Replaced", "Completely different words now.");
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  ck_assert_str_eq(search(idx, 1, "ephemeral"), "");
+  ck_assert_str_eq(search(idx, 1, "lunch"), "70000");
+  ck_assert_str_eq(search(idx, 1, "different"), "2");
+  ck_assert_int_eq(fts_index_account_stats(idx, &st, 1), 0);
+  ck_assert_uint_eq(st.num_docs, 4); // 2, 3, 4, 70000
+  // Adding one document twice in a batch is refused.
+  add(b, 1, 60, "One", "first");
+  fts_doc_field f = {FTS_FIELD_BODY, "en", (const uint8_t *)"second", 6};
+  ck_assert_int_eq(fts_batch_add(b, 1, 60, &f, 1), FTS_ERR_INVALID_ARGUMENT);
+  fts_batch_free(b); // uncommitted: dropped
+  ck_assert_str_eq(search(idx, 1, "first"), "");
+  fts_index_close(idx);
+}
+END_TEST
+
+START_TEST(block_edges_and_persistence) {
+  fts_index *idx = open_fresh(NULL);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  uint32_t docs[] = {0, 65535, 65536, 131071, 4000000000u, UINT32_MAX};
+  for (size_t i = 0; i < 6; i++)
+    add(b, 7, docs[i], "edge", i % 2 ? "odd text" : "even text");
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  fts_batch_free(b);
+  fts_index_close(idx);
+  ck_assert_int_eq(fts_index_open(&idx, path, NULL), 0);
+  ck_assert_str_eq(search(idx, 7, "edge"), "0 65535 65536 131071 4000000000 4294967295");
+  ck_assert_str_eq(search(idx, 7, "odd"), "65535 131071 4294967295");
+  ck_assert_str_eq(search(idx, 7, "\"even text\""), "0 65536 4000000000");
+  fts_index_close(idx);
+  fts_index_settings ro = {.flags = FTS_INDEX_READ_ONLY};
+  ck_assert_int_eq(fts_index_open(&idx, path, &ro), 0);
+  ck_assert_str_eq(search(idx, 7, "even"), "0 65536 4000000000");
+  ck_assert_int_eq(fts_batch_new(idx, &b), FTS_ERR_INVALID_ARGUMENT);
+  fts_index_close(idx);
+}
+END_TEST
+
+START_TEST(limits_and_arguments) {
+  fts_index_settings s = {.max_prefix_terms = 3, .max_batch_bytes = 200000};
+  fts_index *idx = open_fresh(&s);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  add(b, 1, 1, "x", "alpha alps alpine altitude");
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  fts_query *q;
+  ck_assert_int_eq(fts_query_parse(&q, NULL, "al*", 3, NULL), 0);
+  fts_result *r;
+  ck_assert_int_eq(fts_search(idx, &r, 1, q, NULL), FTS_ERR_LIMIT);
+  fts_query_free(q);
+  ck_assert_str_eq(search(idx, 1, "alp*"), "1");
+  // A batch past max_batch_bytes refuses the document and keeps the rest.
+  char *big = malloc(400000);
+  for (size_t i = 0; i < 400000; i++)
+    big[i] = (i % 7 == 6) ? ' ' : (char)('a' + (i * 131 / 7) % 26);
+  fts_doc_field f = {FTS_FIELD_BODY, "en", (const uint8_t *)big, 400000};
+  add(b, 1, 2, "y", "kept words");
+  ck_assert_int_eq(fts_batch_add(b, 1, 3, &f, 1), FTS_ERR_LIMIT);
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  ck_assert_str_eq(search(idx, 1, "kept"), "2");
+  free(big);
+  fts_doc_field bad = {FTS_MAX_FIELDS, NULL, (const uint8_t *)"x", 1};
+  ck_assert_int_eq(fts_batch_add(b, 1, 9, &bad, 1), FTS_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(fts_batch_add(NULL, 1, 9, &bad, 1), FTS_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(fts_batch_commit(NULL), FTS_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(fts_index_open(NULL, path, NULL), FTS_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(fts_search(idx, NULL, 1, NULL, NULL), FTS_ERR_INVALID_ARGUMENT);
+  fts_batch_free(b);
+  fts_batch_free(NULL);
+  fts_index_close(idx);
+  fts_index_close(NULL);
+  ck_assert_str_eq(fts_field_name(FTS_FIELD_ATTACHMENT), "attachment");
+  ck_assert_ptr_null(fts_field_name(16));
+  ck_assert_int_eq(fts_field_lookup("Subject", 7), FTS_FIELD_SUBJECT);
+  ck_assert_int_eq(fts_field_lookup("subjec", 6), -1);
+  // Not an index file.
+  char junk[80];
+  snprintf(junk, sizeof junk, "%s.junk", path);
+  FILE *fp = fopen(junk, "w");
+  for (int i = 0; i < 5000; i++)
+    fputs("not lmdb ", fp);
+  fclose(fp);
+  ck_assert_int_eq(fts_index_open(&idx, junk, NULL), FTS_ERR_CORRUPT);
+}
+END_TEST
+
+struct texts {
+  const char *body[8];
+};
+
+static int text_of(void *ctx, uint32_t doc, uint32_t field, const uint8_t **text, size_t *len) {
+  const struct texts *t = ctx;
+  if (field != FTS_FIELD_BODY || doc >= 8 || !t->body[doc])
+    return 1;
+  *text = (const uint8_t *)t->body[doc];
+  *len = strlen(t->body[doc]);
+  return 0;
+}
+
+START_TEST(substring_search) {
+  fts_index *idx = open_fresh(NULL);
+  struct texts t = {{NULL, "The quarterly Report is attached", "report-card for Émile",
+                     "reporting late: quarterly", "nothing here", "ÉMILE wrote a REPORT"}};
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  for (uint32_t d = 1; d < 6; d++)
+    add(b, 1, d, "", t.body[d]);
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  fts_batch_free(b);
+  fts_search_options o = {.field_mask = 1u << FTS_FIELD_BODY};
+  static const struct {
+    const char *needle, *want;
+  } cases[] = {
+      {"report", "1 2 3 5"}, {"Report is", "1"}, {"ort is att", ""},   {"quarterly", "1 3"},
+      {"card for é", "2"},   {"émile", "2 5"},   {"late: quart", "3"}, {"", "1 2 3 4 5"},
+      {"rly report", ""},    {"xyz", ""},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    fts_result *r;
+    ck_assert_int_eq(fts_search_substring(idx, &r, 1, (const uint8_t *)cases[i].needle,
+                                          strlen(cases[i].needle), &o, text_of, &t),
+                     0);
+    char got[128] = "";
+    size_t at = 0;
+    for (size_t k = 0; k < r->num_docs; k++)
+      at += (size_t)snprintf(got + at, sizeof got - at, "%s%u", k ? " " : "", r->docs[k]);
+    ck_assert_msg(strcmp(got, cases[i].want) == 0, "%s: got '%s' want '%s'", cases[i].needle, got,
+                  cases[i].want);
+    fts_result_free(r);
+  }
+  fts_index_close(idx);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("ftsearch-index");
+  TCase *tc = tcase_create("index");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, words_stems_and_fields);
+  tcase_add_test(tc, boolean_operators);
+  tcase_add_test(tc, phrases_and_prefixes);
+  tcase_add_test(tc, filters_read_only_their_blocks);
+  tcase_add_test(tc, ranking_orders_by_bm25);
+  tcase_add_test(tc, delete_merge_and_reindex);
+  tcase_add_test(tc, block_edges_and_persistence);
+  tcase_add_test(tc, limits_and_arguments);
+  tcase_add_test(tc, substring_search);
+  suite_add_tcase(s, tc);
+  return corvid_check_run(s);
+}

@@ -1,0 +1,889 @@
+// client.c: libkeep's blocking client. It owns one non-blocking TCP
+// connection, encodes requests with the frame codec, and waits for the answer
+// whose request id matches, with poll() bounding every wait. Events and
+// heartbeats that arrive while it waits for an answer are copied into a
+// bounded queue for keep_next_event(), which also does the per-subscription
+// sequence bookkeeping that turns lost events into a visible gap.
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "keep_internal.h"
+
+// KEEP_BUSY_RETRIES is how many times a request answered BUSY is sent again.
+#define KEEP_BUSY_RETRIES 5
+
+struct queued_event {
+  uint8_t *bytes; // one encoded EVENT or HEARTBEAT frame
+  size_t len;
+};
+
+struct subscription {
+  uint8_t topic[KEEP_MAX_KEY];
+  size_t topic_len;
+  uint64_t last_seq;
+};
+
+struct keep_client {
+  char **members;
+  size_t num_members;
+  uint8_t secret[KEEP_SECRET_LEN];
+  uint32_t connect_timeout_ms, io_timeout_ms, lock_margin_ms, max_events;
+  int fd;
+  uint64_t next_id;
+  uint8_t *in; // received bytes not yet consumed
+  size_t in_len, in_cap, in_consume;
+  uint8_t *out; // encoded requests
+  size_t out_cap;
+  struct queued_event *events; // ring of max_events
+  size_t ev_head, ev_count;
+  uint8_t *current_event; // the frame keep_next_event last handed out
+  struct subscription *subs;
+  size_t num_subs, subs_cap;
+};
+
+struct batch_req {
+  uint8_t op;
+  uint8_t *data; // key then value, owned
+  size_t key_len, data_value_len;
+  uint64_t arg, arg2;
+  uint64_t id;
+  int status;
+  int64_t num;
+  uint8_t *value;
+  size_t value_len;
+  bool answered;
+};
+
+struct keep_batch {
+  struct batch_req *reqs;
+  size_t num, cap;
+  bool ran;
+};
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint32_t keep_slot(const uint8_t *secret, const void *key, size_t key_len) {
+  static const uint8_t zero[KEEP_SECRET_LEN];
+  return keep_hash_slot(keep_siphash24(secret ? secret : zero, key, key_len));
+}
+
+static void client_disconnect(keep_client *c) {
+  if (c->fd >= 0)
+    close(c->fd);
+  c->fd = -1;
+  c->in_len = 0;
+  c->in_consume = 0;
+  c->num_subs = 0; // the server forgets them with the connection
+}
+
+// split_member parses "host:port" or "[v6]:port" into the two buffers.
+static int split_member(const char *m, char *host, size_t host_cap, char *port, size_t port_cap) {
+  const char *colon = strrchr(m, ':');
+  if (colon == NULL || colon[1] == '\0' || strlen(colon + 1) >= port_cap)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  const char *h = m;
+  size_t hl = (size_t)(colon - m);
+  if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
+    h++;
+    hl -= 2;
+  }
+  if (hl == 0 || hl >= host_cap)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  memcpy(host, h, hl);
+  host[hl] = '\0';
+  strcpy(port, colon + 1);
+  return 0;
+}
+
+static int connect_one(keep_client *c, const char *member) {
+  char host[256], port[16];
+  int rc = split_member(member, host, sizeof host, port, sizeof port);
+  if (rc < 0)
+    return rc;
+  struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+  struct addrinfo *res;
+  if (getaddrinfo(host, port, &hints, &res) != 0)
+    return -EHOSTUNREACH;
+  rc = -ECONNREFUSED;
+  for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+      rc = -errno;
+      continue;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
+      rc = -errno;
+      close(fd);
+      continue;
+    }
+    struct pollfd p = {.fd = fd, .events = POLLOUT};
+    int n = poll(&p, 1, (int)c->connect_timeout_ms);
+    int err = 0;
+    socklen_t len = sizeof err;
+    if (n <= 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err != 0) {
+      rc = n == 0 ? KEEP_ERR_TIMEOUT : -(err ? err : ECONNREFUSED);
+      close(fd);
+      continue;
+    }
+    c->fd = fd;
+    rc = 0;
+    break;
+  }
+  freeaddrinfo(res);
+  return rc;
+}
+
+static int client_connect(keep_client *c) {
+  int rc = KEEP_ERR_INVALID_ARGUMENT;
+  for (size_t i = 0; i < c->num_members; i++) {
+    rc = connect_one(c, c->members[i]);
+    if (rc == 0)
+      return 0;
+  }
+  return rc;
+}
+
+int keep_client_new(keep_client **out, const keep_settings *s) {
+  if (out == NULL)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (s == NULL || s->members == NULL || s->num_members == 0)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  keep_client *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return -ENOMEM;
+  c->fd = -1;
+  c->next_id = 1;
+  c->connect_timeout_ms =
+      s->connect_timeout_ms ? s->connect_timeout_ms : KEEP_DEFAULT_CONNECT_TIMEOUT_MS;
+  c->io_timeout_ms = s->io_timeout_ms ? s->io_timeout_ms : KEEP_DEFAULT_IO_TIMEOUT_MS;
+  c->lock_margin_ms = s->lock_margin_ms;
+  c->max_events = s->max_events ? s->max_events : KEEP_DEFAULT_MAX_EVENTS;
+  if (s->secret != NULL)
+    memcpy(c->secret, s->secret, KEEP_SECRET_LEN);
+  c->members = calloc(s->num_members, sizeof *c->members);
+  c->events = calloc(c->max_events, sizeof *c->events);
+  if (c->members == NULL || c->events == NULL) {
+    keep_client_free(c);
+    return -ENOMEM;
+  }
+  c->num_members = s->num_members;
+  for (size_t i = 0; i < s->num_members; i++) {
+    char host[256], port[16];
+    if (s->members[i] == NULL ||
+        split_member(s->members[i], host, sizeof host, port, sizeof port) < 0) {
+      keep_client_free(c);
+      return KEEP_ERR_INVALID_ARGUMENT;
+    }
+    c->members[i] = strdup(s->members[i]);
+    if (c->members[i] == NULL) {
+      keep_client_free(c);
+      return -ENOMEM;
+    }
+  }
+  int rc = client_connect(c);
+  if (rc < 0) {
+    keep_client_free(c);
+    return rc;
+  }
+  *out = c;
+  return 0;
+}
+
+void keep_client_free(keep_client *c) {
+  if (c == NULL)
+    return;
+  client_disconnect(c);
+  for (size_t i = 0; i < c->num_members && c->members != NULL; i++)
+    free(c->members[i]);
+  free(c->members);
+  while (c->ev_count > 0) {
+    free(c->events[c->ev_head].bytes);
+    c->ev_head = (c->ev_head + 1) % c->max_events;
+    c->ev_count--;
+  }
+  free(c->events);
+  free(c->current_event);
+  free(c->subs);
+  free(c->in);
+  free(c->out);
+  free(c);
+}
+
+static int ensure_out(keep_client *c, size_t need) {
+  if (need <= c->out_cap)
+    return 0;
+  size_t cap = c->out_cap ? c->out_cap : 4096;
+  while (cap < need)
+    cap *= 2;
+  uint8_t *p = realloc(c->out, cap);
+  if (p == NULL)
+    return -ENOMEM;
+  c->out = p;
+  c->out_cap = cap;
+  return 0;
+}
+
+// compact drops the bytes consumed by the last decoded answer.
+static void compact(keep_client *c) {
+  if (c->in_consume > 0) {
+    memmove(c->in, c->in + c->in_consume, c->in_len - c->in_consume);
+    c->in_len -= c->in_consume;
+    c->in_consume = 0;
+  }
+}
+
+// read_some reads what is available into the input buffer; 1 if bytes came,
+// 0 on EAGAIN, negative on error or end of stream.
+static int read_some(keep_client *c) {
+  if (c->in_cap - c->in_len < 65536) {
+    size_t cap = c->in_cap ? c->in_cap * 2 : 131072;
+    uint8_t *p = realloc(c->in, cap);
+    if (p == NULL)
+      return -ENOMEM;
+    c->in = p;
+    c->in_cap = cap;
+  }
+  ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
+  if (n > 0) {
+    c->in_len += (size_t)n;
+    return 1;
+  }
+  if (n == 0)
+    return KEEP_ERR_CLOSED;
+  if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
+    return 0;
+  return -errno;
+}
+
+static int wait_fd(keep_client *c, short events, uint64_t deadline, short *revents) {
+  for (;;) {
+    uint64_t now = now_ns();
+    if (now >= deadline)
+      return KEEP_ERR_TIMEOUT;
+    struct pollfd p = {.fd = c->fd, .events = events};
+    int ms = (int)((deadline - now + 999999) / 1000000);
+    int n = poll(&p, 1, ms);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -errno;
+    if (n == 0)
+      continue;
+    *revents = p.revents;
+    return 0;
+  }
+}
+
+// send_all writes `len` bytes of c->out, reading answers meanwhile so that a
+// large batch cannot deadlock against a server whose replies fill the socket.
+static int send_all(keep_client *c, size_t len, uint64_t deadline) {
+  size_t off = 0;
+  while (off < len) {
+    ssize_t n = send(c->fd, c->out + off, len - off, MSG_NOSIGNAL);
+    if (n > 0) {
+      off += (size_t)n;
+      continue;
+    }
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+      return -errno;
+    short rev;
+    int rc = wait_fd(c, POLLIN | POLLOUT, deadline, &rev);
+    if (rc < 0)
+      return rc;
+    if (rev & POLLIN) {
+      compact(c);
+      rc = read_some(c);
+      if (rc < 0)
+        return rc;
+    }
+  }
+  return 0;
+}
+
+static int find_sub(keep_client *c, const uint8_t *topic, size_t topic_len) {
+  for (size_t i = 0; i < c->num_subs; i++)
+    if (c->subs[i].topic_len == topic_len && memcmp(c->subs[i].topic, topic, topic_len) == 0)
+      return (int)i;
+  return -1;
+}
+
+static void queue_event(keep_client *c, const uint8_t *bytes, size_t len) {
+  if (c->ev_count == c->max_events)
+    return; // dropped: the subscriber sees it as a gap
+  uint8_t *copy = malloc(len);
+  if (copy == NULL)
+    return;
+  memcpy(copy, bytes, len);
+  size_t slot = (c->ev_head + c->ev_count) % c->max_events;
+  c->events[slot].bytes = copy;
+  c->events[slot].len = len;
+  c->ev_count++;
+}
+
+// next_frame decodes the next frame from the input buffer, reading when
+// needed, until `deadline`. Events and heartbeats are queued when `want_id`
+// is nonzero; with `want_id` 0 the first frame of any kind is returned.
+// The frame points into c->in until the next call.
+static int next_frame(keep_client *c, keep_frame *f, uint64_t want_id, uint64_t deadline) {
+  for (;;) {
+    compact(c);
+    size_t used;
+    int rc = keep_frame_decode(f, &used, c->in, c->in_len, 0);
+    if (rc < 0)
+      return KEEP_ERR_PROTOCOL;
+    if (rc == 1) {
+      c->in_consume = used;
+      if (f->opcode == KEEP_OP_EVENT || f->opcode == KEEP_OP_HEARTBEAT) {
+        if (want_id == 0)
+          return 1;
+        queue_event(c, c->in, used);
+        continue;
+      }
+      if (keep_frame_is_request(f->opcode))
+        return KEEP_ERR_PROTOCOL;
+      if (want_id != 0 && f->id == want_id)
+        return 1;
+      continue; // a stale answer to a request abandoned earlier
+    }
+    rc = read_some(c);
+    if (rc < 0)
+      return rc;
+    if (rc == 1)
+      continue;
+    short rev;
+    rc = wait_fd(c, POLLIN, deadline, &rev);
+    if (rc < 0)
+      return rc;
+  }
+}
+
+static int answer_status(const keep_frame *f) {
+  switch (f->opcode) {
+  case KEEP_OP_OK:
+    return 0;
+  case KEEP_OP_NOT_FOUND:
+    return KEEP_ERR_NOT_FOUND;
+  case KEEP_OP_EXISTS:
+    return KEEP_ERR_EXISTS;
+  case KEEP_OP_BUSY:
+    return KEEP_ERR_BUSY;
+  case KEEP_OP_MOVED:
+    return KEEP_ERR_MOVED;
+  case KEEP_OP_NOT_YET:
+    return KEEP_ERR_NOT_YET;
+  case KEEP_OP_ERROR:
+    switch (f->num) {
+    case KEEP_CODE_OUT_OF_MEMORY:
+      return KEEP_ERR_OUT_OF_MEMORY;
+    case KEEP_CODE_WRONG_TYPE:
+      return KEEP_ERR_WRONG_TYPE;
+    case KEEP_CODE_TOO_LARGE:
+      return KEEP_ERR_TOO_LARGE;
+    case KEEP_CODE_OVERFLOW:
+      return KEEP_ERR_OVERFLOW;
+    case KEEP_CODE_INVALID:
+      return KEEP_ERR_INVALID_ARGUMENT;
+    default:
+      return KEEP_ERR_SERVER;
+    }
+  default:
+    return KEEP_ERR_PROTOCOL;
+  }
+}
+
+// frame_error_closes tells the error codes after which the server closes
+// the connection (docs/keep-protocol.md, "Errors"): reconnect on the next
+// call instead of failing it.
+static bool frame_error_closes(uint64_t code) {
+  return code == KEEP_CODE_BAD_FRAME || code == KEEP_CODE_UNKNOWN_OP || code == KEEP_CODE_TOO_LARGE;
+}
+
+static int fail(keep_client *c, int rc) {
+  if (rc == KEEP_ERR_TIMEOUT || rc == KEEP_ERR_PROTOCOL || rc == KEEP_ERR_CLOSED ||
+      (rc < 0 && rc > -4096))
+    client_disconnect(c);
+  return rc;
+}
+
+static int ensure_connected(keep_client *c) {
+  if (c->fd >= 0)
+    return 0;
+  return client_connect(c);
+}
+
+// call sends `req` and waits for its answer into `ans` (pointing into c->in).
+// A BUSY answer means the request was not executed, so it is sent again,
+// after 1, 2, 4, 8 and 16 ms, as long as the I/O timeout allows. Returns the
+// answer's status, or a transport error. `*sent_ns` is when the request that
+// got the final answer was sent.
+static int call(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *sent_ns) {
+  int rc = ensure_connected(c);
+  if (rc < 0)
+    return rc;
+  size_t need = keep_frame_encoded_len(req);
+  if (need == 0)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  if ((rc = ensure_out(c, need)) < 0)
+    return rc;
+  uint64_t deadline = now_ns() + (uint64_t)c->io_timeout_ms * 1000000u;
+  for (unsigned attempt = 0;; attempt++) {
+    compact(c);
+    req->id = c->next_id++;
+    size_t len;
+    if ((rc = keep_frame_encode(c->out, c->out_cap, &len, req)) < 0)
+      return rc;
+    uint64_t start = now_ns();
+    if (sent_ns != NULL)
+      *sent_ns = start;
+    if ((rc = send_all(c, len, deadline)) < 0)
+      return fail(c, rc);
+    if ((rc = next_frame(c, ans, req->id, deadline)) < 0)
+      return fail(c, rc);
+    rc = answer_status(ans);
+    if (ans->opcode == KEEP_OP_ERROR && frame_error_closes(ans->num))
+      client_disconnect(c);
+    uint64_t pause = (uint64_t)1000000u << attempt;
+    if (rc != KEEP_ERR_BUSY || attempt == KEEP_BUSY_RETRIES || now_ns() + pause >= deadline)
+      return rc;
+    struct timespec ts = {0, (long)pause};
+    nanosleep(&ts, NULL);
+  }
+}
+
+static bool key_ok(const void *key, size_t key_len) {
+  return key != NULL && key_len > 0 && key_len <= KEEP_MAX_KEY;
+}
+
+static bool holder_ok(const void *h, size_t h_len) {
+  return h != NULL && h_len > 0 && h_len <= KEEP_MAX_HOLDER;
+}
+
+int keep_ping(keep_client *c) {
+  if (c == NULL)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  keep_frame req, ans;
+  keep_frame_init(&req, KEEP_OP_PING, 0);
+  return call(c, &req, &ans, NULL);
+}
+
+int keep_get(keep_client *c, void *out, size_t out_cap, size_t *out_len, const void *key,
+             size_t key_len) {
+  if (c == NULL || out_len == NULL || (out == NULL && out_cap > 0) || !key_ok(key, key_len))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  keep_frame req, ans;
+  keep_frame_init(&req, KEEP_OP_GET, 0);
+  req.key = key;
+  req.key_len = key_len;
+  int rc = call(c, &req, &ans, NULL);
+  if (rc < 0)
+    return rc;
+  *out_len = ans.value_len;
+  if (ans.value_len > out_cap)
+    return -ENOBUFS;
+  if (ans.value_len > 0)
+    memcpy(out, ans.value, ans.value_len);
+  return 0;
+}
+
+static int set_common(keep_client *c, uint8_t op, const void *key, size_t key_len,
+                      const void *value, size_t value_len, uint64_t ttl_ms) {
+  if (c == NULL || !key_ok(key, key_len) || (value == NULL && value_len > 0))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  if (value_len > KEEP_MAX_VALUE_HARD)
+    return KEEP_ERR_TOO_LARGE;
+  keep_frame req, ans;
+  keep_frame_init(&req, op, 0);
+  req.key = key;
+  req.key_len = key_len;
+  req.value = value;
+  req.value_len = value_len;
+  req.num = ttl_ms;
+  return call(c, &req, &ans, NULL);
+}
+
+int keep_set(keep_client *c, const void *key, size_t key_len, const void *value, size_t value_len,
+             uint64_t ttl_ms) {
+  return set_common(c, KEEP_OP_SET, key, key_len, value, value_len, ttl_ms);
+}
+
+int keep_set_nx(keep_client *c, const void *key, size_t key_len, const void *value,
+                size_t value_len, uint64_t ttl_ms) {
+  return set_common(c, KEEP_OP_SETNX, key, key_len, value, value_len, ttl_ms);
+}
+
+static int key_only(keep_client *c, uint8_t op, const void *key, size_t key_len, uint64_t num,
+                    keep_frame *ans) {
+  if (c == NULL || !key_ok(key, key_len))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  keep_frame req;
+  keep_frame_init(&req, op, 0);
+  req.key = key;
+  req.key_len = key_len;
+  req.num = num;
+  return call(c, &req, ans, NULL);
+}
+
+int keep_del(keep_client *c, const void *key, size_t key_len) {
+  keep_frame ans;
+  return key_only(c, KEEP_OP_DEL, key, key_len, 0, &ans);
+}
+
+int keep_expire(keep_client *c, const void *key, size_t key_len, uint64_t ttl_ms) {
+  keep_frame ans;
+  return key_only(c, KEEP_OP_EXPIRE, key, key_len, ttl_ms, &ans);
+}
+
+int keep_incr(keep_client *c, int64_t *out_value, const void *key, size_t key_len, int64_t delta,
+              uint64_t ttl_ms) {
+  if (c == NULL || !key_ok(key, key_len))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  keep_frame req, ans;
+  keep_frame_init(&req, KEEP_OP_INCR, 0);
+  req.key = key;
+  req.key_len = key_len;
+  req.num = (uint64_t)delta;
+  req.num2 = ttl_ms;
+  int rc = call(c, &req, &ans, NULL);
+  if (rc == 0 && out_value != NULL)
+    *out_value = (int64_t)ans.num;
+  return rc;
+}
+
+static int lock_common(keep_client *c, uint8_t op, uint64_t *out_deadline_ns, const void *key,
+                       size_t key_len, const void *holder, size_t holder_len, uint64_t lease_ms) {
+  if (c == NULL || !key_ok(key, key_len) || !holder_ok(holder, holder_len) ||
+      (op != KEEP_OP_UNLOCK && (lease_ms == 0 || lease_ms > UINT32_MAX)))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  keep_frame req, ans;
+  keep_frame_init(&req, op, 0);
+  req.key = key;
+  req.key_len = key_len;
+  req.text = holder;
+  req.text_len = holder_len;
+  req.num = lease_ms;
+  uint64_t sent;
+  int rc = call(c, &req, &ans, &sent);
+  if (rc == 0 && out_deadline_ns != NULL) {
+    uint64_t margin = c->lock_margin_ms ? c->lock_margin_ms : 1 + lease_ms / 100;
+    uint64_t usable = lease_ms > margin ? lease_ms - margin : 0;
+    *out_deadline_ns = sent + usable * 1000000u;
+  }
+  return rc;
+}
+
+int keep_lock(keep_client *c, uint64_t *out_deadline_ns, const void *key, size_t key_len,
+              const void *holder, size_t holder_len, uint64_t lease_ms) {
+  return lock_common(c, KEEP_OP_LOCK, out_deadline_ns, key, key_len, holder, holder_len, lease_ms);
+}
+
+int keep_unlock(keep_client *c, const void *key, size_t key_len, const void *holder,
+                size_t holder_len) {
+  return lock_common(c, KEEP_OP_UNLOCK, NULL, key, key_len, holder, holder_len, 0);
+}
+
+int keep_extend(keep_client *c, uint64_t *out_deadline_ns, const void *key, size_t key_len,
+                const void *holder, size_t holder_len, uint64_t lease_ms) {
+  return lock_common(c, KEEP_OP_EXTEND, out_deadline_ns, key, key_len, holder, holder_len,
+                     lease_ms);
+}
+
+int keep_publish(keep_client *c, size_t *out_receivers, const void *topic, size_t topic_len,
+                 const void *payload, size_t payload_len) {
+  if (c == NULL || !key_ok(topic, topic_len) || (payload == NULL && payload_len > 0))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  if (payload_len > KEEP_MAX_VALUE_HARD)
+    return KEEP_ERR_TOO_LARGE;
+  keep_frame req, ans;
+  keep_frame_init(&req, KEEP_OP_PUBLISH, 0);
+  req.key = topic;
+  req.key_len = topic_len;
+  req.value = payload;
+  req.value_len = payload_len;
+  int rc = call(c, &req, &ans, NULL);
+  if (rc == 0 && out_receivers != NULL)
+    *out_receivers = (size_t)ans.num;
+  return rc;
+}
+
+int keep_subscribe(keep_client *c, const void *topic, size_t topic_len) {
+  keep_frame ans;
+  int rc = key_only(c, KEEP_OP_SUBSCRIBE, topic, topic_len, 0, &ans);
+  if (rc < 0)
+    return rc;
+  int i = find_sub(c, topic, topic_len);
+  if (i < 0) {
+    if (c->num_subs == c->subs_cap) {
+      size_t cap = c->subs_cap ? c->subs_cap * 2 : 8;
+      struct subscription *s = realloc(c->subs, cap * sizeof *s);
+      if (s == NULL)
+        return -ENOMEM;
+      c->subs = s;
+      c->subs_cap = cap;
+    }
+    i = (int)c->num_subs++;
+    memcpy(c->subs[i].topic, topic, topic_len);
+    c->subs[i].topic_len = topic_len;
+  }
+  c->subs[i].last_seq = ans.num;
+  return 0;
+}
+
+int keep_unsubscribe(keep_client *c, const void *topic, size_t topic_len) {
+  keep_frame ans;
+  int rc = key_only(c, KEEP_OP_UNSUBSCRIBE, topic, topic_len, 0, &ans);
+  int i = c != NULL && rc == 0 ? find_sub(c, topic, topic_len) : -1;
+  if (i >= 0)
+    c->subs[i] = c->subs[--c->num_subs];
+  return rc;
+}
+
+// fill_event turns a decoded EVENT or HEARTBEAT into `out`, doing the gap
+// bookkeeping. Returns 0 for a frame of a topic no longer subscribed.
+static int fill_event(keep_client *c, const keep_frame *f, keep_event *out) {
+  int i = find_sub(c, f->key, f->key_len);
+  if (i < 0)
+    return 0;
+  struct subscription *s = &c->subs[i];
+  memset(out, 0, sizeof *out);
+  out->topic = f->key;
+  out->topic_len = f->key_len;
+  out->seq = f->num;
+  if (f->opcode == KEEP_OP_EVENT) {
+    out->kind = KEEP_EVENT_MESSAGE;
+    out->payload = f->value;
+    out->payload_len = f->value_len;
+    out->missed = f->num > s->last_seq + 1 ? f->num - s->last_seq - 1 : 0;
+  } else {
+    out->kind = KEEP_EVENT_HEARTBEAT;
+    out->missed = f->num > s->last_seq ? f->num - s->last_seq : 0;
+  }
+  if (f->num > s->last_seq)
+    s->last_seq = f->num;
+  return 1;
+}
+
+int keep_next_event(keep_client *c, keep_event *out, uint32_t timeout_ms) {
+  if (c == NULL || out == NULL)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  free(c->current_event);
+  c->current_event = NULL;
+  keep_frame f;
+  size_t used;
+  while (c->ev_count > 0) {
+    struct queued_event *q = &c->events[c->ev_head];
+    c->ev_head = (c->ev_head + 1) % c->max_events;
+    c->ev_count--;
+    c->current_event = q->bytes;
+    if (keep_frame_decode(&f, &used, q->bytes, q->len, 0) == 1 && fill_event(c, &f, out))
+      return 1;
+    free(c->current_event);
+    c->current_event = NULL;
+  }
+  if (c->fd < 0)
+    return KEEP_ERR_CLOSED;
+  uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
+  for (;;) {
+    int rc = next_frame(c, &f, 0, deadline);
+    if (rc == KEEP_ERR_TIMEOUT)
+      return 0;
+    if (rc < 0)
+      return fail(c, rc);
+    // Copy it out: the input buffer moves on the next read.
+    uint8_t *copy = malloc(c->in_consume);
+    if (copy == NULL)
+      return -ENOMEM;
+    memcpy(copy, c->in, c->in_consume);
+    if (keep_frame_decode(&f, &used, copy, c->in_consume, 0) == 1 && fill_event(c, &f, out)) {
+      c->current_event = copy;
+      return 1;
+    }
+    free(copy);
+  }
+}
+
+// Batches.
+
+int keep_batch_new(keep_batch **out) {
+  if (out == NULL)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  *out = calloc(1, sizeof **out);
+  return *out == NULL ? -ENOMEM : 0;
+}
+
+void keep_batch_reset(keep_batch *b) {
+  if (b == NULL)
+    return;
+  for (size_t i = 0; i < b->num; i++) {
+    free(b->reqs[i].data);
+    free(b->reqs[i].value);
+  }
+  b->num = 0;
+  b->ran = false;
+}
+
+void keep_batch_free(keep_batch *b) {
+  if (b == NULL)
+    return;
+  keep_batch_reset(b);
+  free(b->reqs);
+  free(b);
+}
+
+static int batch_add(keep_batch *b, uint8_t op, const void *key, size_t key_len, const void *value,
+                     size_t value_len, uint64_t num, uint64_t num2) {
+  if (b == NULL || !key_ok(key, key_len) || (value == NULL && value_len > 0) ||
+      b->num >= (size_t)INT32_MAX)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  if (value_len > KEEP_MAX_VALUE_HARD)
+    return KEEP_ERR_TOO_LARGE;
+  if (b->num == b->cap) {
+    size_t cap = b->cap ? b->cap * 2 : 16;
+    struct batch_req *r = realloc(b->reqs, cap * sizeof *r);
+    if (r == NULL)
+      return -ENOMEM;
+    b->reqs = r;
+    b->cap = cap;
+  }
+  struct batch_req *r = &b->reqs[b->num];
+  memset(r, 0, sizeof *r);
+  r->data = malloc(key_len + value_len);
+  if (r->data == NULL)
+    return -ENOMEM;
+  memcpy(r->data, key, key_len);
+  if (value_len > 0)
+    memcpy(r->data + key_len, value, value_len);
+  r->op = op;
+  r->key_len = key_len;
+  r->data_value_len = value_len;
+  r->arg = num;
+  r->arg2 = num2;
+  b->ran = false;
+  return (int)b->num++;
+}
+
+int keep_batch_get(keep_batch *b, const void *key, size_t key_len) {
+  return batch_add(b, KEEP_OP_GET, key, key_len, NULL, 0, 0, 0);
+}
+
+int keep_batch_set(keep_batch *b, const void *key, size_t key_len, const void *value,
+                   size_t value_len, uint64_t ttl_ms) {
+  return batch_add(b, KEEP_OP_SET, key, key_len, value, value_len, ttl_ms, 0);
+}
+
+int keep_batch_incr(keep_batch *b, const void *key, size_t key_len, int64_t delta,
+                    uint64_t ttl_ms) {
+  return batch_add(b, KEEP_OP_INCR, key, key_len, NULL, 0, (uint64_t)delta, ttl_ms);
+}
+
+int keep_batch_del(keep_batch *b, const void *key, size_t key_len) {
+  return batch_add(b, KEEP_OP_DEL, key, key_len, NULL, 0, 0, 0);
+}
+
+int keep_batch_run(keep_client *c, keep_batch *b) {
+  if (c == NULL || b == NULL)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  int rc = ensure_connected(c);
+  if (rc < 0)
+    return rc;
+  compact(c);
+  size_t total = 0;
+  for (size_t i = 0; i < b->num; i++)
+    total += KEEP_HEADER_LEN + 1 + 8 + 8 + 4 + b->reqs[i].key_len + b->reqs[i].data_value_len;
+  if ((rc = ensure_out(c, total ? total : 1)) < 0)
+    return rc;
+  // Ids are consecutive, so an answer's id gives its index directly.
+  uint64_t first = c->next_id;
+  size_t off = 0;
+  for (size_t i = 0; i < b->num; i++) {
+    struct batch_req *r = &b->reqs[i];
+    free(r->value);
+    r->value = NULL;
+    r->answered = false;
+    r->id = c->next_id++;
+    keep_frame f;
+    keep_frame_init(&f, r->op, r->id);
+    f.key = r->data;
+    f.key_len = r->key_len;
+    f.value = r->data + r->key_len;
+    f.value_len = r->data_value_len;
+    f.num = r->arg;
+    f.num2 = r->arg2;
+    size_t len;
+    if ((rc = keep_frame_encode(c->out + off, c->out_cap - off, &len, &f)) < 0)
+      return rc;
+    off += len;
+  }
+  uint64_t deadline = now_ns() + (uint64_t)c->io_timeout_ms * 1000000u;
+  if ((rc = send_all(c, off, deadline)) < 0)
+    return fail(c, rc);
+  size_t pending = b->num;
+  while (pending > 0) {
+    compact(c);
+    size_t used;
+    keep_frame f;
+    rc = keep_frame_decode(&f, &used, c->in, c->in_len, 0);
+    if (rc < 0)
+      return fail(c, KEEP_ERR_PROTOCOL);
+    if (rc == 0) {
+      rc = read_some(c);
+      if (rc < 0)
+        return fail(c, rc);
+      short rev;
+      if (rc == 0 && (rc = wait_fd(c, POLLIN, deadline, &rev)) < 0)
+        return fail(c, rc);
+      continue;
+    }
+    c->in_consume = used;
+    if (f.opcode == KEEP_OP_EVENT || f.opcode == KEEP_OP_HEARTBEAT) {
+      queue_event(c, c->in, used);
+      continue;
+    }
+    if (f.id < first || f.id >= first + b->num)
+      continue;
+    struct batch_req *r = &b->reqs[f.id - first];
+    if (r->answered)
+      return fail(c, KEEP_ERR_PROTOCOL);
+    r->answered = true;
+    r->status = answer_status(&f);
+    r->num = (int64_t)f.num;
+    if (f.value_len > 0) {
+      r->value = malloc(f.value_len);
+      if (r->value == NULL)
+        return fail(c, -ENOMEM);
+      memcpy(r->value, f.value, f.value_len);
+    }
+    r->value_len = f.value_len;
+    pending--;
+  }
+  b->ran = true;
+  return 0;
+}
+
+int keep_batch_result(const keep_batch *b, size_t index, int64_t *out_num,
+                      const uint8_t **out_value, size_t *out_value_len) {
+  if (b == NULL || !b->ran || index >= b->num)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  const struct batch_req *r = &b->reqs[index];
+  if (out_num != NULL)
+    *out_num = r->num;
+  if (out_value != NULL)
+    *out_value = r->value;
+  if (out_value_len != NULL)
+    *out_value_len = r->value_len;
+  return r->status;
+}

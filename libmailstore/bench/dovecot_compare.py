@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""dovecot_compare.py: the store benchmark's bulk operations on libmailstore
+and on Dovecot 2.3 (doveadm, mdbox) over the same messages, in one run.
+
+Usage: dovecot_compare.py BENCH_STORE [MAILBOX_SIZE [WORKDIR]]
+       (defaults 250000 and a fresh directory under /tmp)
+
+Dovecot's side: a private Dovecot instance (its own configuration, base_dir
+and log under WORKDIR, no protocols, so no listener but its unix sockets;
+mail as user nobody in an mdbox under WORKDIR), the MAILBOX_SIZE messages
+that bench_store fills its large mailbox with (bench_store --write-mbox),
+imported into INBOX with `doveadm import`, then, each timed as one doveadm
+process: move UIDs 1:25000 to another mailbox, expunge UIDs 25001:50000,
+add \\Seen to every message. A doveadm process that does nothing (mailbox
+status) is timed too: process start and user lookup, included in Dovecot's
+figures and listed separately.
+
+libmailstore's side: `bench_store MAILBOX_SIZE 0` (no delivery runs).
+
+Output: the JSON lines of both (corvid_bench.h format; Dovecot's with impl
+"dovecot-2.3-mdbox"), then a side-by-side table on standard error. Needs
+root (the Dovecot master drops to nobody) and doveadm (Debian's
+dovecot-core). The instance is stopped on exit.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+BENCH = sys.argv[1]
+SIZE = int(sys.argv[2]) if len(sys.argv) > 2 else 250000
+WORK = sys.argv[3] if len(sys.argv) > 3 else tempfile.mkdtemp(prefix="ms-dovecot-")
+NOBODY = 65534
+
+CONF = """base_dir = {w}/run
+state_dir = {w}/state
+log_path = {w}/dovecot.log
+mail_location = mdbox:~/mdbox
+first_valid_uid = 1
+ssl = no
+protocols =
+default_internal_user = nobody
+default_login_user = nobody
+userdb {{
+  driver = static
+  args = uid={u} gid={u} home={w}/home/%u
+}}
+passdb {{
+  driver = static
+  args = nopassword=y
+}}
+"""
+
+
+def emit(bench, impl, items, ns):
+    line = {"bench": bench, "impl": impl, "bytes": 0, "items": items, "ns": ns,
+            "median_ns": ns, "reps": 1, "mb_per_s": 0.0,
+            "items_per_s": round(items * 1e9 / ns, 1) if ns else 0.0}
+    print(json.dumps(line, separators=(",", ":")), flush=True)
+    return line
+
+
+def main():
+    if not shutil.which("doveadm"):
+        sys.exit("dovecot_compare: doveadm not found (Debian package dovecot-core)")
+    os.makedirs(WORK, exist_ok=True)
+    conf = os.path.join(WORK, "dovecot.conf")
+    for d in ("run", "state", "home", "src"):
+        os.makedirs(os.path.join(WORK, d), exist_ok=True)
+    with open(conf, "w") as f:
+        f.write(CONF.format(w=WORK, u=NOBODY))
+    os.chmod(WORK, 0o755)
+    mbox = os.path.join(WORK, "src", "inbox")
+    subprocess.run([BENCH, "--write-mbox", mbox, str(SIZE)], check=True)
+    for d in ("home", "src"):
+        for root, dirs, files in os.walk(os.path.join(WORK, d)):
+            for n in dirs + files:
+                os.chown(os.path.join(root, n), NOBODY, NOBODY)
+        os.chown(os.path.join(WORK, d), NOBODY, NOBODY)
+
+    def doveadm(*args):
+        t0 = time.monotonic_ns()
+        subprocess.run(["doveadm", "-c", conf, *args], check=True, stdout=subprocess.DEVNULL)
+        return time.monotonic_ns() - t0
+
+    results = {}
+    subprocess.run(["dovecot", "-c", conf], check=True)
+    try:
+        time.sleep(0.5)
+        doveadm("mailbox", "create", "-u", "bench", "Other")
+        ns = doveadm("import", "-u", "bench", f"mbox:{WORK}/src:INBOX={mbox}", "", "mailbox",
+                     "INBOX")
+        emit("fill-import", "dovecot-2.3-mdbox", SIZE, ns)
+        results["noop"] = min(doveadm("mailbox", "status", "-u", "bench", "messages", "INBOX")
+                              for _ in range(5))
+        emit("doveadm-noop", "dovecot-2.3-mdbox", 1, results["noop"])
+        results["move-25000"] = doveadm("move", "-u", "bench", "Other", "mailbox", "INBOX",
+                                        "uid", "1:25000")
+        emit("move-25000", "dovecot-2.3-mdbox", 25000, results["move-25000"])
+        results["expunge-25000"] = doveadm("expunge", "-u", "bench", "mailbox", "INBOX", "uid",
+                                           "25001:50000")
+        emit("expunge-25000", "dovecot-2.3-mdbox", 25000, results["expunge-25000"])
+        results["mark-all-seen"] = doveadm("flags", "add", "-u", "bench", "\\Seen", "mailbox",
+                                           "INBOX", "all")
+        emit("mark-all-seen", "dovecot-2.3-mdbox", SIZE - 50000, results["mark-all-seen"])
+        st = subprocess.run(["doveadm", "-c", conf, "mailbox", "status", "-u", "bench",
+                             "messages unseen", "INBOX"], capture_output=True, text=True)
+        print(f"# dovecot INBOX after: {st.stdout.strip()}", file=sys.stderr)
+    finally:
+        subprocess.run(["doveadm", "-c", conf, "stop"], check=False)
+
+    ours = {}
+    out = subprocess.run([BENCH, str(SIZE), "0"], check=True, capture_output=True, text=True)
+    for line in out.stdout.splitlines():
+        print(line, flush=True)
+        r = json.loads(line)
+        ours[r["bench"]] = r["ns"]
+
+    print(f"\n{'operation (mailbox of %d)' % SIZE:32} {'libmailstore':>14} {'Dovecot mdbox':>14}"
+          f" {'ratio':>8}", file=sys.stderr)
+    for op in ("move-25000", "expunge-25000", "mark-all-seen"):
+        a, b = ours.get(op), results.get(op)
+        if a and b:
+            print(f"{op:32} {a / 1e6:11.1f} ms {b / 1e6:11.1f} ms {b / a:7.1f}x", file=sys.stderr)
+    if "collect-25000" in ours:
+        print(f"{'collect-25000 (deferred blobs)':32} {ours['collect-25000'] / 1e6:11.1f} ms"
+              f" {'(n/a)':>14}", file=sys.stderr)
+    print(f"{'doveadm process, no work':32} {'':>14} {results['noop'] / 1e6:11.1f} ms",
+          file=sys.stderr)
+    if len(sys.argv) <= 3:
+        shutil.rmtree(WORK, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,177 @@
+// keepd.h: private declarations shared by keepd's files: the settings, the
+// CPU budget, the per-shard store (hash table, arena, expiry), the
+// single-producer single-consumer rings between shards, and the shard loop.
+// Nothing here is installed; the wire format comes from libkeep's
+// keep_internal.h.
+#ifndef KEEPD_H
+#define KEEPD_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keep_internal.h"
+
+// Defaults, each overridable in the configuration or on the command line.
+#define KEEPD_DEFAULT_PORT 7379
+#define KEEPD_DEFAULT_LISTEN "127.0.0.1"
+#define KEEPD_DEFAULT_MEMORY_CAP (256u * 1024u * 1024u)
+#define KEEPD_DEFAULT_MAX_LEASE_MS 60000u
+#define KEEPD_DEFAULT_MAX_CONNECTIONS 10000u
+// KEEPD_MAX_SHARDS bounds the shard count (rings grow as its square).
+#define KEEPD_MAX_SHARDS 64
+// KEEPD_READ_CHUNK is the most read from one connection per loop iteration.
+#define KEEPD_READ_CHUNK (64u * 1024u)
+// KEEPD_MAX_PIPELINE bounds the frames executed per connection per loop
+// iteration; the rest wait for the next one, so one client cannot starve
+// the others.
+#define KEEPD_MAX_PIPELINE 1024u
+// KEEPD_MAX_OUTPUT stops reading a connection whose unsent answers exceed it.
+#define KEEPD_MAX_OUTPUT (8u * 1024u * 1024u)
+// KEEPD_MAX_FORWARD: requests for a shard whose queued batches exceed this
+// many bytes are answered BUSY.
+#define KEEPD_MAX_FORWARD (64u * 1024u * 1024u)
+// KEEPD_RING_SIZE is the capacity, in batches, of each ring between shards.
+#define KEEPD_RING_SIZE 8192u
+// KEEPD_HEARTBEAT_NS: an idle subscription gets a heartbeat after this long;
+// with the loop's 10 ms tick it arrives within 40 ms, leaving the rest of the
+// promised 100 ms for scheduling delays on a loaded machine.
+#define KEEPD_HEARTBEAT_NS (30u * 1000000u)
+#define KEEPD_TICK_MS 10
+
+enum { KEEPD_PIN_AUTO = 0, KEEPD_PIN_YES = 1, KEEPD_PIN_NO = 2 };
+
+typedef struct keepd_settings {
+  char listen[64];
+  uint16_t port;
+  unsigned shards; // 0: the CPU budget
+  uint64_t memory_cap;
+  uint64_t max_value; // 0: KEEP_MAX_VALUE_HARD
+  uint64_t max_lease_ms;
+  uint64_t lock_quarantine_ms;
+  unsigned max_connections;
+  int pin; // KEEPD_PIN_*
+  uint8_t secret[KEEP_SECRET_LEN];
+  const char *port_file;
+} keepd_settings;
+
+// CPU budget (cpu.c).
+
+typedef struct keepd_cpu_budget {
+  unsigned cpus;                  // CPUs the process may run on (affinity ∩ cpuset)
+  unsigned quota_cpus;            // ceil(quota / period), 0 when there is no quota
+  unsigned budget;                // shards to run: min of the two
+  bool exclusive;                 // CPUs held exclusively by our cgroup, no quota below them
+  int cpu_list[KEEPD_MAX_SHARDS]; // the first `budget` usable CPUs
+  const char *source;             // "cgroup v2", "cgroup v1" or "affinity"
+} keepd_cpu_budget;
+
+// keepd_cpu_budget_read fills `out` from sched_getaffinity and the process's
+// cgroup (v2 cpu.max and cpuset.cpus.effective, else v1 cfs quota and
+// cpuset.effective_cpus). Never fails: missing files mean no limit.
+void keepd_cpu_budget_read(keepd_cpu_budget *out);
+
+// keepd_parse_cpu_list parses a cpuset list ("0-3,8,10-11") into `set`
+// (bit i for CPU i, up to 1024 CPUs); returns the count or -1 if malformed.
+int keepd_parse_cpu_list(const char *s, uint64_t set[16]);
+
+// keepd_parse_cpu_max parses cgroup v2 cpu.max ("max 100000" or "150000
+// 100000") into whole CPUs rounded up; 0 for "max"; -1 if malformed.
+int keepd_parse_cpu_max(const char *s);
+
+// Arena and table (store.c).
+
+enum keepd_kind { KIND_VALUE = 1, KIND_COUNTER = 2, KIND_LOCK = 3 };
+
+// keepd_entry is one key. Values of 8 bytes or less, counters and nothing
+// else live inline; a lock's holder id follows the key.
+typedef struct keepd_entry {
+  uint64_t hash;
+  uint64_t expires_ns; // 0: never
+  uint32_t value_len;
+  uint8_t kind;
+  uint8_t key_len;
+  uint8_t holder_len;
+  uint8_t pad_;
+  union {
+    uint8_t inline_val[8];
+    uint8_t *ext;
+    int64_t counter;
+  } v;
+  uint8_t key[];
+} keepd_entry;
+
+// keepd_bucket is one cache line: 7 tags (0 = empty), an overflow mark set
+// when an insert had to probe past this bucket, and 7 entry pointers.
+typedef struct keepd_bucket {
+  uint8_t tags[7];
+  uint8_t overflow;
+  keepd_entry *e[7];
+} keepd_bucket;
+
+#define KEEPD_NUM_CLASSES 29 // 16 to 256 bytes by 16, then 512 bytes to 2 MiB
+
+typedef struct keepd_store {
+  keepd_bucket *buckets;
+  size_t mask; // buckets - 1
+  size_t count;
+  size_t sweep_pos;
+  void *free_list[KEEPD_NUM_CLASSES];
+  uint8_t *chunk; // bump allocation in the current chunk
+  size_t chunk_left;
+  void **chunks;
+  size_t num_chunks, chunks_cap;
+  uint64_t used, cap; // bytes in live allocations and the cap
+  bool huge_pages;
+} keepd_store;
+
+int keepd_store_init(keepd_store *st, uint64_t cap);
+void keepd_store_cleanup(keepd_store *st);
+// keepd_store_find returns the live entry for `key`, removing it first if it
+// has expired at `now`.
+keepd_entry *keepd_store_find(keepd_store *st, uint64_t h, const uint8_t *key, size_t key_len,
+                              uint64_t now);
+// keepd_store_new_entry allocates an entry (not yet in the table) with room
+// for a value of `value_len` bytes (external when over 8) and a holder;
+// NULL when the memory cap would be exceeded.
+keepd_entry *keepd_store_new_entry(keepd_store *st, uint64_t h, const uint8_t *key, size_t key_len,
+                                   size_t value_len, size_t holder_len);
+// keepd_store_put inserts `e`, replacing (and freeing) `old` if not NULL;
+// returns -ENOMEM when the table cannot grow.
+int keepd_store_put(keepd_store *st, keepd_entry *e, keepd_entry *old);
+void keepd_store_remove(keepd_store *st, keepd_entry *e);
+void keepd_store_free_entry(keepd_store *st, keepd_entry *e);
+// keepd_store_sweep checks up to `num_buckets` buckets for expired entries,
+// continuing where the last call stopped; returns how many it removed.
+size_t keepd_store_sweep(keepd_store *st, size_t num_buckets, uint64_t now);
+
+static inline uint8_t *keepd_entry_value(keepd_entry *e) {
+  return e->value_len <= 8 ? e->v.inline_val : e->v.ext;
+}
+
+static inline uint8_t *keepd_entry_holder(keepd_entry *e) {
+  return e->key + e->key_len;
+}
+
+// Rings (ring.c): single producer, single consumer, C11 acquire/release.
+
+typedef struct keepd_ring {
+  _Alignas(64) _Atomic size_t head; // next slot the consumer reads
+  _Alignas(64) _Atomic size_t tail; // next slot the producer writes
+  _Alignas(64) void *slots[KEEPD_RING_SIZE];
+} keepd_ring;
+
+bool keepd_ring_push(keepd_ring *r, void *msg);
+void *keepd_ring_pop(keepd_ring *r);
+
+// The server (shard.c, main.c).
+
+struct keepd_server;
+int keepd_server_run(const keepd_settings *settings);
+
+// keepd_now_ns reads CLOCK_MONOTONIC_RAW, the only clock keepd uses.
+uint64_t keepd_now_ns(void);
+
+#endif // KEEPD_H

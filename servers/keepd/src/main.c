@@ -1,0 +1,450 @@
+// main.c: keepd's start-up and shutdown. It reads the configuration file
+// (servers/common's reader) and the command line, sizes the shards from the
+// CPU budget, opens one SO_REUSEPORT listening socket per shard on the shared
+// port before any thread starts, starts the shard threads (pinned when the
+// budget is whole CPUs) and then waits for SIGTERM or SIGINT, on which it
+// stops the shards, joins them and frees everything.
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "keepd_server.h"
+#include "srv_config.h"
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: keepd [options]\n"
+             "  --config FILE            configuration file ([keepd] section)\n"
+             "  --listen ADDR            listen address (default " KEEPD_DEFAULT_LISTEN
+             "; loopback only until TLS)\n"
+             "  --port N                 port (default 7379; 0 picks a free one)\n"
+             "  --port-file FILE         write the port there once listening\n"
+             "  --shards N               shard count (default: the CPU budget)\n"
+             "  --memory-cap SIZE        memory cap, e.g. 256M (default 256M)\n"
+             "  --max-value SIZE         largest value (default and most 1M)\n"
+             "  --max-lease MS           longest lock lease (default 60000)\n"
+             "  --lock-quarantine MS     refuse new locks this long after start\n"
+             "                           (default: the longest lease)\n"
+             "  --secret HEX             32 hex digits keying the slot hash\n"
+             "  --pin auto|yes|no        pin shards to CPUs (auto: when the cgroup\n"
+             "                           holds its CPUs exclusively)\n");
+}
+
+static int parse_size(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (end == s || errno != 0 || s[0] == '-')
+    return -1;
+  uint64_t mult = 1;
+  switch (*end) {
+  case 'k':
+  case 'K':
+    mult = 1024;
+    end++;
+    break;
+  case 'm':
+  case 'M':
+    mult = 1024 * 1024;
+    end++;
+    break;
+  case 'g':
+  case 'G':
+    mult = 1024ull * 1024 * 1024;
+    end++;
+    break;
+  default:
+    break;
+  }
+  if (*end != '\0' || v > UINT64_MAX / mult)
+    return -1;
+  *out = v * mult;
+  return 0;
+}
+
+static int parse_hex_secret(const char *s, uint8_t out[KEEP_SECRET_LEN]) {
+  if (strlen(s) != 2 * KEEP_SECRET_LEN)
+    return -1;
+  for (size_t i = 0; i < KEEP_SECRET_LEN; i++) {
+    unsigned v;
+    if (sscanf(s + 2 * i, "%2x", &v) != 1)
+      return -1;
+    out[i] = (uint8_t)v;
+  }
+  return 0;
+}
+
+static int parse_pin(const char *s) {
+  if (strcmp(s, "auto") == 0)
+    return KEEPD_PIN_AUTO;
+  if (strcmp(s, "yes") == 0)
+    return KEEPD_PIN_YES;
+  if (strcmp(s, "no") == 0)
+    return KEEPD_PIN_NO;
+  return -1;
+}
+
+static void warn_unused(void *ctx, const char *key, const char *file, unsigned line) {
+  (void)ctx;
+  fprintf(stderr, "keepd: %s:%u: unknown setting %s ignored\n", file, line, key);
+}
+
+// load_config applies the [keepd] section of `path` to `set`.
+static int load_config(const char *path, keepd_settings *set, bool *quarantine_set) {
+  srv_config *cfg;
+  srv_config_diag diag;
+  int rc = srv_config_load(&cfg, path, &diag);
+  if (rc < 0) {
+    fprintf(stderr, "keepd: %s\n", diag.message);
+    return rc;
+  }
+  const char *listen = NULL, *secret = NULL, *pin = NULL;
+  int64_t port, shards, conns;
+  uint64_t cap, maxv, lease, quarantine;
+  if ((rc = srv_config_get_string(cfg, "keepd.listen", set->listen, &listen)) < 0 ||
+      (rc = srv_config_get_int(cfg, "keepd.port", 0, 65535, set->port, &port, &diag)) < 0 ||
+      (rc = srv_config_get_int(cfg, "keepd.shards", 0, KEEPD_MAX_SHARDS, 0, &shards, &diag)) < 0 ||
+      (rc = srv_config_get_size(cfg, "keepd.memory_cap", 1024 * 1024, UINT64_MAX / 2,
+                                set->memory_cap, &cap, &diag)) < 0 ||
+      (rc = srv_config_get_size(cfg, "keepd.max_value", 1, KEEP_MAX_VALUE_HARD, KEEP_MAX_VALUE_HARD,
+                                &maxv, &diag)) < 0 ||
+      (rc = srv_config_get_duration(cfg, "keepd.max_lease", 1, UINT32_MAX, set->max_lease_ms,
+                                    &lease, &diag)) < 0 ||
+      (rc = srv_config_get_duration(cfg, "keepd.lock_quarantine", 0, UINT32_MAX, UINT32_MAX,
+                                    &quarantine, &diag)) < 0 ||
+      (rc = srv_config_get_int(cfg, "keepd.max_connections", 1, 1000000, set->max_connections,
+                               &conns, &diag)) < 0 ||
+      (rc = srv_config_get_string(cfg, "keepd.secret", NULL, &secret)) < 0 ||
+      (rc = srv_config_get_string(cfg, "keepd.pin", NULL, &pin)) < 0) {
+    fprintf(stderr, "keepd: %s\n", diag.message);
+    srv_config_free(cfg);
+    return rc;
+  }
+  if (strlen(listen) >= sizeof set->listen) {
+    fprintf(stderr, "keepd: %s: keepd.listen is too long\n", path);
+    srv_config_free(cfg);
+    return -EINVAL;
+  }
+  if (listen != set->listen) // the default is the buffer itself
+    snprintf(set->listen, sizeof set->listen, "%s", listen);
+  set->port = (uint16_t)port;
+  set->shards = (unsigned)shards;
+  set->memory_cap = cap;
+  set->max_value = maxv;
+  set->max_lease_ms = lease;
+  set->max_connections = (unsigned)conns;
+  if (quarantine != UINT32_MAX) {
+    set->lock_quarantine_ms = quarantine;
+    *quarantine_set = true;
+  }
+  if (pin != NULL && (set->pin = parse_pin(pin)) < 0) {
+    fprintf(stderr, "keepd: %s: keepd.pin must be auto, yes or no\n", path);
+    srv_config_free(cfg);
+    return -EINVAL;
+  }
+  if (secret != NULL && parse_hex_secret(secret, set->secret) < 0) {
+    fprintf(stderr, "keepd: %s: keepd.secret must be 32 hex digits\n", path);
+    srv_config_free(cfg);
+    return -EINVAL;
+  }
+  srv_config_unused(cfg, warn_unused, NULL);
+  srv_config_free(cfg);
+  return 0;
+}
+
+// open_listener opens one listening socket of the shared port. With `probe`
+// it only checks that the port is free: a socket without SO_REUSEPORT cannot
+// bind where another keepd of the same user already listens, where the real
+// ones would silently share its connections.
+static int open_listener(const keepd_settings *set, uint16_t port, bool probe, uint16_t *bound) {
+  struct sockaddr_storage ss;
+  memset(&ss, 0, sizeof ss);
+  socklen_t len;
+  int family;
+  struct sockaddr_in *v4 = (struct sockaddr_in *)&ss;
+  struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&ss;
+  if (inet_pton(AF_INET, set->listen, &v4->sin_addr) == 1) {
+    family = v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    len = sizeof *v4;
+  } else if (inet_pton(AF_INET6, set->listen, &v6->sin6_addr) == 1) {
+    family = v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    len = sizeof *v6;
+  } else {
+    return -EINVAL;
+  }
+  int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
+  int one = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 ||
+      (!probe && setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) < 0) ||
+      bind(fd, (struct sockaddr *)&ss, len) < 0 || (!probe && listen(fd, 1024) < 0)) {
+    int e = -errno;
+    close(fd);
+    return e;
+  }
+  len = sizeof ss;
+  if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0) {
+    int e = -errno;
+    close(fd);
+    return e;
+  }
+  *bound = ntohs(family == AF_INET ? v4->sin_port : v6->sin6_port);
+  return fd;
+}
+
+static bool is_loopback(const char *addr) {
+  struct in_addr a4;
+  struct in6_addr a6;
+  if (inet_pton(AF_INET, addr, &a4) == 1)
+    return (ntohl(a4.s_addr) >> 24) == 127;
+  return inet_pton(AF_INET6, addr, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+int keepd_server_run(const keepd_settings *set) {
+  keepd_cpu_budget budget;
+  keepd_cpu_budget_read(&budget);
+  static struct keepd_server srv;
+  memset(&srv, 0, sizeof srv);
+  srv.set = *set;
+  srv.num_shards = set->shards ? set->shards : budget.budget;
+  if (srv.num_shards == 0 || srv.num_shards > KEEPD_MAX_SHARDS)
+    srv.num_shards = 1;
+  bool pin = set->pin != KEEPD_PIN_NO && srv.num_shards <= budget.cpus &&
+             (set->pin == KEEPD_PIN_YES || budget.exclusive);
+  srv.shards = calloc(srv.num_shards, sizeof *srv.shards);
+  srv.rings = calloc((size_t)srv.num_shards * srv.num_shards, sizeof *srv.rings);
+  if (srv.shards == NULL || srv.rings == NULL) {
+    fprintf(stderr, "keepd: out of memory\n");
+    return 1;
+  }
+  srv.quarantine_until_ns = keepd_now_ns() + set->lock_quarantine_ms * 1000000u;
+
+  // Listeners first: the shared port is known (and bound) before any
+  // thread runs, so a client can connect as soon as the port file exists.
+  uint16_t port = set->port;
+  int rc = 0;
+  unsigned started = 0;
+  if (port != 0) {
+    uint16_t unused;
+    int probe = open_listener(set, port, true, &unused);
+    if (probe < 0) {
+      fprintf(stderr, "keepd: cannot listen on %s:%u: %s\n", set->listen, port, strerror(-probe));
+      rc = 1;
+      srv.num_shards = 0;
+    } else {
+      close(probe);
+    }
+  }
+  for (unsigned i = 0; i < srv.num_shards; i++) {
+    uint16_t bound = port;
+    int lfd = open_listener(set, port, false, &bound);
+    if (lfd < 0) {
+      fprintf(stderr, "keepd: cannot listen on %s:%u: %s\n", set->listen, port, strerror(-lfd));
+      rc = 1;
+      break;
+    }
+    port = bound;
+    int e = keepd_shard_init(&srv.shards[i], &srv, i, lfd);
+    started = i + 1;
+    if (e < 0) {
+      fprintf(stderr, "keepd: shard %u: %s\n", i, strerror(-e));
+      rc = 1;
+      break;
+    }
+  }
+  snprintf(srv.member, sizeof srv.member, strchr(set->listen, ':') ? "[%s]:%u" : "%s:%u",
+           set->listen, port);
+
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+  signal(SIGPIPE, SIG_IGN);
+
+  unsigned running = 0;
+  for (unsigned i = 0; rc == 0 && i < srv.num_shards; i++) {
+    if (keepd_shard_start(&srv.shards[i]) < 0) {
+      fprintf(stderr, "keepd: cannot start shard %u\n", i);
+      rc = 1;
+      break;
+    }
+    running++;
+    if (pin) {
+      cpu_set_t cs;
+      CPU_ZERO(&cs);
+      CPU_SET(budget.cpu_list[i], &cs);
+      pthread_setaffinity_np(srv.shards[i].thread, sizeof cs, &cs);
+    }
+  }
+  if (rc == 0) {
+    fprintf(stderr,
+            "keepd: listening on %s with %u shard%s (budget %u from %s: %u cpus, quota %u, %s), "
+            "%s; connections spread by the kernel's SO_REUSEPORT hash; memory cap %llu bytes%s; "
+            "lock quarantine %llu ms\n",
+            srv.member, srv.num_shards, srv.num_shards == 1 ? "" : "s", budget.budget,
+            budget.source, budget.cpus, budget.quota_cpus,
+            budget.exclusive ? "exclusive" : "shared", pin ? "pinned" : "not pinned",
+            (unsigned long long)set->memory_cap,
+            srv.shards[0].store.huge_pages ? " (huge pages)" : "",
+            (unsigned long long)set->lock_quarantine_ms);
+    if (set->port_file != NULL) {
+      char tmp[4096];
+      snprintf(tmp, sizeof tmp, "%s.tmp", set->port_file);
+      FILE *f = fopen(tmp, "w");
+      if (f == NULL || fprintf(f, "%u\n", port) < 0 || fclose(f) != 0 ||
+          rename(tmp, set->port_file) != 0) {
+        fprintf(stderr, "keepd: cannot write %s\n", set->port_file);
+        rc = 1;
+      }
+    }
+  }
+  if (rc == 0) {
+    int sig;
+    sigwait(&sigs, &sig);
+    fprintf(stderr, "keepd: signal %d, shutting down\n", sig);
+  }
+  atomic_store_explicit(&srv.stop, true, memory_order_release);
+  for (unsigned i = 0; i < running; i++) {
+    uint64_t one = 1;
+    if (write(srv.shards[i].efd, &one, sizeof one) < 0) {
+      // Its 10 ms tick notices the stop flag anyway.
+    }
+  }
+  for (unsigned i = 0; i < running; i++)
+    pthread_join(srv.shards[i].thread, NULL);
+  for (unsigned i = 0; i < started; i++)
+    keepd_shard_drain_rings_at_exit(&srv.shards[i]);
+  for (unsigned i = 0; i < started; i++)
+    keepd_shard_cleanup(&srv.shards[i]);
+  free(srv.shards);
+  free(srv.rings);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  keepd_settings set;
+  memset(&set, 0, sizeof set);
+  snprintf(set.listen, sizeof set.listen, "%s", KEEPD_DEFAULT_LISTEN);
+  set.port = KEEPD_DEFAULT_PORT;
+  set.memory_cap = KEEPD_DEFAULT_MEMORY_CAP;
+  set.max_lease_ms = KEEPD_DEFAULT_MAX_LEASE_MS;
+  set.max_connections = KEEPD_DEFAULT_MAX_CONNECTIONS;
+  bool quarantine_set = false;
+
+  enum {
+    O_CONFIG = 256,
+    O_LISTEN,
+    O_PORT,
+    O_PORT_FILE,
+    O_SHARDS,
+    O_CAP,
+    O_MAXV,
+    O_LEASE,
+    O_QUAR,
+    O_SECRET,
+    O_PIN,
+    O_HELP
+  };
+  static const struct option opts[] = {
+      {"config", required_argument, NULL, O_CONFIG},
+      {"listen", required_argument, NULL, O_LISTEN},
+      {"port", required_argument, NULL, O_PORT},
+      {"port-file", required_argument, NULL, O_PORT_FILE},
+      {"shards", required_argument, NULL, O_SHARDS},
+      {"memory-cap", required_argument, NULL, O_CAP},
+      {"max-value", required_argument, NULL, O_MAXV},
+      {"max-lease", required_argument, NULL, O_LEASE},
+      {"lock-quarantine", required_argument, NULL, O_QUAR},
+      {"secret", required_argument, NULL, O_SECRET},
+      {"pin", required_argument, NULL, O_PIN},
+      {"help", no_argument, NULL, O_HELP},
+      {NULL, 0, NULL, 0},
+  };
+  // The configuration file first, so that flags override it.
+  for (int i = 1; i < argc - 1; i++)
+    if (strcmp(argv[i], "--config") == 0 && load_config(argv[i + 1], &set, &quarantine_set) < 0)
+      return 1;
+  int o;
+  uint64_t v;
+  while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    bool ok = true;
+    switch (o) {
+    case O_CONFIG:
+      break;
+    case O_LISTEN:
+      ok = strlen(optarg) < sizeof set.listen;
+      snprintf(set.listen, sizeof set.listen, "%s", optarg);
+      break;
+    case O_PORT:
+      ok = parse_size(optarg, &v) == 0 && v <= 65535;
+      set.port = (uint16_t)v;
+      break;
+    case O_PORT_FILE:
+      set.port_file = optarg;
+      break;
+    case O_SHARDS:
+      ok = parse_size(optarg, &v) == 0 && v >= 1 && v <= KEEPD_MAX_SHARDS;
+      set.shards = (unsigned)v;
+      break;
+    case O_CAP:
+      ok = parse_size(optarg, &v) == 0 && v >= 64 * 1024;
+      set.memory_cap = v;
+      break;
+    case O_MAXV:
+      ok = parse_size(optarg, &v) == 0 && v >= 1 && v <= KEEP_MAX_VALUE_HARD;
+      set.max_value = v;
+      break;
+    case O_LEASE:
+      ok = parse_size(optarg, &v) == 0 && v >= 1 && v <= UINT32_MAX;
+      set.max_lease_ms = v;
+      break;
+    case O_QUAR:
+      ok = parse_size(optarg, &v) == 0 && v <= UINT32_MAX;
+      set.lock_quarantine_ms = v;
+      quarantine_set = true;
+      break;
+    case O_SECRET:
+      ok = parse_hex_secret(optarg, set.secret) == 0;
+      break;
+    case O_PIN:
+      set.pin = parse_pin(optarg);
+      ok = set.pin >= 0;
+      break;
+    case O_HELP:
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
+    }
+    if (!ok) {
+      fprintf(stderr, "keepd: bad value for --%s: %s\n", opts[o - O_CONFIG].name, optarg);
+      return 2;
+    }
+  }
+  if (optind != argc) {
+    usage(stderr);
+    return 2;
+  }
+  if (!quarantine_set)
+    set.lock_quarantine_ms = set.max_lease_ms;
+  if (!is_loopback(set.listen)) {
+    fprintf(stderr,
+            "keepd: %s is not a loopback address: plaintext is only allowed on "
+            "loopback until mutual TLS is implemented\n",
+            set.listen);
+    return 2;
+  }
+  return keepd_server_run(&set) == 0 ? 0 : 1;
+}

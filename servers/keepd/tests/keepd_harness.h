@@ -1,0 +1,131 @@
+// keepd_harness.h: starts and stops a real keepd for the integration suites.
+// The daemon listens on an ephemeral loopback port (--port 0) and writes it
+// to a file in a private temporary folder, which the harness waits for; the
+// suites stop it with SIGTERM and check that it exits cleanly. Test-only and
+// header-only.
+#ifndef KEEPD_HARNESS_H
+#define KEEPD_HARNESS_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct keepd_proc {
+  pid_t pid;
+  unsigned port;
+  char member[64];
+  char dir[64];
+  char port_file[128];
+};
+
+static inline void keepd_sleep_ms(unsigned ms) {
+  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+  while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+  }
+}
+
+static inline uint64_t keepd_test_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static inline int keepd_cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+// keepd_median_ns sorts the `n` durations in `v` and returns the median.
+// Timing checks use it rather than the maximum: on a loaded test machine
+// any single wake-up can be late by the scheduler's doing, not the daemon's.
+static inline uint64_t keepd_median_ns(uint64_t *v, size_t n) {
+  qsort(v, n, sizeof v[0], keepd_cmp_u64);
+  return v[n / 2];
+}
+
+// keepd_start runs `bin` with --port 0 --lock-quarantine 0 and the NULL-ended
+// `extra` arguments (which may override the quarantine) and waits up to 10 s
+// for its port. Returns 0 or -1.
+static inline int keepd_start(struct keepd_proc *p, const char *bin, const char *const *extra) {
+  memset(p, 0, sizeof *p);
+  snprintf(p->dir, sizeof p->dir, "/tmp/keepd-test-XXXXXX");
+  if (mkdtemp(p->dir) == NULL)
+    return -1;
+  snprintf(p->port_file, sizeof p->port_file, "%s/port", p->dir);
+  const char *argv[40] = {bin, "--port", "0", "--port-file", p->port_file, "--lock-quarantine",
+                          "0"};
+  int argc = 7;
+  for (int i = 0; extra != NULL && extra[i] != NULL && argc < 38; i++)
+    argv[argc++] = extra[i];
+  argv[argc] = NULL;
+  p->pid = fork();
+  if (p->pid < 0)
+    return -1;
+  if (p->pid == 0) {
+    // A failed test case must not leave a daemon behind.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0)
+      dup2(null, STDOUT_FILENO); // stdout carries the suite's TAP
+    execv(bin, (char *const *)argv);
+    _exit(127);
+  }
+  for (int i = 0; i < 1000; i++) {
+    FILE *f = fopen(p->port_file, "r");
+    if (f != NULL) {
+      int ok = fscanf(f, "%u", &p->port) == 1;
+      fclose(f);
+      if (ok) {
+        snprintf(p->member, sizeof p->member, "127.0.0.1:%u", p->port);
+        return 0;
+      }
+    }
+    int st;
+    if (waitpid(p->pid, &st, WNOHANG) == p->pid) {
+      p->pid = 0;
+      return -1;
+    }
+    keepd_sleep_ms(10);
+  }
+  kill(p->pid, SIGKILL);
+  waitpid(p->pid, NULL, 0);
+  p->pid = 0;
+  return -1;
+}
+
+// keepd_stop sends SIGTERM and waits up to 10 s; returns the exit status, or
+// -1 if it had to be killed or died of a signal.
+static inline int keepd_stop(struct keepd_proc *p) {
+  int result = -1;
+  if (p->pid > 0) {
+    kill(p->pid, SIGTERM);
+    for (int i = 0; i < 1000; i++) {
+      int st;
+      if (waitpid(p->pid, &st, WNOHANG) == p->pid) {
+        result = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+        p->pid = 0;
+        break;
+      }
+      keepd_sleep_ms(10);
+    }
+    if (p->pid > 0) {
+      kill(p->pid, SIGKILL);
+      waitpid(p->pid, NULL, 0);
+      p->pid = 0;
+    }
+  }
+  unlink(p->port_file);
+  rmdir(p->dir);
+  return result;
+}
+
+#endif // KEEPD_HARNESS_H

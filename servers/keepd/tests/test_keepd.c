@@ -1,0 +1,513 @@
+// test_keepd.c: the keepd daemon seen from the wire (argv[1] is the daemon,
+// started here with its own settings per test): protocol errors close only
+// the offending connection, pipelined frames all get answers, the cluster
+// view, heartbeats on an idle subscription, the memory cap answer, the value
+// limit, the lock quarantine after a start, keys and subscribers spread over
+// two shards, and a clean exit on SIGTERM.
+#include <arpa/inet.h>
+#include <check.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+
+#include "corvid_libtest.h"
+#include "keep.h"
+#include "keep_internal.h"
+#include "keepd_harness.h"
+
+static const char *keepd_bin;
+
+static void start(struct keepd_proc *p, const char *const *extra) {
+  ck_assert_int_eq(keepd_start(p, keepd_bin, extra), 0);
+}
+
+static void stop(struct keepd_proc *p) {
+  ck_assert_int_eq(keepd_stop(p), 0);
+}
+
+static int raw_connect(const struct keepd_proc *p) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p->port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  struct timeval tv = {5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+static void raw_send(int fd, const void *p, size_t n) {
+  ck_assert_int_eq(send(fd, p, n, MSG_NOSIGNAL), (ssize_t)n);
+}
+
+static void send_frame(int fd, const keep_frame *f) {
+  uint8_t buf[2048];
+  size_t len;
+  ck_assert_int_eq(keep_frame_encode(buf, sizeof buf, &len, f), 0);
+  raw_send(fd, buf, len);
+}
+
+struct reader {
+  uint8_t buf[1 << 16];
+  size_t len, consumed;
+};
+
+// read_frame returns 1 with the next frame, 0 at end of stream.
+static int read_frame(int fd, struct reader *r, keep_frame *f) {
+  memmove(r->buf, r->buf + r->consumed, r->len - r->consumed);
+  r->len -= r->consumed;
+  r->consumed = 0;
+  for (;;) {
+    size_t used;
+    int rc = keep_frame_decode(f, &used, r->buf, r->len, 0);
+    ck_assert_int_ge(rc, 0);
+    if (rc == 1) {
+      r->consumed = used;
+      return 1;
+    }
+    ssize_t n = recv(fd, r->buf + r->len, sizeof r->buf - r->len, 0);
+    ck_assert_int_ge(n, 0); // a timeout here fails the test
+    if (n == 0)
+      return 0;
+    r->len += (size_t)n;
+  }
+}
+
+static keep_client *client_for(const struct keepd_proc *p) {
+  const char *members[] = {p->member};
+  keep_settings s = {.members = members, .num_members = 1};
+  keep_client *c;
+  ck_assert_int_eq(keep_client_new(&c, &s), 0);
+  return c;
+}
+
+START_TEST(garbage_closes_only_that_connection) {
+  struct keepd_proc p;
+  start(&p, NULL);
+  keep_client *good = client_for(&p);
+  ck_assert_int_eq(keep_set(good, "k", 1, "v", 1, 0), 0);
+  static const char *const garbage[] = {
+      "GET / HTTP/1.1\r\nHost: x\r\n\r\n",                                     // not keep/1 at all
+      "\x05\x00\x00\x00\x01\x7f\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00xxxxx", // opcode
+      "\x00\x00\x00\x00\x01\x80\x00\x00\x09\x00\x00\x00\x00\x00\x00\x00",      // an answer
+      "\x00\x00\x00\x00\x01\x01\x00\x80\x00\x00\x00\x00\x00\x00\x00\x00",      // flag
+      "\xff\xff\xff\x7f\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00",      // length
+  };
+  static const size_t lens[] = {27, 21, 16, 16, 16};
+  static const unsigned codes[] = {KEEP_CODE_BAD_FRAME, KEEP_CODE_BAD_FRAME, KEEP_CODE_BAD_FRAME,
+                                   KEEP_CODE_BAD_FRAME, KEEP_CODE_TOO_LARGE};
+  for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
+    int fd = raw_connect(&p);
+    // A valid ping first: it is answered before the garbage is refused.
+    keep_frame ping;
+    keep_frame_init(&ping, KEEP_OP_PING, 77);
+    send_frame(fd, &ping);
+    raw_send(fd, garbage[i], lens[i]);
+    struct reader *r = calloc(1, sizeof *r);
+    keep_frame f;
+    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
+    ck_assert_uint_eq(f.id, 77);
+    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    ck_assert_uint_eq(f.opcode, KEEP_OP_ERROR);
+    ck_assert_uint_eq(f.num, codes[i]);
+    ck_assert_int_eq(read_frame(fd, r, &f), 0); // then closed
+    free(r);
+    close(fd);
+    uint8_t v[4];
+    size_t vl;
+    ck_assert_int_eq(keep_get(good, v, sizeof v, &vl, "k", 1), 0);
+  }
+  keep_client_free(good);
+  stop(&p);
+}
+END_TEST
+
+START_TEST(pipelined_frames_all_answered) {
+  struct keepd_proc p;
+  const char *extra[] = {"--shards", "2", NULL};
+  start(&p, extra);
+  int fd = raw_connect(&p);
+  enum { N = 2000 };
+  static uint8_t buf[N * 64];
+  size_t off = 0;
+  for (int i = 0; i < N; i++) {
+    char k[16];
+    keep_frame f;
+    keep_frame_init(&f, KEEP_OP_INCR, (uint64_t)i + 1);
+    f.key = (const uint8_t *)k;
+    f.key_len = (size_t)snprintf(k, sizeof k, "p%d", i % 50);
+    f.num = 1;
+    size_t len;
+    ck_assert_int_eq(keep_frame_encode(buf + off, sizeof buf - off, &len, &f), 0);
+    off += len;
+  }
+  raw_send(fd, buf, off); // one write, far more than one pipeline bound
+  static bool seen[N + 1];
+  memset(seen, 0, sizeof seen);
+  struct reader *r = calloc(1, sizeof *r);
+  int64_t sum_last[50] = {0};
+  for (int i = 0; i < N; i++) {
+    keep_frame f;
+    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
+    ck_assert(f.id >= 1 && f.id <= N && !seen[f.id]);
+    seen[f.id] = true;
+    int key = (int)((f.id - 1) % 50);
+    // Per key the answers come in request order: each counter only rises.
+    ck_assert_int_gt((int64_t)f.num, sum_last[key]);
+    sum_last[key] = (int64_t)f.num;
+  }
+  for (int k = 0; k < 50; k++)
+    ck_assert_int_eq(sum_last[k], N / 50);
+  free(r);
+  close(fd);
+  stop(&p);
+}
+END_TEST
+
+START_TEST(ping_names_the_shard) {
+  struct keepd_proc p;
+  const char *extra[] = {"--shards", "2", NULL};
+  start(&p, extra);
+  bool seen[2] = {false, false};
+  // The kernel spreads connections over the shards' sockets by hash: 24
+  // connections all on one shard would happen once in 8 million runs.
+  for (int i = 0; i < 24; i++) {
+    int fd = raw_connect(&p);
+    keep_frame f;
+    keep_frame_init(&f, KEEP_OP_PING, 9);
+    send_frame(fd, &f);
+    struct reader *r = calloc(1, sizeof *r);
+    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
+    ck_assert_uint_lt(f.num, 2);
+    ck_assert_uint_eq(f.value_len, 2);
+    ck_assert_uint_eq(f.value[0], 2);
+    ck_assert_uint_eq(f.value[1], 0);
+    seen[f.num] = true;
+    free(r);
+    close(fd);
+  }
+  ck_assert(seen[0] && seen[1]);
+  stop(&p);
+}
+END_TEST
+
+START_TEST(cluster_view_has_one_member) {
+  struct keepd_proc p;
+  start(&p, NULL);
+  int fd = raw_connect(&p);
+  keep_frame f;
+  keep_frame_init(&f, KEEP_OP_CLUSTER, 5);
+  send_frame(fd, &f);
+  struct reader *r = calloc(1, sizeof *r);
+  ck_assert_int_eq(read_frame(fd, r, &f), 1);
+  ck_assert_uint_eq(f.opcode, KEEP_OP_VIEW);
+  ck_assert_uint_eq(f.id, 5);
+  ck_assert_uint_eq(f.num_view, 1);
+  ck_assert_uint_eq(f.view[0].first, 0);
+  ck_assert_uint_eq(f.view[0].last, KEEP_SLOTS - 1);
+  ck_assert_uint_eq(f.view[0].member_len, strlen(p.member));
+  ck_assert_mem_eq(f.view[0].member, p.member, strlen(p.member));
+  free(r);
+  close(fd);
+  stop(&p);
+}
+END_TEST
+
+START_TEST(idle_subscription_heartbeats) {
+  struct keepd_proc p;
+  const char *extra[] = {"--shards", "2", NULL};
+  start(&p, extra);
+  int fd = raw_connect(&p);
+  keep_frame f;
+  keep_frame_init(&f, KEEP_OP_SUBSCRIBE, 42);
+  f.key = (const uint8_t *)"quiet";
+  f.key_len = 5;
+  send_frame(fd, &f);
+  struct reader *r = calloc(1, sizeof *r);
+  ck_assert_int_eq(read_frame(fd, r, &f), 1);
+  ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
+  ck_assert_uint_eq(f.num, 0);
+  // Heartbeats come every 30-40 ms: the typical gap must be well under the
+  // promised 100 ms, and none may be lost (a gap of seconds).
+  uint64_t last = keepd_test_now_ns(), gaps[11];
+  for (int i = 0; i < 11; i++) {
+    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    uint64_t now = keepd_test_now_ns();
+    ck_assert_uint_eq(f.opcode, KEEP_OP_HEARTBEAT);
+    ck_assert_uint_eq(f.id, 42); // the subscription's id
+    ck_assert_uint_eq(f.num, 0);
+    ck_assert_uint_eq(f.key_len, 5);
+    ck_assert_uint_lt(now - last, 1000 * 1000000ull);
+    gaps[i] = now - last;
+    last = now;
+  }
+  ck_assert_uint_lt(keepd_median_ns(gaps, 11), 100 * 1000000ull);
+  free(r);
+  close(fd);
+  stop(&p);
+}
+END_TEST
+
+START_TEST(memory_cap_refuses_writes) {
+  struct keepd_proc p;
+  const char *extra[] = {"--shards", "1", "--memory-cap", "1M", NULL};
+  start(&p, extra);
+  keep_client *c = client_for(&p);
+  static uint8_t v[4000];
+  int stored = 0, rc = 0;
+  for (int i = 0; i < 1000; i++) {
+    char k[16];
+    int kl = snprintf(k, sizeof k, "m%d", i);
+    rc = keep_set(c, k, (size_t)kl, v, sizeof v, 0);
+    if (rc != 0)
+      break;
+    stored++;
+  }
+  ck_assert_int_eq(rc, KEEP_ERR_OUT_OF_MEMORY);
+  ck_assert_int_gt(stored, 100); // most of the megabyte is usable
+  ck_assert_int_lt(stored, 260);
+  // Reads still work, and freeing memory makes room again.
+  size_t len;
+  static uint8_t out[4000];
+  ck_assert_int_eq(keep_get(c, out, sizeof out, &len, "m0", 2), 0);
+  for (int i = 0; i < 10; i++) {
+    char k[16];
+    int kl = snprintf(k, sizeof k, "m%d", i);
+    ck_assert_int_eq(keep_del(c, k, (size_t)kl), 0);
+  }
+  ck_assert_int_eq(keep_set(c, "again", 5, v, sizeof v, 0), 0);
+  keep_client_free(c);
+  stop(&p);
+}
+END_TEST
+
+START_TEST(value_limit_answers_too_large) {
+  struct keepd_proc p;
+  const char *extra[] = {"--max-value", "1K", NULL};
+  start(&p, extra);
+  keep_client *c = client_for(&p);
+  static uint8_t v[4096];
+  ck_assert_int_eq(keep_set(c, "a", 1, v, 1024, 0), 0);
+  ck_assert_int_eq(keep_set(c, "b", 1, v, 1025, 0), KEEP_ERR_TOO_LARGE);
+  // The connection was closed after the error; the next call reconnects.
+  ck_assert_int_eq(keep_ping(c), 0);
+  keep_client_free(c);
+  stop(&p);
+}
+END_TEST
+
+START_TEST(lock_quarantine_after_start) {
+  struct keepd_proc p;
+  const char *extra[] = {"--lock-quarantine", "1500", NULL};
+  uint64_t t0 = keepd_test_now_ns();
+  start(&p, extra);
+  keep_client *c = client_for(&p);
+  ck_assert_int_eq(keep_lock(c, NULL, "q", 1, "h", 1, 1000), KEEP_ERR_NOT_YET);
+  // Granted once the quarantine is over, and not before.
+  int rc;
+  while ((rc = keep_lock(c, NULL, "q", 1, "h", 1, 1000)) == KEEP_ERR_NOT_YET &&
+         keepd_test_now_ns() - t0 < 5000 * 1000000ull)
+    keepd_sleep_ms(50);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_uint_ge(keepd_test_now_ns() - t0, 1500 * 1000000ull);
+  keep_client_free(c);
+  stop(&p);
+}
+END_TEST
+
+struct worker {
+  const struct keepd_proc *p;
+  int id, errors;
+};
+
+static void *cross_worker(void *arg) {
+  struct worker *w = arg;
+  keep_client *c = client_for(w->p);
+  for (int i = 0; i < 200; i++) {
+    char k[32], v[32];
+    int kl = snprintf(k, sizeof k, "x%d:%d", w->id, i);
+    int vl = snprintf(v, sizeof v, "value-%d-%d", w->id, i);
+    uint8_t out[32];
+    size_t len;
+    if (keep_set(c, k, (size_t)kl, v, (size_t)vl, 0) != 0 ||
+        keep_get(c, out, sizeof out, &len, k, (size_t)kl) != 0 || len != (size_t)vl ||
+        memcmp(out, v, len) != 0 || keep_incr(c, NULL, "shared", 6, 1, 0) != 0)
+      w->errors++;
+  }
+  keep_client_free(c);
+  return NULL;
+}
+
+START_TEST(keys_spread_over_two_shards) {
+  struct keepd_proc p;
+  const char *extra[] = {"--shards", "2", NULL};
+  start(&p, extra);
+  // The keys of the workers land on both shards (slot halves).
+  unsigned half[2] = {0, 0};
+  for (int w = 0; w < 8; w++)
+    for (int i = 0; i < 200; i++) {
+      char k[32];
+      int kl = snprintf(k, sizeof k, "x%d:%d", w, i);
+      half[keep_slot(NULL, k, (size_t)kl) >= KEEP_NUM_SLOTS / 2]++;
+    }
+  ck_assert_uint_gt(half[0], 400);
+  ck_assert_uint_gt(half[1], 400);
+  struct worker ws[8];
+  pthread_t th[8];
+  for (int i = 0; i < 8; i++) {
+    ws[i] = (struct worker){&p, i, 0};
+    ck_assert_int_eq(pthread_create(&th[i], NULL, cross_worker, &ws[i]), 0);
+  }
+  for (int i = 0; i < 8; i++) {
+    pthread_join(th[i], NULL);
+    ck_assert_int_eq(ws[i].errors, 0);
+  }
+  keep_client *c = client_for(&p);
+  int64_t v;
+  ck_assert_int_eq(keep_incr(c, &v, "shared", 6, 0, 0), 0);
+  ck_assert_int_eq(v, 8 * 200);
+  // Subscribers on several connections (spread over both shards by the
+  // kernel) all get events of topics on both shards.
+  keep_client *subs[6];
+  for (int i = 0; i < 6; i++) {
+    subs[i] = client_for(&p);
+    ck_assert_int_eq(keep_subscribe(subs[i], "t-a", 3), 0);
+    ck_assert_int_eq(keep_subscribe(subs[i], "t-b", 3), 0);
+  }
+  ck_assert_uint_ne(keep_slot(NULL, "t-a", 3) >= KEEP_NUM_SLOTS / 2,
+                    keep_slot(NULL, "t-b", 3) >= KEEP_NUM_SLOTS / 2);
+  size_t n;
+  for (int i = 0; i < 3; i++) {
+    ck_assert_int_eq(keep_publish(c, &n, "t-a", 3, "A", 1), 0);
+    ck_assert_uint_eq(n, 6);
+    ck_assert_int_eq(keep_publish(c, &n, "t-b", 3, "B", 1), 0);
+    ck_assert_uint_eq(n, 6);
+  }
+  for (int i = 0; i < 6; i++) {
+    int got = 0;
+    keep_event ev;
+    while (got < 6) {
+      ck_assert_int_eq(keep_next_event(subs[i], &ev, 2000), 1);
+      ck_assert_uint_eq(ev.missed, 0);
+      if (ev.kind == KEEP_EVENT_MESSAGE)
+        got++;
+    }
+    keep_client_free(subs[i]);
+  }
+  keep_client_free(c);
+  stop(&p);
+}
+END_TEST
+
+START_TEST(sigterm_exits_cleanly_with_clients) {
+  struct keepd_proc p;
+  const char *extra[] = {"--shards", "2", NULL};
+  start(&p, extra);
+  keep_client *c = client_for(&p);
+  ck_assert_int_eq(keep_subscribe(c, "t", 1), 0);
+  ck_assert_int_eq(keep_set(c, "k", 1, "0123456789abcdef", 16, 0), 0);
+  int fd = raw_connect(&p);
+  raw_send(fd, "\x10\x00\x00", 3); // half a header, pending forever
+  uint64_t t0 = keepd_test_now_ns();
+  stop(&p); // exit status 0, within the harness's 10 s
+  ck_assert_uint_lt(keepd_test_now_ns() - t0, 5000 * 1000000ull);
+  keep_event ev;
+  int rc;
+  do
+    rc = keep_next_event(c, &ev, 1000);
+  while (rc == 1);
+  ck_assert_int_lt(rc, 0);
+  close(fd);
+  keep_client_free(c);
+}
+END_TEST
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_ge(fputs(text, f), 0);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(configuration_file_is_read) {
+  char path[] = "/tmp/keepd-conf-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  close(fd);
+  write_file(path, "# keepd test\n[keepd]\nmax_value = 2K\nshards = 2\n"
+                   "lock_quarantine = 200ms\nmax_lease = 5s\n");
+  struct keepd_proc p;
+  // The command line comes after the harness's --lock-quarantine 0, but the
+  // file is read first and flags override it: the quarantine stays 0.
+  const char *extra[] = {"--config", path, NULL};
+  start(&p, extra);
+  keep_client *c = client_for(&p);
+  static uint8_t v[4096];
+  ck_assert_int_eq(keep_set(c, "a", 1, v, 2048, 0), 0);
+  ck_assert_int_eq(keep_set(c, "b", 1, v, 2049, 0), KEEP_ERR_TOO_LARGE);
+  ck_assert_int_eq(keep_lock(c, NULL, "l", 1, "h", 1, 5000), 0);
+  ck_assert_int_eq(keep_lock(c, NULL, "m", 1, "h", 1, 5001), KEEP_ERR_INVALID_ARGUMENT);
+  keep_client_free(c);
+  stop(&p);
+  // A malformed file stops the daemon before it listens.
+  write_file(path, "[keepd]\nshards = many\n");
+  ck_assert_int_eq(keepd_start(&p, keepd_bin, extra), -1);
+  keepd_stop(&p);
+  unlink(path);
+}
+END_TEST
+
+START_TEST(busy_port_is_refused) {
+  struct keepd_proc p, q;
+  start(&p, NULL);
+  char port[16];
+  snprintf(port, sizeof port, "%u", p.port);
+  // SO_REUSEPORT would let a second daemon share the port in silence.
+  const char *extra[] = {"--port", port, NULL};
+  ck_assert_int_eq(keepd_start(&q, keepd_bin, extra), -1);
+  keepd_stop(&q);
+  keep_client *c = client_for(&p);
+  ck_assert_int_eq(keep_ping(c), 0);
+  keep_client_free(c);
+  stop(&p);
+}
+END_TEST
+
+START_TEST(non_loopback_listen_is_refused) {
+  struct keepd_proc p;
+  const char *extra[] = {"--listen", "0.0.0.0", NULL};
+  ck_assert_int_eq(keepd_start(&p, keepd_bin, extra), -1);
+  keepd_stop(&p);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: test_keepd PATH-TO-KEEPD\n");
+    return 2;
+  }
+  keepd_bin = argv[1];
+  Suite *s = suite_create("keepd");
+  TCase *tc = tcase_create("daemon");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, garbage_closes_only_that_connection);
+  tcase_add_test(tc, pipelined_frames_all_answered);
+  tcase_add_test(tc, ping_names_the_shard);
+  tcase_add_test(tc, cluster_view_has_one_member);
+  tcase_add_test(tc, idle_subscription_heartbeats);
+  tcase_add_test(tc, memory_cap_refuses_writes);
+  tcase_add_test(tc, value_limit_answers_too_large);
+  tcase_add_test(tc, lock_quarantine_after_start);
+  tcase_add_test(tc, keys_spread_over_two_shards);
+  tcase_add_test(tc, sigterm_exits_cleanly_with_clients);
+  tcase_add_test(tc, configuration_file_is_read);
+  tcase_add_test(tc, busy_port_is_refused);
+  tcase_add_test(tc, non_loopback_listen_is_refused);
+  suite_add_tcase(s, tc);
+  return corvid_check_run(s);
+}

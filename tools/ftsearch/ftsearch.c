@@ -1,0 +1,279 @@
+// ftsearch.c: the command-line face of libftsearch: index a Maildir or a
+// directory of .eml files (mkcorpus output) into an account of an index,
+// query it, show an account's figures and merge away deleted documents.
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ftsearch.h"
+#include "mailtext.h"
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: ftsearch index INDEX --account N (--maildir DIR | --mkcorpus DIR)\n"
+             "                      [--batch DOCS] [--first-id N] [--no-sync]\n"
+             "       ftsearch query INDEX --account N QUERY [--field NAME] [--explain]\n"
+             "                      [--top K] [--count]\n"
+             "       ftsearch stats INDEX --account N\n"
+             "       ftsearch merge INDEX --account N\n"
+             "\n"
+             "QUERY: words (all must match), \"a phrase\", prefix*, AND, OR, NOT or -word,\n"
+             "(groups) and field:word (fields: from to cc bcc subject body attachment headers).\n"
+             "index numbers messages from --first-id (default 1) in the sorted order of\n"
+             "their file names (Maildir cur/ and new/, or the .eml files of mkcorpus).\n");
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void progress(size_t done, size_t total, double start, bool final) {
+  static double last;
+  double t = now_s();
+  if (!final && t - last < 0.2)
+    return;
+  last = t;
+  int width = 30, fill = total ? (int)((double)done / (double)total * width) : width;
+  fprintf(stderr, "\r[%.*s%*s] %3d%% %zu/%zu messages, %.0f/s ", fill,
+          "##############################", width - fill, "",
+          total ? (int)(100.0 * (double)done / (double)total) : 100, done, total,
+          (double)done / (t - start > 0 ? t - start : 1e-9));
+  if (final)
+    fputc('\n', stderr);
+}
+
+static int cmd_index(fts_index *idx, uint32_t account, const char *dir, uint32_t first_id,
+                     size_t batch_docs) {
+  char **paths;
+  size_t n;
+  int rc = ftm_list(dir, &paths, &n);
+  if (rc) {
+    fprintf(stderr, "ftsearch: %s: %s\n", dir, strerror(-rc));
+    return 1;
+  }
+  fts_batch *b;
+  if ((rc = fts_batch_new(idx, &b)) != 0) {
+    fprintf(stderr, "ftsearch: %s\n", fts_strerror(rc));
+    ftm_list_free(paths, n);
+    return 1;
+  }
+  struct ftm_text t = {0};
+  bool tty = isatty(2);
+  double start = now_s();
+  uint64_t bytes = 0;
+  size_t skipped = 0;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    uint8_t *msg;
+    size_t len;
+    if ((rc = ftm_read_file(paths[i], &msg, &len)) != 0) {
+      fprintf(stderr, "ftsearch: %s: %s\n", paths[i], strerror(-rc));
+      break;
+    }
+    bytes += len;
+    fts_doc_field fields[FTS_MAX_FIELDS];
+    if (ftm_extract(&t, msg, len) != 0) {
+      skipped++;
+    } else {
+      rc = fts_batch_add(b, account, first_id + (uint32_t)i, fields, ftm_fields(&t, fields));
+      if (rc == FTS_ERR_LIMIT && fts_batch_num_docs(b) > 0) { // batch full: commit, retry
+        if ((rc = fts_batch_commit(b)) == 0)
+          rc = fts_batch_add(b, account, first_id + (uint32_t)i, fields, ftm_fields(&t, fields));
+      }
+      if (rc == FTS_ERR_LIMIT) { // alone too big
+        fprintf(stderr, "ftsearch: %s: %s, skipped\n", paths[i], fts_strerror(rc));
+        skipped++;
+        rc = 0;
+      }
+    }
+    free(msg);
+    if (rc == 0 && fts_batch_num_docs(b) >= batch_docs)
+      rc = fts_batch_commit(b);
+    if (tty)
+      progress(i + 1, n, start, false);
+  }
+  if (rc == 0)
+    rc = fts_batch_commit(b);
+  if (tty)
+    progress(n, n, start, true);
+  ftm_free(&t);
+  fts_batch_free(b);
+  ftm_list_free(paths, n);
+  if (rc) {
+    fprintf(stderr, "ftsearch: indexing failed: %s\n", fts_strerror(rc));
+    return 1;
+  }
+  double secs = now_s() - start;
+  fprintf(stderr, "indexed %zu messages (%zu skipped), %.1f MB, in %.2f s: %.0f messages/s\n",
+          n - skipped, skipped, (double)bytes / 1e6, secs, (double)n / (secs > 0 ? secs : 1e-9));
+  return 0;
+}
+
+static void print_explain(void *ctx, const char *line) {
+  (void)ctx;
+  fprintf(stderr, "  %s\n", line);
+}
+
+static int cmd_query(fts_index *idx, uint32_t account, const char *text, int field, bool explain,
+                     uint32_t top, bool count_only) {
+  fts_query *q;
+  size_t off;
+  int rc = fts_query_parse(&q, NULL, text, strlen(text), &off);
+  if (rc) {
+    fprintf(stderr, "ftsearch: %s at offset %zu: %s\n", fts_strerror(rc), off, text);
+    return 2;
+  }
+  if (explain) {
+    char d[4096];
+    size_t dl;
+    if (fts_query_describe(q, d, sizeof d, &dl) == 0)
+      fprintf(stderr, "query: %s\n", d);
+  }
+  fts_search_options o = {.field_mask = field >= 0 ? 1u << field : 0, .top_k = top};
+  if (explain)
+    o.explain = print_explain;
+  double start = now_s();
+  fts_result *r;
+  rc = fts_search(idx, &r, account, q, &o);
+  double ms = (now_s() - start) * 1e3;
+  fts_query_free(q);
+  if (rc) {
+    fprintf(stderr, "ftsearch: %s\n", fts_strerror(rc));
+    return 1;
+  }
+  if (!count_only)
+    for (size_t i = 0; i < r->num_docs; i++) {
+      if (r->scores)
+        printf("%u\t%.4f\n", r->docs[i], (double)r->scores[i]);
+      else
+        printf("%u\n", r->docs[i]);
+    }
+  fprintf(stderr, "%zu documents in %.3f ms\n", r->num_docs, ms);
+  if (count_only)
+    printf("%zu\n", r->num_docs);
+  fts_result_free(r);
+  return 0;
+}
+
+static int cmd_stats(fts_index *idx, uint32_t account) {
+  fts_index_stats st;
+  int rc = fts_index_account_stats(idx, &st, account);
+  if (rc) {
+    fprintf(stderr, "ftsearch: %s\n", fts_strerror(rc));
+    return 1;
+  }
+  printf("documents %llu\ndeleted %llu\nblocks %llu\npostings %llu\nposting_bytes %llu\n"
+         "file_bytes %lld\n",
+         (unsigned long long)st.num_docs, (unsigned long long)st.num_deleted,
+         (unsigned long long)st.num_blocks, (unsigned long long)st.num_postings,
+         (unsigned long long)st.posting_bytes, (long long)fts_index_file_size(idx));
+  for (unsigned f = 0; f < FTS_MAX_FIELDS; f++)
+    if (st.field_terms[f])
+      printf("words.%s %llu\n", fts_field_name(f), (unsigned long long)st.field_terms[f]);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3 || argv[1][0] == '-') {
+    usage(argc > 1 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
+    return argc > 1 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
+  }
+  const char *cmd = argv[1], *path = argv[2];
+  static const struct option opts[] = {
+      {"account", required_argument, NULL, 'a'},  {"maildir", required_argument, NULL, 'm'},
+      {"mkcorpus", required_argument, NULL, 'k'}, {"batch", required_argument, NULL, 'b'},
+      {"first-id", required_argument, NULL, 'i'}, {"no-sync", no_argument, NULL, 's'},
+      {"field", required_argument, NULL, 'f'},    {"explain", no_argument, NULL, 'e'},
+      {"top", required_argument, NULL, 't'},      {"count", no_argument, NULL, 'c'},
+      {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+  };
+  long account = -1;
+  const char *dir = NULL;
+  size_t batch = 20000;
+  uint32_t first_id = 1, top = 0;
+  int field = -1, c;
+  bool explain = false, no_sync = false, count_only = false;
+  optind = 3;
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    switch (c) {
+    case 'a':
+      account = strtol(optarg, NULL, 10);
+      break;
+    case 'm':
+    case 'k':
+      dir = optarg;
+      break;
+    case 'b':
+      batch = (size_t)strtoul(optarg, NULL, 10);
+      break;
+    case 'i':
+      first_id = (uint32_t)strtoul(optarg, NULL, 10);
+      break;
+    case 's':
+      no_sync = true;
+      break;
+    case 'f':
+      field = fts_field_lookup(optarg, strlen(optarg));
+      if (field < 0) {
+        fprintf(stderr, "ftsearch: unknown field %s\n", optarg);
+        return 2;
+      }
+      break;
+    case 'e':
+      explain = true;
+      break;
+    case 't':
+      top = (uint32_t)strtoul(optarg, NULL, 10);
+      break;
+    case 'c':
+      count_only = true;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    default:
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (account < 0 || account > (long)UINT32_MAX) {
+    fprintf(stderr, "ftsearch: --account N is required\n");
+    return 2;
+  }
+  bool is_index = strcmp(cmd, "index") == 0, is_query = strcmp(cmd, "query") == 0;
+  if ((is_index && !dir) || (is_query && optind != argc - 1) || (!is_query && optind != argc) ||
+      (!is_index && !is_query && strcmp(cmd, "stats") != 0 && strcmp(cmd, "merge") != 0)) {
+    usage(stderr);
+    return 2;
+  }
+  fts_index_settings s = {.flags =
+                              (no_sync ? FTS_INDEX_NO_SYNC : 0) |
+                              (is_query || strcmp(cmd, "stats") == 0 ? FTS_INDEX_READ_ONLY : 0)};
+  fts_index *idx;
+  int rc = fts_index_open(&idx, path, &s);
+  if (rc) {
+    fprintf(stderr, "ftsearch: %s: %s\n", path, fts_strerror(rc));
+    return 1;
+  }
+  int status;
+  if (is_index)
+    status = cmd_index(idx, (uint32_t)account, dir, first_id, batch ? batch : 1);
+  else if (is_query)
+    status = cmd_query(idx, (uint32_t)account, argv[optind], field, explain, top, count_only);
+  else if (strcmp(cmd, "stats") == 0)
+    status = cmd_stats(idx, (uint32_t)account);
+  else {
+    rc = fts_index_merge(idx, (uint32_t)account);
+    status = rc < 0 ? 1 : 0;
+    fprintf(stderr, rc < 0 ? "ftsearch: %s\n" : "%s", rc < 0 ? fts_strerror(rc) : "");
+    if (rc >= 0)
+      fprintf(stderr, "%d blocks rewritten\n", rc);
+  }
+  fts_index_close(idx);
+  return status;
+}

@@ -1,0 +1,691 @@
+// store.c: "mailctl store", the administrator's commands over a libmailstore
+// store: create one, add accounts, import a Maildir or an mbox through the
+// batch delivery API (with a progress bar on a terminal), print statistics,
+// run the full consistency check, drop released blobs, and export a mailbox
+// to a Maildir.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mailctl.h"
+#include "mailstore.h"
+#include "mbox.h"
+
+// IMPORT_BATCH_ITEMS and IMPORT_BATCH_BYTES bound one ms_messages_deliver
+// call of an import: one durable commit per batch.
+#define IMPORT_BATCH_ITEMS 512
+#define IMPORT_BATCH_BYTES (32u << 20)
+
+static void store_usage(FILE *f) {
+  fprintf(f, "usage: mailctl store COMMAND PATH [ARGS]\n"
+             "commands:\n"
+             "  create PATH                        create an empty store in directory PATH\n"
+             "  add-account PATH NAME [--quota-bytes N] [--quota-messages N]\n"
+             "  import PATH ACCOUNT MAILBOX (--maildir DIR | --mbox FILE)\n"
+             "                                     add the messages (mailbox created if needed)\n"
+             "  export PATH ACCOUNT MAILBOX --maildir DIR\n"
+             "                                     write the mailbox's messages as a Maildir\n"
+             "  stats PATH                         accounts, mailboxes, messages, bytes\n"
+             "  verify PATH                        full consistency check (exit 1 on damage)\n"
+             "  collect PATH                       drop the blobs that expunges released\n"
+             "Exit status: 0 done, 1 failed (with a message), 2 usage error.\n");
+}
+
+static int fail(const char *what, const char *path, int rc) {
+  fprintf(stderr, "mailctl store: %s %s: %s\n", what, path, ms_strerror(rc));
+  return 1;
+}
+
+static int parse_u64(const char *s, uint64_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || end == s || *end || s[0] == '-')
+    return -1;
+  *out = v;
+  return 0;
+}
+
+// open_existing opens the store at path, refusing to create one there (a
+// typo must not turn verify or import into "create").
+static int open_existing(const char *path, ms_store **st, const struct ms_settings *set) {
+  char p[4096];
+  snprintf(p, sizeof p, "%s/data.mdb", path);
+  if (access(p, F_OK) != 0) {
+    fprintf(stderr, "mailctl store: %s: no store there (%s)\n", path, strerror(errno));
+    return 1;
+  }
+  int rc = ms_store_open(st, path, set);
+  if (rc < 0)
+    return fail("cannot open", path, rc);
+  return 0;
+}
+
+static int cmd_create(int argc, char **argv) {
+  if (argc != 1) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  const char *path = argv[0];
+  if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+    fprintf(stderr, "mailctl store: cannot create %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  char p[4096];
+  snprintf(p, sizeof p, "%s/data.mdb", path);
+  if (access(p, F_OK) == 0) {
+    fprintf(stderr, "mailctl store: %s already holds a store\n", path);
+    return 1;
+  }
+  ms_store *st;
+  int rc = ms_store_open(&st, path, NULL);
+  if (rc < 0)
+    return fail("cannot create", path, rc);
+  ms_store_close(st);
+  printf("created store %s\n", path);
+  return 0;
+}
+
+static int cmd_add_account(int argc, char **argv) {
+  if (argc < 2) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  uint64_t qb = 0, qm = 0;
+  for (int i = 2; i < argc; i += 2) {
+    uint64_t *dst = strcmp(argv[i], "--quota-bytes") == 0      ? &qb
+                    : strcmp(argv[i], "--quota-messages") == 0 ? &qm
+                                                               : NULL;
+    if (!dst || i + 1 >= argc || parse_u64(argv[i + 1], dst) < 0) {
+      store_usage(stderr);
+      return MAILCTL_USAGE;
+    }
+  }
+  ms_store *st;
+  int r = open_existing(argv[0], &st, NULL);
+  if (r)
+    return r;
+  uint32_t id;
+  int rc = ms_account_create(st, &id, argv[1], strlen(argv[1]), qb, qm);
+  ms_store_close(st);
+  if (rc < 0)
+    return fail("cannot add account", argv[1], rc);
+  printf("account %s: id %" PRIu32 "\n", argv[1], id);
+  return 0;
+}
+
+// ---- import ----
+
+struct importer {
+  ms_store *st;
+  uint32_t acct, box;
+  struct ms_delivery items[IMPORT_BATCH_ITEMS];
+  uint8_t *bufs[IMPORT_BATCH_ITEMS];
+  char *names[IMPORT_BATCH_ITEMS];
+  size_t n, bytes;
+  uint64_t done, stored, failed, total, done_bytes;
+  uint64_t total_bytes, scan_pos; // an mbox: its size, and how far it has been read
+  int tty;
+  uint64_t last_draw_ns;
+};
+
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+// progress draws the bar on standard error when it is a terminal, at most
+// ten times a second, and always at the end.
+static void progress(struct importer *im, int final) {
+  if (!im->tty)
+    return;
+  uint64_t t = now_ns();
+  if (!final && t - im->last_draw_ns < 100000000u)
+    return;
+  im->last_draw_ns = t;
+  double frac = im->total         ? (double)im->done / (double)im->total
+                : im->total_bytes ? (double)im->scan_pos / (double)im->total_bytes
+                                  : 1.0;
+  if (frac > 1)
+    frac = 1;
+  char bar[41];
+  int fill = (int)(frac * 40);
+  for (int i = 0; i < 40; i++)
+    bar[i] = i < fill ? '#' : '.';
+  bar[40] = 0;
+  fprintf(stderr, "\rimport [%s] %3d%%  %" PRIu64 " messages  %.1f MiB", bar, (int)(frac * 100),
+          im->done, (double)im->done_bytes / (1024.0 * 1024.0));
+  if (final)
+    fputc('\n', stderr);
+  fflush(stderr);
+}
+
+static int flush(struct importer *im) {
+  if (im->n == 0)
+    return 0;
+  int rc = ms_messages_deliver(im->st, im->items, im->n);
+  if (rc < 0) {
+    fprintf(stderr, "\nmailctl store: import: %s\n", ms_strerror(rc));
+    return -1;
+  }
+  for (size_t i = 0; i < im->n; i++) {
+    if (im->items[i].status == 0) {
+      im->stored++;
+    } else {
+      im->failed++;
+      fprintf(stderr, "%smailctl store: import: %s: %s\n", im->tty ? "\n" : "", im->names[i],
+              ms_strerror(im->items[i].status));
+    }
+    im->done++;
+    im->done_bytes += im->items[i].len;
+    free(im->bufs[i]);
+    free(im->names[i]);
+  }
+  im->n = 0;
+  im->bytes = 0;
+  progress(im, 0);
+  return 0;
+}
+
+// add queues one message; it takes ownership of data and name.
+static int add(struct importer *im, uint8_t *data, size_t len, uint32_t flags, int64_t date,
+               char *name) {
+  im->items[im->n] = (struct ms_delivery){.account = im->acct,
+                                          .mailbox = im->box,
+                                          .flags = flags,
+                                          .internal_date = date,
+                                          .data = data,
+                                          .len = len};
+  im->bufs[im->n] = data;
+  im->names[im->n] = name;
+  im->n++;
+  im->bytes += len;
+  if (im->n == IMPORT_BATCH_ITEMS || im->bytes >= IMPORT_BATCH_BYTES)
+    return flush(im);
+  return 0;
+}
+
+static int name_cmp(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// maildir_flags reads the flags of a Maildir file name's ":2," part.
+static uint32_t maildir_flags(const char *name) {
+  const char *info = strstr(name, ":2,");
+  uint32_t f = 0;
+  if (!info)
+    return 0;
+  for (const char *p = info + 3; *p; p++) {
+    switch (*p) {
+    case 'S':
+      f |= MS_FLAG_SEEN;
+      break;
+    case 'R':
+      f |= MS_FLAG_ANSWERED;
+      break;
+    case 'F':
+      f |= MS_FLAG_FLAGGED;
+      break;
+    case 'T':
+      f |= MS_FLAG_DELETED;
+      break;
+    case 'D':
+      f |= MS_FLAG_DRAFT;
+      break;
+    default:
+      break;
+    }
+  }
+  return f;
+}
+
+static int read_file(const char *path, uint8_t **out, size_t *out_len, struct stat *st) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0)
+    return -errno;
+  if (fstat(fd, st) != 0) {
+    int e = -errno;
+    close(fd);
+    return e;
+  }
+  size_t len = (size_t)st->st_size;
+  uint8_t *buf = malloc(len ? len : 1);
+  size_t got = 0;
+  while (buf && got < len) {
+    ssize_t r = read(fd, buf + got, len - got);
+    if (r <= 0)
+      break;
+    got += (size_t)r;
+  }
+  close(fd);
+  if (!buf)
+    return -ENOMEM;
+  if (got != len) {
+    free(buf);
+    return -EIO;
+  }
+  *out = buf;
+  *out_len = len;
+  return 0;
+}
+
+static int import_maildir(struct importer *im, const char *dir) {
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  const char *subs[] = {"cur", "new"};
+  for (int s = 0; s < 2; s++) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, subs[s]);
+    DIR *d = opendir(p);
+    if (!d) {
+      fprintf(stderr, "mailctl store: import: %s: %s\n", p, strerror(errno));
+      return -1;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+      if (e->d_name[0] == '.')
+        continue;
+      if (n == cap) {
+        cap = cap ? cap * 2 : 1024;
+        char **nn = realloc(names, cap * sizeof *nn);
+        if (!nn) {
+          closedir(d);
+          return -1;
+        }
+        names = nn;
+      }
+      size_t l = strlen(p) + strlen(e->d_name) + 2;
+      names[n] = malloc(l);
+      if (!names[n]) {
+        closedir(d);
+        return -1;
+      }
+      snprintf(names[n++], l, "%s/%s", p, e->d_name);
+    }
+    closedir(d);
+  }
+  // Maildir names start with the delivery time: sorted, they import in
+  // about the order the mail arrived, and reproducibly.
+  qsort(names, n, sizeof *names, name_cmp);
+  im->total = n;
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (rc < 0) {
+      free(names[i]);
+      continue;
+    }
+    uint8_t *data = NULL;
+    size_t len = 0;
+    struct stat sb;
+    int r = read_file(names[i], &data, &len, &sb);
+    if (r < 0) {
+      fprintf(stderr, "mailctl store: import: %s: %s\n", names[i], strerror(-r));
+      im->failed++;
+      free(names[i]);
+      continue;
+    }
+    const char *base = strrchr(names[i], '/') + 1;
+    char *end;
+    long long t = strtoll(base, &end, 10);
+    int64_t date = end != base && *end == '.' ? (int64_t)t : (int64_t)sb.st_mtime;
+    rc = add(im, data, len, maildir_flags(base), date, names[i]);
+  }
+  free(names);
+  return rc < 0 ? rc : flush(im);
+}
+
+// mbox_date parses the asctime date of a From_ line ("From addr Www Mmm dd
+// hh:mm:ss yyyy"); 0 when it cannot.
+static int64_t mbox_date(const char *line, size_t len) {
+  char buf[128];
+  if (len >= sizeof buf)
+    len = sizeof buf - 1;
+  memcpy(buf, line, len);
+  buf[len] = 0;
+  const char *p = buf + 5;
+  while (*p && *p != ' ')
+    p++;
+  while (*p == ' ')
+    p++;
+  struct tm tm = {0};
+  const char *e = strptime(p, "%a %b %d %H:%M:%S %Y", &tm);
+  return e ? (int64_t)timegm(&tm) : 0;
+}
+
+// import_mbox stores each message of an mboxrd file as it was delivered
+// (mbox.c undoes the quoting and restores CRLF line ends, the form IMAP
+// serves), dated by its From_ line.
+static int import_mbox(struct importer *im, const char *file) {
+  int fd = open(file, O_RDONLY);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) != 0) {
+    fprintf(stderr, "mailctl store: import: %s: %s\n", file, strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  size_t size = (size_t)sb.st_size;
+  im->total_bytes = size;
+  if (size == 0) {
+    close(fd);
+    return 0;
+  }
+  const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) {
+    fprintf(stderr, "mailctl store: import: %s: %s\n", file, strerror(errno));
+    return -1;
+  }
+  int rc = 0;
+  uint64_t index = 0;
+  size_t pos = 0;
+  struct mctl_mbox_msg msg;
+  int r = 0;
+  while (rc == 0 && (r = mctl_mbox_next(&msg, m, size, &pos)) == 1) {
+    index++;
+    im->scan_pos = pos;
+    if (msg.len == 0)
+      continue;
+    uint8_t *out = malloc(mctl_mbox_max_len(msg.len));
+    char *name = malloc(64);
+    if (!out || !name) {
+      free(out);
+      free(name);
+      rc = -1;
+      break;
+    }
+    snprintf(name, 64, "message %" PRIu64, index);
+    size_t o = mctl_mbox_unquote(out, msg.data, msg.len);
+    rc = add(im, out, o, 0, mbox_date((const char *)msg.from_line, msg.from_len), name);
+  }
+  munmap((void *)m, size);
+  if (rc == 0 && r < 0) {
+    fprintf(stderr, "mailctl store: import: %s: not an mbox (no From_ line at byte %zu)\n", file,
+            pos);
+    rc = -1;
+  }
+  return rc < 0 ? rc : flush(im);
+}
+
+static int resolve(ms_store *st, const char *path, const char *account, const char *mailbox,
+                   int create, uint32_t *acct, uint32_t *box) {
+  int rc = ms_account_find(st, acct, account, strlen(account));
+  if (rc < 0) {
+    fprintf(stderr, "mailctl store: %s: account %s: %s\n", path, account, ms_strerror(rc));
+    return -1;
+  }
+  rc = ms_mailbox_find(st, box, *acct, mailbox, strlen(mailbox));
+  if (rc == MS_ERR_NOTFOUND && create)
+    rc = ms_mailbox_create(st, box, *acct, mailbox, strlen(mailbox),
+                           strcmp(mailbox, "INBOX") == 0 ? MS_ROLE_INBOX : MS_ROLE_NONE);
+  if (rc < 0) {
+    fprintf(stderr, "mailctl store: %s: mailbox %s of %s: %s\n", path, mailbox, account,
+            ms_strerror(rc));
+    return -1;
+  }
+  return 0;
+}
+
+static int cmd_import(int argc, char **argv) {
+  if (argc != 5 || (strcmp(argv[3], "--maildir") != 0 && strcmp(argv[3], "--mbox") != 0)) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  static struct importer im;
+  memset(&im, 0, sizeof im);
+  int r = open_existing(argv[0], &im.st, NULL);
+  if (r)
+    return r;
+  if (resolve(im.st, argv[0], argv[1], argv[2], 1, &im.acct, &im.box) < 0) {
+    ms_store_close(im.st);
+    return 1;
+  }
+  im.tty = isatty(2);
+  uint64_t t0 = now_ns();
+  int rc =
+      strcmp(argv[3], "--maildir") == 0 ? import_maildir(&im, argv[4]) : import_mbox(&im, argv[4]);
+  progress(&im, 1);
+  ms_store_close(im.st);
+  double secs = (double)(now_ns() - t0) / 1e9;
+  printf("imported %" PRIu64 " messages (%.1f MiB) into %s/%s in %.2f s", im.stored,
+         (double)im.done_bytes / (1024.0 * 1024.0), argv[1], argv[2], secs);
+  if (im.failed)
+    printf(", %" PRIu64 " failed", im.failed);
+  printf("\n");
+  return rc < 0 || im.failed ? 1 : 0;
+}
+
+// ---- export ----
+
+static int write_maildir_file(const char *dir, const char *name, const uint8_t *data, size_t len,
+                              int64_t date) {
+  char tmp[4096], dst[4096];
+  snprintf(tmp, sizeof tmp, "%s/tmp/%s", dir, name);
+  snprintf(dst, sizeof dst, "%s/cur/%s", dir, name);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0)
+    return -errno;
+  size_t off = 0;
+  while (off < len) {
+    ssize_t w = write(fd, data + off, len - off);
+    if (w <= 0) {
+      int e = w < 0 ? -errno : -EIO;
+      close(fd);
+      unlink(tmp);
+      return e;
+    }
+    off += (size_t)w;
+  }
+  // The internal date becomes the file's time, as Maildir readers expect.
+  struct timespec ts[2] = {{(time_t)date, 0}, {(time_t)date, 0}};
+  futimens(fd, ts);
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    unlink(tmp);
+    return -errno;
+  }
+  // Delivered by rename, so no reader sees half a file (the Maildir rule).
+  if (rename(tmp, dst) != 0)
+    return -errno;
+  return 0;
+}
+
+static int cmd_export(int argc, char **argv) {
+  if (argc != 5 || strcmp(argv[3], "--maildir") != 0) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  const char *dir = argv[4];
+  const char *subs[] = {"", "/cur", "/new", "/tmp"};
+  for (int i = 0; i < 4; i++) {
+    char p[4096];
+    snprintf(p, sizeof p, "%s%s", dir, subs[i]);
+    if (mkdir(p, 0700) != 0 && errno != EEXIST) {
+      fprintf(stderr, "mailctl store: export: cannot create %s: %s\n", p, strerror(errno));
+      return 1;
+    }
+  }
+  ms_store *st;
+  int r = open_existing(argv[0], &st, NULL);
+  if (r)
+    return r;
+  uint32_t acct, box;
+  if (resolve(st, argv[0], argv[1], argv[2], 0, &acct, &box) < 0) {
+    ms_store_close(st);
+    return 1;
+  }
+  static struct ms_entry e[1024];
+  size_t got, cap = 1 << 16;
+  uint8_t *buf = malloc(cap);
+  uint32_t from = 1;
+  uint64_t count = 0, bytes = 0;
+  int rc = buf ? 0 : -ENOMEM;
+  do {
+    if (rc < 0 || (rc = ms_mailbox_list(st, e, 1024, &got, acct, box, from)) < 0)
+      break;
+    for (size_t i = 0; i < got && rc == 0; i++) {
+      struct ms_message_info mi;
+      size_t len;
+      if ((rc = ms_message_get(st, &mi, acct, e[i].message_id)) < 0)
+        break;
+      if (mi.size > cap) {
+        uint8_t *nb = realloc(buf, (size_t)mi.size);
+        if (!nb) {
+          rc = -ENOMEM;
+          break;
+        }
+        buf = nb;
+        cap = (size_t)mi.size;
+      }
+      if ((rc = ms_message_read(st, buf, cap, &len, acct, e[i].message_id)) < 0)
+        break;
+      // Maildir info flags in ASCII order: D F R S T.
+      char fl[8];
+      size_t k = 0;
+      if (e[i].flags & MS_FLAG_DRAFT)
+        fl[k++] = 'D';
+      if (e[i].flags & MS_FLAG_FLAGGED)
+        fl[k++] = 'F';
+      if (e[i].flags & MS_FLAG_ANSWERED)
+        fl[k++] = 'R';
+      if (e[i].flags & MS_FLAG_SEEN)
+        fl[k++] = 'S';
+      if (e[i].flags & MS_FLAG_DELETED)
+        fl[k++] = 'T';
+      fl[k] = 0;
+      char name[256];
+      snprintf(name, sizeof name, "%lld.U%" PRIu32 ".mailctl,S=%zu:2,%s",
+               (long long)mi.internal_date, e[i].uid, len, fl);
+      if ((rc = write_maildir_file(dir, name, buf, len, mi.internal_date)) < 0) {
+        fprintf(stderr, "mailctl store: export: %s/cur/%s: %s\n", dir, name, strerror(-rc));
+        rc = 1;
+        break;
+      }
+      count++;
+      bytes += len;
+      from = e[i].uid + 1;
+    }
+  } while (rc == 0 && got == 1024);
+  free(buf);
+  ms_store_close(st);
+  if (rc == 1)
+    return 1;
+  if (rc < 0)
+    return fail("export from", argv[0], rc);
+  printf("exported %" PRIu64 " messages (%" PRIu64 " bytes) to %s\n", count, bytes, dir);
+  return 0;
+}
+
+// ---- stats, verify, collect ----
+
+static int cmd_stats(int argc, char **argv) {
+  if (argc != 1) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  ms_store *st;
+  int r = open_existing(argv[0], &st, NULL);
+  if (r)
+    return r;
+  struct ms_store_stats s;
+  int rc = ms_store_stats_get(st, &s);
+  if (rc < 0) {
+    ms_store_close(st);
+    return fail("cannot read", argv[0], rc);
+  }
+  printf("accounts: %" PRIu64 "\n", s.accounts);
+  printf("mailboxes: %" PRIu64 "\n", s.mailboxes);
+  printf("messages: %" PRIu64 "\n", s.messages);
+  printf("mailbox entries: %" PRIu64 "\n", s.memberships);
+  printf("bytes: %" PRIu64 "\n", s.bytes);
+  printf("blobs: %" PRIu64 "\n", s.blobs);
+  printf("blob bytes raw: %" PRIu64 "\n", s.blob_raw);
+  printf("blob bytes stored: %" PRIu64 "\n", s.blob_stored);
+  printf("compression ratio: %.2f\n",
+         s.blob_stored ? (double)s.blob_raw / (double)s.blob_stored : 0.0);
+  printf("released, not collected: %" PRIu64 "\n", s.released);
+  printf("map used: %" PRIu64 "\n", s.map_used);
+  // Account ids are dense from 1 and never reused.
+  for (uint32_t id = 1; id <= s.accounts; id++) {
+    struct ms_account_info ai;
+    if (ms_account_get(st, &ai, id) < 0)
+      continue;
+    printf("account %" PRIu32 ": %" PRIu64 " messages, %" PRIu64 " bytes, quota %" PRIu64
+           " bytes / %" PRIu64 " messages (0 = none), modseq %" PRIu64 "\n",
+           id, ai.used_messages, ai.used_bytes, ai.quota_bytes, ai.quota_messages,
+           ai.highest_modseq);
+  }
+  ms_store_close(st);
+  return 0;
+}
+
+static int cmd_verify(int argc, char **argv) {
+  if (argc != 1) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  ms_store *st;
+  int r = open_existing(argv[0], &st, NULL);
+  if (r)
+    return r;
+  int rc = ms_store_verify(st);
+  ms_store_close(st);
+  if (rc < 0) {
+    fprintf(stderr, "mailctl store: verify %s: FAILED: %s\n", argv[0], ms_strerror(rc));
+    return 1;
+  }
+  printf("verify %s: ok\n", argv[0]);
+  return 0;
+}
+
+static int cmd_collect(int argc, char **argv) {
+  if (argc != 1) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  ms_store *st;
+  int r = open_existing(argv[0], &st, NULL);
+  if (r)
+    return r;
+  uint64_t total = 0;
+  int rc;
+  while ((rc = ms_store_collect(st, 0)) > 0)
+    total += (uint64_t)rc;
+  ms_store_close(st);
+  if (rc < 0)
+    return fail("collect in", argv[0], rc);
+  printf("released %" PRIu64 " blob references\n", total);
+  return 0;
+}
+
+int mailctl_store_main(int argc, char **argv) {
+  static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+  } cmds[] = {{"create", cmd_create},  {"add-account", cmd_add_account},
+              {"import", cmd_import},  {"export", cmd_export},
+              {"stats", cmd_stats},    {"verify", cmd_verify},
+              {"collect", cmd_collect}};
+  if (argc < 1) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  if (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+    store_usage(stdout);
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    if (strcmp(argv[0], cmds[i].name) == 0)
+      return cmds[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "mailctl store: unknown command '%s'\n", argv[0]);
+  store_usage(stderr);
+  return MAILCTL_USAGE;
+}

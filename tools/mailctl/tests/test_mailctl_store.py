@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""test_mailctl_store.py: checks `mailctl store` end to end and prints TAP.
+
+Usage: test_mailctl_store.py MAILCTL MKCORPUS WORKDIR [COUNT]
+
+1. create, add-account (with quotas), and their refusals (a second create,
+   a duplicate account, a missing store, usage errors).
+2. COUNT (default 300) mkcorpus messages imported once from a Maildir and
+   once from the mbox of the same seed; both mailboxes exported to Maildirs,
+   whose files must hold exactly the bytes of the source Maildir's files
+   (the mbox with its mboxrd quoting undone and CRLF line ends restored),
+   with the Maildir flags and dates carried over from the Maildir import.
+3. stats: the counts and the sharing of identical bodies between the two
+   imports; verify on the good store.
+4. An import into an account whose quota stops it part way: exit status 1,
+   the refused messages named, the store still consistent.
+5. verify on a damaged copy of the store (one byte of a stored body flipped
+   in data.mdb): exit status 1 and a message saying the store failed.
+6. The progress bar appears when standard error is a terminal (a pty) and
+   not otherwise.
+"""
+import os
+import pty
+import random
+import re
+import shutil
+import subprocess
+import sys
+
+MAILCTL, MKCORPUS, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
+COUNT = int(sys.argv[4]) if len(sys.argv) > 4 else 300
+
+results = []
+
+
+def check(ok, name, detail=""):
+    results.append(ok)
+    print(("ok" if ok else "not ok") + f" {len(results)} - {name}")
+    if not ok and detail:
+        for line in str(detail).splitlines()[:20]:
+            print("# " + line)
+
+
+def run(*args, **kw):
+    return subprocess.run([MAILCTL, "store", *args], capture_output=True, text=True,
+                          timeout=120, **kw)
+
+
+def maildir_files(d):
+    """{name: bytes} for every file in cur/ and new/."""
+    out = {}
+    for sub in ("cur", "new"):
+        p = os.path.join(d, sub)
+        for n in os.listdir(p):
+            with open(os.path.join(p, n), "rb") as f:
+                out[n] = f.read()
+    return out
+
+
+def flags_of(name):
+    return name.split(":2,", 1)[1] if ":2," in name else ""
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    md = os.path.join(WORK, "corpus-maildir")
+    mbox = os.path.join(WORK, "corpus.mbox")
+    for fmt, out in (("maildir", md), ("mbox", mbox)):
+        subprocess.run([MKCORPUS, "--seed", "11", "--count", str(COUNT), "--format", fmt,
+                        "--out", out], check=True, timeout=120)
+    store = os.path.join(WORK, "store")
+
+    # 1. create and accounts.
+    r = run("create", store)
+    check(r.returncode == 0 and os.path.exists(os.path.join(store, "data.mdb")),
+          "create makes a store", r.stderr)
+    r = run("create", store)
+    check(r.returncode == 1 and "already" in r.stderr, "a second create is refused", r.stderr)
+    r = run("add-account", store, "alice")
+    check(r.returncode == 0 and "id 1" in r.stdout, "add-account", r.stdout + r.stderr)
+    r = run("add-account", store, "alice")
+    check(r.returncode == 1 and "exists" in r.stderr, "a duplicate account is refused", r.stderr)
+    r = run("add-account", store, "bob", "--quota-messages", "5", "--quota-bytes", "100000000")
+    check(r.returncode == 0, "add-account with quotas", r.stderr)
+    r = run("add-account", store, "carol", "--quota-messages", "x")
+    check(r.returncode == 2, "a bad number is a usage error", r.stderr)
+    r = run("stats", os.path.join(WORK, "nothing"))
+    check(r.returncode == 1 and "no store" in r.stderr, "a missing store is reported, not created",
+          r.stderr)
+    check(not os.path.exists(os.path.join(WORK, "nothing", "data.mdb")), "nothing was created")
+    r = run("frobnicate", store)
+    check(r.returncode == 2, "an unknown command is a usage error")
+
+    # 2. import both forms, export, compare bytes.
+    r = run("import", store, "alice", "INBOX", "--maildir", md)
+    check(r.returncode == 0 and f"imported {COUNT} messages" in r.stdout,
+          "import a Maildir", r.stdout + r.stderr)
+    check("[" not in r.stderr, "no progress bar when standard error is not a terminal",
+          r.stderr)
+    r = run("import", store, "alice", "Archive", "--mbox", mbox)
+    check(r.returncode == 0 and f"imported {COUNT} messages" in r.stdout,
+          "import an mbox", r.stdout + r.stderr)
+    out1, out2 = os.path.join(WORK, "export-inbox"), os.path.join(WORK, "export-archive")
+    r = run("export", store, "alice", "INBOX", "--maildir", out1)
+    check(r.returncode == 0 and f"exported {COUNT} messages" in r.stdout, "export INBOX",
+          r.stdout + r.stderr)
+    r = run("export", store, "alice", "Archive", "--maildir", out2)
+    check(r.returncode == 0, "export Archive", r.stderr)
+    src = maildir_files(md)
+    e1, e2 = maildir_files(out1), maildir_files(out2)
+    src_bodies = sorted(src.values())
+    check(sorted(e1.values()) == src_bodies, "Maildir import and export keep every byte",
+          f"{len(e1)} exported, {len(src)} source")
+    check(sorted(e2.values()) == src_bodies,
+          "mbox import (mboxrd unquoted, CRLF) exports the Maildir's bytes",
+          f"{len(e2)} exported; first difference: " +
+          next((repr(a[:200]) + " vs " + repr(b[:200])
+                for a, b in zip(sorted(e2.values()), src_bodies) if a != b), "count"))
+    by_body = {}
+    for n, b in src.items():
+        by_body.setdefault(b, []).append(n)
+    flags_ok = dates_ok = True
+    for n, b in e1.items():
+        names = by_body.get(b, [])
+        if not any(set(flags_of(s).replace("P", "")) == set(flags_of(n)) for s in names):
+            flags_ok = False
+        if not any(s.split(".", 1)[0] == n.split(".", 1)[0] for s in names):
+            dates_ok = False
+    check(flags_ok, "Maildir flags survive import and export (S R F T D; P has no IMAP flag)")
+    check(dates_ok, "internal dates come from the Maildir names and go back into them")
+    # Files in the export's cur/ carry the internal date as their time.
+    some = next(iter(e1))
+    st = os.stat(os.path.join(out1, "cur", some))
+    check(int(st.st_mtime) == int(some.split(".", 1)[0]), "exported file time is the date")
+
+    # 3. stats and verify.
+    r = run("stats", store)
+    stats = dict(re.findall(r"^([a-z ,]+): (\d+(?:\.\d+)?)$", r.stdout, re.M))
+    check(r.returncode == 0 and stats.get("messages") == str(2 * COUNT) and
+          stats.get("accounts") == "2" and stats.get("mailboxes") == "2",
+          "stats counts accounts, mailboxes and messages", r.stdout + r.stderr)
+    check(stats.get("blobs") == str(len(set(src.values()))),
+          "identical bodies from the two imports share blobs", r.stdout)
+    check(int(stats.get("bytes", 0)) == 2 * sum(len(b) for b in src.values()),
+          "stats bytes is the sum of the message sizes", r.stdout)
+    check(float(stats.get("compression ratio", 0)) > 1.2, "bodies are compressed", r.stdout)
+    r = run("verify", store)
+    check(r.returncode == 0 and "ok" in r.stdout, "verify passes on a good store", r.stderr)
+
+    # 4. quota stops an import part way.
+    r = run("import", store, "bob", "INBOX", "--maildir", md)
+    check(r.returncode == 1 and "imported 5 messages" in r.stdout and
+          "quota" in r.stderr, "an import over quota stores what fits and names the rest",
+          r.stdout + r.stderr[:500])
+    r = run("verify", store)
+    check(r.returncode == 0, "the store is consistent after the refused messages", r.stderr)
+
+    # 5. damage: a message of random bytes is stored verbatim by zstd (it
+    # cannot compress it), so its bytes can be found in data.mdb and one
+    # flipped.
+    rnd = random.Random(5)
+    noise = bytes(rnd.randrange(256) for _ in range(6000))
+    nd = os.path.join(WORK, "noise")
+    for sub in ("cur", "new", "tmp"):
+        os.makedirs(os.path.join(nd, sub))
+    with open(os.path.join(nd, "cur", "1700000000.noise:2,S"), "wb") as f:
+        f.write(b"Subject: noise\r\n\r\n" + noise)
+    r = run("import", store, "alice", "Noise", "--maildir", nd)
+    check(r.returncode == 0, "import a message of random bytes", r.stderr)
+    bad = os.path.join(WORK, "damaged")
+    shutil.copytree(store, bad)
+    with open(os.path.join(bad, "data.mdb"), "r+b") as f:
+        data = f.read()
+        at = data.find(noise[3000:3064])
+        check(at > 0, "the random bytes are found in the data file")
+        f.seek(at)
+        f.write(bytes([data[at] ^ 0xFF]))
+    r = run("verify", bad)
+    check(r.returncode == 1 and "FAILED" in r.stderr and "corrupt" in r.stderr,
+          "verify fails with a clear message on a damaged store", r.stdout + r.stderr)
+    r = run("verify", store)
+    check(r.returncode == 0, "the undamaged original still verifies", r.stderr)
+
+    # 6. the progress bar on a terminal.
+    master, slave = pty.openpty()
+    p = subprocess.Popen([MAILCTL, "store", "import", store, "alice", "Again", "--maildir", md],
+                         stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    p.wait(timeout=120)
+    os.close(master)
+    check(p.returncode == 0 and b"\rimport [" in seen and b"100%" in seen,
+          "a progress bar is drawn on a terminal", seen[-300:])
+
+    shutil.rmtree(WORK, ignore_errors=True)
+    print(f"1..{len(results)}")
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -172,11 +172,22 @@ struct ms_store_counters {
 MS_API MS_WARN_UNUSED_RESULT int ms_store_counters_get(ms_store *store,
                                                        struct ms_store_counters *out);
 
+// ms_diag describes what a check found, for people: `code` is the call's
+// return value and `message` a NUL-terminated sentence naming the first
+// problem and the record it lies in (empty when there was none).
+struct ms_diag {
+  int code;
+  char message[200];
+};
+
 // ms_store_verify checks the whole store's consistency in one read
 // transaction: every record decodes, every membership points to a message,
-// message membership counts, blob reference counts, mailbox counts and
-// account usage all match. Returns 0, MS_ERR_CORRUPT or -errno.
-MS_API MS_WARN_UNUSED_RESULT int ms_store_verify(ms_store *store);
+// message membership counts, blob reference counts (messages plus the
+// release queue), blob contents against their SHA-256, mailbox counts,
+// VANISHED entries and account usage all match. `diag` may be NULL; else it
+// receives the first problem found. Returns 0, MS_ERR_CORRUPT or -errno.
+// Thread-safe; it reads the whole store, so its cost grows with it.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_verify(ms_store *store, struct ms_diag *diag);
 
 // ms_store_collect finishes what expunges left: a destroyed message's blob
 // reference is not dropped by the expunge itself (which then touches only

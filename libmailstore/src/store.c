@@ -8,6 +8,8 @@
 #include <lmdb.h>
 #include <openssl/sha.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -1716,7 +1718,19 @@ static void refs_collapse(struct refs *r) {
   r->n = w + 1;
 }
 
-static int verify_tx(ms_store *s, MDB_txn *t) {
+// bad records the first problem verification finds in d (if any) and
+// returns MS_ERR_CORRUPT.
+__attribute__((format(printf, 2, 3))) static int bad(struct ms_diag *d, const char *fmt, ...) {
+  if (d && !d->message[0]) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->message, sizeof d->message, fmt, ap);
+    va_end(ap);
+  }
+  return MS_ERR_CORRUPT;
+}
+
+static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
   struct refs members = {0}, blobrefs = {0};
   MDB_cursor *cur = NULL;
   MDB_val key, v;
@@ -1734,12 +1748,14 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
     struct msr_mailbox m;
     struct msr_account a;
     if (key.mv_size != 8 || msr_mailbox_decode(&m, v.mv_data, v.mv_size) < 0) {
-      rc = MS_ERR_CORRUPT;
+      rc = bad(d, "a mailbox record does not decode");
       break;
     }
     uint32_t acct = msr_get_be32(key.mv_data), mb = msr_get_be32((uint8_t *)key.mv_data + 4);
     if ((rc = acct_load(s, t, acct, &a)) < 0) {
-      rc = rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
+      rc = rc == MS_ERR_NOTFOUND || rc == MS_ERR_CORRUPT
+               ? bad(d, "account %u of mailbox %u is missing or does not decode", acct, mb)
+               : rc;
       break;
     }
     uint8_t k[12];
@@ -1754,10 +1770,19 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
         break;
       struct msr_uid u;
       struct msr_message msg;
-      if (msr_uid_decode(&u, uv.mv_data, uv.mv_size) < 0 ||
-          msg_load(s, t, acct, u.message, &msg) < 0 || u.modseq > m.highest_modseq ||
-          u.modseq > a.modseq) {
-        rc = MS_ERR_CORRUPT;
+      uint32_t uid = msr_get_be32((uint8_t *)uk.mv_data + 8);
+      if (msr_uid_decode(&u, uv.mv_data, uv.mv_size) < 0) {
+        rc = bad(d, "account %u mailbox %u UID %u: record does not decode", acct, mb, uid);
+        break;
+      }
+      if (msg_load(s, t, acct, u.message, &msg) < 0) {
+        rc = bad(d, "account %u mailbox %u UID %u: message %llu missing or damaged", acct, mb, uid,
+                 (unsigned long long)u.message);
+        break;
+      }
+      if (u.modseq > m.highest_modseq || u.modseq > a.modseq) {
+        rc = bad(d, "account %u mailbox %u UID %u: MODSEQ above the mailbox's or account's", acct,
+                 mb, uid);
         break;
       }
       last = msr_get_be32((uint8_t *)uk.mv_data + 8);
@@ -1771,16 +1796,23 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
         break;
       n_uids_seen++;
     }
-    if (rc == 0 && (total != m.total || unseen != m.unseen || size != m.size ||
-                    (total && last >= m.uidnext) || m.highest_modseq > a.modseq))
-      rc = MS_ERR_CORRUPT;
+    if (rc == 0 && (total != m.total || unseen != m.unseen || size != m.size))
+      rc = bad(d,
+               "account %u mailbox %u: counts say %u messages, %u unseen, %llu bytes; "
+               "its UIDs hold %u, %u, %llu",
+               acct, mb, m.total, m.unseen, (unsigned long long)m.size, total, unseen,
+               (unsigned long long)size);
+    if (rc == 0 && ((total && last >= m.uidnext) || m.highest_modseq > a.modseq))
+      rc = bad(d, "account %u mailbox %u: UID at or above UIDNEXT, or MODSEQ above the account's",
+               acct, mb);
   }
   mdb_cursor_close(uc);
   mdb_cursor_close(cur);
   // Every membership must belong to some mailbox.
   MDB_stat st;
   if (rc == 0 && (rc = lmdb_err(mdb_stat(t, s->uids, &st))) == 0 && st.ms_entries != n_uids_seen)
-    rc = MS_ERR_CORRUPT;
+    rc = bad(d, "%llu UID records belong to no mailbox",
+             (unsigned long long)(st.ms_entries - n_uids_seen));
   // Pass 2: messages against membership counts, accounts' usage, blob refs.
   if (rc == 0) {
     refs_collapse(&members);
@@ -1798,7 +1830,8 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
         struct msr_account a;
         if (acct_load(s, t, cur_acct, &a) < 0 || a.used_bytes != bytes ||
             a.used_messages != count) {
-          rc = MS_ERR_CORRUPT;
+          rc = bad(d, "account %u: usage disagrees with its messages (%llu messages, %llu bytes)",
+                   cur_acct, (unsigned long long)count, (unsigned long long)bytes);
           break;
         }
         bytes = count = 0;
@@ -1809,14 +1842,18 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
       }
       struct msr_message msg;
       if (key.mv_size != 12 || msr_message_decode(&msg, v.mv_data, v.mv_size) < 0) {
-        rc = MS_ERR_CORRUPT;
+        rc = bad(d, "a message record of account %u does not decode", acct);
         break;
       }
       uint8_t k32[32] = {0};
       memcpy(k32, key.mv_data, 12);
       if (mi >= members.n || memcmp(members.v[mi].key, k32, 32) != 0 ||
           members.v[mi].count != msg.refs) {
-        rc = MS_ERR_CORRUPT;
+        const uint8_t *kb = key.mv_data;
+        unsigned long long id =
+            (unsigned long long)msr_get_be32(kb + 4) << 32 | msr_get_be32(kb + 8);
+        rc = bad(d, "account %u message %llu: %u mailbox entries recorded, another number found",
+                 acct, id, msg.refs);
         break;
       }
       mi++;
@@ -1829,13 +1866,13 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
     }
     mdb_cursor_close(cur);
     if (rc == 0 && mi != members.n)
-      rc = MS_ERR_CORRUPT;
+      rc = bad(d, "a UID record names a message that does not exist");
     // Accounts with no messages must show no usage.
     if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, s->accounts, &cur))) == 0) {
       while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
         struct msr_account a;
         if (key.mv_size != 4 || msr_account_decode(&a, v.mv_data, v.mv_size) < 0) {
-          rc = MS_ERR_CORRUPT;
+          rc = bad(d, "an account record does not decode");
           break;
         }
         (void)a;
@@ -1852,7 +1889,7 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
           mbox_load(s, t, msr_get_be32(k), msr_get_be32(k + 4), &m) < 0 ||
           ((uint64_t)msr_get_be32(k + 8) << 32 | msr_get_be32(k + 12)) > m.highest_modseq ||
           msr_get_be32(k + 16) >= m.uidnext) {
-        rc = MS_ERR_CORRUPT;
+        rc = bad(d, "a VANISHED entry names no live mailbox or lies beyond its MODSEQ or UIDNEXT");
         break;
       }
     }
@@ -1865,7 +1902,7 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
   if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, s->release, &cur))) == 0) {
     while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
       if (key.mv_size != 8 || v.mv_size != 32) {
-        rc = MS_ERR_CORRUPT;
+        rc = bad(d, "a release queue entry is malformed");
         break;
       }
       if ((rc = refs_add(&blobrefs, v.mv_data, 32)) < 0)
@@ -1884,9 +1921,18 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
     size_t bi = 0;
     while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
       struct msr_blob b;
-      if (key.mv_size != 32 || msr_blob_decode(&b, v.mv_data, v.mv_size) < 0 || bi >= blobrefs.n ||
-          memcmp(blobrefs.v[bi].key, key.mv_data, 32) != 0 || blobrefs.v[bi].count != b.refs) {
-        rc = MS_ERR_CORRUPT;
+      char hex[17] = "?";
+      if (key.mv_size == 32)
+        for (int i = 0; i < 8; i++)
+          snprintf(hex + 2 * i, 3, "%02x", ((const uint8_t *)key.mv_data)[i]);
+      if (key.mv_size != 32 || msr_blob_decode(&b, v.mv_data, v.mv_size) < 0) {
+        rc = bad(d, "blob %s...: record does not decode", hex);
+        break;
+      }
+      if (bi >= blobrefs.n || memcmp(blobrefs.v[bi].key, key.mv_data, 32) != 0 ||
+          blobrefs.v[bi].count != b.refs) {
+        rc = bad(d, "blob %s...: reference count %llu disagrees with the messages naming it", hex,
+                 (unsigned long long)b.refs);
         break;
       }
       bi++;
@@ -1902,12 +1948,12 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
         SHA256(raw, n, h);
       free(raw);
       if (ZSTD_isError(n) || n != b.raw_len || memcmp(h, key.mv_data, 32) != 0) {
-        rc = MS_ERR_CORRUPT;
+        rc = bad(d, "blob %s...: content damaged (does not decompress to its SHA-256)", hex);
         break;
       }
     }
     if (rc == 0 && bi != blobrefs.n)
-      rc = MS_ERR_CORRUPT;
+      rc = bad(d, "a message names a blob that does not exist");
     mdb_cursor_close(cur);
   }
   free(members.v);
@@ -1915,15 +1961,19 @@ static int verify_tx(ms_store *s, MDB_txn *t) {
   return rc;
 }
 
-int ms_store_verify(ms_store *store) {
+int ms_store_verify(ms_store *store, struct ms_diag *diag) {
+  if (diag)
+    *diag = (struct ms_diag){0};
   if (!store)
     return MS_ERR_INVALID_ARGUMENT;
   MDB_txn *t;
   int rc = txn_begin(store, MDB_RDONLY, &t);
   if (rc < 0)
     return rc;
-  rc = verify_tx(store, t);
+  rc = verify_tx(store, t, diag);
   txn_abort(store, t);
+  if (diag)
+    diag->code = rc;
   return rc;
 }
 

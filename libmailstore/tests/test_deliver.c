@@ -103,7 +103,7 @@ START_TEST(threads_share_commits) {
   ms_store_close(st);
 
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   for (unsigned i = 0; i < THREADS; i++) {
     ck_assert_int_eq(w[i].failures, 0);
     for (unsigned j = 0; j < PER_THREAD; j++)
@@ -172,7 +172,7 @@ START_TEST(processes_and_threads) {
     ck_assert_int_eq(WEXITSTATUS(status), 0);
   }
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   struct ms_mailbox_info mi;
   ck_assert_int_eq(ms_mailbox_get(st, &mi, acct, box), 0);
   ck_assert_uint_eq(mi.total, PROCS * PTHREADS * PER_THREAD);
@@ -273,7 +273,7 @@ START_TEST(batch_items_fail_alone) {
   uint32_t one = 2;
   ck_assert_int_eq(ms_messages_expunge(st, acct, box, &one, 1), 1);
   check_message(st, acct, d[10].message_id, 7, 107);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   // Whole-call errors.
   ck_assert_int_eq(ms_messages_deliver(st, d, 0), MS_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(ms_messages_deliver(st, NULL, 1), MS_ERR_INVALID_ARGUMENT);
@@ -281,7 +281,7 @@ START_TEST(batch_items_fail_alone) {
   ms_store_close(st);
   ck_assert_int_eq(ms_store_open(&st, dir, &(struct ms_settings){.max_batch = 2}), 0);
   ck_assert_int_eq(ms_messages_deliver(st, d, 3), MS_ERR_LIMIT);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   ms_store_close(st);
   rm_store_dir(dir);
 }
@@ -314,7 +314,7 @@ START_TEST(big_batch_grows_map) {
   ck_assert_int_eq(ms_store_counters_get(st, &k), 0);
   ck_assert_uint_eq(k.commits, 1);
   ck_assert_uint_eq(k.largest, N);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   ms_store_close(st);
   rm_store_dir(dir);
 }
@@ -341,7 +341,7 @@ START_TEST(compression_levels) {
     ck_assert_int_eq(ms_message_append(st, &ids[l], NULL, acct, box, (uint8_t *)buf, len, 0, 0), 0);
     for (int k = 0; k <= l; k++)
       check_message(st, acct, ids[k], (unsigned)k, 3000);
-    ck_assert_int_eq(ms_store_verify(st), 0);
+    ck_assert_int_eq(ms_store_verify(st, NULL), 0);
     ms_store_close(st);
   }
   rm_store_dir(dir);

@@ -20,7 +20,10 @@ static void setup(void) {
 }
 
 static void teardown(void) {
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  struct ms_diag dg;
+  ck_assert_msg(ms_store_verify(st, &dg) == 0, "verify: %s", dg.message);
+  ck_assert_int_eq(dg.code, 0);
+  ck_assert_str_eq(dg.message, "");
   ms_store_close(st);
   rm_store_dir(dir);
 }
@@ -309,7 +312,7 @@ START_TEST(verify_detects_damage) {
   for (size_t i = 100; i < len; i++)
     buf[i] = (char)rand();
   ck_assert_int_eq(ms_message_append(st, NULL, NULL, acc, inbox, (uint8_t *)buf, len, 0, 0), 0);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   ms_store_close(st);
   char path[4200];
   snprintf(path, sizeof path, "%s/data.mdb", dir);
@@ -327,12 +330,15 @@ START_TEST(verify_detects_damage) {
   fclose(f);
   free(file);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
-  ck_assert_int_eq(ms_store_verify(st), MS_ERR_CORRUPT);
+  struct ms_diag dg;
+  ck_assert_int_eq(ms_store_verify(st, &dg), MS_ERR_CORRUPT);
+  ck_assert_int_eq(dg.code, MS_ERR_CORRUPT);
+  ck_assert_ptr_nonnull(strstr(dg.message, "content damaged"));
   // Repair by expunging and collecting the released blob so teardown's
   // verify passes; until collected, the damaged blob is still checked.
   uint32_t one = 1;
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, &one, 1), 1);
-  ck_assert_int_eq(ms_store_verify(st), MS_ERR_CORRUPT);
+  ck_assert_int_eq(ms_store_verify(st, NULL), MS_ERR_CORRUPT);
   ck_assert_int_eq(ms_store_collect(st, 0), 1);
   ck_assert_int_eq(ms_store_collect(st, 0), 0);
 }
@@ -438,14 +444,17 @@ START_TEST(verify_detects_inconsistency) {
   uint8_t mk[8] = {0, 0, 0, (uint8_t)acc, 0, 0, 0, (uint8_t)inbox};
   raw_patch("mailboxes", mk, 8, 26, 2);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
-  ck_assert_int_eq(ms_store_verify(st), MS_ERR_CORRUPT);
+  struct ms_diag dg;
+  ck_assert_int_eq(ms_store_verify(st, &dg), MS_ERR_CORRUPT);
+  ck_assert_msg(strstr(dg.message, "counts say 2 messages") != NULL, "%s", dg.message);
+  ck_assert_int_eq(ms_store_verify(st, NULL), MS_ERR_CORRUPT);
   ms_store_close(st);
   raw_patch("mailboxes", mk, 8, 26, 1);
   // An undefined flag bit in a uid record: reads report corruption.
   uint8_t uk[12] = {0, 0, 0, (uint8_t)acc, 0, 0, 0, (uint8_t)inbox, 0, 0, 0, 2};
   raw_patch("uids", uk, 12, 8, 0x80);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
-  ck_assert_int_eq(ms_store_verify(st), MS_ERR_CORRUPT);
+  ck_assert_int_eq(ms_store_verify(st, NULL), MS_ERR_CORRUPT);
   struct ms_entry e[4];
   size_t n;
   ck_assert_int_eq(ms_mailbox_list(st, e, 4, &n, acc, inbox, 1), MS_ERR_CORRUPT);
@@ -488,18 +497,18 @@ START_TEST(unsorted_batches_and_collect) {
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, NULL, 0), 3);
   ck_assert_int_eq(ms_account_get(st, &ai, acc), 0);
   ck_assert_uint_eq(ai.used_messages, 5);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   // Redeliver message 0 (UID 1's bytes): it shares the queued blob.
   ck_assert_uint_eq(add(0, 0), 9);
   // Expunge UID 2 from INBOX: its copy in Archive keeps the message.
   uint32_t two[] = {2, 2};
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, two, 2), 1);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   ck_assert_int_eq(ms_store_collect(st, 2), 2);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   ck_assert_int_eq(ms_store_collect(st, 0), 1);
   ck_assert_int_eq(ms_store_collect(st, 0), 0);
-  ck_assert_int_eq(ms_store_verify(st), 0);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
   char buf[2048], back[2048];
   size_t n, len = make_message(buf, sizeof buf, 0, 100);
   ck_assert_int_eq(ms_mailbox_list(st, src, 16, &ns, acc, inbox, 9), 0);

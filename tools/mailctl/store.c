@@ -636,10 +636,12 @@ static int cmd_verify(int argc, char **argv) {
   int r = open_existing(argv[0], &st, NULL);
   if (r)
     return r;
-  int rc = ms_store_verify(st);
+  struct ms_diag diag;
+  int rc = ms_store_verify(st, &diag);
   ms_store_close(st);
   if (rc < 0) {
-    fprintf(stderr, "mailctl store: verify %s: FAILED: %s\n", argv[0], ms_strerror(rc));
+    fprintf(stderr, "mailctl store: verify %s: FAILED: %s%s%s\n", argv[0], ms_strerror(rc),
+            diag.message[0] ? ": " : "", diag.message);
     return 1;
   }
   printf("verify %s: ok\n", argv[0]);

@@ -177,8 +177,9 @@ def main():
         f.seek(at)
         f.write(bytes([data[at] ^ 0xFF]))
     r = run("verify", bad)
-    check(r.returncode == 1 and "FAILED" in r.stderr and "corrupt" in r.stderr,
-          "verify fails with a clear message on a damaged store", r.stdout + r.stderr)
+    check(r.returncode == 1 and "FAILED" in r.stderr and "corrupt" in r.stderr and
+          "content damaged" in r.stderr,
+          "verify fails with a clear message naming the damaged blob", r.stdout + r.stderr)
     r = run("verify", store)
     check(r.returncode == 0, "the undamaged original still verifies", r.stderr)
 

@@ -91,7 +91,8 @@ FTS_API const char *fts_strerror(int code);
 //    with FTS_ANALYZE_FOLD_ACCENTS); a pure-ASCII chunk is only lower-cased,
 //    which gives the same bytes. Words are then found in the normalised text.
 //  - A word is a run of letters, marks and digits (Unicode categories L, M,
-//    N) outside the CJK scripts. Everything else separates words.
+//    N) outside the CJK and Southeast Asian scripts. Everything else
+//    separates words.
 //  - Compounds: words joined by single joiners are emitted whole at the
 //    position p of their first part, then each part at p, p+1, ... (the next
 //    word follows the last part):
@@ -106,7 +107,9 @@ FTS_API const char *fts_strerror(int code);
 //        punctuation, then the words of host and path (not the scheme);
 //      numbers: digits joined by '.' or ',' ("3.14", "1,000") are one term.
 //  - CJK (Han, Hiragana, Katakana, Hangul, Bopomofo) runs give overlapping
-//    bigrams, one position each; a lone CJK character gives itself.
+//    bigrams, one position each; a lone CJK character gives itself. Thai,
+//    Lao, Khmer and Myanmar runs likewise give bigrams of letters, each
+//    letter with the vowel signs and tone marks that follow it.
 //  - A word longer than max_term_bytes (after normalisation) is dropped but
 //    keeps its position, so phrases never match across it.
 //  - Stems: each word (and each part of a compound) that holds a letter is
@@ -441,10 +444,10 @@ typedef struct fts_query fts_query;
 // Returns 0 or:
 //   FTS_ERR_INVALID_ARGUMENT: NULL `out`, or NULL `in` with `in_len` > 0.
 //   FTS_ERR_QUERY_SYNTAX: unbalanced parentheses or quotes, an operator
-//     without operand, an unknown field name before ':' followed by '(' or
-//     '"', an empty query, or a query that is only negative at top level
-//     without a positive term (allowed: "NOT x" alone means every document
-//     without x).
+//     without operand, a field name with nothing after its ':', field:-word
+//     (write -field:word), or an empty query. A name that is not a field
+//     keeps its ':' as part of the word (URLs, times); "NOT x" alone is
+//     valid and means every document without x. NUL bytes separate words.
 //   FTS_ERR_LIMIT: longer than max_len, deeper than max_depth, more terms
 //     than max_terms.
 //   -ENOMEM.

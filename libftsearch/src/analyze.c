@@ -59,7 +59,7 @@ struct run {
   bool lower;      // the bytes are raw ASCII that still need lower-casing
 };
 
-enum { C_SEP, C_WORD, C_CJK };
+enum { C_SEP, C_WORD, C_CJK, C_SEA };
 
 enum {
   J_HYPHEN = 1, // - U+2010 _
@@ -110,13 +110,27 @@ static bool is_cjk(int32_t c) {
          (c >= 0x1B000 && c <= 0x1B16F) || (c >= 0x20000 && c <= 0x3FFFF);
 }
 
+// is_sea: Southeast Asian scripts written without spaces between words and
+// without a dictionary here (Myanmar, Thai, Lao, Khmer), indexed as bigrams
+// of letters with their marks.
+static bool is_sea(int32_t c) {
+  return (c >= 0x0E00 && c <= 0x0EFF) || (c >= 0x1000 && c <= 0x109F) ||
+         (c >= 0x1780 && c <= 0x17FF) || (c >= 0xA9E0 && c <= 0xA9FF) ||
+         (c >= 0xAA60 && c <= 0xAA7F);
+}
+
 static int class_of(int32_t c) {
   if (c < 0x80)
     return is_ascii_alnum((uint8_t)c) ? C_WORD : C_SEP;
   utf8proc_category_t cat = utf8proc_category(c);
   if (cat < UTF8PROC_CATEGORY_LU || cat > UTF8PROC_CATEGORY_NO)
     return C_SEP;
-  return is_cjk(c) ? C_CJK : C_WORD;
+  return is_cjk(c) ? C_CJK : is_sea(c) ? C_SEA : C_WORD;
+}
+
+static bool is_mark(int32_t c) {
+  utf8proc_category_t cat = utf8proc_category(c);
+  return cat >= UTF8PROC_CATEGORY_MN && cat <= UTF8PROC_CATEGORY_ME;
 }
 
 static bool is_number_char(int32_t c) {
@@ -434,27 +448,43 @@ static int do_compound(struct run *r, const uint8_t *p, size_t n, size_t i, size
   return rc;
 }
 
-// do_cjk emits the overlapping bigrams of the CJK run at p[i] (or the lone
-// character) and sets *end past the run.
-static int do_cjk(struct run *r, const uint8_t *p, size_t n, size_t i, size_t *end) {
+// unit_end returns the end of the bigram unit at p[i] of class `cls`: one
+// CJK character, or a Southeast Asian letter with the marks that follow it
+// (vowel signs and tone marks belong to their consonant).
+static size_t unit_end(const uint8_t *p, size_t n, size_t i, int cls) {
   int32_t c;
-  size_t prev = i, j = i + dec(p, n, i, &c);
+  size_t j = i + dec(p, n, i, &c);
+  while (cls == C_SEA && j < n) {
+    size_t l = dec(p, n, j, &c);
+    if (class_of(c) != C_SEA || !is_mark(c))
+      break;
+    j += l;
+  }
+  return j;
+}
+
+// do_bigrams emits the overlapping bigrams of the run of class `cls` (C_CJK
+// or C_SEA) at p[i], or the lone unit, and sets *end past the run.
+static int do_bigrams(struct run *r, const uint8_t *p, size_t n, size_t i, int cls, size_t *end) {
+  size_t prev = i, j = unit_end(p, n, i, cls);
   bool single = true;
   while (j < n) {
-    size_t l = dec(p, n, j, &c);
-    if (class_of(c) != C_CJK)
+    int32_t c;
+    dec(p, n, j, &c);
+    if (class_of(c) != cls)
       break;
+    size_t k = unit_end(p, n, j, cls);
     single = false;
-    if (j + l - prev <= r->a->max_term_bytes) {
-      int rc = emit(r, p + prev, j + l - prev, r->pos, FTS_TERM_WORD);
+    if (k - prev <= r->a->max_term_bytes) {
+      int rc = emit(r, p + prev, k - prev, r->pos, FTS_TERM_WORD);
       if (rc != 0) {
-        *end = j;
+        *end = k;
         return rc;
       }
     }
     r->pos++;
     prev = j;
-    j += l;
+    j = k;
   }
   *end = j;
   if (!single)
@@ -497,8 +527,8 @@ static int segment(struct run *r, const uint8_t *p, size_t n) {
     }
     size_t end = i;
     int rc = 0;
-    if (cls == C_CJK) {
-      rc = do_cjk(r, p, n, i, &end);
+    if (cls == C_CJK || cls == C_SEA) {
+      rc = do_bigrams(r, p, n, i, cls, &end);
     } else {
       size_t scheme = (c | 0x20) == 'h' || (c | 0x20) == 'f' ? url_scheme(p, n, i) : 0;
       if (scheme != 0)

@@ -544,73 +544,90 @@ static int eval(struct ctx *x, uint32_t node, size_t bi, uint64_t *out, bool *ne
 
 // ---- target blocks ----
 
+// add_block appends block `b` to the targets with a zeroed bitmap.
+static int add_block(struct ctx *x, uint32_t b, size_t *cap) {
+  if (x->num_blocks == *cap) {
+    size_t nc = *cap ? 2 * *cap : 8;
+    uint32_t *nb = realloc(x->blocks, nc * sizeof *nb);
+    uint64_t **nl = realloc(x->live, (nc + 1) * sizeof *nl);
+    if (nb)
+      x->blocks = nb;
+    if (nl)
+      x->live = nl;
+    if (!nb || !nl)
+      return -ENOMEM;
+    *cap = nc;
+  }
+  x->live[x->num_blocks] = calloc(FTS_BITMAP_WORDS, sizeof **x->live);
+  if (!x->live[x->num_blocks])
+    return -ENOMEM;
+  x->blocks[x->num_blocks++] = b;
+  return 0;
+}
+
 static int load_targets(struct ctx *x) {
   const fts_search_options *o = x->opt;
+  size_t cap = 0;
   if (o && o->filter) {
-    for (size_t i = 1; i < o->num_filter; i++)
-      if (o->filter[i] <= o->filter[i - 1])
-        return FTS_ERR_INVALID_ARGUMENT;
+    // One pass over the filter: order check, blocks and their bitmaps.
+    uint64_t *bm = NULL;
+    uint32_t prev = 0;
     for (size_t i = 0; i < o->num_filter; i++) {
-      uint32_t b = o->filter[i] / FTS_BLOCK_DOCS;
-      if (x->num_blocks && x->blocks[x->num_blocks - 1] == b)
-        continue;
-      uint32_t *nb = realloc(x->blocks, (x->num_blocks + 1) * sizeof *nb);
-      if (!nb)
-        return -ENOMEM;
-      x->blocks = nb;
-      x->blocks[x->num_blocks++] = b;
-    }
-  } else {
-    MDB_cursor *cur;
-    int rc = mdb_cursor_open(x->txn, x->idx->live, &cur);
-    if (rc != 0)
-      return fts_mdb_error(rc);
-    uint8_t prefix[4];
-    fts_put_be32(prefix, x->account);
-    MDB_val k = {4, prefix}, v;
-    int err = 0;
-    for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-      if (k.mv_size != 6 || memcmp(k.mv_data, prefix, 4) != 0)
-        break;
-      const uint8_t *kp = k.mv_data;
-      uint32_t *nb = realloc(x->blocks, (x->num_blocks + 1) * sizeof *nb);
-      if (!nb) {
-        err = -ENOMEM;
-        break;
+      uint32_t d = o->filter[i];
+      if (i && d <= prev)
+        return FTS_ERR_INVALID_ARGUMENT;
+      prev = d;
+      uint32_t b = d / FTS_BLOCK_DOCS, off = d % FTS_BLOCK_DOCS;
+      if (!bm || x->blocks[x->num_blocks - 1] != b) {
+        FTS_TRY(add_block(x, b, &cap));
+        bm = x->live[x->num_blocks - 1];
       }
-      x->blocks = nb;
-      x->blocks[x->num_blocks++] = (uint32_t)kp[4] << 8 | kp[5];
+      bm[off / 64] |= 1ull << (off % 64);
     }
-    if (!err && rc != 0 && rc != MDB_NOTFOUND)
-      err = fts_mdb_error(rc);
-    mdb_cursor_close(cur);
-    FTS_TRY(err);
-  }
-  x->live = calloc(x->num_blocks + 1, sizeof *x->live);
-  if (!x->live)
-    return -ENOMEM;
-  size_t fi = 0;
-  for (size_t i = 0; i < x->num_blocks; i++) {
-    x->live[i] = malloc(FTS_BITMAP_BYTES);
-    if (!x->live[i])
+    uint64_t *live = malloc(FTS_BITMAP_BYTES);
+    if (!live)
       return -ENOMEM;
-    bool found;
-    FTS_TRY(fts_set_read(x->txn, x->idx->live, x->account, x->blocks[i], x->live[i], &found));
-    if (o && o->filter) {
-      uint64_t *f = calloc(FTS_BITMAP_WORDS, sizeof *f);
-      if (!f)
-        return -ENOMEM;
-      for (; fi < o->num_filter && o->filter[fi] / FTS_BLOCK_DOCS == x->blocks[i]; fi++) {
-        uint32_t off = o->filter[fi] % FTS_BLOCK_DOCS;
-        f[off / 64] |= 1ull << (off % 64);
-      }
-      for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
-        x->live[i][w] &= f[w];
-      free(f);
+    int err = 0;
+    for (size_t i = 0; i < x->num_blocks && !err; i++) {
+      bool found;
+      err = fts_set_read(x->txn, x->idx->live, x->account, x->blocks[i], live, &found);
+      for (size_t w = 0; w < FTS_BITMAP_WORDS && !err; w++)
+        x->live[i][w] &= live[w];
     }
+    free(live);
+    return err;
   }
-  return 0;
+  MDB_cursor *cur;
+  int rc = mdb_cursor_open(x->txn, x->idx->live, &cur);
+  if (rc != 0)
+    return fts_mdb_error(rc);
+  uint8_t prefix[4];
+  fts_put_be32(prefix, x->account);
+  MDB_val k = {4, prefix}, v;
+  int err = 0;
+  for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && !err;
+       rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    if (k.mv_size != 6 || memcmp(k.mv_data, prefix, 4) != 0)
+      break;
+    const uint8_t *kp = k.mv_data;
+    if ((err = add_block(x, (uint32_t)kp[4] << 8 | kp[5], &cap)) < 0)
+      break;
+    struct fts_cur c = {v.mv_data, v.mv_size};
+    uint32_t n;
+    if (!fts_cur_varint(&c, &n))
+      err = FTS_ERR_CORRUPT;
+    else
+      err = fts_docs_decode_or(c.p, c.len, x->live[x->num_blocks - 1], n);
+  }
+  if (!err && rc != 0 && rc != MDB_NOTFOUND)
+    err = fts_mdb_error(rc);
+  mdb_cursor_close(cur);
+  if (!err && !x->live) { // an account without documents
+    x->live = calloc(1, sizeof *x->live);
+    if (!x->live)
+      err = -ENOMEM;
+  }
+  return err;
 }
 
 static void ctx_free(struct ctx *x) {

@@ -211,6 +211,25 @@ START_TEST(cjk_bigrams) {
 }
 END_TEST
 
+// Thai, Lao, Khmer and Myanmar: bigrams of letters with their marks.
+START_TEST(southeast_asian_bigrams) {
+  // กิน ข้าว: ก+ิ and ข+้ keep their vowel sign and tone mark.
+  EXPECT_LANG(NULL, "th",
+              "\xe0\xb8\x81\xe0\xb8\xb4\xe0\xb8\x99 "
+              "\xe0\xb8\x82\xe0\xb9\x89\xe0\xb8\xb2\xe0\xb8\xa7",
+              "\xe0\xb8\x81\xe0\xb8\xb4\xe0\xb8\x99@0 "
+              "\xe0\xb8\x82\xe0\xb9\x89\xe0\xb8\xb2@1 \xe0\xb8\xb2\xe0\xb8\xa7@2");
+  // A lone letter; Latin next to Thai; Thai and Han are separate runs.
+  EXPECT_LANG(NULL, "th",
+              "\xe0\xb8\x81 abc\xe0\xb8\x81\xe0\xb8\x82"
+              "def",
+              "\xe0\xb8\x81@0 abc@1 \xe0\xb8\x81\xe0\xb8\x82@2 def@3");
+  EXPECT_LANG(NULL, "th", "\xe0\xb8\x81\xe4\xb8\xad", "\xe0\xb8\x81@0 \xe4\xb8\xad@1");
+  // SARA AM decomposes under NFKC (U+0E4D U+0E32): the mark stays with ก.
+  EXPECT_LANG(NULL, "th", "\xe0\xb8\x81\xe0\xb8\xb3", "\xe0\xb8\x81\xe0\xb9\x8d\xe0\xb8\xb2@0");
+}
+END_TEST
+
 START_TEST(invalid_utf8) {
   static const struct {
     const char *in;
@@ -818,6 +837,7 @@ int main(void) {
   tcase_add_test(tc, email_addresses);
   tcase_add_test(tc, urls);
   tcase_add_test(tc, cjk_bigrams);
+  tcase_add_test(tc, southeast_asian_bigrams);
   tcase_add_test(tc, invalid_utf8);
   tcase_add_test(tc, term_length_limit);
   tcase_add_test(tc, term_count_limit);

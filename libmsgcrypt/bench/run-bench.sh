@@ -11,7 +11,8 @@
 #   BUILD_DIR/bench-msgcrypt.jsonl); @noble comes from $CORVID_NODE_MODULES
 #   (default BUILD_DIR/node_modules). A missing peer is reported and skipped.
 #   BENCH_PGP_ONLY=1 runs only the OpenPGP encryption part (bench_pgp and
-#   peer_rnp, keys from pgp-keys.sh).
+#   peer_rnp, keys from pgp-keys.sh); BENCH_CMS_ONLY=1 only the S/MIME part
+#   (bench_cms and peer_openssl_cms, certificates from cms-certs.sh).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -26,23 +27,30 @@ fi
 bench="$build/libmsgcrypt/bench/bench_msgcrypt"
 out=${BENCH_OUT:-$build/bench-msgcrypt.jsonl}
 node_modules=${CORVID_NODE_MODULES:-$build/node_modules}
-[ -n "${BENCH_PGP_ONLY:-}" ] || [ -x "$bench" ] || { echo "run-bench.sh: $bench not built" >&2; exit 2; }
+[ -n "${BENCH_PGP_ONLY:-}${BENCH_CMS_ONLY:-}" ] || [ -x "$bench" ] || { echo "run-bench.sh: $bench not built" >&2; exit 2; }
 
 : >"$out"
 : >"$out.formats"
 bench_pgp="$build/libmsgcrypt/bench/bench_pgp"
 peer_rnp="$build/libmsgcrypt/bench/peer_rnp"
 pgp_keydir=$(mktemp -d)
-trap 'rm -rf "$pgp_keydir"' EXIT
+cms_certdir=$(mktemp -d)
+trap 'rm -rf "$pgp_keydir" "$cms_certdir"' EXIT
+bench_cms="$build/libmsgcrypt/bench/bench_cms"
+peer_openssl_cms="$build/libmsgcrypt/bench/peer_openssl_cms"
+cms_certs=
+if [ -x "$bench_cms" ] && command -v openssl >/dev/null && [ -z "${BENCH_PGP_ONLY:-}" ]; then
+  cms_certs=$(sh "$here/cms-certs.sh" "$cms_certdir" 2>/dev/null)
+fi
 pgp_keys=
-if [ -x "$bench_pgp" ] && command -v gpg >/dev/null; then
+if [ -z "${BENCH_CMS_ONLY:-}" ] && [ -x "$bench_pgp" ] && command -v gpg >/dev/null; then
   pgp_keys=$(sh "$here/pgp-keys.sh" "$pgp_keydir" 2>/dev/null)
 fi
 r=1
 while [ "$r" -le "$rounds" ]; do
   echo "run-bench.sh: round $r of $rounds" >&2
-  if [ -n "${BENCH_PGP_ONLY:-}" ]; then
-    : # only the OpenPGP encryption part below
+  if [ -n "${BENCH_PGP_ONLY:-}${BENCH_CMS_ONLY:-}" ]; then
+    : # only the OpenPGP or S/MIME encryption part below
   elif true; then
   # shellcheck disable=SC2086
   "$bench" --rounds 2 $quick >>"$out"
@@ -61,13 +69,25 @@ while [ "$r" -le "$rounds" ]; do
   fi
   fi
   # OpenPGP encryption: ours, then librnp in its own process.
-  if [ -x "$bench_pgp" ]; then
+  if [ -z "${BENCH_CMS_ONLY:-}" ] && [ -x "$bench_pgp" ]; then
     "$bench_pgp" --rounds 2 $pgp_keys >>"$out" 2>>"$out.formats"
     if [ -x "$peer_rnp" ]; then
       "$peer_rnp" --rounds 2 $pgp_keys >>"$out" 2>/dev/null ||
         echo "run-bench.sh: the librnp peer failed" >&2
     else
       echo "run-bench.sh: no peer_rnp (librnp-dev, -Dbench_peers): librnp left out" >&2
+    fi
+  fi
+  # S/MIME encryption: ours, then OpenSSL's CMS_encrypt in its own process.
+  if [ -n "$cms_certs" ]; then
+    # shellcheck disable=SC2086
+    "$bench_cms" --rounds 2 $cms_certs >>"$out" 2>>"$out.formats"
+    if [ -x "$peer_openssl_cms" ]; then
+      # shellcheck disable=SC2086
+      "$peer_openssl_cms" --rounds 2 $cms_certs >>"$out" 2>/dev/null ||
+        echo "run-bench.sh: the OpenSSL CMS peer failed" >&2
+    else
+      echo "run-bench.sh: no peer_openssl_cms (libssl-dev, -Dbench_peers): OpenSSL CMS left out" >&2
     fi
   fi
   r=$((r + 1))
@@ -84,6 +104,9 @@ table "ML-KEM against the pq-crystals reference" ref 'mlkem'
 table "ML-DSA against the pq-crystals reference" ref 'mldsa'
 table "OpenPGP encryption to one key against librnp (10 KiB, 1 MiB)" rnp 'pgp-encrypt'
 table "Raw AES-256 over 1 MiB (OCB, CFB)" aes256-cfb 'pgp-raw'
+table "S/MIME encryption to one certificate against OpenSSL's CMS_encrypt (10 KiB, 1 MiB)" \
+  openssl 'cms-encrypt'
+table "Raw AES-256 over 1 MiB (CBC, GCM)" aes256-cbc 'cms-raw'
 sort -u "$out.formats"
 echo
 python3 "$here/goals.py" "$out"

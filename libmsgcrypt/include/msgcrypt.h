@@ -947,7 +947,14 @@ mc_ecdh_ephemeral_derand(mc_ec_curve curve, uint8_t *out_public, size_t out_publ
                          size_t scalar_len, const uint8_t *peer_public, size_t peer_public_len);
 
 // X25519 (RFC 7748) keys and shared secrets are 32 bytes. The functions
-// mirror mc_x448_keypair, mc_x448_public_key and mc_x448.
+// mirror mc_x448_keypair, mc_x448_public_key and mc_x448. Unlike the rest of
+// this section, X25519 is libmsgcrypt's own code, with the implementation
+// table's kernels (mc_impl_name), constant time in the private key. On
+// x86-64 with ADX each thread keeps its last peer key and, once that key
+// comes twice in a row, a 24 KiB table of its multiples in thread-local
+// storage, which makes further shared secrets with it about three times
+// faster (a server encrypting one mail after another to the same
+// recipient); the time then shows whether the public peer key repeated.
 #define MC_X25519_KEY_LEN 32
 
 // mc_x25519_keypair makes a random X25519 key pair: the private key into
@@ -1416,7 +1423,9 @@ MC_API size_t mc_pgp_encrypt_max_len(size_t num_keys, size_t in_len, uint32_t fl
 // instance mc_pgp_encrypt_max_len of the number of keys); `*out_len`
 // receives its length. Errors as for mc_pgp_encryptor_new, plus
 // MC_ERR_BUFFER_TOO_SMALL; on error `*out_len` is 0 and `out` holds no
-// usable output. Thread-safe.
+// usable output. Thread-safe. Binary output (no MC_PGP_ARMOR) below 4 GiB
+// is written in one pass straight into `out`, with definite packet
+// lengths; `out` must not overlap `in`.
 MC_API MC_WARN_UNUSED_RESULT int mc_pgp_encrypt(uint8_t *out, size_t out_cap, size_t *out_len,
                                                 const mc_pgp_cert *const *certs, size_t num_certs,
                                                 const mc_pgp_encrypt_options *options,
@@ -1935,23 +1944,46 @@ MC_API MC_WARN_UNUSED_RESULT int mc_smime_mime_encrypt(const mc_x509_cert *const
 // field (From, To, Cc, Reply-To, Subject, Date, Message-ID, References, ...)
 // and one "HP-Outer:" field for each field that stays outside, so that a
 // reader can tell what the transport saw. What stays outside is the Header
-// Confidentiality Policy of the mode:
-//   MC_HP_AT_REST: hcp_no_confidentiality (RFC 9788 §3.2.3): every field
-//     stays readable outside, Subject included; for mail that is encrypted
-//     for storage, where search and threading read the outer header.
-//   MC_HP_GATEWAY: hcp_baseline (RFC 9788 §3.2.2), the RFC's default: the
-//     outer Subject becomes "[...]", Comments and Keywords are dropped,
-//     the fields transport and threading need (From, To, Cc, Date,
-//     Message-ID, In-Reply-To, References, ...) stay. Because Subject is
-//     hidden, a Legacy Display Element (RFC 9788 §4.5) repeats it at the top
-//     of the body, marked hp-legacy-display="1", when the body is a single
-//     text/plain part without Base64 or quoted-printable; other bodies go
-//     without one.
-// MIME-Version is written by the builder, never copied.
+// Confidentiality Policy (HCP, RFC 9788 §3.2) of the mode:
+//   MC_HP_AT_REST: hcp_no_confidentiality: every field stays readable
+//     outside, Subject included; for mail that is encrypted for storage,
+//     where search and threading read the outer header.
+//   MC_HP_GATEWAY: hcp_shy, the RFC's policy that keeps the least outside
+//     while the message can still be delivered and threaded: the outer
+//     Subject becomes "[...]", Comments and Keywords are dropped, From keeps
+//     only its addresses ("<alice@example.net>", no display name) and Date
+//     is given in UTC ("+0000", the sender's time zone hidden); To, Cc,
+//     Message-ID, In-Reply-To, References and the rest stay. A From whose
+//     addresses cannot be written back without quoting, and a Date that
+//     cannot be read, are left as they are.
+//   MC_HP_BASELINE: hcp_baseline, the RFC's default policy: Subject
+//     becomes "[...]", Comments and Keywords are dropped, the rest stays.
+//     Only mc_hp_protect takes it; the PGP/MIME and S/MIME builders offer
+//     the two modes above.
+// When the policy hides or alters a user-facing field (Subject, From, To,
+// Cc, Date, Reply-To, Comments, Keywords), a Legacy Display Element (RFC
+// 9788 §4.5) repeats the real values ("Name: value" lines, RFC 2047 words
+// decoded when the part's charset is UTF-8) in each main body part: the
+// body itself when it is text/plain or text/html, each branch of a
+// multipart/alternative, the first part of any other multipart (not
+// multipart/signed or multipart/encrypted, whose bytes must not change, and
+// nothing inside message/*), at most 4 parts, never an attachment. In
+// text/plain the lines and an empty line come first; in text/html a
+// <div class="header-protection-legacy-display"><pre>...</pre></div>
+// follows the <body> tag (or starts the document), with &, < and > escaped.
+// Base64 and quoted-printable bodies are decoded, given the element and
+// encoded again (Base64 in 76-character lines); a body that does not decode
+// goes without. Each such part's Content-Type gains hp-legacy-display="1".
+// Every header line written (protected copies, HP-Outer fields, outer
+// fields, a Content-Type with the new parameters) is folded before white
+// space so that no line passes RFC 5322's 998 octets; a line that cannot
+// be folded so is an error. MIME-Version is written by the builder, never
+// copied.
 enum {
   MC_HP_NONE = 0,
   MC_HP_AT_REST = 1,
   MC_HP_GATEWAY = 2,
+  MC_HP_BASELINE = 3,
 };
 
 // Flags of mc_pgp_encrypt_options.flags for mc_pgp_mime_encrypt: protect
@@ -1961,24 +1993,29 @@ enum {
 #define MC_PGP_PROTECT_HEADERS_GATEWAY 0x4u
 
 // mc_hp_max_len returns a bound on each output of mc_hp_protect for an
-// input of `in_len` bytes (8 * `in_len` + 256), or SIZE_MAX on overflow.
+// input of `in_len` bytes (96 * `in_len` + 4096), or SIZE_MAX on overflow.
 // Thread-safe.
 MC_API size_t mc_hp_max_len(size_t in_len);
 
 // mc_hp_protect prepares the RFC 5322/MIME message `in` (`in_len` bytes)
-// for encryption with header protection in `mode` (MC_HP_AT_REST or
-// MC_HP_GATEWAY): `outer` (room for `outer_cap` bytes) receives the outer
-// header fields, each ending with the input's line break, without
-// MIME-Version and Content-* (the encrypting builder adds its own);
-// `inner` (room for `inner_cap`) receives the Cryptographic Payload, the
-// MIME entity to encrypt: its header section, an empty line and the body.
-// Line breaks follow the input's first header line. `*outer_len` and
-// `*inner_len` receive the lengths. The PGP/MIME builder calls it through
-// MC_PGP_PROTECT_HEADERS_*; an S/MIME builder encrypts `inner` and writes
-// `outer` above its own Content-Type. It returns 0; or
+// for encryption with header protection in `mode` (MC_HP_AT_REST,
+// MC_HP_GATEWAY or MC_HP_BASELINE): `outer` (room for `outer_cap` bytes)
+// receives the outer header fields, each ending with the input's line
+// break, without MIME-Version and Content-* (the encrypting builder adds
+// its own); `inner` (room for `inner_cap`) receives the Cryptographic
+// Payload, the MIME entity to encrypt: its header section, an empty line
+// and the body (with any Legacy Display Element). Line breaks follow the
+// input's first header line. `*outer_len` and `*inner_len` receive the
+// lengths. The PGP/MIME builder calls it through MC_PGP_PROTECT_HEADERS_*;
+// an S/MIME builder encrypts `inner` and writes `outer` above its own
+// Content-Type. It returns 0; or MC_ERR_UNSUPPORTED when the top-level
+// Content-Type already has an hp or hp-legacy-display parameter (the
+// message is protected already; a second, conflicting parameter is never
+// written, and the caller should encrypt the payload as it is); or
 // MC_ERR_INVALID_ARGUMENT for a NULL length pointer, a NULL buffer with a
 // non-zero capacity, an unknown mode, input without a header field or with
-// a header line without a colon or with a NUL byte; or
+// a header line without a colon or with a NUL byte, or a header line that
+// would pass 998 octets with no white space to fold it at; or
 // MC_ERR_BUFFER_TOO_SMALL (mc_hp_max_len is always enough); or -ENOMEM. On
 // error both lengths are 0. Thread-safe.
 MC_API MC_WARN_UNUSED_RESULT int mc_hp_protect(uint8_t *outer, size_t outer_cap, size_t *outer_len,

@@ -71,78 +71,28 @@ size_t cms_encrypt_max_len(const cms_recipient *rs, size_t num, size_t in_len) {
   return total;
 }
 
-// write_cbc_content writes the EncryptedContentInfo with AES-CBC and the
-// PKCS #7 padding of RFC 5652 §6.3.
-static int write_cbc_content(dw *w, const uint8_t *cek, size_t cek_len, const uint8_t *iv_in,
-                             const uint8_t *in, size_t in_len) {
-  uint8_t iv[16];
-  if (iv_in != NULL)
-    memcpy(iv, iv_in, 16);
-  else if (mc_random_bytes(iv, 16) != 0)
+// encrypt_cbc encrypts `in` with AES-CBC and the PKCS #7 padding of
+// RFC 5652 §6.3 into `ct` (in_len rounded up to the next whole block, a full
+// block of padding when in_len is a multiple of 16). The whole blocks go
+// from `in` straight into the output (a copy first cost a tenth of the time
+// of a 1 MiB message); only the padded last block is assembled here.
+static int encrypt_cbc(uint8_t *ct, const uint8_t *cek, size_t cek_len, const uint8_t iv_in[16],
+                       const uint8_t *in, size_t in_len) {
+  size_t whole = in_len - in_len % 16, pad = 16 - in_len % 16;
+  uint8_t last[16], iv[16];
+  memcpy(iv, iv_in, 16);
+  if (in_len > whole)
+    memcpy(last, in + whole, in_len - whole);
+  memset(last + (in_len - whole), (int)pad, pad);
+  AES_KEY key;
+  if (AES_set_encrypt_key(cek, (unsigned)(cek_len * 8), &key) != 0)
     return MC_ERR_INVALID_ARGUMENT;
-  size_t eci = dw_open(w, 0x30);
-  dw_oid(w, cms_oid_data, sizeof cms_oid_data);
-  size_t alg = dw_open(w, 0x30);
-  dw_oid(w, cms_oid_aes256_cbc, sizeof cms_oid_aes256_cbc);
-  dw_element(w, 0x04, iv, 16);
-  dw_close(w, alg);
-  size_t pad = 16 - in_len % 16;
-  dw_header(w, 0x80, in_len + pad);
-  uint8_t *ct = dw_reserve(w, in_len + pad);
-  if (ct != NULL) {
-    if (in_len > 0)
-      memcpy(ct, in, in_len);
-    memset(ct + in_len, (int)pad, pad);
-    AES_KEY key;
-    if (AES_set_encrypt_key(cek, (unsigned)(cek_len * 8), &key) != 0)
-      return MC_ERR_INVALID_ARGUMENT;
-    AES_cbc_encrypt(ct, ct, in_len + pad, &key, iv, AES_ENCRYPT);
-    mc_wipe(&key, sizeof key);
-  }
-  dw_close(w, eci);
-  return 0;
-}
-
-// write_gcm_content writes the EncryptedContentInfo of an
-// AuthEnvelopedData (RFC 5084 §3.2) and returns the tag in `tag`, which the
-// caller writes as the mac field after the (absent) authAttrs.
-static int write_gcm_content(dw *w, uint8_t tag[16], const cms_params *p, const uint8_t *cek,
-                             size_t cek_len, const uint8_t *nonce_in, const uint8_t *in,
-                             size_t in_len) {
-  uint8_t nonce[MC_AES_GCM_NONCE_LEN];
-  if (nonce_in != NULL)
-    memcpy(nonce, nonce_in, sizeof nonce);
-  else if (mc_random_bytes(nonce, sizeof nonce) != 0)
-    return MC_ERR_INVALID_ARGUMENT;
-  size_t eci = dw_open(w, 0x30);
-  dw_oid(w, cms_oid_data, sizeof cms_oid_data);
-  size_t alg = dw_open(w, 0x30);
-  if (cek_len == 16)
-    dw_oid(w, cms_oid_aes128_gcm, sizeof cms_oid_aes128_gcm);
-  else
-    dw_oid(w, cms_oid_aes256_gcm, sizeof cms_oid_aes256_gcm);
-  size_t gp = dw_open(w, 0x30);
-  dw_element(w, 0x04, nonce, sizeof nonce);
-  // aes-ICVlen DEFAULT 12: DER leaves a default value out, so the 12-byte
-  // form has no INTEGER and the 16-byte form spells it out.
-  if (p->gcm_tag == MC_SMIME_GCM_TAG16)
-    dw_uint(w, 16);
-  dw_close(w, gp);
-  dw_close(w, alg);
-  dw_header(w, 0x80, in_len);
-  uint8_t *ct = dw_reserve(w, in_len + MC_AES_GCM_TAG_LEN);
-  if (ct != NULL) {
-    size_t n = 0;
-    int rc = mc_aes_gcm_seal(ct, in_len + MC_AES_GCM_TAG_LEN, &n, cek, cek_len, nonce, sizeof nonce,
-                             in, in_len, NULL, 0);
-    if (rc != 0)
-      return rc;
-    memcpy(tag, ct + in_len, MC_AES_GCM_TAG_LEN);
-    // The tag was sealed after the ciphertext; it leaves the content here
-    // and goes into the mac field.
-    w->len -= MC_AES_GCM_TAG_LEN;
-  }
-  dw_close(w, eci);
+  // AES_cbc_encrypt leaves the chaining value in `iv` for the last block.
+  if (whole > 0)
+    AES_cbc_encrypt(in, ct, whole, &key, iv, AES_ENCRYPT);
+  AES_cbc_encrypt(last, ct + whole, 16, &key, iv, AES_ENCRYPT);
+  mc_wipe(&key, sizeof key);
+  mc_wipe(last, sizeof last);
   return 0;
 }
 
@@ -159,6 +109,35 @@ static int dw_status(const dw *w) {
   }
 }
 
+// content_alg writes the content-encryption AlgorithmIdentifier to `a`:
+// AES-256-CBC with its IV (RFC 3565), or AES-GCM with GCMParameters
+// (RFC 5084 §3.2). aes-ICVlen DEFAULT 12: DER leaves a default value out,
+// so the 12-byte form has no INTEGER and the 16-byte form spells it out.
+static void content_alg(dw *a, const cms_params *p, int gcm, const uint8_t *iv) {
+  size_t alg = dw_open(a, 0x30);
+  if (!gcm) {
+    dw_oid(a, cms_oid_aes256_cbc, sizeof cms_oid_aes256_cbc);
+    dw_element(a, 0x04, iv, 16);
+  } else {
+    if (p->cek_len == 16)
+      dw_oid(a, cms_oid_aes128_gcm, sizeof cms_oid_aes128_gcm);
+    else
+      dw_oid(a, cms_oid_aes256_gcm, sizeof cms_oid_aes256_gcm);
+    size_t gp = dw_open(a, 0x30);
+    dw_element(a, 0x04, iv, MC_AES_GCM_NONCE_LEN);
+    if (p->gcm_tag == MC_SMIME_GCM_TAG16)
+      dw_uint(a, 16);
+    dw_close(a, gp);
+  }
+  dw_close(a, alg);
+}
+
+// cms_encrypt_recipients writes the RecipientInfos into a small scratch
+// builder first. Their length and the content's, which is known in
+// advance, give every enclosing element its final length, so the headers go
+// out before the content and the content is encrypted in its place once:
+// dw_open/dw_close would move it once per enclosing element (four times
+// 1 MiB for a 1 MiB message).
 int cms_encrypt_recipients(dw *w, const cms_recipient *rs, size_t num, const cms_params *p,
                            const cms_derand *d, const uint8_t *in, size_t in_len) {
   if (num == 0 || num > MC_SMIME_MAX_RECIPIENTS || (p->cek_len != 16 && p->cek_len != 32))
@@ -166,12 +145,21 @@ int cms_encrypt_recipients(dw *w, const cms_recipient *rs, size_t num, const cms
   int gcm = p->content == MC_SMIME_CONTENT_AES256_GCM;
   if (!gcm && p->cek_len != 32)
     return MC_ERR_INVALID_ARGUMENT;
-  uint8_t cek[32], tag[16];
+  size_t iv_len = gcm ? MC_AES_GCM_NONCE_LEN : 16;
+  size_t ct_len = gcm ? in_len : in_len + 16 - in_len % 16;
+  size_t tag_len = !gcm ? 0 : p->gcm_tag == MC_SMIME_GCM_TAG16 ? 16 : 12;
+  if (in_len > SIZE_MAX - 4096)
+    return MC_ERR_INVALID_ARGUMENT;
+  uint8_t cek[32], tag[MC_AES_GCM_TAG_LEN], iv[16];
   int rc = 0;
   if (d != NULL && d->cek != NULL)
     memcpy(cek, d->cek, p->cek_len);
   else
     rc = mc_random_bytes(cek, p->cek_len);
+  if (d != NULL && d->iv != NULL)
+    memcpy(iv, d->iv, iv_len);
+  else if (rc == 0 && mc_random_bytes(iv, iv_len) != 0)
+    rc = MC_ERR_INVALID_ARGUMENT;
   // RFC 5652 §6.1: version 0 when every RecipientInfo is a version-0 KTRI,
   // 3 with an ori, otherwise 2. AuthEnvelopedData is always 0 (RFC 5083).
   unsigned version = 0;
@@ -181,35 +169,66 @@ int cms_encrypt_recipients(dw *w, const cms_recipient *rs, size_t num, const cms
     else if ((p->rid == MC_SMIME_RID_SKI || rs[i].type != CMS_KEY_RSA) && version < 2)
       version = 2; // a KTRI with a key identifier, or a KARI (version 3)
   }
-  size_t ci = dw_open(w, 0x30);
-  if (gcm)
-    dw_oid(w, cms_oid_auth_enveloped, sizeof cms_oid_auth_enveloped);
-  else
-    dw_oid(w, cms_oid_enveloped_data, sizeof cms_oid_enveloped_data);
-  size_t explicit0 = dw_open(w, 0xa0);
-  size_t ed = dw_open(w, 0x30);
-  dw_uint(w, gcm ? 0 : version);
-  size_t set = dw_open(w, 0x31);
+  dw ris;
+  dw_init_growable(&ris, 1024);
+  size_t set = dw_open(&ris, 0x31);
   for (size_t i = 0; rc == 0 && i < num; i++)
-    rc = cms_ri_write(w, &rs[i], p, cek, p->cek_len,
+    rc = cms_ri_write(&ris, &rs[i], p, cek, p->cek_len,
                       d != NULL && d->kem != NULL ? &d->kem[i] : NULL);
-  dw_close_set_of(w, set);
+  dw_close_set_of(&ris, set);
+  if (rc == 0)
+    rc = dw_status(&ris);
+  uint8_t alg_buf[64];
+  dw a;
+  dw_init_fixed(&a, alg_buf, sizeof alg_buf);
+  content_alg(&a, p, gcm, iv);
+  if (rc == 0)
+    rc = dw_status(&a);
   if (rc == 0) {
-    const uint8_t *iv = d != NULL ? d->iv : NULL;
-    if (gcm) {
-      rc = write_gcm_content(w, tag, p, cek, p->cek_len, iv, in, in_len);
-      dw_element(w, 0x04, tag, p->gcm_tag == MC_SMIME_GCM_TAG16 ? 16 : 12);
-    } else {
-      rc = write_cbc_content(w, cek, p->cek_len, iv, in, in_len);
+    // Lengths from the inside out: EncryptedContentInfo, the
+    // (Auth)EnvelopedData with its mac, the [0] EXPLICIT, the ContentInfo.
+    size_t eci_len = 2 + sizeof cms_oid_data + a.len + dw_header_len(ct_len) + ct_len;
+    size_t ed_len = 3 + ris.len + dw_header_len(eci_len) + eci_len + (gcm ? 2 + tag_len : 0);
+    size_t ex_len = dw_header_len(ed_len) + ed_len;
+    size_t ci_len = 2 + (gcm ? sizeof cms_oid_auth_enveloped : sizeof cms_oid_enveloped_data) +
+                    dw_header_len(ex_len) + ex_len;
+    size_t start = w->len;
+    dw_header(w, 0x30, ci_len);
+    if (gcm)
+      dw_oid(w, cms_oid_auth_enveloped, sizeof cms_oid_auth_enveloped);
+    else
+      dw_oid(w, cms_oid_enveloped_data, sizeof cms_oid_enveloped_data);
+    dw_header(w, 0xa0, ex_len);
+    dw_header(w, 0x30, ed_len);
+    dw_uint(w, gcm ? 0 : version);
+    dw_bytes(w, ris.buf, ris.len);
+    dw_header(w, 0x30, eci_len);
+    dw_oid(w, cms_oid_data, sizeof cms_oid_data);
+    dw_bytes(w, alg_buf, a.len);
+    dw_header(w, 0x80, ct_len);
+    // GCM seals the tag right after the ciphertext; it leaves the content
+    // there and goes into the mac field after the (absent) authAttrs.
+    uint8_t *ct = dw_reserve(w, ct_len + (gcm ? MC_AES_GCM_TAG_LEN : 0));
+    if (ct != NULL && gcm) {
+      size_t n = 0;
+      rc = mc_aes_gcm_seal(ct, in_len + MC_AES_GCM_TAG_LEN, &n, cek, p->cek_len, iv, iv_len, in,
+                           in_len, NULL, 0);
+      if (rc == 0) {
+        memcpy(tag, ct + in_len, MC_AES_GCM_TAG_LEN);
+        w->len -= MC_AES_GCM_TAG_LEN;
+        dw_element(w, 0x04, tag, tag_len);
+      }
+    } else if (ct != NULL) {
+      rc = encrypt_cbc(ct, cek, p->cek_len, iv, in, in_len);
     }
+    if (rc == 0)
+      rc = dw_status(w);
+    if (rc == 0 && w->len - start != dw_header_len(ci_len) + ci_len)
+      rc = MC_ERR_INVALID_ARGUMENT; // the lengths above disagree with what was written
   }
-  dw_close(w, ed);
-  dw_close(w, explicit0);
-  dw_close(w, ci);
+  dw_cleanup(&ris);
   mc_wipe(cek, sizeof cek);
   mc_wipe(tag, sizeof tag);
-  if (rc == 0)
-    rc = dw_status(w);
   return rc;
 }
 

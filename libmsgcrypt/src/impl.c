@@ -24,6 +24,9 @@ const struct mc_impl mc_impl_scalar = {
     .mlkem_invntt = mc_mlkem_invntt_scalar,
     .mlkem_basemul_acc = mc_mlkem_basemul_acc_scalar,
     .mlkem_acc_reduce = mc_mlkem_acc_reduce_scalar,
+    .x25519 = mc_x25519_scalarmult_scalar,
+    .x25519_base = mc_x25519_base_scalar,
+    .cfb_sha1_blocks = mc_cfb_sha1_blocks_scalar,
 };
 
 // Public entry points check for this one (mc_impl_check) before they use any
@@ -41,10 +44,16 @@ static const struct mc_impl impl_unsupported = {
     .mlkem_invntt = mc_mlkem_invntt_scalar,
     .mlkem_basemul_acc = mc_mlkem_basemul_acc_scalar,
     .mlkem_acc_reduce = mc_mlkem_acc_reduce_scalar,
+    .x25519 = mc_x25519_scalarmult_scalar,
+    .x25519_base = mc_x25519_base_scalar,
+    .cfb_sha1_blocks = mc_cfb_sha1_blocks_scalar,
 };
 
 // Priority order; scalar is last and always runs.
 static const struct mc_impl *const impls[] = {
+#if MC_HAVE_ADXSHA
+    &mc_impl_adxsha,
+#endif
 #if MC_HAVE_AVX2
     &mc_impl_avx2,
 #endif

@@ -10,9 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cfb_sha1_internal.h"
 #include "mldsa_internal.h"
 #include "mlkem_internal.h"
 #include "msgcrypt_internal.h"
+#include "x25519_internal.h"
 
 // Four Keccak states side by side, lane-interleaved: s[4 * i + j] is lane i
 // (FIPS 202 numbering x + 5y) of state j. The layout lets a 256-bit vector
@@ -39,10 +41,16 @@ struct mc_impl {
   void (*mlkem_basemul_acc)(int32_t acc[MC_MLKEM_N], const mc_mlkem_poly *a, const mc_mlkem_poly *b,
                             const mc_mlkem_mulcache *cache);
   void (*mlkem_acc_reduce)(mc_mlkem_poly *r, const int32_t acc[MC_MLKEM_N]);
+  // X25519 (x25519_internal.h): X25519(scalar, u) and X25519(scalar, 9).
+  void (*x25519)(uint8_t out[32], const uint8_t scalar[32], const uint8_t u[32]);
+  void (*x25519_base)(uint8_t out[32], const uint8_t scalar[32]);
+  // SEIPDv1's CFB with the SHA-1 MDC, 64-byte blocks (cfb_sha1_internal.h).
+  void (*cfb_sha1_blocks)(mc_cfb_sha1 *c, uint8_t *out, const uint8_t *in, size_t num_blocks);
 };
 
 extern const struct mc_impl mc_impl_scalar;
-extern const struct mc_impl mc_impl_avx2; // built only with MC_HAVE_AVX2
+extern const struct mc_impl mc_impl_avx2;   // built only with MC_HAVE_AVX2
+extern const struct mc_impl mc_impl_adxsha; // built only with MC_HAVE_ADXSHA
 
 // mc_impl_current returns the implementation in use, choosing it on first
 // use (MSGCRYPT_IMPL or the CPU's best). Never NULL; when MSGCRYPT_IMPL names

@@ -201,10 +201,74 @@ static int write_fixed(void *opaque, const uint8_t *data, size_t len) {
   return 0;
 }
 
+// The largest message encrypt_direct takes: its packets carry definite
+// lengths, which the five-octet form limits to 2^32 - 1.
+#define DIRECT_MAX_LEN ((size_t)0xffffffffu - 4096)
+
+// encrypt_direct is mc_pgp_encrypt_rcpts for binary output: the whole
+// message is known, so the Literal Data and SEIPD packets get definite
+// lengths and the SEIPD body is encrypted from `in` straight into `out`
+// (pgp_seipd.c's one-shot path) instead of through the streaming stages'
+// buffers. Format, random draws and their order are those of the streaming
+// path; only the packet framing differs, as RFC 9580 §4.2 allows.
+static int encrypt_direct(uint8_t *out, size_t out_cap, size_t *out_len, const pgp_recipient *rcpts,
+                          size_t num_rcpts, const mc_pgp_encrypt_params *p, const uint8_t *in,
+                          size_t in_len) {
+  MC_FAIL_IF(rcpts == NULL || num_rcpts == 0 || (in == NULL && in_len > 0),
+             MC_ERR_INVALID_ARGUMENT);
+  mc_pgp_rand_fn rnd = p->rnd != NULL ? p->rnd : mc_pgp_rand_default;
+  mc_pgp_format fmt;
+  MC_TRY(mc_pgp_format_select(&fmt, rcpts, num_rcpts));
+  MC_TRY(apply_override(&fmt, (uint32_t)p->format_override));
+  size_t name_len = p->filename != NULL ? strlen(p->filename) : 0;
+  MC_FAIL_IF(name_len > 255, MC_ERR_INVALID_ARGUMENT);
+  // Literal Data packet (RFC 9580 §5.9): binary, the file name, no date.
+  uint8_t head[6 + 2 + 255 + 4];
+  size_t h = mc_pgp_header_write(head, MC_PGP_TAG_LITERAL, 2 + name_len + 4 + in_len);
+  head[h++] = 'b';
+  head[h++] = (uint8_t)name_len;
+  if (name_len > 0)
+    memcpy(head + h, p->filename, name_len);
+  h += name_len;
+  memset(head + h, 0, 4);
+  h += 4;
+  size_t body_len = mc_pgp_seipd_oneshot_len(&fmt, h + in_len);
+
+  size_t sk_len = mc_pgp_sym_key_len(fmt.sym), pos = 0;
+  uint8_t sk[MC_PGP_MAX_SESSION_KEY_LEN];
+  int ret = rnd(p->rnd_opaque, sk, sk_len);
+  for (size_t i = 0; ret == 0 && i < num_rcpts; i++) {
+    size_t n = 0;
+    ret =
+        mc_pgp_pkesk_write(out + pos, out_cap - pos, &n, &rcpts[i], fmt.seipd_version == 2 ? 6 : 3,
+                           fmt.sym, sk, sk_len, rnd, p->rnd_opaque);
+    pos += n;
+  }
+  if (ret == 0 && (out_cap - pos < 6 || out_cap - pos - 6 < body_len))
+    ret = MC_ERR_BUFFER_TOO_SMALL;
+  if (ret == 0) {
+    pos += mc_pgp_header_write(out + pos, MC_PGP_TAG_SEIPD, body_len);
+    ret =
+        mc_pgp_seipd_oneshot(out + pos, &fmt, sk, sk_len, rnd, p->rnd_opaque, head, h, in, in_len);
+  }
+  mc_wipe(sk, sizeof sk);
+  mc_wipe(head, sizeof head);
+  MC_TRY(ret);
+  *out_len = pos + body_len;
+  return 0;
+}
+
 int mc_pgp_encrypt_rcpts(uint8_t *out, size_t out_cap, size_t *out_len, const pgp_recipient *rcpts,
                          size_t num_rcpts, const mc_pgp_encrypt_params *params, const uint8_t *in,
                          size_t in_len) {
   MC_FAIL_IF(out == NULL || out_len == NULL, MC_ERR_INVALID_ARGUMENT);
+  if (params != NULL && !params->armor && in_len <= DIRECT_MAX_LEN) {
+    *out_len = 0;
+    int ret = encrypt_direct(out, out_cap, out_len, rcpts, num_rcpts, params, in, in_len);
+    if (ret < 0)
+      *out_len = 0;
+    return ret;
+  }
   struct fixed_out o = {out, out_cap, 0};
   mc_pgp_encryptor *e = NULL;
   int ret = mc_pgp_encryptor_new_rcpts(&e, rcpts, num_rcpts, params, write_fixed, &o);

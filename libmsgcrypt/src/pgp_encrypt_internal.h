@@ -147,6 +147,18 @@ int mc_pgp_seipd_new(mc_pgp_seipd **out_s, const mc_pgp_format *fmt, const uint8
 int mc_pgp_seipd_write(void *s, const uint8_t *in, size_t in_len);
 int mc_pgp_seipd_finish(mc_pgp_seipd *s);
 void mc_pgp_seipd_free(mc_pgp_seipd *s);
+// mc_pgp_seipd_oneshot_len is the length of the body mc_pgp_seipd_oneshot
+// writes for a plaintext stream of `pt_len` octets.
+size_t mc_pgp_seipd_oneshot_len(const mc_pgp_format *fmt, size_t pt_len);
+// mc_pgp_seipd_oneshot writes the whole SEIPD body (what the streaming
+// writer sends, without its packet header) for the plaintext stream `head`
+// || `in` to `out`, which has room for mc_pgp_seipd_oneshot_len octets and
+// must not overlap `in`; the same random draws in the same order as
+// mc_pgp_seipd_new. 0, MC_ERR_INVALID_ARGUMENT, MC_ERR_UNSUPPORTED, -ENOMEM
+// or the random function's error.
+int mc_pgp_seipd_oneshot(uint8_t *out, const mc_pgp_format *fmt, const uint8_t *sk, size_t sk_len,
+                         mc_pgp_rand_fn rnd, void *rnd_opaque, const uint8_t *head,
+                         size_t head_len, const uint8_t *in, size_t in_len);
 
 // pgp_encrypt.c: the whole message.
 typedef struct mc_pgp_encrypt_params {

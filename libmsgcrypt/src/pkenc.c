@@ -1,13 +1,12 @@
 // pkenc.c: the public-key part of the layer over BoringSSL: RSA encryption
 // (PKCS#1 v1.5 and OAEP) to a key given as modulus and exponent, ECDH on the
-// NIST curves P-256/384/521 and X25519. BoringSSL does the arithmetic (in
-// constant time); this file validates inputs, builds and frees BoringSSL's
-// objects, fixes the output encodings, and maps failures to MC_ERR_* with the
-// error queue cleared.
+// NIST curves P-256/384/521 (X25519 is libmsgcrypt's own, in x25519.c).
+// BoringSSL does the arithmetic (in constant time); this file validates
+// inputs, builds and frees BoringSSL's objects, fixes the output encodings,
+// and maps failures to MC_ERR_* with the error queue cleared.
 #include <string.h>
 
 #include <openssl/bn.h>
-#include <openssl/curve25519.h>
 #include <openssl/digest.h>
 #include <openssl/ec.h>
 #include <openssl/ec_key.h>
@@ -239,32 +238,4 @@ int mc_ecdh_ephemeral_derand(mc_ec_curve curve, uint8_t *out_public, size_t out_
   MC_FAIL_IF(scalar_len == 0 || scalar_len > 2 * MC_EC_MAX_FIELD_LEN, MC_ERR_BAD_KEY);
   return ecdh(curve, out_public, out_public_cap, out_shared, out_shared_cap, scalar, scalar_len,
               peer_public, peer_public_len);
-}
-
-int mc_x25519_keypair(uint8_t out_public_key[MC_X25519_KEY_LEN],
-                      uint8_t out_private_key[MC_X25519_KEY_LEN]) {
-  MC_FAIL_IF(out_public_key == NULL || out_private_key == NULL, MC_ERR_INVALID_ARGUMENT);
-  X25519_keypair(out_public_key, out_private_key);
-  return 0;
-}
-
-int mc_x25519_public_key(uint8_t out_public_key[MC_X25519_KEY_LEN],
-                         const uint8_t private_key[MC_X25519_KEY_LEN]) {
-  MC_FAIL_IF(out_public_key == NULL || private_key == NULL, MC_ERR_INVALID_ARGUMENT);
-  X25519_public_from_private(out_public_key, private_key);
-  return 0;
-}
-
-int mc_x25519(uint8_t out_shared_secret[MC_X25519_KEY_LEN],
-              const uint8_t private_key[MC_X25519_KEY_LEN],
-              const uint8_t peer_public_key[MC_X25519_KEY_LEN]) {
-  MC_FAIL_IF(out_shared_secret == NULL || private_key == NULL || peer_public_key == NULL,
-             MC_ERR_INVALID_ARGUMENT);
-  // BoringSSL's X25519 returns 0 exactly when the result is all zeros, which
-  // it checks in constant time; only that outcome is branched on.
-  if (!X25519(out_shared_secret, private_key, peer_public_key)) {
-    mc_wipe(out_shared_secret, MC_X25519_KEY_LEN);
-    return MC_ERR_BAD_KEY;
-  }
-  return 0;
 }

@@ -3,9 +3,12 @@
 //   <format> <armor> <plaintext hex or -N for N pseudo-random bytes> <key>...
 // where each <key> is comma-separated name=value fields of a pgp_recipient
 // (v, algo, fpr, feat, n, e, oid, point, kh, kc, ecc, mlkem, psym, paead;
-// byte strings in hex), encrypts the plaintext through the streaming
-// encryptor, and answers "ok <message hex>" or "err <code>". The peers that
-// decrypt the answers live in the Python script.
+// byte strings in hex), encrypts the plaintext, and answers "ok <message
+// hex>" or "err <code>". Armored requests go through the streaming
+// encryptor, binary ones through the one-shot mc_pgp_encrypt_rcpts (whose
+// packets have definite lengths and whose SEIPD body is encrypted in one
+// pass), so that every peer reads both paths. The peers that decrypt the
+// answers live in the Python script.
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,14 +140,21 @@ int main(void) {
     int ret = MC_ERR_INVALID_ARGUMENT;
     if (!bad) {
       mc_pgp_encrypt_params p = {atoi(armor), atoi(fmt), NULL, NULL, NULL};
-      mc_pgp_encryptor *e = NULL;
-      ret = mc_pgp_encryptor_new_rcpts(&e, rcpts, num, &p, collect, &o);
-      // Feed in uneven pieces, as a stream would arrive.
-      for (size_t pos = 0, step = 1000; ret == 0 && pos < in_len; pos += step, step += 4097)
-        ret = mc_pgp_encryptor_update(e, in + pos, step < in_len - pos ? step : in_len - pos);
-      if (ret == 0)
-        ret = mc_pgp_encryptor_final(e);
-      mc_pgp_encryptor_free(e);
+      if (!p.armor) {
+        o.cap = mc_pgp_encrypt_max_len(num, in_len, 0);
+        o.p = malloc(o.cap);
+        ret = o.p == NULL ? -12
+                          : mc_pgp_encrypt_rcpts(o.p, o.cap, &o.len, rcpts, num, &p, in, in_len);
+      } else {
+        mc_pgp_encryptor *e = NULL;
+        ret = mc_pgp_encryptor_new_rcpts(&e, rcpts, num, &p, collect, &o);
+        // Feed in uneven pieces, as a stream would arrive.
+        for (size_t pos = 0, step = 1000; ret == 0 && pos < in_len; pos += step, step += 4097)
+          ret = mc_pgp_encryptor_update(e, in + pos, step < in_len - pos ? step : in_len - pos);
+        if (ret == 0)
+          ret = mc_pgp_encryptor_final(e);
+        mc_pgp_encryptor_free(e);
+      }
     }
     if (ret == 0) {
       fputs("ok ", stdout);

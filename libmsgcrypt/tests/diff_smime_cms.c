@@ -5,8 +5,10 @@
 // stdout, for openssl cms and tests/cms_decrypt_ref.py to decrypt.
 // With --mime the input is a MIME message and the output comes from
 // mc_smime_mime_encrypt.
+// With --hp-at-rest or --hp-gateway (and --mime) the header is protected
+// (RFC 9788).
 // Usage: diff_smime_cms [--mime] [--cbc|--gcm] [--oaep] [--ski|--issuer] [--tag12] [--ec-named]
-//        CERT...
+//        [--hp-at-rest|--hp-gateway] CERT...
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,10 @@ int main(int argc, char **argv) {
       o.ec_params = MC_SMIME_EC_PARAMS_NAMED_CURVE;
     else if (strcmp(a, "--tag12") == 0)
       o.gcm_tag = MC_SMIME_GCM_TAG12_DEFAULT;
+    else if (strcmp(a, "--hp-at-rest") == 0)
+      o.protect_headers = MC_HP_AT_REST;
+    else if (strcmp(a, "--hp-gateway") == 0)
+      o.protect_headers = MC_HP_GATEWAY;
     else if (num < 64) {
       FILE *f = fopen(a, "rb");
       size_t len;

@@ -9,12 +9,16 @@ Cryptographic Payload. For each mode the test checks the outer header
 section field by field, the hp="cipher" parameter, the protected copies,
 that the HP-Outer fields list exactly what the outer header carries, and
 the Legacy Display Element (present only when a user-facing field is
-hidden and the body is plain text). Output is TAP.
+hidden or altered: on the text/plain root, or on the first part of a
+multipart/mixed). Gateway mode is RFC 9788's hcp_shy, recomputed here with
+Python's email.utils. Output is TAP.
 
 usage: interop_hp.py MSGCRYPT
 """
+import datetime
 import email
 import email.policy
+import email.utils
 import os
 import subprocess
 import sys
@@ -61,6 +65,8 @@ FIELDS = {
               ('Date', 'Wed, 11 Jan 2023 16:08:43 -0500'), ('Message-ID', '<m2@lhp.example>')],
 }
 
+USER_FACING = ('subject', 'from', 'to', 'cc', 'date', 'reply-to', 'comments', 'keywords')
+
 count = 0
 failed = 0
 
@@ -75,16 +81,38 @@ def ok(cond, name, detail=''):
             print('#   ' + line)
 
 
+def shy_value(name, value):
+    """hcp_shy's changes beyond hcp_baseline (RFC 9788 §3.2.3): From without
+    display names, Date in UTC."""
+    if name.lower() == 'from':
+        return ', '.join('<%s>' % a for _, a in email.utils.getaddresses([value]))
+    if name.lower() == 'date':
+        d = email.utils.parsedate_to_datetime(value).astimezone(datetime.timezone.utc)
+        return d.strftime('%a, %d %b %Y %H:%M:%S +0000')
+    return value
+
+
 def hcp(mode, fields):
-    """RFC 9788's hcp_no_confidentiality (at-rest) or hcp_baseline (gateway)."""
+    """RFC 9788's hcp_no_confidentiality (at-rest) or hcp_shy (gateway)."""
     out = []
     for name, value in fields:
         if mode == 'gateway' and name.lower() in ('comments', 'keywords'):
             continue
         if mode == 'gateway' and name.lower() == 'subject':
             value = '[...]'
+        elif mode == 'gateway':
+            value = shy_value(name, value)
         out.append((name, value))
     return out
+
+
+def legacy_lines(mode, fields, nl):
+    """The Legacy Display Element: the user-facing fields the policy hid
+    or altered, as "Name: value" lines, then an empty line."""
+    shown = dict((n.lower(), v) for n, v in hcp(mode, fields))
+    lines = [(n, v) for n, v in fields
+             if n.lower() in USER_FACING and shown.get(n.lower()) != v]
+    return ''.join('%s: %s%s' % (n, v, nl) for n, v in lines).encode() + nl.encode()
 
 
 def raw_fields(msg):
@@ -126,8 +154,9 @@ def check(home, key, label, src, mode):
     body = inner.get_payload(decode=not inner.is_multipart())
     if mode == 'gateway' and label == 'msg':
         ok(legacy == '1', '%s %s: hp-legacy-display="1"' % (label, mode))
-        want = (b'Subject: Handling the Jones contract\r\nKeywords: jones, contract\r\n\r\n'
-                b'The draft is attached in spirit.\r\n')
+        want = legacy_lines(mode, FIELDS[label], '\r\n') + b'The draft is attached in spirit.\r\n'
+        ok(want.startswith(b'From: Alice <alice@example.net>\r\nSubject: Handling the Jones'),
+           '%s %s: the legacy display shows the real From and Subject' % (label, mode), want)
         ok(body == want, '%s %s: legacy display element then the body' % (label, mode),
            '%r' % body)
     elif label == 'msg':
@@ -137,8 +166,17 @@ def check(home, key, label, src, mode):
     else:
         ok(legacy is None and inner.get_content_type() == 'multipart/mixed'
            and inner.get_param('boundary') == 'xx',
-           '%s %s: multipart payload without legacy display' % (label, mode))
-        ok(inner.get_payload(0).get_payload() == 'hello', '%s %s: child part' % (label, mode))
+           '%s %s: multipart payload, no legacy display on its root' % (label, mode))
+        # The first part is the main body part: in gateway mode it carries
+        # the Legacy Display Element (RFC 9788 §4.5), marked on its own
+        # Content-Type.
+        child = inner.get_payload(0)
+        want = 'hello'
+        if mode == 'gateway':
+            want = legacy_lines(mode, FIELDS[label], '\n').decode() + 'hello'
+        ok(child.get_payload() == want and
+           child.get_param('hp-legacy-display') == ('1' if mode == 'gateway' else None),
+           '%s %s: child part' % (label, mode), '%r %r' % (child.get_payload(), child.items()))
         if mode == 'gateway':
             ok(b'Caf' not in r.stdout, '%s %s: subject absent from the output' % (label, mode))
 

@@ -19,4 +19,7 @@ const struct mc_impl mc_impl_avx2 = {
     .mlkem_invntt = mc_mlkem_invntt_avx2,
     .mlkem_basemul_acc = mc_mlkem_basemul_acc_avx2,
     .mlkem_acc_reduce = mc_mlkem_acc_reduce_avx2,
+    .x25519 = mc_x25519_scalarmult_scalar,
+    .x25519_base = mc_x25519_base_scalar,
+    .cfb_sha1_blocks = mc_cfb_sha1_blocks_scalar,
 };

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "msgcrypt.h"
@@ -216,7 +217,7 @@ static void print_cert(FILE *f, const mc_pgp_cert *cert, int json, const char *c
     fprintf(f, "warning %s: %s\n", warns[i].name, warns[i].text);
 }
 
-// S/MIME certificates: `msgcrypt describe --cert FILE [--trust DIR]
+// S/MIME certificates: `msgcrypt describe --cert FILE [--trust DIR|FILE]
 // [--crl FILE]...`. The certificates of FILE that are not CAs are described
 // (all of them when every one is a CA); the others in FILE serve as
 // intermediates when the path to a root of DIR is searched.
@@ -314,10 +315,29 @@ static int describe_smime(const char *cert_path, const char *trust_dir, const ch
       goto out;
     }
   }
-  if (trust_dir != NULL && (r = mc_x509_trust_add_dir(trust, &diag, NULL, trust_dir)) != 0) {
-    fprintf(stderr, "msgcrypt: %s: %s%s%s\n", trust_dir, mc_strerror(r),
-            diag.message[0] ? ": " : "", diag.message);
-    goto out;
+  if (trust_dir != NULL) {
+    // A directory (a file per anchor, hashed links) or one file of
+    // concatenated PEM certificates, as `trust extract --format=pem-bundle`
+    // writes (SMIME-TRUST.md).
+    struct stat st;
+    memset(&diag, 0, sizeof diag);
+    if (stat(trust_dir, &st) != 0) {
+      r = -errno;
+    } else if (S_ISDIR(st.st_mode)) {
+      r = mc_x509_trust_add_dir(trust, &diag, NULL, trust_dir);
+    } else {
+      uint8_t *anchors = NULL;
+      size_t anchors_len = 0;
+      r = read_file(trust_dir, &anchors, &anchors_len);
+      if (r == 0)
+        r = mc_x509_trust_add_anchors(trust, &diag, anchors, anchors_len);
+      free(anchors);
+    }
+    if (r != 0) {
+      fprintf(stderr, "msgcrypt: %s: %s%s%s\n", trust_dir, mc_strerror(r),
+              diag.message[0] ? ": " : "", diag.message);
+      goto out;
+    }
   }
   for (size_t i = 0; i < num_crls; i++) {
     uint8_t *crl = NULL;
@@ -426,7 +446,7 @@ int msgcrypt_cmd_describe(int argc, char **argv) {
     } else {
       fprintf(stderr, "usage: msgcrypt describe FILE [--address ADDR]... [--json] "
                       "[--now SECONDS]\n"
-                      "       msgcrypt describe --cert FILE [--trust DIR] [--crl FILE]... "
+                      "       msgcrypt describe --cert FILE [--trust DIR|FILE] [--crl FILE]... "
                       "[--address ADDR]... [--json] [--now SECONDS]\n");
       return 2;
     }
@@ -436,7 +456,7 @@ int msgcrypt_cmd_describe(int argc, char **argv) {
   if (path == NULL || cert_path != NULL || trust_dir != NULL || num_crls > 0) {
     fprintf(stderr, "usage: msgcrypt describe FILE [--address ADDR]... [--json] "
                     "[--now SECONDS]\n"
-                    "       msgcrypt describe --cert FILE [--trust DIR] [--crl FILE]... "
+                    "       msgcrypt describe --cert FILE [--trust DIR|FILE] [--crl FILE]... "
                     "[--address ADDR]... [--json] [--now SECONDS]\n");
     return 2;
   }

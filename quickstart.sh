@@ -19,6 +19,7 @@ PACKAGES=(
   libpython3.11-testsuite golang-github-jhillyerd-enmime-dev spamassassin
   gnupg sq rnp openssl gpgsm libnss3-tools p11-kit
   libbcpkix-java libbcprov-java libbcutil-java default-jdk-headless
+  nftables iproute2 faketime
 )
 
 log() { printf '== %s\n' "$*" >&2; }

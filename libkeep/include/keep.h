@@ -98,9 +98,11 @@ KEEP_API const char *keep_strerror(int code);
 
 // Client.
 //
-// A keep_client talks keep/1 (docs/keep-protocol.md) to keepd over TCP. This
-// version keeps one connection, to the first member of the list that
-// accepts it; placement across several members arrives with the cluster.
+// A keep_client talks keep/1 (docs/keep-protocol.md) to keepd over TCP.
+// Without member ids it keeps one connection, to the first member of the
+// list that accepts it; with them (cluster mode, keep_settings.member_ids)
+// one connection per member, and it sends each keyed request to the owner
+// of the key's slot (docs/keep-guarantees.md says what a cluster promises).
 // Every call below blocks until the answer arrives or the I/O timeout
 // passes. A keep_client is not thread-safe: use one per thread, or lock.
 // Times are counted on CLOCK_MONOTONIC_RAW.
@@ -117,7 +119,11 @@ KEEP_API const char *keep_strerror(int code);
 // its limit): the client closes its side too, and the next call reconnects.
 // Subscriptions end with the connection. A BUSY answer (not executed) is
 // retried up to 5 times, after 1, 2, 4, 8 and 16 ms, within the I/O timeout;
-// only then is KEEP_ERR_BUSY returned. MOVED is not followed yet.
+// only then is KEEP_ERR_BUSY returned. In cluster mode (member_ids below)
+// a MOVED answer is followed once; a member without a majority of the
+// cluster answers BUSY. Batches, PING and subscriptions go to one
+// connection: the member last used (subscribe and publish route by topic).
+// Events are read from that connection only.
 
 // KEEP_MAX_KEY_LEN is the longest key or topic, in bytes (at least 1).
 #define KEEP_MAX_KEY_LEN 250
@@ -158,7 +164,20 @@ typedef struct keep_settings {
   // it events are dropped and surface as a sequence gap (0:
   // KEEP_DEFAULT_MAX_EVENTS).
   uint32_t max_events;
+  // member_ids, when not NULL, holds the cluster id of each member
+  // (`num_members` entries, the same ids as keepd's member list) and turns
+  // on cluster mode: the client computes each key's owner with
+  // keep_slot_owner() and `secret`, keeps one connection per member, sends
+  // each request to its key's owner, follows a MOVED answer once (learning
+  // the slot's owner) and skips members it cannot connect to for
+  // KEEP_MEMBER_DOWN_MS. NULL: one connection to the first member that
+  // accepts it, as a single keepd needs.
+  const uint16_t *member_ids;
 } keep_settings;
+
+// KEEP_MEMBER_DOWN_MS is how long a cluster-mode client routes around a
+// member it could not connect to.
+#define KEEP_MEMBER_DOWN_MS 250u
 
 // keep_client is a connection to keepd; opaque.
 typedef struct keep_client keep_client;
@@ -183,6 +202,20 @@ KEEP_API void keep_client_free(keep_client *c);
 // the low 14 bits of SipHash-2-4 of the key. Clients and servers compute the
 // same value. Thread-safe.
 KEEP_API uint32_t keep_slot(const uint8_t *secret, const void *key, size_t key_len);
+
+// KEEP_MAX_MEMBERS is the most members a cluster's list may hold.
+#define KEEP_MAX_MEMBERS 16
+
+// keep_slot_owner returns the index in `ids` (the `num_ids` member ids of the
+// cluster's list, in any order) of the member that owns `slot` when the
+// members whose bit is set in `alive_mask` (bit i for ids[i]) are live:
+// the one with the highest rendezvous score SipHash-2-4(secret, slot as u16
+// LE || id as u16 LE), ties to the lower id. keepd and libkeep use it, so an
+// integrator can place keys the same way. `secret` as in keep_slot().
+// Errors: KEEP_ERR_INVALID_ARGUMENT (NULL `ids`, `num_ids` 0 or over
+// KEEP_MAX_MEMBERS, `slot` out of range, no live member). Thread-safe.
+KEEP_API int keep_slot_owner(const uint8_t *secret, uint32_t slot, const uint16_t *ids,
+                             size_t num_ids, uint64_t alive_mask);
 
 // keep_ping sends a ping and waits for its answer.
 KEEP_API KEEP_WARN_UNUSED_RESULT int keep_ping(keep_client *c);

@@ -3,7 +3,10 @@
 // whose request id matches, with poll() bounding every wait. Events and
 // heartbeats that arrive while it waits for an answer are copied into a
 // bounded queue for keep_next_event(), which also does the per-subscription
-// sequence bookkeeping that turns lost events into a visible gap.
+// sequence bookkeeping that turns lost events into a visible gap. In
+// cluster mode it keeps one connection per member (the active one in the
+// client's fields, the others parked in `conns`), routes each keyed request
+// to its slot's owner by rendezvous placement, and learns from MOVED.
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -31,7 +34,19 @@ struct subscription {
   uint64_t last_seq;
 };
 
+// kconn is a member's connection while another member's is active.
+struct kconn {
+  int fd;
+  uint8_t *in;
+  size_t in_len, in_cap, in_consume;
+};
+
 struct keep_client {
+  uint16_t *ids;        // cluster mode when not NULL
+  struct kconn *conns;  // per member; conns[cur] is stale while active
+  size_t cur;           // the member whose connection is active
+  uint64_t *down_until; // per member: skipped until then after a failure
+  uint8_t *moved_to;    // per slot: 1 + the owner a MOVED named, 0 none
   char **members;
   size_t num_members;
   uint8_t secret[KEEP_SECRET_LEN];
@@ -147,12 +162,34 @@ static int connect_one(keep_client *c, const char *member) {
   return rc;
 }
 
+// use_member makes member `i`'s connection the active one.
+static void use_member(keep_client *c, size_t i) {
+  if (c->ids == NULL || i == c->cur)
+    return;
+  c->conns[c->cur] = (struct kconn){c->fd, c->in, c->in_len, c->in_cap, c->in_consume};
+  struct kconn *k = &c->conns[i];
+  c->fd = k->fd;
+  c->in = k->in;
+  c->in_len = k->in_len;
+  c->in_cap = k->in_cap;
+  c->in_consume = k->in_consume;
+  *k = (struct kconn){-1, NULL, 0, 0, 0};
+  c->cur = i;
+}
+
 static int client_connect(keep_client *c) {
   int rc = KEEP_ERR_INVALID_ARGUMENT;
-  for (size_t i = 0; i < c->num_members; i++) {
+  size_t first = c->ids != NULL ? c->cur : 0;
+  for (size_t n = 0; n < c->num_members; n++) {
+    size_t i = (first + n) % c->num_members;
+    use_member(c, i);
+    if (c->fd >= 0)
+      return 0;
     rc = connect_one(c, c->members[i]);
     if (rc == 0)
       return 0;
+    if (c->ids != NULL)
+      c->down_until[i] = now_ns() + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
   }
   return rc;
 }
@@ -175,6 +212,23 @@ int keep_client_new(keep_client **out, const keep_settings *s) {
   c->max_events = s->max_events ? s->max_events : KEEP_DEFAULT_MAX_EVENTS;
   if (s->secret != NULL)
     memcpy(c->secret, s->secret, KEEP_SECRET_LEN);
+  if (s->member_ids != NULL) {
+    if (s->num_members > KEEP_MAX_MEMBERS) {
+      keep_client_free(c);
+      return KEEP_ERR_INVALID_ARGUMENT;
+    }
+    c->ids = calloc(s->num_members, sizeof *c->ids);
+    c->conns = calloc(s->num_members, sizeof *c->conns);
+    c->down_until = calloc(s->num_members, sizeof *c->down_until);
+    c->moved_to = calloc(KEEP_SLOTS, 1);
+    if (c->ids == NULL || c->conns == NULL || c->down_until == NULL || c->moved_to == NULL) {
+      keep_client_free(c);
+      return -ENOMEM;
+    }
+    memcpy(c->ids, s->member_ids, s->num_members * sizeof *c->ids);
+    for (size_t i = 0; i < s->num_members; i++)
+      c->conns[i].fd = -1;
+  }
   c->members = calloc(s->num_members, sizeof *c->members);
   c->events = calloc(c->max_events, sizeof *c->events);
   if (c->members == NULL || c->events == NULL) {
@@ -208,6 +262,15 @@ void keep_client_free(keep_client *c) {
   if (c == NULL)
     return;
   client_disconnect(c);
+  for (size_t i = 0; i < c->num_members && c->conns != NULL; i++) {
+    if (c->conns[i].fd >= 0)
+      close(c->conns[i].fd);
+    free(c->conns[i].in);
+  }
+  free(c->conns);
+  free(c->ids);
+  free(c->down_until);
+  free(c->moved_to);
   for (size_t i = 0; i < c->num_members && c->members != NULL; i++)
     free(c->members[i]);
   free(c->members);
@@ -415,9 +478,70 @@ static bool frame_error_closes(uint64_t code) {
 
 static int fail(keep_client *c, int rc) {
   if (rc == KEEP_ERR_TIMEOUT || rc == KEEP_ERR_PROTOCOL || rc == KEEP_ERR_CLOSED ||
-      (rc < 0 && rc > -4096))
+      (rc < 0 && rc > -4096)) {
     client_disconnect(c);
+    // A member that stopped answering is routed around for a while, so
+    // that the next request goes where the cluster moved its slots.
+    if (c->ids != NULL && rc != KEEP_ERR_PROTOCOL)
+      c->down_until[c->cur] = now_ns() + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
+  }
   return rc;
+}
+
+// route makes the connection of the member that owns `req`'s key active,
+// connecting if needed; requests without a key use the active connection.
+// A member that refuses the connection is marked down and the slot's next
+// owner is tried.
+static int route(keep_client *c, const keep_frame *req) {
+  if (c->ids == NULL || req->key_len == 0)
+    return c->fd >= 0 ? 0 : client_connect(c);
+  uint32_t slot = keep_hash_slot(keep_siphash24(c->secret, req->key, req->key_len));
+  int rc = KEEP_ERR_INVALID_ARGUMENT;
+  for (size_t tries = 0; tries < c->num_members; tries++) {
+    uint64_t now = now_ns(), alive = 0;
+    for (size_t i = 0; i < c->num_members; i++)
+      if (c->down_until[i] <= now)
+        alive |= 1ull << i;
+    if (alive == 0) // every member failed lately: try them all again
+      alive = (c->num_members == 64 ? 0 : 1ull << c->num_members) - 1;
+    int t;
+    if (c->moved_to[slot] != 0 && (alive >> (c->moved_to[slot] - 1) & 1))
+      t = c->moved_to[slot] - 1;
+    else
+      t = keep_slot_owner(c->secret, slot, c->ids, c->num_members, alive);
+    if (t < 0)
+      return t;
+    use_member(c, (size_t)t);
+    if (c->fd >= 0)
+      return 0;
+    rc = connect_one(c, c->members[t]);
+    if (rc == 0)
+      return 0;
+    c->down_until[t] = now + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
+    if (c->moved_to[slot] == t + 1)
+      c->moved_to[slot] = 0;
+  }
+  return rc;
+}
+
+// learn_moved records the owner a MOVED answer names (docs/keep-protocol.md:
+// the slot and the owner's member id in decimal); false if it names no
+// member of the list.
+static bool learn_moved(keep_client *c, const keep_frame *ans) {
+  if (ans->num >= KEEP_SLOTS || ans->text_len == 0 || ans->text_len > 5)
+    return false;
+  unsigned id = 0;
+  for (size_t i = 0; i < ans->text_len; i++) {
+    if (ans->text[i] < '0' || ans->text[i] > '9')
+      return false;
+    id = id * 10 + (unsigned)(ans->text[i] - '0');
+  }
+  for (size_t i = 0; i < c->num_members; i++)
+    if (c->ids[i] == id) {
+      c->moved_to[ans->num] = (uint8_t)(i + 1);
+      return true;
+    }
+  return false;
 }
 
 static int ensure_connected(keep_client *c) {
@@ -431,8 +555,8 @@ static int ensure_connected(keep_client *c) {
 // after 1, 2, 4, 8 and 16 ms, as long as the I/O timeout allows. Returns the
 // answer's status, or a transport error. `*sent_ns` is when the request that
 // got the final answer was sent.
-static int call(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *sent_ns) {
-  int rc = ensure_connected(c);
+static int call_routed(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *sent_ns) {
+  int rc = route(c, req);
   if (rc < 0)
     return rc;
   size_t need = keep_frame_encoded_len(req);
@@ -462,6 +586,26 @@ static int call(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *sent
       return rc;
     struct timespec ts = {0, (long)pause};
     nanosleep(&ts, NULL);
+  }
+}
+
+// call is call_routed, following one MOVED answer in cluster mode: the
+// request was not executed, and the answer names the slot's owner.
+// In cluster mode, a connection found closed when a request is sent on it
+// (the member died or left since its last use) is given up, the member
+// skipped for KEEP_MEMBER_DOWN_MS, and the request sent once more to the
+// slot's next owner, which holds none of the dead member's data anyway.
+static int call(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *sent_ns) {
+  bool followed = false, resent = false;
+  for (;;) {
+    int rc = call_routed(c, req, ans, sent_ns);
+    if ((rc == KEEP_ERR_CLOSED || rc == -ECONNRESET || rc == -EPIPE) && c->ids != NULL && !resent) {
+      resent = true;
+      continue;
+    }
+    if (rc != KEEP_ERR_MOVED || c->ids == NULL || followed || !learn_moved(c, ans))
+      return rc;
+    followed = true;
   }
 }
 

@@ -173,6 +173,10 @@ static inline uint64_t keep_key_hash(const uint8_t secret[16], const uint8_t *ke
   return keep_siphash24(secret, key, key_len);
 }
 
+// keep_member_score is the rendezvous score of member `id` for `slot`
+// (place.c); the live member with the highest score owns the slot.
+uint64_t keep_member_score(const uint8_t secret[KEEP_SECRET_LEN], uint32_t slot, uint16_t id);
+
 static inline uint32_t keep_hash_slot(uint64_t h) {
   return (uint32_t)(h & (KEEP_SLOTS - 1));
 }

@@ -1,10 +1,14 @@
-// keep-bench.c: a load generator for keepd and, for comparison, any server
-// speaking RESP (redis-server). Closed loop (the default): each thread holds
-// one connection, writes a window of `pipeline` requests in one send, reads
-// every answer and starts over, for a fixed time, and the result is requests
-// per second as one corvid_bench JSON line. Open loop (--rate): requests are
-// sent on a fixed schedule and latency percentiles are reported. Preliminary:
-// one operation at a time, not yet the mail-cluster traffic mix.
+// keep-bench.c: a load generator for keepd and, for comparison, redis-server
+// (RESP), memcached (meta protocol) and nats-server (pub/sub only), speaking
+// each server's own protocol, with the mail-cluster traffic mix described in
+// README.md (--op mix) or one operation at a time. Closed loop (the
+// default): each thread holds one connection, writes a window of `pipeline`
+// requests in one send, reads every answer and starts over, for a fixed
+// time. Open loop (--rate): requests are sent on a fixed schedule and the
+// latency of each is counted from its scheduled time (no coordinated
+// omission). --fill stores N small keys for the memory-per-key measurement;
+// --pubsub measures fan-out to N subscribers; --server-pid adds the server's
+// CPU time per request. Results are corvid_bench JSON lines.
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -16,14 +20,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "corvid_bench.h"
 #include "keep_internal.h"
 
-enum proto { PROTO_KEEP, PROTO_RESP };
-enum op { OP_GET, OP_SET, OP_INCR };
+enum proto { PROTO_KEEP, PROTO_RESP, PROTO_MC, PROTO_NATS };
+enum op { OP_GET, OP_SET, OP_INCR, OP_MIX };
 
 struct config {
   enum proto proto;
@@ -32,9 +37,53 @@ struct config {
   unsigned port;
   unsigned threads, pipeline, keys, value_size;
   double seconds;
-  double rate; // requests per second over all threads; 0: closed loop
-  bool route;  // keep/1 only: one connection per shard, each key to its shard
+  double rate;    // requests per second over all threads; 0: closed loop
+  bool route;     // keep/1 only: one connection per shard, each key to its shard
+  int server_pid; // 0, or the server whose CPU time per request is reported
 };
+
+static const char *const op_names[] = {"get", "set", "incr", "mix"};
+static const char *const proto_names[] = {"keepd", "resp", "memcached", "nats"};
+
+// The mail-cluster mix (--op mix), documented in README.md: what a cluster of
+// SMTP/IMAP nodes asks its coordinator. Each request's kind and key come from
+// a hash of (thread, request number), so every server sees the same stream.
+enum mix_kind { MIX_COUNTER, MIX_LOOKUP, MIX_VALUE, MIX_GREY, MIX_LOCK };
+
+static uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// mix_request picks request `n` of thread `id`: its kind, its key (written to
+// `key`, length returned) and its value length.
+static int mix_request(unsigned id, uint64_t n, enum mix_kind *kind, char key[64],
+                       unsigned *value_len) {
+  uint64_t r = mix64((uint64_t)id << 40 ^ n);
+  unsigned pct = (unsigned)(r % 100);
+  uint64_t x = r >> 8;
+  if (pct < 40) { // rate-limit counter per client IPv4 address, 60 s window
+    *kind = MIX_COUNTER;
+    *value_len = 0;
+    return snprintf(key, 64, "r:%08x", (unsigned)(x % 100000) * 2654435761u);
+  }
+  if (pct < 70 || pct < 80) { // greylisting: look a triplet up / record one
+    *kind = pct < 70 ? MIX_LOOKUP : MIX_GREY;
+    *value_len = pct < 70 ? 0 : 8;
+    uint64_t t = mix64(x % 1000000);
+    return snprintf(key, 64, "g:%016llx%06x", (unsigned long long)t, (unsigned)(t >> 40));
+  }
+  if (pct < 95) { // short-lived value (delivery status, session), 64 bytes, 300 s
+    *kind = MIX_VALUE;
+    *value_len = 64;
+    return snprintf(key, 64, "m:%02u%012llu", id % 100, (unsigned long long)n);
+  }
+  *kind = MIX_LOCK; // mailbox lock, 5 s lease, by holder "node-01"
+  *value_len = 0;
+  return snprintf(key, 64, "l:mbox:%06u", (unsigned)(x % 10000));
+}
 
 struct worker {
   const struct config *cfg;
@@ -44,6 +93,30 @@ struct worker {
 };
 
 static atomic_bool stop_flag;
+
+// server_cpu_ns reads the CPU time (user + system) the server process `pid`
+// has used so far from /proc/PID/stat; 0 if there is no such process.
+static uint64_t server_cpu_ns(int pid) {
+  if (pid <= 0)
+    return 0;
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", pid);
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  // The command name may hold spaces: fields are counted after its ')'.
+  char *p = strrchr(buf, ')');
+  if (p == NULL)
+    return 0;
+  unsigned long long ut = 0, stt = 0;
+  // Fields 3..13 are skipped; 14 is utime and 15 stime, in clock ticks.
+  if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &stt) != 2)
+    return 0;
+  return (ut + stt) * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
+}
 
 static int connect_to(const struct config *cfg) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -60,57 +133,142 @@ static int connect_to(const struct config *cfg) {
   return fd;
 }
 
-// encode_one writes request number `n` of thread `id` at `out` and returns
-// its length; a keep/1 request's id is n + 1.
 static int make_key(const struct config *cfg, unsigned id, uint64_t n, char key[32]) {
   // GET reads the keys SET wrote; INCR needs keys of its own (counters).
   return snprintf(key, 32, "%s:%u:%llu", cfg->op == OP_INCR ? "ctr" : "val", id,
                   (unsigned long long)(n % cfg->keys));
 }
 
+// request_key writes the key of request `n` of thread `id`.
+static int request_key(const struct config *cfg, unsigned id, uint64_t n, char key[64]) {
+  if (cfg->op == OP_MIX) {
+    enum mix_kind kind;
+    unsigned vlen;
+    return mix_request(id, n, &kind, key, &vlen);
+  }
+  return make_key(cfg, id, n, key);
+}
+
+static size_t put_resp(uint8_t *out, size_t cap, int argc, const char *const *argv,
+                       const size_t *lens) {
+  size_t w = (size_t)snprintf((char *)out, cap, "*%d\r\n", argc);
+  for (int i = 0; i < argc; i++) {
+    w += (size_t)snprintf((char *)out + w, cap - w, "$%zu\r\n", lens[i]);
+    memcpy(out + w, argv[i], lens[i]);
+    memcpy(out + w + lens[i], "\r\n", 2);
+    w += lens[i] + 2;
+  }
+  return w;
+}
+
+// encode_one writes request number `n` of thread `id` at `out` and returns
+// its length; `*replies` is how many answers it draws (a RESP rate-limit
+// counter is INCR then EXPIRE NX, two commands). A keep/1 request's id is
+// n + 1.
 static size_t encode_one(const struct config *cfg, unsigned id, uint64_t n, uint8_t *out,
-                         size_t cap, const uint8_t *value) {
-  char key[32];
-  int kl = make_key(cfg, id, n, key);
+                         size_t cap, const uint8_t *value, unsigned *replies) {
+  char key[64];
+  int kl;
+  enum mix_kind kind;
+  unsigned vlen = cfg->value_size;
+  if (cfg->op == OP_MIX) {
+    kl = mix_request(id, n, &kind, key, &vlen);
+  } else {
+    kl = make_key(cfg, id, n, key);
+    kind = cfg->op == OP_GET ? MIX_LOOKUP : cfg->op == OP_INCR ? MIX_COUNTER : MIX_VALUE;
+  }
+  bool mix = cfg->op == OP_MIX;
+  // TTLs of the mix (none in single-operation runs).
+  uint64_t ttl_s = !mix ? 0 : kind == MIX_COUNTER ? 60 : kind == MIX_VALUE ? 300 : 3600;
+  *replies = 1;
   if (cfg->proto == PROTO_KEEP) {
     keep_frame f;
-    static const uint8_t op_of[] = {KEEP_OP_GET, KEEP_OP_SET, KEEP_OP_INCR};
-    keep_frame_init(&f, op_of[cfg->op], n + 1);
+    static const uint8_t op_of[] = {KEEP_OP_INCR, KEEP_OP_GET, KEEP_OP_SET, KEEP_OP_SET,
+                                    KEEP_OP_LOCK};
+    keep_frame_init(&f, op_of[kind], n + 1);
     f.key = (const uint8_t *)key;
     f.key_len = (size_t)kl;
-    if (cfg->op == OP_SET) {
+    if (kind == MIX_VALUE || kind == MIX_GREY) {
       f.value = value;
-      f.value_len = cfg->value_size;
-    } else if (cfg->op == OP_INCR) {
+      f.value_len = vlen;
+      f.num = ttl_s * 1000;
+    } else if (kind == MIX_COUNTER) {
       f.num = 1;
+      f.num2 = ttl_s * 1000;
+    } else if (kind == MIX_LOCK) {
+      f.text = (const uint8_t *)"node-01";
+      f.text_len = 7;
+      f.num = 5000;
     }
     size_t len;
     if (keep_frame_encode(out, cap, &len, &f) != 0)
       abort();
     return len;
   }
-  int w;
-  if (cfg->op == OP_GET)
-    w = snprintf((char *)out, cap, "*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n", kl, key);
-  else if (cfg->op == OP_INCR)
-    w = snprintf((char *)out, cap, "*2\r\n$4\r\nINCR\r\n$%d\r\n%s\r\n", kl, key);
-  else {
-    w = snprintf((char *)out, cap, "*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%u\r\n", kl, key,
-                 cfg->value_size);
-    memcpy(out + w, value, cfg->value_size);
-    w += (int)cfg->value_size;
-    memcpy(out + w, "\r\n", 2);
-    w += 2;
+  char ttl[24];
+  snprintf(ttl, sizeof ttl, "%llu", (unsigned long long)ttl_s);
+  if (cfg->proto == PROTO_RESP) {
+    const char *argv[6];
+    size_t lens[6];
+#define ARG(i, s, l) (argv[i] = (s), lens[i] = (l))
+    size_t w;
+    switch (kind) {
+    case MIX_LOOKUP:
+      ARG(0, "GET", 3), ARG(1, key, (size_t)kl);
+      return put_resp(out, cap, 2, argv, lens);
+    case MIX_COUNTER:
+      ARG(0, "INCR", 4), ARG(1, key, (size_t)kl);
+      w = put_resp(out, cap, 2, argv, lens);
+      if (!mix)
+        return w;
+      *replies = 2;
+      ARG(0, "EXPIRE", 6), ARG(2, ttl, strlen(ttl)), ARG(3, "NX", 2);
+      return w + put_resp(out + w, cap - w, 4, argv, lens);
+    case MIX_VALUE:
+    case MIX_GREY:
+      ARG(0, "SET", 3), ARG(1, key, (size_t)kl), ARG(2, (const char *)value, vlen);
+      if (!mix)
+        return put_resp(out, cap, 3, argv, lens);
+      ARG(3, "EX", 2), ARG(4, ttl, strlen(ttl));
+      return put_resp(out, cap, 5, argv, lens);
+    case MIX_LOCK:
+      ARG(0, "SET", 3), ARG(1, key, (size_t)kl), ARG(2, "node-01", 7), ARG(3, "NX", 2),
+          ARG(4, "PX", 2), ARG(5, "5000", 4);
+      return put_resp(out, cap, 6, argv, lens);
+    }
+#undef ARG
+    abort();
   }
-  return (size_t)w;
+  // memcached's meta protocol: mg (get), ms (set; mode E = add for a lock),
+  // ma (arithmetic; N vivifies a missing counter with that TTL).
+  size_t w;
+  switch (kind) {
+  case MIX_LOOKUP:
+    return (size_t)snprintf((char *)out, cap, "mg %.*s v\r\n", kl, key);
+  case MIX_COUNTER:
+    return (size_t)snprintf((char *)out, cap, "ma %.*s N%s J1 D1\r\n", kl, key, mix ? ttl : "0");
+  case MIX_VALUE:
+  case MIX_GREY:
+    w = (size_t)snprintf((char *)out, cap, "ms %.*s %u T%s\r\n", kl, key, vlen, ttl);
+    memcpy(out + w, value, vlen);
+    memcpy(out + w + vlen, "\r\n", 2);
+    return w + vlen + 2;
+  case MIX_LOCK:
+    return (size_t)snprintf((char *)out, cap, "ms %.*s 7 T5 ME\r\nnode-01\r\n", kl, key);
+  }
+  abort();
 }
 
 // encode_window writes `cfg->pipeline` requests into `out`.
 static size_t encode_window(const struct config *cfg, unsigned id, uint64_t *counter, uint8_t *out,
-                            size_t cap, const uint8_t *value) {
+                            size_t cap, const uint8_t *value, unsigned *replies) {
   size_t off = 0;
-  for (unsigned i = 0; i < cfg->pipeline; i++)
-    off += encode_one(cfg, id, (*counter)++, out + off, cap - off, value);
+  *replies = 0;
+  for (unsigned i = 0; i < cfg->pipeline; i++) {
+    unsigned r;
+    off += encode_one(cfg, id, (*counter)++, out + off, cap - off, value, &r);
+    *replies += r;
+  }
   return off;
 }
 
@@ -137,6 +295,28 @@ static long resp_one(const uint8_t *p, size_t len) {
   }
 }
 
+// mc_one is resp_one for memcached's meta protocol: VA <len> carries a
+// value; HD, EN, NS, NF and EX are one line; errors are -1.
+static long mc_one(const uint8_t *p, size_t len) {
+  const uint8_t *nl = memchr(p, '\n', len);
+  if (nl == NULL)
+    return 0;
+  size_t line = (size_t)(nl - p) + 1;
+  if (len >= 3 && memcmp(p, "VA ", 3) == 0) {
+    long n = strtol((const char *)p + 3, NULL, 10);
+    return line + (size_t)n + 2 <= len ? (long)(line + (size_t)n + 2) : 0;
+  }
+  if (len >= 2 && (memcmp(p, "HD", 2) == 0 || memcmp(p, "EN", 2) == 0 || memcmp(p, "NS", 2) == 0 ||
+                   memcmp(p, "NF", 2) == 0 || memcmp(p, "EX", 2) == 0))
+    return (long)line;
+  return -1;
+}
+
+static bool keep_answer_ok(uint8_t opcode) {
+  return opcode == KEEP_OP_OK || opcode == KEEP_OP_NOT_FOUND || opcode == KEEP_OP_EXISTS ||
+         opcode == KEEP_OP_NOT_YET;
+}
+
 static void *worker_main(void *arg) {
   struct worker *w = arg;
   const struct config *cfg = w->cfg;
@@ -156,14 +336,15 @@ static void *worker_main(void *arg) {
   memset(value, 'v', cfg->value_size);
   uint64_t counter = 0;
   while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
-    size_t len = encode_window(cfg, w->id, &counter, out, cap, value);
+    unsigned replies;
+    size_t len = encode_window(cfg, w->id, &counter, out, cap, value, &replies);
     if (send(fd, out, len, MSG_NOSIGNAL) != (ssize_t)len) {
       w->error = EIO;
       break;
     }
     unsigned answered = 0;
     size_t have = 0, pos = 0;
-    while (answered < cfg->pipeline) {
+    while (answered < replies) {
       ssize_t n = recv(fd, in + have, in_cap - have, 0);
       if (n <= 0) {
         w->error = EIO;
@@ -176,13 +357,14 @@ static void *worker_main(void *arg) {
           keep_frame f;
           size_t u;
           int rc = keep_frame_decode(&f, &u, in + pos, have - pos, 0);
-          if (rc < 0 || (rc == 1 && f.opcode != KEEP_OP_OK && f.opcode != KEEP_OP_NOT_FOUND)) {
+          if (rc < 0 || (rc == 1 && !keep_answer_ok(f.opcode))) {
             w->error = EPROTO;
             goto done;
           }
           used = rc == 1 ? (long)u : 0;
         } else {
-          used = resp_one(in + pos, have - pos);
+          used = cfg->proto == PROTO_MC ? mc_one(in + pos, have - pos)
+                                        : resp_one(in + pos, have - pos);
           if (used < 0) {
             w->error = EPROTO;
             goto done;
@@ -252,7 +434,7 @@ static int read_answers(int fd, uint8_t *in, size_t in_cap, unsigned count) {
     keep_frame f;
     size_t u;
     while (answered < count && keep_frame_decode(&f, &u, in + pos, have - pos, 0) == 1) {
-      if (f.opcode != KEEP_OP_OK && f.opcode != KEEP_OP_NOT_FOUND)
+      if (!keep_answer_ok(f.opcode))
         return EPROTO;
       pos += u;
       answered++;
@@ -307,11 +489,12 @@ static void *routed_worker_main(void *arg) {
     memset(out_len, 0, sizeof out_len);
     memset(sent, 0, sizeof sent);
     for (unsigned i = 0; i < cfg->pipeline; i++) {
-      char key[32];
-      int kl = make_key(cfg, w->id, counter, key);
+      char key[64];
+      int kl = request_key(cfg, w->id, counter, key);
       unsigned sh = (unsigned)((uint64_t)keep_slot(NULL, key, (size_t)kl) * shards / KEEP_SLOTS);
+      unsigned r;
       out_len[sh] +=
-          encode_one(cfg, w->id, counter++, out[sh] + out_len[sh], cap - out_len[sh], value);
+          encode_one(cfg, w->id, counter++, out[sh] + out_len[sh], cap - out_len[sh], value, &r);
       sent[sh]++;
     }
     // A shard no connection landed on is served through another one.
@@ -355,6 +538,7 @@ struct open_conn {
   uint64_t start_ns, interval_ns, total;
   uint64_t *sched_ns;   // scheduled time of request i
   uint64_t *latency_ns; // 0 until answered
+  uint8_t *replies;     // answers request i draws (RESP and memcached)
   uint64_t answered;
   int error;
 };
@@ -385,7 +569,9 @@ static void *open_sender(void *arg) {
     while (next < oc->total && oc->start_ns + next * oc->interval_ns <= now &&
            off + cfg->value_size + 256 < cap) {
       oc->sched_ns[next] = oc->start_ns + next * oc->interval_ns;
-      off += encode_one(cfg, oc->id, next, out + off, cap - off, value);
+      unsigned r;
+      off += encode_one(cfg, oc->id, next, out + off, cap - off, value, &r);
+      oc->replies[next] = (uint8_t)r;
       next++;
     }
     if (off > 0 && send(oc->fd, out, off, MSG_NOSIGNAL) != (ssize_t)off) {
@@ -406,6 +592,7 @@ static void *open_receiver(void *arg) {
   uint8_t *in = malloc(cap);
   size_t have = 0;
   uint64_t in_order = 0;
+  unsigned got = 0; // answers so far to request in_order
   while (in != NULL && oc->answered < oc->total) {
     ssize_t n = recv(oc->fd, in + have, cap - have, 0);
     if (n <= 0)
@@ -427,17 +614,21 @@ static void *open_receiver(void *arg) {
         used = rc == 1 ? (long)u : 0;
         idx = f.id - 1;
       } else {
-        used = resp_one(in + pos, have - pos);
+        used =
+            cfg->proto == PROTO_MC ? mc_one(in + pos, have - pos) : resp_one(in + pos, have - pos);
         if (used < 0) {
           oc->error = EPROTO;
           goto done;
         }
-        idx = in_order; // RESP answers in request order
+        idx = in_order; // RESP and memcached answer in request order
       }
       if (used == 0)
         break;
-      in_order++;
       pos += (size_t)used;
+      if (cfg->proto != PROTO_KEEP && ++got < oc->replies[idx])
+        continue; // the request's last answer ends it
+      got = 0;
+      in_order++;
       oc->latency_ns[idx] = now - oc->sched_ns[idx] + 1;
       oc->answered++;
     }
@@ -460,6 +651,7 @@ static int run_open_loop(const struct config *cfg) {
   if (total == 0 || total > 50000000)
     return 2;
   uint64_t start = corvid_bench_now_ns() + 20000000; // connect first
+  uint64_t cpu0 = server_cpu_ns(cfg->server_pid);
   for (unsigned i = 0; i < nt; i++) {
     oc[i] = (struct open_conn){cfg,
                                i,
@@ -469,9 +661,11 @@ static int run_open_loop(const struct config *cfg) {
                                total,
                                calloc(total, 8),
                                calloc(total, 8),
+                               calloc(total, 1),
                                0,
                                0};
-    if (oc[i].fd < 0 || oc[i].sched_ns == NULL || oc[i].latency_ns == NULL) {
+    if (oc[i].fd < 0 || oc[i].sched_ns == NULL || oc[i].latency_ns == NULL ||
+        oc[i].replies == NULL) {
       fprintf(stderr, "keep-bench: cannot connect or allocate\n");
       return 1;
     }
@@ -497,20 +691,27 @@ static int run_open_loop(const struct config *cfg) {
     close(oc[i].fd);
     free(oc[i].sched_ns);
     free(oc[i].latency_ns);
+    free(oc[i].replies);
   }
   if (error || count == 0) {
     fprintf(stderr, "keep-bench: %s\n", error ? strerror(error) : "no answers");
     return 1;
   }
+  uint64_t cpu1 = server_cpu_ns(cfg->server_pid);
   qsort(all, count, sizeof all[0], corvid_bench_cmp_u64);
-  static const char *op_names[] = {"get", "set", "incr"};
+  // Unanswered requests count as infinitely late: percentiles are over
+  // everything sent, so a server that drops behind cannot look fast.
+  uint64_t sent = total * nt;
+  uint64_t i50 = sent / 2, i99 = sent * 99 / 100, i999 = sent * 999 / 1000;
+#define PCT(i) ((i) < count ? (double)all[i] / 1e3 : 1e12)
   printf("{\"bench\":\"open-loop-%s-t%u\",\"impl\":\"%s\",\"rate\":%.0f,\"sent\":%llu,"
          "\"answered\":%llu,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,"
-         "\"max_us\":%.1f}\n",
-         op_names[cfg->op], nt, cfg->proto == PROTO_KEEP ? "keepd" : "resp", cfg->rate,
-         (unsigned long long)(total * nt), (unsigned long long)answered,
-         (double)all[count / 2] / 1e3, (double)all[count * 99 / 100] / 1e3,
-         (double)all[count * 999 / 1000] / 1e3, (double)all[count - 1] / 1e3);
+         "\"max_us\":%.1f,\"server_cpu_us_per_req\":%.2f}\n",
+         op_names[cfg->op], nt, proto_names[cfg->proto], cfg->rate, (unsigned long long)sent,
+         (unsigned long long)answered, PCT(i50), PCT(i99), PCT(i999),
+         count == sent ? (double)all[count - 1] / 1e3 : 1e12,
+         cfg->server_pid > 0 ? (double)(cpu1 - cpu0) / 1e3 / (double)sent : -1.0);
+#undef PCT
   free(all);
   free(oc);
   free(snd);
@@ -518,33 +719,429 @@ static int run_open_loop(const struct config *cfg) {
   return 0;
 }
 
+// run_fill stores `num` keys of 10 bytes with 8-byte values over one
+// connection, 256 requests per send, for the memory-per-key measurement.
+static int run_fill(const struct config *cfg, uint64_t num) {
+  int fd = connect_to(cfg);
+  if (fd < 0)
+    return 1;
+  enum { WINDOW = 256 };
+  size_t cap = WINDOW * 128;
+  uint8_t *out = malloc(cap), *in = malloc(cap);
+  if (out == NULL || in == NULL)
+    return 1;
+  uint64_t t0 = corvid_bench_now_ns();
+  for (uint64_t i = 0; i < num;) {
+    size_t off = 0;
+    unsigned batch = 0;
+    for (; batch < WINDOW && i < num; batch++, i++) {
+      char key[16];
+      uint8_t value[8];
+      memcpy(value, &i, 8);
+      int kl = snprintf(key, sizeof key, "k:%08llu", (unsigned long long)i);
+      if (cfg->proto == PROTO_KEEP) {
+        keep_frame f;
+        keep_frame_init(&f, KEEP_OP_SET, i + 1);
+        f.key = (const uint8_t *)key;
+        f.key_len = (size_t)kl;
+        f.value = value;
+        f.value_len = 8;
+        size_t len;
+        if (keep_frame_encode(out + off, cap - off, &len, &f) != 0)
+          abort();
+        off += len;
+      } else if (cfg->proto == PROTO_RESP) {
+        const char *argv[3] = {"SET", key, (const char *)value};
+        size_t lens[3] = {3, (size_t)kl, 8};
+        off += put_resp(out + off, cap - off, 3, argv, lens);
+      } else {
+        off += (size_t)snprintf((char *)out + off, cap - off, "ms %s 8 T0\r\n", key);
+        memcpy(out + off, value, 8);
+        memcpy(out + off + 8, "\r\n", 2);
+        off += 10;
+      }
+    }
+    if (send(fd, out, off, MSG_NOSIGNAL) != (ssize_t)off)
+      return 1;
+    size_t have = 0, pos = 0;
+    for (unsigned answered = 0; answered < batch;) {
+      ssize_t n = recv(fd, in + have, cap - have, 0);
+      if (n <= 0)
+        return 1;
+      have += (size_t)n;
+      for (;;) {
+        long used;
+        if (cfg->proto == PROTO_KEEP) {
+          keep_frame f;
+          size_t u;
+          int rc = keep_frame_decode(&f, &u, in + pos, have - pos, 0);
+          if (rc < 0 || (rc == 1 && f.opcode != KEEP_OP_OK)) {
+            fprintf(stderr, "keep-bench: fill refused at key %llu\n", (unsigned long long)i);
+            return 1;
+          }
+          used = rc == 1 ? (long)u : 0;
+        } else {
+          used = cfg->proto == PROTO_MC ? mc_one(in + pos, have - pos)
+                                        : resp_one(in + pos, have - pos);
+          if (used < 0)
+            return 1;
+        }
+        if (used == 0)
+          break;
+        pos += (size_t)used;
+        answered++;
+      }
+      memmove(in, in + pos, have - pos);
+      have -= pos;
+      pos = 0;
+    }
+  }
+  printf("{\"bench\":\"fill\",\"impl\":\"%s\",\"items\":%llu,\"ns\":%llu}\n",
+         proto_names[cfg->proto], (unsigned long long)num,
+         (unsigned long long)(corvid_bench_now_ns() - t0));
+  free(out);
+  free(in);
+  close(fd);
+  return 0;
+}
+
+// Pub/sub fan-out (--pubsub SUBSCRIBERS, with --rate messages per second and
+// --proto keep|resp|nats): SUBSCRIBERS connections subscribe to one topic,
+// one publisher sends 64-byte messages on a fixed schedule, and each
+// delivery's latency runs from the message's scheduled time to its arrival
+// at a subscriber. The payload starts with the message number in hex.
+// nats-server speaks a text protocol (INFO, CONNECT, SUB, PUB, MSG,
+// PING/PONG), implemented here to the minimum.
+
+#define PS_PAYLOAD 64
+#define PS_TOPIC "mbox.changes"
+
+struct ps_conn {
+  int fd;
+  uint8_t *buf;
+  size_t have;
+};
+
+// resp_array parses one RESP array of bulk strings and integers at `p`;
+// returns its length (0: incomplete, -1: malformed) and points `*last` and
+// `*last_len` at its last bulk string and `*first` at its first.
+static long resp_array(const uint8_t *p, size_t len, const uint8_t **first, size_t *first_len,
+                       const uint8_t **last, size_t *last_len) {
+  const uint8_t *nl = memchr(p, '\n', len);
+  if (nl == NULL)
+    return 0;
+  if (p[0] != '*')
+    return resp_one(p, len);
+  long n = strtol((const char *)p + 1, NULL, 10);
+  size_t off = (size_t)(nl - p) + 1;
+  for (long i = 0; i < n; i++) {
+    if (off >= len)
+      return 0;
+    long u = resp_one(p + off, len - off);
+    if (u <= 0)
+      return u;
+    if (p[off] == '$') {
+      const uint8_t *d = (const uint8_t *)memchr(p + off, '\n', len - off) + 1;
+      size_t dl = (size_t)strtol((const char *)p + off + 1, NULL, 10);
+      if (i == 0) {
+        *first = d;
+        *first_len = dl;
+      }
+      *last = d;
+      *last_len = dl;
+    }
+    off += (size_t)u;
+  }
+  return (long)off;
+}
+
+// ps_parse consumes complete messages in `c`; for each delivered payload it
+// calls back with the message number. Returns -1 on a protocol error.
+static int ps_parse(const struct config *cfg, struct ps_conn *c, uint64_t *lat, uint64_t msgs,
+                    const uint64_t *sched, uint64_t *got) {
+  size_t pos = 0;
+  uint64_t now = corvid_bench_now_ns();
+  for (;;) {
+    const uint8_t *payload = NULL;
+    size_t plen = 0;
+    long used;
+    uint8_t *p = c->buf + pos;
+    size_t len = c->have - pos;
+    if (len == 0)
+      break;
+    if (cfg->proto == PROTO_KEEP) {
+      keep_frame f;
+      size_t u;
+      int rc = keep_frame_decode(&f, &u, p, len, 0);
+      if (rc < 0)
+        return -1;
+      used = rc == 1 ? (long)u : 0;
+      if (rc == 1 && f.opcode == KEEP_OP_EVENT) {
+        payload = f.value;
+        plen = f.value_len;
+      }
+    } else if (cfg->proto == PROTO_RESP) {
+      const uint8_t *first = NULL, *last = NULL;
+      size_t fl = 0, ll = 0;
+      used = resp_array(p, len, &first, &fl, &last, &ll);
+      if (used < 0)
+        return -1;
+      if (used > 0 && first != NULL && fl == 7 && memcmp(first, "message", 7) == 0) {
+        payload = last;
+        plen = ll;
+      }
+    } else { // nats
+      const uint8_t *nl = memchr(p, '\n', len);
+      if (nl == NULL)
+        break;
+      size_t line = (size_t)(nl - p) + 1;
+      if (len >= 4 && memcmp(p, "MSG ", 4) == 0) {
+        // MSG <subject> <sid> [reply-to] <#bytes>: the size is the last field.
+        const uint8_t *sp = nl;
+        while (sp > p && sp[-1] != ' ')
+          sp--;
+        size_t n = (size_t)strtoul((const char *)sp, NULL, 10);
+        if (line + n + 2 > len)
+          break;
+        payload = p + line;
+        plen = n;
+        used = (long)(line + n + 2);
+      } else {
+        if (len >= 4 && memcmp(p, "PING", 4) == 0 && send(c->fd, "PONG\r\n", 6, MSG_NOSIGNAL) != 6)
+          return -1;
+        if (len >= 4 && memcmp(p, "-ERR", 4) == 0)
+          return -1;
+        used = (long)line;
+      }
+    }
+    if (used == 0)
+      break;
+    pos += (size_t)used;
+    if (payload != NULL && plen >= 16) {
+      char hex[17];
+      memcpy(hex, payload, 16);
+      hex[16] = 0;
+      uint64_t idx = strtoull(hex, NULL, 16);
+      if (idx < msgs && lat[idx] == 0) {
+        lat[idx] = now - sched[idx] + 1;
+        (*got)++;
+      }
+    }
+  }
+  memmove(c->buf, c->buf + pos, c->have - pos);
+  c->have -= pos;
+  return 0;
+}
+
+static size_t ps_encode_sub(const struct config *cfg, uint8_t *out, size_t cap, uint64_t id) {
+  if (cfg->proto == PROTO_KEEP) {
+    keep_frame f;
+    keep_frame_init(&f, KEEP_OP_SUBSCRIBE, id);
+    f.key = (const uint8_t *)PS_TOPIC;
+    f.key_len = strlen(PS_TOPIC);
+    size_t len;
+    if (keep_frame_encode(out, cap, &len, &f) != 0)
+      abort();
+    return len;
+  }
+  if (cfg->proto == PROTO_RESP) {
+    const char *argv[2] = {"SUBSCRIBE", PS_TOPIC};
+    size_t lens[2] = {9, strlen(PS_TOPIC)};
+    return put_resp(out, cap, 2, argv, lens);
+  }
+  return (size_t)snprintf(
+      (char *)out, cap, "CONNECT {\"verbose\":false,\"pedantic\":false}\r\nSUB %s 1\r\n", PS_TOPIC);
+}
+
+static size_t ps_encode_pub(const struct config *cfg, uint8_t *out, size_t cap, uint64_t n) {
+  char payload[PS_PAYLOAD + 1];
+  snprintf(payload, sizeof payload, "%016llx", (unsigned long long)n);
+  memset(payload + 16, '.', PS_PAYLOAD - 16);
+  if (cfg->proto == PROTO_KEEP) {
+    keep_frame f;
+    keep_frame_init(&f, KEEP_OP_PUBLISH, n + 1);
+    f.key = (const uint8_t *)PS_TOPIC;
+    f.key_len = strlen(PS_TOPIC);
+    f.value = (const uint8_t *)payload;
+    f.value_len = PS_PAYLOAD;
+    size_t len;
+    if (keep_frame_encode(out, cap, &len, &f) != 0)
+      abort();
+    return len;
+  }
+  if (cfg->proto == PROTO_RESP) {
+    const char *argv[3] = {"PUBLISH", PS_TOPIC, payload};
+    size_t lens[3] = {7, strlen(PS_TOPIC), PS_PAYLOAD};
+    return put_resp(out, cap, 3, argv, lens);
+  }
+  size_t w = (size_t)snprintf((char *)out, cap, "PUB %s %d\r\n", PS_TOPIC, PS_PAYLOAD);
+  memcpy(out + w, payload, PS_PAYLOAD);
+  memcpy(out + w + PS_PAYLOAD, "\r\n", 2);
+  return w + PS_PAYLOAD + 2;
+}
+
+static int run_pubsub(const struct config *cfg, unsigned subs) {
+  uint64_t msgs = (uint64_t)(cfg->rate * cfg->seconds);
+  if (msgs == 0 || subs == 0 || subs > 10000 || msgs * subs > 200000000)
+    return 2;
+  struct ps_conn *sc = calloc(subs, sizeof *sc);
+  uint64_t *sched = calloc(msgs, 8), *lat = calloc(msgs * subs, 8);
+  int ep = epoll_create1(0);
+  if (sc == NULL || sched == NULL || lat == NULL || ep < 0)
+    return 1;
+  uint8_t tmp[512];
+  for (unsigned i = 0; i < subs; i++) {
+    sc[i].fd = connect_to(cfg);
+    sc[i].buf = malloc(1u << 20);
+    if (sc[i].fd < 0 || sc[i].buf == NULL) {
+      fprintf(stderr, "keep-bench: cannot connect subscriber %u\n", i);
+      return 1;
+    }
+    size_t len = ps_encode_sub(cfg, tmp, sizeof tmp, i + 1);
+    if (send(sc[i].fd, tmp, len, MSG_NOSIGNAL) != (ssize_t)len)
+      return 1;
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
+    epoll_ctl(ep, EPOLL_CTL_ADD, sc[i].fd, &ev);
+  }
+  int pub = connect_to(cfg);
+  if (pub < 0)
+    return 1;
+  if (cfg->proto == PROTO_NATS) {
+    const char *c = "CONNECT {\"verbose\":false,\"pedantic\":false}\r\n";
+    if (send(pub, c, strlen(c), MSG_NOSIGNAL) != (ssize_t)strlen(c))
+      return 1;
+  }
+  // Let every subscription take effect (answers are read by the loop below).
+  struct timespec settle = {0, 300000000};
+  nanosleep(&settle, NULL);
+  uint64_t start = corvid_bench_now_ns() + 10000000, interval = (uint64_t)(1e9 / cfg->rate);
+  uint64_t cpu0 = server_cpu_ns(cfg->server_pid);
+  uint64_t next = 0, got = 0, want = msgs * subs;
+  uint64_t deadline = start + (uint64_t)(cfg->seconds * 1e9) + 2000000000ull;
+  struct epoll_event evs[64];
+  while (got < want && corvid_bench_now_ns() < deadline) {
+    uint64_t now = corvid_bench_now_ns();
+    size_t off = 0;
+    uint8_t out[16384];
+    while (next < msgs && start + next * interval <= now && off + 256 < sizeof out) {
+      sched[next] = start + next * interval;
+      off += ps_encode_pub(cfg, out + off, sizeof out - off, next);
+      next++;
+    }
+    if (off > 0 && send(pub, out, off, MSG_NOSIGNAL) != (ssize_t)off)
+      return 1;
+    while (recv(pub, tmp, sizeof tmp, MSG_DONTWAIT) > 0) {
+      // publisher's acknowledgements (and nats PINGs, answered) are dropped
+      if (cfg->proto == PROTO_NATS && memcmp(tmp, "PING", 4) == 0)
+        (void)!send(pub, "PONG\r\n", 6, MSG_NOSIGNAL);
+    }
+    int timeout = 0;
+    if (next < msgs) {
+      uint64_t due = start + next * interval, t = corvid_bench_now_ns();
+      timeout = due > t ? (int)((due - t) / 1000000) : 0;
+    } else {
+      timeout = 10;
+    }
+    int n = epoll_wait(ep, evs, 64, timeout);
+    for (int i = 0; i < n; i++) {
+      struct ps_conn *c = &sc[evs[i].data.u32];
+      ssize_t r = recv(c->fd, c->buf + c->have, (1u << 20) - c->have, 0);
+      if (r <= 0) {
+        fprintf(stderr, "keep-bench: subscriber connection closed\n");
+        return 1;
+      }
+      c->have += (size_t)r;
+      if (ps_parse(cfg, c, lat + (size_t)evs[i].data.u32 * msgs, msgs, sched, &got) < 0) {
+        fprintf(stderr, "keep-bench: protocol error on a subscriber\n");
+        return 1;
+      }
+    }
+  }
+  uint64_t cpu1 = server_cpu_ns(cfg->server_pid);
+  uint64_t count = 0;
+  for (uint64_t i = 0; i < want; i++)
+    if (lat[i] != 0)
+      lat[count++] = lat[i] - 1;
+  qsort(lat, count, 8, corvid_bench_cmp_u64);
+#define PCT(q)                                                                                     \
+  ((uint64_t)((double)want * (q)) < count ? (double)lat[(uint64_t)((double)want * (q))] / 1e3      \
+                                          : 1e12)
+  printf("{\"bench\":\"pubsub-fanout-s%u\",\"impl\":\"%s\",\"rate\":%.0f,\"messages\":%llu,"
+         "\"deliveries\":%llu,\"delivered\":%llu,\"p50_us\":%.1f,\"p99_us\":%.1f,"
+         "\"p999_us\":%.1f,\"server_cpu_us_per_delivery\":%.3f}\n",
+         subs, proto_names[cfg->proto], cfg->rate, (unsigned long long)msgs,
+         (unsigned long long)want, (unsigned long long)count, PCT(0.5), PCT(0.99), PCT(0.999),
+         cfg->server_pid > 0 ? (double)(cpu1 - cpu0) / 1e3 / (double)want : -1.0);
+#undef PCT
+  for (unsigned i = 0; i < subs; i++) {
+    close(sc[i].fd);
+    free(sc[i].buf);
+  }
+  close(pub);
+  close(ep);
+  free(sc);
+  free(sched);
+  free(lat);
+  return count == want ? 0 : 1;
+}
+
 static void usage(void) {
-  fprintf(stderr, "usage: keep-bench --proto keep|resp --op get|set|incr --port N\n"
+  fprintf(stderr, "usage: keep-bench --proto keep|resp|mc|nats --op get|set|incr|mix --port N\n"
                   "       [--host 127.0.0.1] [--threads 4] [--pipeline 16] [--keys 10000]\n"
                   "       [--value-size 8] [--seconds 3] [--rate REQUESTS_PER_S]\n"
-                  "       [--route]\n"
+                  "       [--route] [--server-pid PID]\n"
                   "--rate runs the open loop and reports latency percentiles; --route\n"
-                  "keeps one keep/1 connection per keepd shard (closed loop).\n");
+                  "keeps one keep/1 connection per keepd shard (closed loop); --op mix\n"
+                  "is the mail-cluster mix of README.md; --server-pid adds the server's\n"
+                  "CPU time per request (from /proc/PID/stat); --fill N stores N keys\n"
+                  "of 10 bytes (k:%%08u) with 8-byte values, 256 per send, and exits;\n"
+                  "--pubsub N --rate R: N subscribers, R messages/s (--proto nats too).\n");
 }
 
 int main(int argc, char **argv) {
-  struct config cfg = {PROTO_KEEP, OP_GET, "127.0.0.1", 0, 4, 16, 10000, 8, 3.0, 0, false};
+  struct config cfg = {PROTO_KEEP, OP_GET, "127.0.0.1", 0, 4, 16, 10000, 8, 3.0, 0, false, 0};
   static const struct option opts[] = {
-      {"proto", required_argument, NULL, 'P'},   {"op", required_argument, NULL, 'o'},
-      {"host", required_argument, NULL, 'h'},    {"port", required_argument, NULL, 'p'},
-      {"threads", required_argument, NULL, 't'}, {"pipeline", required_argument, NULL, 'l'},
-      {"keys", required_argument, NULL, 'k'},    {"value-size", required_argument, NULL, 'v'},
-      {"seconds", required_argument, NULL, 's'}, {"rate", required_argument, NULL, 'r'},
-      {"route", no_argument, NULL, 'R'},         {NULL, 0, NULL, 0},
+      {"proto", required_argument, NULL, 'P'},
+      {"op", required_argument, NULL, 'o'},
+      {"host", required_argument, NULL, 'h'},
+      {"port", required_argument, NULL, 'p'},
+      {"threads", required_argument, NULL, 't'},
+      {"pipeline", required_argument, NULL, 'l'},
+      {"keys", required_argument, NULL, 'k'},
+      {"value-size", required_argument, NULL, 'v'},
+      {"seconds", required_argument, NULL, 's'},
+      {"rate", required_argument, NULL, 'r'},
+      {"route", no_argument, NULL, 'R'},
+      {"server-pid", required_argument, NULL, 'S'},
+      {"fill", required_argument, NULL, 'F'},
+      {"pubsub", required_argument, NULL, 'U'},
+      {NULL, 0, NULL, 0},
   };
   int o;
+  uint64_t fill = 0;
+  unsigned pubsub = 0;
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (o) {
     case 'P':
-      cfg.proto = strcmp(optarg, "resp") == 0 ? PROTO_RESP : PROTO_KEEP;
+      cfg.proto = strcmp(optarg, "resp") == 0   ? PROTO_RESP
+                  : strcmp(optarg, "mc") == 0   ? PROTO_MC
+                  : strcmp(optarg, "nats") == 0 ? PROTO_NATS
+                                                : PROTO_KEEP;
       break;
     case 'o':
-      cfg.op = strcmp(optarg, "set") == 0 ? OP_SET : strcmp(optarg, "incr") == 0 ? OP_INCR : OP_GET;
+      cfg.op = strcmp(optarg, "set") == 0    ? OP_SET
+               : strcmp(optarg, "incr") == 0 ? OP_INCR
+               : strcmp(optarg, "mix") == 0  ? OP_MIX
+                                             : OP_GET;
+      break;
+    case 'S':
+      cfg.server_pid = atoi(optarg);
+      break;
+    case 'F':
+      fill = strtoull(optarg, NULL, 10);
+      break;
+    case 'U':
+      pubsub = (unsigned)atoi(optarg);
       break;
     case 'h':
       cfg.host = optarg;
@@ -584,13 +1181,17 @@ int main(int argc, char **argv) {
     usage();
     return 2;
   }
+  if (fill > 0)
+    return run_fill(&cfg, fill);
+  if (pubsub > 0)
+    return cfg.rate > 0 ? run_pubsub(&cfg, pubsub) : 2;
   if (cfg.rate > 0)
     return run_open_loop(&cfg);
   struct worker *ws = calloc(cfg.threads, sizeof *ws);
   pthread_t *th = calloc(cfg.threads, sizeof *th);
   if (ws == NULL || th == NULL)
     return 1;
-  uint64_t start = corvid_bench_now_ns();
+  uint64_t start = corvid_bench_now_ns(), cpu0 = server_cpu_ns(cfg.server_pid);
   for (unsigned i = 0; i < cfg.threads; i++) {
     ws[i] = (struct worker){&cfg, i, 0, 0};
     if (pthread_create(&th[i], NULL,
@@ -615,14 +1216,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "keep-bench: %s\n", strerror(error));
     return 1;
   }
-  static const char *op_names[] = {"get", "set", "incr"};
   char bench[64], impl[32];
   snprintf(bench, sizeof bench, "closed-loop-%s-t%u-p%u", op_names[cfg.op], cfg.threads,
            cfg.pipeline);
   snprintf(impl, sizeof impl, "%s",
-           cfg.proto == PROTO_KEEP ? (cfg.route ? "keepd-routed" : "keepd") : "resp");
+           cfg.proto == PROTO_KEEP && cfg.route ? "keepd-routed" : proto_names[cfg.proto]);
   struct corvid_bench_result r = {elapsed, elapsed, 1};
   corvid_bench_emit(stdout, bench, impl, total * cfg.value_size, total, &r);
+  if (cfg.server_pid > 0)
+    printf("{\"bench\":\"%s-cpu\",\"impl\":\"%s\",\"items\":%llu,"
+           "\"server_cpu_us_per_req\":%.3f}\n",
+           bench, impl, (unsigned long long)total,
+           (double)(server_cpu_ns(cfg.server_pid) - cpu0) / 1e3 / (double)total);
   free(ws);
   free(th);
   return 0;

@@ -1,44 +1,146 @@
-#!/bin/sh
-# run.sh: preliminary closed-loop comparison of keepd and redis-server on
-# loopback, one server at a time, each on a private port.
-#   tools/keep-bench/run.sh BUILDDIR [SECONDS] [THREADS] [PIPELINE]
-# Prints one JSON line per server and operation (corvid_bench format), then
-# open-loop GET latency percentiles at RATES (default "50000 100000").
+#!/bin/bash
+# run.sh: keepd against redis-server and memcached on loopback, one server
+# loaded at a time, each on a private port, in one run (see README.md).
+#   tools/keep-bench/run.sh BUILDDIR [SECONDS] [REPEATS]
+# Environment: RATES (open-loop rates searched, requests/s, ascending),
+# SUBS and PUBRATE (pub/sub fan-out: subscribers, messages/s; 50 and 2000),
+# FILL (keys for the memory measurement, default 10000000; 0 skips it),
+# OUT (file for the JSON lines, default a temporary one, kept).
+# Prints JSON lines (corvid_bench style) as it goes, then a table.
 set -eu
-build=${1:?usage: run.sh BUILDDIR [SECONDS] [THREADS] [PIPELINE]}
-secs=${2:-3}
-threads=${3:-4}
-pipeline=${4:-16}
-rates=${RATES:-50000 100000}
+build=${1:?usage: run.sh BUILDDIR [SECONDS] [REPEATS]}
+secs=${2:-2}
+repeats=${3:-3}
+rates=${RATES:-5000 10000 20000 40000 80000 160000}
+fill=${FILL:-10000000}
 bench="$build/tools/keep-bench/keep-bench"
 keepd="$build/servers/keepd/keepd"
 dir=$(mktemp -d /tmp/keep-bench.XXXXXX)
-trap 'kill $kpid $rpid 2>/dev/null || true; rm -rf "$dir"' EXIT INT TERM
-kpid= rpid=
+out=${OUT:-$dir.jsonl}
+: >"$out"
+pids=
+trap 'for p in $pids; do kill $p 2>/dev/null || true; done; rm -rf "$dir"' EXIT INT TERM
+base=$((20000 + $$ % 20000))
+rport=$((base + 1))
+mport=$((base + 2))
+nport=$((base + 3))
+subs=${SUBS:-50}
+pubrate=${PUBRATE:-2000}
 
-"$keepd" --port 0 --port-file "$dir/port" 2>"$dir/keepd.log" &
-kpid=$!
-for _ in $(seq 100); do [ -s "$dir/port" ] && break; sleep 0.05; done
-kport=$(cat "$dir/port")
-for op in set get incr; do
-  "$bench" --proto keep --port "$kport" --op "$op" --seconds "$secs" \
-    --threads "$threads" --pipeline "$pipeline"
-done
-for rate in $rates; do
-  "$bench" --proto keep --port "$kport" --op get --seconds "$secs" --threads 2 --rate "$rate"
-done
-kill "$kpid"; wait "$kpid" || true; kpid=
+start_keepd() { # the cap leaves room for FILL small keys
+  rm -f "$dir/port"
+  "$keepd" --port 0 --port-file "$dir/port" --memory-cap 2G 2>"$dir/keepd.log" &
+  kpid=$!
+  pids="$pids $kpid"
+  for _ in $(seq 200); do [ -s "$dir/port" ] && break; sleep 0.05; done
+  kport=$(cat "$dir/port")
+}
+start_redis() {
+  redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no \
+    --daemonize no >"$dir/redis.log" 2>&1 &
+  rpid=$!
+  pids="$pids $rpid"
+  for _ in $(seq 200); do redis-cli -p "$rport" ping >/dev/null 2>&1 && break; sleep 0.05; done
+}
+start_memcached() {
+  memcached -l 127.0.0.1 -p "$mport" -U 0 -m 4096 -u nobody >"$dir/memcached.log" 2>&1 &
+  mpid=$!
+  pids="$pids $mpid"
+  sleep 0.3
+}
+start_nats() {
+  nats-server -a 127.0.0.1 -p "$nport" >"$dir/nats.log" 2>&1 &
+  npid=$!
+  pids="$pids $npid"
+  sleep 0.5
+}
+stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+emit() { tee -a "$out"; }
+note() { printf '{"note":"%s"}\n' "$*" | emit; }
 
-rport=$((20000 + $$ % 20000))
-redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no \
-  --daemonize no >"$dir/redis.log" 2>&1 &
-rpid=$!
-for _ in $(seq 100); do redis-cli -p "$rport" ping >/dev/null 2>&1 && break; sleep 0.05; done
-for op in set get incr; do
-  "$bench" --proto resp --port "$rport" --op "$op" --seconds "$secs" \
-    --threads "$threads" --pipeline "$pipeline"
+note "load average before: $(cut -d' ' -f1-3 /proc/loadavg); cpus: $(nproc)"
+
+# 1. Latency: for each repeat and rate, each server in turn (interleaved, so
+# a change in the machine's load hits all three alike).
+start_keepd
+start_redis
+start_memcached
+for rep in $(seq "$repeats"); do
+  for rate in $rates; do
+    "$bench" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 \
+      --rate "$rate" --server-pid "$kpid" | emit || true
+    "$bench" --proto resp --port "$rport" --op mix --seconds "$secs" --threads 2 \
+      --rate "$rate" --server-pid "$rpid" | emit || true
+    "$bench" --proto mc --port "$mport" --op mix --seconds "$secs" --threads 2 \
+      --rate "$rate" --server-pid "$mpid" | emit || true
+  done
+  # Closed loop, pipelined: throughput and CPU time per request.
+  "$bench" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
+    --server-pid "$kpid" | emit || true
+  "$bench" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
+    --route --server-pid "$kpid" | emit || true
+  "$bench" --proto resp --port "$rport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
+    --server-pid "$rpid" | emit || true
+  "$bench" --proto mc --port "$mport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
+    --server-pid "$mpid" | emit || true
 done
-for rate in $rates; do
-  "$bench" --proto resp --port "$rport" --op get --seconds "$secs" --threads 2 --rate "$rate"
+stop "$mpid"
+
+# 2. Pub/sub fan-out: SUBS subscribers of one topic, PUBRATE messages/s of
+# 64 bytes; keepd, Redis and nats-server in turn.
+start_nats
+for rep in $(seq "$repeats"); do
+  "$bench" --proto keep --port "$kport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
+    --server-pid "$kpid" | emit || true
+  "$bench" --proto resp --port "$rport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
+    --server-pid "$rpid" | emit || true
+  "$bench" --proto nats --port "$nport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
+    --server-pid "$npid" | emit || true
 done
-kill "$rpid"; wait "$rpid" || true; rpid=
+stop "$kpid"
+stop "$rpid"
+stop "$npid"
+
+# 3. Memory per key: FILL keys of 10 bytes with 8-byte values into a fresh
+# server. keepd reports no memory statistic on its protocol, so its figure is
+# the growth of its resident set (VmRSS) from start to after the fill, which
+# also charges it for every allocator and table overhead; Redis's is
+# INFO memory used_memory, memcached's is stats "bytes" (item memory as it
+# accounts it); the RSS growth of those two is printed alongside.
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+per_key() { awk -v b="$1" -v n="$fill" 'BEGIN { printf "%.1f", b / n }'; }
+if [ "$fill" -gt 0 ]; then
+  start_keepd
+  before=$(rss_kb "$kpid")
+  "$bench" --proto keep --port "$kport" --fill "$fill" | emit
+  after=$(rss_kb "$kpid")
+  printf '{"bench":"memory","impl":"keepd","keys":%s,"bytes_per_key":%s,"source":"VmRSS growth"}\n' \
+    "$fill" "$(per_key $(((after - before) * 1024)))" | emit
+  stop "$kpid"
+
+  start_redis
+  before=$(rss_kb "$rpid")
+  ub=$(redis-cli -p "$rport" info memory | awk -F: '/^used_memory:/ {print $2+0}')
+  "$bench" --proto resp --port "$rport" --fill "$fill" | emit
+  ua=$(redis-cli -p "$rport" info memory | awk -F: '/^used_memory:/ {print $2+0}')
+  after=$(rss_kb "$rpid")
+  printf '{"bench":"memory","impl":"resp","keys":%s,"bytes_per_key":%s,"source":"INFO used_memory","rss_bytes_per_key":%s}\n' \
+    "$fill" "$(per_key $((ua - ub)))" "$(per_key $(((after - before) * 1024)))" | emit
+  stop "$rpid"
+
+  start_memcached
+  before=$(rss_kb "$mpid")
+  "$bench" --proto mc --port "$mport" --fill "$fill" | emit
+  after=$(rss_kb "$mpid")
+  mb=$(exec 3<>"/dev/tcp/127.0.0.1/$mport" 2>/dev/null && printf 'stats\r\nquit\r\n' >&3 &&
+    tr -d '\r' <&3 | awk '$2 == "bytes" {print $3}') || mb=0
+  printf '{"bench":"memory","impl":"memcached","keys":%s,"bytes_per_key":%s,"source":"stats bytes","rss_bytes_per_key":%s}\n' \
+    "$fill" "$(per_key "${mb:-0}")" "$(per_key $(((after - before) * 1024)))" | emit
+  stop "$mpid"
+fi
+note "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# 4. The table: per server the highest rate whose p99 stayed under 1 ms in
+# every repeat, p99.9 there, CPU time per request, and ratios to Redis.
+python3 "$(dirname "$0")/summary.py" "$out"
+echo "JSON lines: $out"

@@ -55,6 +55,9 @@ typedef struct keepd_settings {
   int pin; // KEEPD_PIN_*
   uint8_t secret[KEEP_SECRET_LEN];
   const char *port_file;
+  // cluster is the member list and this member's place in it; NULL for a
+  // single node (keepd_cluster.h).
+  const struct keepd_cluster_config *cluster;
 } keepd_settings;
 
 // CPU budget (cpu.c).
@@ -85,8 +88,19 @@ int keepd_parse_cpu_max(const char *s);
 
 enum keepd_kind { KIND_VALUE = 1, KIND_COUNTER = 2, KIND_LOCK = 3 };
 
-// keepd_entry is one key. Values of 8 bytes or less, counters and nothing
-// else live inline; a lock's holder id follows the key.
+// keepd_entry is how the shard sees one key. A small key (at most
+// KEEPD_INLINE_KEY bytes, no lock holder, a value of 8 bytes or less, a
+// deadline within 24 days) is stored packed in a 24-byte table slot, and
+// keepd_store_find/keepd_store_new_entry hand out a view of it: a working
+// copy inside the store whose changes (expires_ns, v) the store writes back
+// at the next call into it. Any other key is an out-of-line record from the
+// arena, laid out as below, with the key and then the lock holder after the
+// fixed part, and the view is the record itself. Either way, a pointer from
+// keepd_store_find may be changed until the next store call (passing it to
+// keepd_store_put or keepd_store_remove ends it), and one from
+// keepd_store_new_entry until keepd_store_put, after which it may still be
+// read until the next keepd_store_find or keepd_store_new_entry.
+// `hash` is the store's own hash of the key (see keepd_store).
 typedef struct keepd_entry {
   uint64_t hash;
   uint64_t expires_ns; // 0: never
@@ -103,48 +117,105 @@ typedef struct keepd_entry {
   uint8_t key[];
 } keepd_entry;
 
-// keepd_bucket is one cache line: 7 tags (0 = empty), an overflow mark set
-// when an insert had to probe past this bucket, and 7 entry pointers.
+// KEEPD_INLINE_KEY is the longest key stored inside a table slot.
+#define KEEPD_INLINE_KEY 10
+
+// keepd_slot is one key in the table, 24 bytes with no padding: the value,
+// counter or record pointer; the deadline in milliseconds modulo 2^32
+// (compared by serial-number arithmetic against the clock); meta (kind in
+// bits 0-1, out-of-line record in bit 2, deadline set in bit 3, value length
+// in bits 4-7); the key length and the key.
+typedef struct keepd_slot {
+  uint8_t v[8];
+  uint8_t deadline[4];
+  uint8_t meta;
+  uint8_t key_len;
+  uint8_t key[KEEPD_INLINE_KEY];
+} keepd_slot;
+
+// keepd_bucket holds 7 slots opened by 7 tag bytes (0 = empty, compared all
+// at once with SWAR arithmetic) and a count of the keys that probed past
+// this bucket to a later one (saturating at 255), so that a search stops at
+// the first bucket nobody probed past and deletions shorten chains again.
 typedef struct keepd_bucket {
   uint8_t tags[7];
   uint8_t overflow;
-  keepd_entry *e[7];
+  keepd_slot s[7];
 } keepd_bucket;
+
+typedef struct keepd_table {
+  keepd_bucket *b;
+  size_t n; // buckets, any number (placement by multiply-shift, not a mask)
+} keepd_table;
 
 #define KEEPD_NUM_CLASSES 29 // 16 to 256 bytes by 16, then 512 bytes to 2 MiB
 
+// keepd_hash_fn replaces the store's hash (SipHash-2-4 under a random key
+// drawn at keepd_store_init); for tests and fuzzing, which force collisions.
+typedef uint64_t (*keepd_hash_fn)(void *arg, const uint8_t *key, size_t key_len);
+
+// keepd_store is one shard's keys. The table grows by a quarter at a time
+// once 90% of its slots are full, and incrementally: the new table takes
+// every insert while each later call moves a few buckets of the old one
+// across, so a growing shard never stops to rehash. Lookups during that time
+// search both. Keys are placed by the store's own hash of the key (the `h`
+// arguments below are no longer used: moving a key needs its hash again and
+// the table stores none).
 typedef struct keepd_store {
-  keepd_bucket *buckets;
-  size_t mask; // buckets - 1
-  size_t count;
+  keepd_table cur, old; // old.b != NULL while a resize is under way
+  size_t migrate_pos;   // next bucket of `old` to move
+  size_t count;         // keys in both tables (expired ones included until removed)
   size_t sweep_pos;
+  uint64_t now_ms; // the latest clock reading seen, in milliseconds
+  uint8_t seed[16];
+  keepd_hash_fn hash;
+  void *hash_arg;
+  // The views handed out (see keepd_entry) and where the found one lives.
+  _Alignas(keepd_entry) uint8_t found_buf[sizeof(keepd_entry) + KEEPD_INLINE_KEY + 6];
+  _Alignas(keepd_entry) uint8_t fresh_buf[sizeof(keepd_entry) + KEEPD_INLINE_KEY + 6];
+  keepd_entry *found; // NULL, a view in found_buf, or an out-of-line record
+  keepd_bucket *found_b;
+  int found_i;
   void *free_list[KEEPD_NUM_CLASSES];
   uint8_t *chunk; // bump allocation in the current chunk
   size_t chunk_left;
   void **chunks;
   size_t num_chunks, chunks_cap;
-  uint64_t used, cap; // bytes in live allocations and the cap
+  uint64_t used, cap;   // bytes in live allocations (arena and tables) and the cap
+  uint64_t table_bytes; // the tables' share of `used`
   bool huge_pages;
 } keepd_store;
 
+// keepd_store_init prepares an empty store whose tables and records may use
+// at most `cap` bytes; -ENOMEM if the first table cannot be allocated.
 int keepd_store_init(keepd_store *st, uint64_t cap);
 void keepd_store_cleanup(keepd_store *st);
-// keepd_store_find returns the live entry for `key`, removing it first if it
-// has expired at `now`.
+// keepd_store_find returns the live entry for `key` (a view, see
+// keepd_entry), removing it first if it has expired at `now`. Deadlines are
+// kept to the millisecond, rounded up: a key lives at most 1 ms longer than
+// asked, never shorter. `h` is unused.
 keepd_entry *keepd_store_find(keepd_store *st, uint64_t h, const uint8_t *key, size_t key_len,
                               uint64_t now);
-// keepd_store_new_entry allocates an entry (not yet in the table) with room
-// for a value of `value_len` bytes (external when over 8) and a holder;
-// NULL when the memory cap would be exceeded.
+// keepd_store_new_entry makes an entry (not yet in the table) with room for
+// a value of `value_len` bytes (external when over 8) and a holder; NULL
+// when the memory cap would be exceeded. Small entries are a view that
+// costs nothing until keepd_store_put. `h` is unused.
 keepd_entry *keepd_store_new_entry(keepd_store *st, uint64_t h, const uint8_t *key, size_t key_len,
                                    size_t value_len, size_t holder_len);
-// keepd_store_put inserts `e`, replacing (and freeing) `old` if not NULL;
-// returns -ENOMEM when the table cannot grow.
+// keepd_store_put inserts `e` (from keepd_store_new_entry), replacing (and
+// freeing) `old` if not NULL (`old` from the latest keepd_store_find);
+// -ENOMEM when the table is full and cannot grow, or when a far deadline
+// needs an out-of-line record the cap refuses. On failure `e` is still the
+// caller's to free.
 int keepd_store_put(keepd_store *st, keepd_entry *e, keepd_entry *old);
+// keepd_store_remove deletes `e`, the entry the latest keepd_store_find
+// returned.
 void keepd_store_remove(keepd_store *st, keepd_entry *e);
+// keepd_store_free_entry frees an entry that is not in the table.
 void keepd_store_free_entry(keepd_store *st, keepd_entry *e);
 // keepd_store_sweep checks up to `num_buckets` buckets for expired entries,
-// continuing where the last call stopped; returns how many it removed.
+// continuing where the last call stopped, and moves a few buckets of a
+// resize under way; returns how many it removed.
 size_t keepd_store_sweep(keepd_store *st, size_t num_buckets, uint64_t now);
 
 static inline uint8_t *keepd_entry_value(keepd_entry *e) {

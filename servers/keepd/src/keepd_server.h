@@ -5,6 +5,7 @@
 #define KEEPD_SERVER_H
 
 #include "keepd.h"
+#include "keepd_cluster.h"
 
 #define KEEPD_TOPIC_BUCKETS 1024
 
@@ -76,6 +77,7 @@ struct keepd_server {
   atomic_bool stop;
   uint64_t quarantine_until_ns;
   char member[80]; // "address:port" as the cluster view names it
+  struct keepd_cluster *cl; // NULL for a single node
 };
 
 int keepd_shard_init(struct keepd_shard *s, struct keepd_server *srv, unsigned id, int lfd);

@@ -34,7 +34,12 @@ static void usage(FILE *f) {
              "                           (default: the longest lease)\n"
              "  --secret HEX             32 hex digits keying the slot hash\n"
              "  --pin auto|yes|no        pin shards to CPUs (auto: when the cgroup\n"
-             "                           holds its CPUs exclusively)\n");
+             "                           holds its CPUs exclusively)\n"
+             "  --member ID@HOST:PORT/UDPPORT\n"
+             "                           a cluster member (repeat for each; the same\n"
+             "                           list, in the same order, on every member)\n"
+             "  --self ID                this member's id in the list: it listens on\n"
+             "                           the member's host and port\n");
 }
 
 static int parse_size(const char *s, uint64_t *out) {
@@ -91,6 +96,10 @@ static int parse_pin(const char *s) {
   return -1;
 }
 
+// Cluster configuration, filled from keepd.members/keepd.self and --member/--self.
+static struct keepd_cluster_config cluster_cfg;
+static int64_t cluster_self = -1;
+
 static void warn_unused(void *ctx, const char *key, const char *file, unsigned line) {
   (void)ctx;
   fprintf(stderr, "keepd: %s:%u: unknown setting %s ignored\n", file, line, key);
@@ -105,7 +114,7 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
     fprintf(stderr, "keepd: %s\n", diag.message);
     return rc;
   }
-  const char *listen = NULL, *secret = NULL, *pin = NULL;
+  const char *listen = NULL, *secret = NULL, *pin = NULL, *members = NULL;
   int64_t port, shards, conns;
   uint64_t cap, maxv, lease, quarantine;
   if ((rc = srv_config_get_string(cfg, "keepd.listen", set->listen, &listen)) < 0 ||
@@ -122,7 +131,9 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
       (rc = srv_config_get_int(cfg, "keepd.max_connections", 1, 1000000, set->max_connections,
                                &conns, &diag)) < 0 ||
       (rc = srv_config_get_string(cfg, "keepd.secret", NULL, &secret)) < 0 ||
-      (rc = srv_config_get_string(cfg, "keepd.pin", NULL, &pin)) < 0) {
+      (rc = srv_config_get_string(cfg, "keepd.pin", NULL, &pin)) < 0 ||
+      (rc = srv_config_get_string(cfg, "keepd.members", NULL, &members)) < 0 ||
+      (rc = srv_config_get_int(cfg, "keepd.self", -1, 65535, -1, &cluster_self, &diag)) < 0) {
     fprintf(stderr, "keepd: %s\n", diag.message);
     srv_config_free(cfg);
     return rc;
@@ -151,6 +162,11 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
   }
   if (secret != NULL && parse_hex_secret(secret, set->secret) < 0) {
     fprintf(stderr, "keepd: %s: keepd.secret must be 32 hex digits\n", path);
+    srv_config_free(cfg);
+    return -EINVAL;
+  }
+  if (members != NULL && keepd_members_parse(&cluster_cfg, members) < 0) {
+    fprintf(stderr, "keepd: %s: keepd.members must list ID@HOST:PORT/UDPPORT entries\n", path);
     srv_config_free(cfg);
     return -EINVAL;
   }
@@ -228,6 +244,20 @@ int keepd_server_run(const keepd_settings *set) {
     return 1;
   }
   srv.quarantine_until_ns = keepd_now_ns() + set->lock_quarantine_ms * 1000000u;
+  if (set->cluster != NULL) {
+    // Each slot gets its own quarantine when this member starts serving it.
+    srv.quarantine_until_ns = 0;
+    int e = keepd_cluster_new(&srv.cl, set->cluster, set->secret, set->lock_quarantine_ms,
+                              srv.num_shards);
+    if (e < 0) {
+      const struct keepd_member *m = &set->cluster->members[set->cluster->self];
+      fprintf(stderr, "keepd: cluster: cannot use udp %s:%u: %s\n", m->host, m->udp_port,
+              strerror(-e));
+      free(srv.shards);
+      free(srv.rings);
+      return 1;
+    }
+  }
 
   // Listeners first: the shared port is known (and bound) before any
   // thread runs, so a client can connect as soon as the port file exists.
@@ -273,6 +303,10 @@ int keepd_server_run(const keepd_settings *set) {
   signal(SIGPIPE, SIG_IGN);
 
   unsigned running = 0;
+  if (rc == 0 && srv.cl != NULL && keepd_cluster_start(srv.cl) < 0) {
+    fprintf(stderr, "keepd: cannot start the cluster thread\n");
+    rc = 1;
+  }
   for (unsigned i = 0; rc == 0 && i < srv.num_shards; i++) {
     if (keepd_shard_start(&srv.shards[i]) < 0) {
       fprintf(stderr, "keepd: cannot start shard %u\n", i);
@@ -313,6 +347,14 @@ int keepd_server_run(const keepd_settings *set) {
     int sig;
     sigwait(&sigs, &sig);
     fprintf(stderr, "keepd: signal %d, shutting down\n", sig);
+    if (srv.cl != NULL) {
+      // A clean leave: stop serving, and keep heartbeating with the leaving
+      // flag long enough for the peers to take the slots over at once
+      // instead of after the dead timeout.
+      keepd_cluster_leave(srv.cl);
+      struct timespec ts = {0, 6 * (long)KEEPD_HB_INTERVAL_MS * 1000000L};
+      nanosleep(&ts, NULL);
+    }
   }
   atomic_store_explicit(&srv.stop, true, memory_order_release);
   for (unsigned i = 0; i < running; i++) {
@@ -325,6 +367,7 @@ int keepd_server_run(const keepd_settings *set) {
     pthread_join(srv.shards[i].thread, NULL);
   for (unsigned i = 0; i < started; i++)
     keepd_shard_drain_rings_at_exit(&srv.shards[i]);
+  keepd_cluster_free(srv.cl);
   for (unsigned i = 0; i < started; i++)
     keepd_shard_cleanup(&srv.shards[i]);
   free(srv.shards);
@@ -354,6 +397,8 @@ int main(int argc, char **argv) {
     O_QUAR,
     O_SECRET,
     O_PIN,
+    O_MEMBER,
+    O_SELF,
     O_HELP
   };
   static const struct option opts[] = {
@@ -368,6 +413,8 @@ int main(int argc, char **argv) {
       {"lock-quarantine", required_argument, NULL, O_QUAR},
       {"secret", required_argument, NULL, O_SECRET},
       {"pin", required_argument, NULL, O_PIN},
+      {"member", required_argument, NULL, O_MEMBER},
+      {"self", required_argument, NULL, O_SELF},
       {"help", no_argument, NULL, O_HELP},
       {NULL, 0, NULL, 0},
   };
@@ -421,6 +468,13 @@ int main(int argc, char **argv) {
       set.pin = parse_pin(optarg);
       ok = set.pin >= 0;
       break;
+    case O_MEMBER:
+      ok = keepd_members_parse(&cluster_cfg, optarg) == 0;
+      break;
+    case O_SELF:
+      ok = parse_size(optarg, &v) == 0 && v <= 65535;
+      cluster_self = (int64_t)v;
+      break;
     case O_HELP:
       usage(stdout);
       return 0;
@@ -437,8 +491,27 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
+  if (cluster_cfg.num_members > 0 || cluster_self >= 0) {
+    cluster_cfg.self = -1;
+    for (unsigned i = 0; i < cluster_cfg.num_members; i++)
+      if (cluster_cfg.members[i].id == cluster_self)
+        cluster_cfg.self = (int)i;
+    if (cluster_cfg.self < 0) {
+      fprintf(stderr, "keepd: --self must name one of the --member ids\n");
+      return 2;
+    }
+    const struct keepd_member *me = &cluster_cfg.members[cluster_cfg.self];
+    snprintf(set.listen, sizeof set.listen, "%s", me->host);
+    set.port = me->port;
+    set.cluster = &cluster_cfg;
+  }
+  // In a cluster a slot can change owner: besides the longest lease, the
+  // old owner may still grant for up to the quorum window after the new one
+  // took over (docs/keep-guarantees.md).
   if (!quarantine_set)
-    set.lock_quarantine_ms = set.max_lease_ms;
+    set.lock_quarantine_ms =
+        set.max_lease_ms +
+        (set.cluster != NULL ? KEEPD_QUORUM_WINDOW_MS + KEEPD_QUARANTINE_MARGIN_MS : 0);
   if (!is_loopback(set.listen)) {
     fprintf(stderr,
             "keepd: %s is not a loopback address: plaintext is only allowed on "

@@ -457,6 +457,14 @@ static void exec_lock(struct keepd_shard *s, const keep_frame *f, uint64_t h, st
     buf_answer(b, KEEP_OP_NOT_YET, f->id, remaining_ms(s->srv->quarantine_until_ns, s->now));
     return;
   }
+  // Likewise after this member started serving the slot (again): another
+  // member may have granted locks on it meanwhile.
+  uint64_t wait_ms;
+  if (s->srv->cl != NULL &&
+      (wait_ms = keepd_cluster_lock_wait(s->srv->cl, keep_hash_slot(h), s->now)) > 0) {
+    buf_answer(b, KEEP_OP_NOT_YET, f->id, wait_ms);
+    return;
+  }
   e = keepd_store_new_entry(st, h, f->key, f->key_len, 0, f->text_len);
   if (e == NULL) {
     buf_error(b, f->id, KEEP_CODE_OUT_OF_MEMORY, "out of memory");
@@ -656,6 +664,25 @@ static void handle_frame(struct keepd_shard *s, struct keepd_conn *c, const keep
     break;
   }
   uint64_t h = keep_key_hash(srv->set.secret, f->key, f->key_len);
+  if (srv->cl != NULL) {
+    // In a cluster the slot must be this member's, confirmed by a majority.
+    uint16_t owner_id = 0;
+    int route = keepd_cluster_route(srv->cl, keep_hash_slot(h), s->now, &owner_id);
+    if (route == KEEPD_ROUTE_MOVED) {
+      keep_frame a;
+      char id[8];
+      keep_frame_init(&a, KEEP_OP_MOVED, f->id);
+      a.num = keep_hash_slot(h);
+      a.text = (const uint8_t *)id;
+      a.text_len = (size_t)snprintf(id, sizeof id, "%u", owner_id);
+      buf_frame(&c->out, &a);
+      return;
+    }
+    if (route == KEEPD_ROUTE_BUSY) {
+      buf_answer(&c->out, KEEP_OP_BUSY, f->id, 0);
+      return;
+    }
+  }
   unsigned owner = (unsigned)((uint64_t)keep_hash_slot(h) * srv->num_shards / KEEP_SLOTS);
   if (f->opcode == KEEP_OP_SUBSCRIBE)
     c->sub_shards |= 1ull << owner;
@@ -845,6 +872,8 @@ static void *shard_main(void *arg) {
   uint64_t last_tick = 0;
   bool busy = false;
   while (!atomic_load_explicit(&srv->stop, memory_order_acquire)) {
+    if (srv->cl != NULL) // no view pointer is held across iterations
+      keepd_cluster_quiescent(srv->cl, s->id);
     int n = epoll_wait(s->epfd, evs, 256, busy ? 0 : KEEPD_TICK_MS);
     s->now = keepd_now_ns();
     for (int i = 0; i < n; i++) {

@@ -1,0 +1,120 @@
+// keepd_cluster.h: cluster membership, placement and quorum for keepd,
+// private to the daemon (cluster.c). A fixed member list, authenticated UDP
+// heartbeats, rendezvous placement of the 16,384 slots over the live
+// members, and the rule that decides whether this member may serve a slot
+// right now: it must own the slot in its own view and a majority of the
+// list must have confirmed that, recently enough (docs/keep-guarantees.md).
+#ifndef KEEPD_CLUSTER_H
+#define KEEPD_CLUSTER_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "keep_internal.h"
+
+// Timing of the membership protocol (docs/keep-guarantees.md).
+// KEEPD_HB_INTERVAL_MS: a heartbeat to every peer this often.
+#define KEEPD_HB_INTERVAL_MS 25u
+// KEEPD_DEAD_AFTER_MS: a peer not heard for this long leaves the live set.
+#define KEEPD_DEAD_AFTER_MS 225u
+// KEEPD_QUORUM_WINDOW_MS: a peer's confirmation counts this long after the
+// heartbeat of ours it echoes was sent; a member without a majority of
+// fresh confirmations stops serving.
+#define KEEPD_QUORUM_WINDOW_MS 1000u
+// KEEPD_QUARANTINE_MARGIN_MS is added to the longest lease and the quorum
+// window for the lock quarantine of a slot that changed owner.
+#define KEEPD_QUARANTINE_MARGIN_MS 1000u
+
+// keepd_member is one entry of the member list: "ID@HOST:PORT/UDPPORT".
+struct keepd_member {
+  uint16_t id;
+  char host[64]; // an IPv4 or IPv6 literal
+  uint16_t port, udp_port;
+};
+
+struct keepd_cluster_config {
+  struct keepd_member members[KEEP_MAX_MEMBERS];
+  unsigned num_members;
+  int self; // index of this member in `members`
+};
+
+// keepd_member_parse parses "ID@HOST:PORT/UDPPORT" (HOST an IP literal, IPv6
+// in brackets). Returns 0 or -EINVAL.
+int keepd_member_parse(struct keepd_member *out, const char *s);
+
+// keepd_members_parse parses a list of members separated by spaces or
+// commas into `cfg`; returns 0 or -EINVAL (syntax, duplicate id, over
+// KEEP_MAX_MEMBERS).
+int keepd_members_parse(struct keepd_cluster_config *cfg, const char *s);
+
+// Heartbeat datagrams (heartbeat.c; layout in docs/keep-protocol.md).
+
+#define KEEPD_HB_KEY_LEN 32
+#define KEEPD_HB_MAC_LEN 32
+#define KEEPD_HB_FLAG_LEAVING 1u
+
+struct keepd_hb {
+  uint16_t id;   // the sender
+  uint8_t flags; // KEEPD_HB_FLAG_*
+  uint8_t n;     // members in the list
+  uint64_t inc, ctr;
+  uint64_t live; // the sender's live set, bit i for the i-th member
+  uint64_t echo_inc[KEEP_MAX_MEMBERS], echo_ctr[KEEP_MAX_MEMBERS];
+};
+
+// keepd_hb_len is the size of a heartbeat for a list of `n` members.
+size_t keepd_hb_len(unsigned n);
+
+// keepd_hb_seal writes `hb` and its HMAC-SHA256 under `key` into `out`.
+// Returns 0, -EINVAL (n out of range) or -ENOBUFS (`out_cap` too small).
+int keepd_hb_seal(uint8_t *out, size_t out_cap, size_t *out_len,
+                  const uint8_t key[KEEPD_HB_KEY_LEN], const struct keepd_hb *hb);
+
+// keepd_hb_open checks the length and the MAC of the datagram `in` for a
+// list of `n` members, then decodes it into `out`. Returns 0 or -EBADMSG;
+// reads nothing beyond `in_len`. Thread-safe.
+int keepd_hb_open(struct keepd_hb *out, const uint8_t key[KEEPD_HB_KEY_LEN], const uint8_t *in,
+                  size_t in_len, unsigned n);
+
+struct keepd_cluster;
+
+// keepd_cluster_new derives the heartbeat key, opens the UDP socket of the
+// member `cfg->self` and prepares the state; every slot starts unserved.
+// `quarantine_ms` is the lock quarantine of a slot this member starts
+// serving. Returns 0 or -errno.
+int keepd_cluster_new(struct keepd_cluster **out, const struct keepd_cluster_config *cfg,
+                      const uint8_t secret[KEEP_SECRET_LEN], uint64_t quarantine_ms,
+                      unsigned num_shards);
+// keepd_cluster_start starts the heartbeat thread.
+int keepd_cluster_start(struct keepd_cluster *cl);
+// keepd_cluster_leave announces a clean leave: this member stops serving at
+// once and tells its peers, which drop it from placement at their next
+// heartbeat.
+void keepd_cluster_leave(struct keepd_cluster *cl);
+// keepd_cluster_free stops the thread (if started) and frees everything;
+// the shards must have stopped. NULL is a no-op.
+void keepd_cluster_free(struct keepd_cluster *cl);
+
+enum { KEEPD_ROUTE_SERVE = 0, KEEPD_ROUTE_MOVED = 1, KEEPD_ROUTE_BUSY = 2 };
+
+// keepd_cluster_route decides a request on `slot` at time `now`: serve it,
+// answer MOVED to the member `*owner_id`, or answer BUSY (no majority
+// confirms this member's ownership, or it is leaving). Thread-safe, lock
+// free; called by every shard.
+int keepd_cluster_route(struct keepd_cluster *cl, uint32_t slot, uint64_t now, uint16_t *owner_id);
+
+// keepd_cluster_lock_wait returns how many ms a new lock on an absent key of
+// `slot` must still wait (0: none): the slot's quarantine since this member
+// last started serving it. Thread-safe.
+uint64_t keepd_cluster_lock_wait(struct keepd_cluster *cl, uint32_t slot, uint64_t now);
+
+// keepd_cluster_quiescent tells the cluster thread that shard `shard` holds
+// no view pointer any more (called once per loop iteration), so replaced
+// views can be freed.
+void keepd_cluster_quiescent(struct keepd_cluster *cl, unsigned shard);
+
+// keepd_cluster_self_id is this member's id.
+uint16_t keepd_cluster_self_id(const struct keepd_cluster *cl);
+
+#endif // KEEPD_CLUSTER_H

@@ -1,0 +1,167 @@
+// keepd_cluster_harness.h: a three-member keepd cluster on loopback for the
+// cluster suites: free TCP and UDP ports per member, the member list on
+// every command line, clients in cluster mode or tied to one member, and
+// helpers that find keys by owner with the same placement function the
+// daemons use. Test-only and header-only; the including suite sets
+// keepd_bin from argv[1].
+#ifndef KEEPD_CLUSTER_HARNESS_H
+#define KEEPD_CLUSTER_HARNESS_H
+
+#include <arpa/inet.h>
+#include <check.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "keep.h"
+#include "keep_internal.h"
+#include "keepd_harness.h"
+
+static const char *keepd_bin;
+// cluster_max_lease is the --max-lease every member gets (ms).
+static const char *cluster_max_lease = "500";
+
+// N is the members of the CI suites; cluster_n (at most MAX_N) is what
+// cluster_start() starts, N unless a long run asks for more.
+#define N 3
+#define MAX_N 5
+static const uint16_t ids[MAX_N] = {11, 22, 33, 44, 55};
+static unsigned cluster_n = N;
+static const uint8_t secret[KEEP_SECRET_LEN] = {1, 2,  3,  4,  5,  6,  7,  8,
+                                                9, 10, 11, 12, 13, 14, 15, 16};
+#define SECRET_HEX "0102030405060708090a0b0c0d0e0f10"
+
+struct cluster {
+  struct keepd_proc p[MAX_N];
+  unsigned port[MAX_N], udp[MAX_N];
+  char addr[MAX_N][32];
+  const char *addrs[MAX_N];
+};
+
+static inline unsigned free_port(int type) {
+  int fd = socket(AF_INET, type, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+  socklen_t len = sizeof a;
+  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+static inline void start_member(struct cluster *cl, int i, const char *quarantine) {
+  char member[MAX_N][64], self[8];
+  const char *extra[32];
+  int n = 0;
+  for (unsigned j = 0; j < cluster_n; j++) {
+    snprintf(member[j], sizeof member[j], "%u@127.0.0.1:%u/%u", ids[j], cl->port[j], cl->udp[j]);
+    extra[n++] = "--member";
+    extra[n++] = member[j];
+  }
+  snprintf(self, sizeof self, "%u", ids[i]);
+  const char *rest[] = {"--self",
+                        self,
+                        "--secret",
+                        SECRET_HEX,
+                        "--max-lease",
+                        cluster_max_lease,
+                        "--lock-quarantine",
+                        quarantine,
+                        "--shards",
+                        "1",
+                        NULL};
+  for (int k = 0; rest[k] != NULL; k++)
+    extra[n++] = rest[k];
+  extra[n] = NULL;
+  struct keepd_proc p; // a local: gcc 12 -Wrestrict misreads &cl->p[i]
+  ck_assert_int_eq(keepd_start(&p, keepd_bin, extra), 0);
+  cl->p[i] = p;
+  ck_assert_uint_eq(cl->p[i].port, cl->port[i]);
+}
+
+static inline keep_client *client_for(struct cluster *cl, const char *const *addrs,
+                                      const uint16_t *mids, size_t n) {
+  keep_settings s = {.members = addrs,
+                     .num_members = n,
+                     .secret = secret,
+                     .member_ids = mids,
+                     .io_timeout_ms = 500,
+                     .connect_timeout_ms = 500};
+  (void)cl;
+  keep_client *c;
+  ck_assert_int_eq(keep_client_new(&c, &s), 0);
+  return c;
+}
+
+// single connects to one member without cluster mode: MOVED comes back as
+// KEEP_ERR_MOVED, BUSY as KEEP_ERR_BUSY.
+static inline keep_client *single(struct cluster *cl, int i) {
+  const char *a[1] = {cl->addrs[i]};
+  return client_for(cl, a, NULL, 1);
+}
+
+static inline int owner_of(const char *key, uint64_t alive) {
+  uint32_t slot = keep_slot(secret, key, strlen(key));
+  return keep_slot_owner(secret, slot, ids, cluster_n, alive);
+}
+
+// key_owned finds a key whose owner is `want` with every member live and
+// `then` once `gone` is not (then < 0: any).
+static inline void key_owned(char *out, size_t cap, const char *prefix, int want, int gone,
+                             int then) {
+  for (int i = 0; i < 100000; i++) {
+    snprintf(out, cap, "%s-%d", prefix, i);
+    uint64_t all = (1u << cluster_n) - 1;
+    if (owner_of(out, all) != want)
+      continue;
+    if (then >= 0 && owner_of(out, all & ~(1u << gone)) != then)
+      continue;
+    return;
+  }
+  ck_abort_msg("no key found");
+}
+
+// wait_ready waits until every member serves keys of its own slots.
+static inline void wait_ready(keep_client *c) {
+  uint64_t start = keepd_test_now_ns();
+  for (int m = 0; m < (int)cluster_n; m++) {
+    char key[64];
+    key_owned(key, sizeof key, "ready", m, 0, -1);
+    int rc;
+    while ((rc = keep_set(c, key, strlen(key), "x", 1, 0)) != 0) {
+      ck_assert_msg(keepd_test_now_ns() - start < 10000000000ull, "cluster not ready: %s",
+                    keep_strerror(rc));
+      keepd_sleep_ms(20);
+    }
+  }
+}
+
+static inline void cluster_start(struct cluster *cl, const char *quarantine) {
+  memset(cl, 0, sizeof *cl);
+  for (int i = 0; i < (int)cluster_n; i++) {
+    cl->port[i] = free_port(SOCK_STREAM);
+    cl->udp[i] = free_port(SOCK_DGRAM);
+    snprintf(cl->addr[i], sizeof cl->addr[i], "127.0.0.1:%u", cl->port[i]);
+    cl->addrs[i] = cl->addr[i];
+  }
+  for (int i = 0; i < (int)cluster_n; i++)
+    start_member(cl, i, quarantine);
+}
+
+static inline void cluster_stop(struct cluster *cl) {
+  for (int i = 0; i < MAX_N; i++)
+    if (cl->p[i].pid > 0) {
+      kill(cl->p[i].pid, SIGCONT);
+      ck_assert_int_eq(keepd_stop(&cl->p[i]), 0);
+    }
+}
+
+static inline void kill9(struct keepd_proc *p) {
+  kill(p->pid, SIGKILL);
+  waitpid(p->pid, NULL, 0);
+  p->pid = 0;
+  unlink(p->port_file);
+  rmdir(p->dir);
+}
+
+#endif // KEEPD_CLUSTER_HARNESS_H

@@ -1,0 +1,294 @@
+// test_cluster.c: three real keepd members on loopback (argv[1] is the
+// daemon; distinct TCP and UDP ports per member) and libkeep's cluster
+// mode: client and servers agree on every slot's owner, a request to the
+// wrong member is answered MOVED with the owner's id and the client follows
+// it, a member that leaves cleanly hands its slots over at once, a member
+// killed with SIGKILL loses its slots within a few hundred milliseconds and
+// locks on them are refused (not-yet) for the quarantine, and a member cut
+// off from the others (they are stopped with SIGSTOP) stops serving within
+// the one-second quorum window.
+#include <arpa/inet.h>
+#include <check.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "corvid_libtest.h"
+#include "keepd_cluster_harness.h"
+
+START_TEST(test_placement_agreement) {
+  struct cluster cl;
+  cluster_start(&cl, "0");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  keep_client *one[N];
+  for (int i = 0; i < N; i++)
+    one[i] = single(&cl, i);
+  // Every member answers each key: the owner the client computes executes
+  // it, the two others answer MOVED.
+  unsigned per_owner[N] = {0};
+  for (int k = 0; k < 300; k++) {
+    char key[32];
+    snprintf(key, sizeof key, "agree-%d", k);
+    int o = owner_of(key, 7);
+    per_owner[o]++;
+    ck_assert_int_eq(keep_set(c, key, strlen(key), key, strlen(key), 0), 0);
+    for (int i = 0; i < N; i++) {
+      char v[64];
+      size_t vl;
+      int rc = keep_get(one[i], v, sizeof v, &vl, key, strlen(key));
+      if (i == o) {
+        ck_assert_int_eq(rc, 0);
+        ck_assert_uint_eq(vl, strlen(key));
+      } else {
+        ck_assert_int_eq(rc, KEEP_ERR_MOVED);
+      }
+    }
+  }
+  for (int i = 0; i < N; i++)
+    ck_assert_uint_gt(per_owner[i], 50); // rendezvous spreads the slots
+  // The MOVED answer names the slot and the owner's id.
+  char key[32];
+  key_owned(key, sizeof key, "moved", 2, 0, -1);
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cl.port[0])};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  keep_frame f;
+  keep_frame_init(&f, KEEP_OP_GET, 77);
+  f.key = (const uint8_t *)key;
+  f.key_len = strlen(key);
+  uint8_t buf[512];
+  size_t len, got = 0, used;
+  ck_assert_int_eq(keep_frame_encode(buf, sizeof buf, &len, &f), 0);
+  ck_assert_int_eq(send(fd, buf, len, 0), (ssize_t)len);
+  int rc = 0;
+  while (rc == 0) {
+    ssize_t n = recv(fd, buf + got, sizeof buf - got, 0);
+    ck_assert_int_gt(n, 0);
+    got += (size_t)n;
+    rc = keep_frame_decode(&f, &used, buf, got, 0);
+  }
+  ck_assert_int_eq(rc, 1);
+  ck_assert_int_eq(f.opcode, KEEP_OP_MOVED);
+  ck_assert_uint_eq(f.id, 77);
+  ck_assert_uint_eq(f.num, keep_slot(secret, key, strlen(key)));
+  ck_assert_uint_eq(f.text_len, 2);
+  ck_assert_int_eq(memcmp(f.text, "33", 2), 0);
+  close(fd);
+  for (int i = 0; i < N; i++)
+    keep_client_free(one[i]);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
+START_TEST(test_moved_followed) {
+  struct cluster cl;
+  cluster_start(&cl, "0");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  // A client whose list has a fourth member (id 44) at member 0's address
+  // sends that member's share of the keys to member 0, which answers MOVED;
+  // the client follows to the real owner.
+  const char *addrs4[4] = {cl.addrs[0], cl.addrs[1], cl.addrs[2], cl.addrs[0]};
+  const uint16_t ids4[4] = {11, 22, 33, 44};
+  keep_client *w = client_for(&cl, addrs4, ids4, 4);
+  unsigned followed = 0;
+  for (int k = 0; k < 400; k++) {
+    char key[32];
+    snprintf(key, sizeof key, "follow-%d", k);
+    uint32_t slot = keep_slot(secret, key, strlen(key));
+    bool via_phantom = keep_slot_owner(secret, slot, ids4, 4, 15) == 3;
+    int64_t v;
+    ck_assert_int_eq(keep_incr(w, &v, key, strlen(key), 5, 0), 0);
+    ck_assert_int_eq(v, 5);
+    // The increment landed on the owner, exactly once.
+    ck_assert_int_eq(keep_incr(c, &v, key, strlen(key), 1, 0), 0);
+    ck_assert_int_eq(v, 6);
+    followed += via_phantom && owner_of(key, 7) != 0;
+  }
+  ck_assert_uint_gt(followed, 20);
+  keep_client_free(w);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
+START_TEST(test_clean_leave) {
+  struct cluster cl;
+  cluster_start(&cl, "0");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  char key[64];
+  key_owned(key, sizeof key, "leave", 2, 2, 1);
+  // SIGTERM: member 2 announces its leave, and member 1 takes its slots at
+  // the next heartbeat, long before the 225 ms dead timeout.
+  uint64_t t0 = keepd_test_now_ns();
+  ck_assert_int_eq(kill(cl.p[2].pid, SIGTERM), 0);
+  keep_client *b = single(&cl, 1);
+  int rc;
+  uint64_t took;
+  while ((rc = keep_set(b, key, strlen(key), "v", 1, 0)) != 0) {
+    took = keepd_test_now_ns() - t0;
+    ck_assert_msg(took < 2000000000ull, "slot not taken over: %s", keep_strerror(rc));
+    keepd_sleep_ms(5);
+  }
+  took = keepd_test_now_ns() - t0;
+  fprintf(stderr, "# leave: slot served by the new owner after %.1f ms\n", took / 1e6);
+  ck_assert_uint_lt(took, 1000000000ull);
+  ck_assert_int_eq(keepd_stop(&cl.p[2]), 0);
+  // The cluster client routes the key to its new owner.
+  char v[8];
+  size_t vl;
+  ck_assert_int_eq(keep_get(c, v, sizeof v, &vl, key, strlen(key)), 0);
+  keep_client_free(b);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
+START_TEST(test_kill9_moves_slots) {
+  struct cluster cl;
+  cluster_start(&cl, "1500");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  char moved[64], stays[64];
+  key_owned(moved, sizeof moved, "k9m", 2, 2, 1);
+  key_owned(stays, sizeof stays, "k9s", 0, 2, 0);
+  // Past the start quarantine, locks are granted.
+  uint64_t dl;
+  int rc;
+  while ((rc = keep_lock(c, &dl, stays, strlen(stays), "h1", 2, 400)) == KEEP_ERR_NOT_YET)
+    keepd_sleep_ms(50);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_int_eq(keep_unlock(c, stays, strlen(stays), "h1", 2), 0);
+  uint64_t t0 = keepd_test_now_ns();
+  kill9(&cl.p[2]);
+  keep_client *b = single(&cl, 1);
+  uint64_t left = 0;
+  while ((rc = keep_lock(b, &dl, moved, strlen(moved), "h2", 2, 400)) != KEEP_ERR_NOT_YET) {
+    ck_assert_msg(rc == KEEP_ERR_MOVED || rc == KEEP_ERR_BUSY, "%s", keep_strerror(rc));
+    ck_assert_msg(keepd_test_now_ns() - t0 < 3000000000ull, "slot did not move");
+    keepd_sleep_ms(5);
+  }
+  uint64_t took = keepd_test_now_ns() - t0;
+  fprintf(stderr, "# kill -9: slot moved after %.1f ms\n", took / 1e6);
+  ck_assert_uint_lt(took, 1000000000ull);
+  (void)left;
+  // The slot that stayed put keeps serving locks without a quarantine.
+  ck_assert_int_eq(keep_lock(c, &dl, stays, strlen(stays), "h1", 2, 400), 0);
+  // The moved one refuses new locks until its quarantine, counted from the
+  // change of owner, has passed; then it grants them.
+  ck_assert_int_eq(keep_lock(c, &dl, moved, strlen(moved), "h2", 2, 400), KEEP_ERR_NOT_YET);
+  keepd_sleep_ms(1600);
+  ck_assert_int_eq(keep_lock(c, &dl, moved, strlen(moved), "h2", 2, 400), 0);
+  keep_client_free(b);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
+START_TEST(test_quorum_loss) {
+  struct cluster cl;
+  cluster_start(&cl, "1000");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  char key[64];
+  key_owned(key, sizeof key, "quorum", 0, 0, -1);
+  keep_client *a = single(&cl, 0);
+  ck_assert_int_eq(keep_set(a, key, strlen(key), "v", 1, 0), 0);
+  // Members 1 and 2 stop: member 0 hears nobody and must stop serving
+  // within the quorum window.
+  uint64_t t0 = keepd_test_now_ns();
+  kill(cl.p[1].pid, SIGSTOP);
+  kill(cl.p[2].pid, SIGSTOP);
+  int rc;
+  while ((rc = keep_set(a, key, strlen(key), "v", 1, 0)) == 0) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 3000000000ull, "still serving without quorum");
+    keepd_sleep_ms(10);
+  }
+  uint64_t took = keepd_test_now_ns() - t0;
+  fprintf(stderr, "# quorum lost: stopped serving after %.1f ms\n", took / 1e6);
+  ck_assert_int_eq(rc, KEEP_ERR_BUSY);
+  ck_assert_uint_lt(took, 1200000000ull);
+  ck_assert_uint_gt(took, 200000000ull); // it did serve while it could
+  kill(cl.p[1].pid, SIGCONT);
+  kill(cl.p[2].pid, SIGCONT);
+  // Quorum again: it serves, but locks on its slots wait out a fresh
+  // quarantine, since the others could have granted them meanwhile.
+  t0 = keepd_test_now_ns();
+  while ((rc = keep_set(a, key, strlen(key), "v", 1, 0)) != 0) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 3000000000ull, "not serving again: %s",
+                  keep_strerror(rc));
+    keepd_sleep_ms(10);
+  }
+  uint64_t dl;
+  char lk[64];
+  key_owned(lk, sizeof lk, "qlock", 0, 0, -1);
+  ck_assert_int_eq(keep_lock(a, &dl, lk, strlen(lk), "h", 1, 100), KEEP_ERR_NOT_YET);
+  keep_client_free(a);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
+START_TEST(test_config_file) {
+  // Member 11 reads its list, id and secret from a configuration file; the
+  // others get them as flags. They form one cluster.
+  struct cluster cl;
+  memset(&cl, 0, sizeof cl);
+  for (int i = 0; i < N; i++) {
+    cl.port[i] = free_port(SOCK_STREAM);
+    cl.udp[i] = free_port(SOCK_DGRAM);
+    snprintf(cl.addr[i], sizeof cl.addr[i], "127.0.0.1:%u", cl.port[i]);
+    cl.addrs[i] = cl.addr[i];
+  }
+  char path[] = "/tmp/keepd-cluster-conf-XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "[keepd]\nmembers = ");
+  for (int i = 0; i < N; i++)
+    fprintf(f, "%u@127.0.0.1:%u/%u%s", ids[i], cl.port[i], cl.udp[i], i + 1 < N ? ", " : "\n");
+  fprintf(f, "self = 11\nsecret = %s\nmax_lease = 500ms\nshards = 1\n", SECRET_HEX);
+  fclose(f);
+  const char *extra[] = {"--config", path, NULL};
+  struct keepd_proc p;
+  ck_assert_int_eq(keepd_start(&p, keepd_bin, extra), 0);
+  cl.p[0] = p;
+  ck_assert_uint_eq(cl.p[0].port, cl.port[0]);
+  start_member(&cl, 1, "0");
+  start_member(&cl, 2, "0");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  keep_client *a = single(&cl, 0);
+  char key[64];
+  key_owned(key, sizeof key, "conf", 1, 0, -1);
+  ck_assert_int_eq(keep_set(a, key, strlen(key), "v", 1, 0), KEEP_ERR_MOVED);
+  key_owned(key, sizeof key, "conf", 0, 0, -1);
+  ck_assert_int_eq(keep_set(a, key, strlen(key), "v", 1, 0), 0);
+  keep_client_free(a);
+  keep_client_free(c);
+  cluster_stop(&cl);
+  unlink(path);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s KEEPD\n", argv[0]);
+    return 2;
+  }
+  keepd_bin = argv[1];
+  Suite *s = suite_create("keepd-cluster");
+  TCase *tc = tcase_create("cluster");
+  tcase_set_timeout(tc, 30);
+  tcase_add_test(tc, test_placement_agreement);
+  tcase_add_test(tc, test_moved_followed);
+  tcase_add_test(tc, test_clean_leave);
+  tcase_add_test(tc, test_kill9_moves_slots);
+  tcase_add_test(tc, test_quorum_loss);
+  tcase_add_test(tc, test_config_file);
+  suite_add_tcase(s, tc);
+  return corvid_check_run(s);
+}

@@ -1,5 +1,6 @@
 // fuzz_records.c: the store's record decoders (src/records.c) on arbitrary
-// bytes, the first byte choosing the record type. Property: a decoder either
+// bytes, the first byte choosing the record type (account, mailbox, uid,
+// message, blob head of either codec, dictionary, search queue entry). Property: a decoder either
 // rejects with MS_ERR_CORRUPT or accepts, and then re-encoding the record
 // gives back exactly the input (the encodings are canonical), so nothing a
 // decoder accepts is lost or invented.
@@ -23,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   size_t len = size - 1;
   static uint8_t out[MSR_ACCOUNT_MAX + MSR_MAILBOX_MAX];
   int rc;
-  switch (data[0] % 5) {
+  switch (data[0] % 7) {
   case 0: {
     struct msr_account a;
     rc = msr_account_decode(&a, in, len);
@@ -62,13 +63,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     break;
   }
-  default: {
+  case 4: {
+    // A blob head of either codec; the frame after it is opaque here.
     struct msr_blob b;
     rc = msr_blob_decode(&b, in, len);
     if (rc == 0) {
-      check(len > MSR_BLOB_HEAD);
-      msr_blob_encode_head(out, &b);
-      check(memcmp(out, in, MSR_BLOB_HEAD) == 0);
+      check(b.head_len == (b.codec == MSR_CODEC_ZSTD_DICT ? MSR_BLOB_HEAD_DICT : MSR_BLOB_HEAD));
+      check(len > b.head_len);
+      check((b.codec == MSR_CODEC_ZSTD_DICT) == (b.dict != 0));
+      check(msr_blob_encode_head(out, &b) == b.head_len);
+      check(memcmp(out, in, b.head_len) == 0);
+    }
+    break;
+  }
+  case 6: {
+    struct msr_squeue q;
+    rc = msr_squeue_decode(&q, in, len);
+    if (rc == 0) {
+      check(len == MSR_SQUEUE_LEN && q.account && q.message);
+      check(q.op == MS_SEARCH_INDEX || q.op == MS_SEARCH_REMOVE);
+      msr_squeue_encode(out, &q);
+      check(memcmp(out, in, len) == 0);
+    }
+    break;
+  }
+  default: {
+    // A dictionary record: the head re-encodes, the payload is the rest.
+    struct msr_dict d;
+    rc = msr_dict_decode(&d, in, len);
+    if (rc == 0) {
+      check(d.len > 0 && d.len <= MSR_DICT_MAX && d.samples > 0);
+      check(d.data == in + MSR_DICT_HEAD && MSR_DICT_HEAD + d.len == len);
+      check(msr_dict_encode_head(out, &d) == MSR_DICT_HEAD);
+      check(memcmp(out, in, MSR_DICT_HEAD) == 0);
     }
     break;
   }

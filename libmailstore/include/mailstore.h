@@ -74,6 +74,7 @@ enum {
   MS_ERR_CORRUPT = -10403,
   MS_ERR_QUOTA = -10404,
   MS_ERR_LIMIT = -10405,
+  MS_ERR_SAMPLES = -10406,
 };
 
 // ms_strerror returns a static, NUL-terminated description of `code`: 0, a
@@ -84,6 +85,7 @@ enum {
 //   MS_ERR_CORRUPT: store is corrupt.
 //   MS_ERR_QUOTA: account quota exceeded.
 //   MS_ERR_LIMIT: a configured limit was exceeded.
+//   MS_ERR_SAMPLES: too little stored mail to train a dictionary on.
 // Any other value gives "unknown error". It never returns NULL and is
 // thread-safe.
 MS_API const char *ms_strerror(int code);
@@ -119,6 +121,14 @@ struct ms_settings {
   // imports and benchmarks; a system crash may undo the latest commits but
   // leaves the store consistent. 0 (default): every commit is durable.
   uint32_t no_sync;
+  // dict_train_after: once the store holds this many blobs and has no zstd
+  // dictionary yet, the delivering thread that notices trains one
+  // (ms_store_train) after its own delivery is durable; default 5,000;
+  // UINT32_MAX never trains by itself.
+  uint32_t dict_train_after;
+  // dict_max_size: the largest dictionary ms_store_train makes, in bytes
+  // (at most 1 MiB); default 112,640 (zstd's own default).
+  uint32_t dict_max_size;
 };
 
 // System flags (RFC 9051 2.3.2), stored per mailbox membership.
@@ -183,7 +193,8 @@ struct ms_diag {
 // ms_store_verify checks the whole store's consistency in one read
 // transaction: every record decodes, every membership points to a message,
 // message membership counts, blob reference counts (messages plus the
-// release queue), blob contents against their SHA-256, mailbox counts,
+// release queue), blob contents against their SHA-256 (decompressed with
+// the dictionary each names, which must exist), dictionaries, mailbox counts,
 // VANISHED entries and account usage all match. `diag` may be NULL; else it
 // receives the first problem found. Returns 0, MS_ERR_CORRUPT or -errno.
 // Thread-safe; it reads the whole store, so its cost grows with it.
@@ -204,15 +215,52 @@ MS_API MS_WARN_UNUSED_RESULT int ms_store_collect(ms_store *store, size_t max_it
 struct ms_store_stats {
   uint64_t accounts;
   uint64_t mailboxes;
-  uint64_t messages;    // message records (a message in several mailboxes counts once)
-  uint64_t memberships; // (mailbox, UID) entries
-  uint64_t bytes;       // sum of the accounts' used bytes (raw message sizes)
-  uint64_t blobs;       // distinct stored bodies
-  uint64_t blob_raw;    // their raw size in bytes
-  uint64_t blob_stored; // their compressed size in bytes, record heads included
-  uint64_t released;    // blob references queued for ms_store_collect
-  uint64_t map_used;    // bytes of the LMDB map in use (pages * page size)
+  uint64_t messages;      // message records (a message in several mailboxes counts once)
+  uint64_t memberships;   // (mailbox, UID) entries
+  uint64_t bytes;         // sum of the accounts' used bytes (raw message sizes)
+  uint64_t blobs;         // distinct stored bodies
+  uint64_t blob_raw;      // their raw size in bytes
+  uint64_t blob_stored;   // their compressed size in bytes, record heads included
+  uint64_t released;      // blob references queued for ms_store_collect
+  uint64_t map_used;      // bytes of the LMDB map in use (pages * page size)
+  uint64_t dicts;         // trained zstd dictionaries kept in the store
+  uint64_t dict_bytes;    // their total size
+  uint32_t dict_current;  // id of the dictionary new blobs use, 0 if none
+  uint64_t dict_blobs;    // blobs compressed with some dictionary
+  uint64_t dict_raw;      // their raw size in bytes
+  uint64_t dict_stored;   // their compressed size, record heads included
+  uint64_t search_queued; // search queue entries not yet acknowledged
 };
+
+// ms_store_train trains a zstd dictionary (ZDICT) on a sample of the store's
+// own messages and makes it the one new blobs are compressed with; it also
+// serves ms_settings.dict_train_after. The sample is up to `max_samples`
+// blobs (0 means 4,096; at most 100,000), taken in hash order, which is a
+// random order, from one read snapshot, each contributing at most its first
+// 64 KiB, in all at most 100 times ms_settings.dict_max_size. Training runs
+// outside any transaction (a few seconds for the default sample);
+// then one durable write transaction stores the dictionary under the next
+// id (ids start at 1), so a crash leaves either no trace or the whole
+// dictionary. Earlier dictionaries stay: blobs keep naming the one they were
+// compressed with, and ms_store_recompress moves them to the new one. On
+// success sets *out_id (may be NULL) to the new id. Errors:
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_SAMPLES (fewer than 8 messages, or zstd
+// finds too little to learn from), MS_ERR_CORRUPT, -ENOMEM, -ENOSPC, -errno.
+// Thread-safe; other processes adopt the new dictionary at their next
+// delivery commit.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_train(ms_store *store, uint32_t *out_id,
+                                                size_t max_samples);
+
+// ms_store_recompress re-encodes up to `max_items` blobs (0 means 1,024; at
+// most 65,536) that are not compressed with the current dictionary, in one
+// durable write transaction, each with the current dictionary at
+// ms_settings.compression_level; contents, hashes and reference counts stay.
+// Returns the number re-encoded, 0 when none is left (or there is no
+// dictionary); call it until it returns 0. Each call scans the blob heads
+// from the start and holds LMDB's write lock while it compresses. Errors:
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_CORRUPT, -ENOMEM, -ENOSPC, -errno.
+// Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_recompress(ms_store *store, size_t max_items);
 
 // ms_store_stats_get fills *out from one read snapshot; it reads every
 // account and blob record head, so its cost grows with the store. Errors:
@@ -448,6 +496,52 @@ MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_changes(ms_store *store, struct ms_e
                                                     uint32_t *vanished, size_t vanished_cap,
                                                     size_t *vanished_len, uint32_t account,
                                                     uint32_t mailbox, uint64_t since);
+
+// Search queue.
+//
+// The work list of a full-text indexer (libftsearch's glue in servers/common
+// and the ftsearch tool). Every delivery (ms_message_append,
+// ms_messages_deliver) enqueues its new message for indexing, and every
+// destruction of a message (an expunge or mailbox delete that removes its
+// last membership) enqueues its removal, each in the same write transaction
+// as the change itself: no message is stored without its entry, and no
+// entry is queued for a message that was not stored. Copy and move keep the
+// message id, so they change no document and enqueue nothing. Entries carry increasing sequence
+// numbers; the indexer reads a batch in order, indexes it, then
+// acknowledges through the last sequence number it finished, in its own
+// transaction, so a crash between the two only repeats work.
+
+// Search queue operations.
+enum {
+  MS_SEARCH_INDEX = 1,  // index (account, message_id), a new message
+  MS_SEARCH_REMOVE = 2, // drop (account, message_id) from the index
+};
+
+// ms_search_item is one queued entry.
+struct ms_search_item {
+  uint64_t seq; // position in the queue, increasing from 1, never reused
+  uint32_t op;  // MS_SEARCH_INDEX or MS_SEARCH_REMOVE
+  uint32_t account;
+  uint64_t message_id;
+};
+
+// ms_search_queue_read writes up to out_cap queued entries with sequence
+// number > after_seq, in queue order, to out and their number to *out_len,
+// from one read snapshot (0 entries: the queue holds nothing after
+// after_seq). Pass 0 to start at the head, the last seq read to page on.
+// An INDEX entry's message may be gone by the time it is read (a REMOVE
+// entry for it follows); ms_message_read then returns MS_ERR_NOTFOUND.
+// Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_CORRUPT, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_search_queue_read(ms_store *store, struct ms_search_item *out,
+                                                      size_t out_cap, size_t *out_len,
+                                                      uint64_t after_seq);
+
+// ms_search_queue_ack deletes every queued entry with sequence number <=
+// through_seq, in one durable write transaction, and returns how many it
+// deleted (at most 1,000,000 per call: call again while it returns that
+// many). Entries queued later are kept. Errors: MS_ERR_INVALID_ARGUMENT,
+// MS_ERR_CORRUPT, -ENOSPC, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_search_queue_ack(ms_store *store, uint64_t through_seq);
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,8 @@ const char *ms_strerror(int code) {
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_CORRUPT] = "store is corrupt",
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_QUOTA] = "account quota exceeded",
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_LIMIT] = "a configured limit was exceeded",
+      [MS_ERR_INVALID_ARGUMENT - MS_ERR_SAMPLES] =
+          "too little stored mail to train a dictionary on",
   };
   return corvid_errtext_lookup(own, sizeof own / sizeof own[0], MS_ERR_INVALID_ARGUMENT, code);
 }

@@ -156,11 +156,15 @@ int msr_message_decode(struct msr_message *m, const void *in, size_t len) {
   return 0;
 }
 
-void msr_blob_encode_head(uint8_t out[MSR_BLOB_HEAD], const struct msr_blob *b) {
+size_t msr_blob_encode_head(uint8_t out[MSR_BLOB_HEAD_MAX], const struct msr_blob *b) {
   out[0] = MSR_RECORD_VERSION;
   msr_le64(out + 1, b->refs);
   msr_le64(out + 9, b->raw_len);
   out[17] = (uint8_t)b->codec;
+  if (b->codec != MSR_CODEC_ZSTD_DICT)
+    return MSR_BLOB_HEAD;
+  msr_le32(out + 18, b->dict);
+  return MSR_BLOB_HEAD_DICT;
 }
 
 int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
@@ -172,7 +176,60 @@ int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
   b->refs = msr_get_le64(p + 1);
   b->raw_len = msr_get_le64(p + 9);
   b->codec = p[17];
-  if (b->refs == 0 || b->raw_len == 0 || b->codec != MSR_CODEC_ZSTD || len == MSR_BLOB_HEAD)
+  b->dict = 0;
+  b->head_len = MSR_BLOB_HEAD;
+  if (b->codec == MSR_CODEC_ZSTD_DICT) {
+    if (len < MSR_BLOB_HEAD_DICT)
+      return MS_ERR_CORRUPT;
+    b->dict = msr_get_le32(p + 18);
+    b->head_len = MSR_BLOB_HEAD_DICT;
+    if (b->dict == 0)
+      return MS_ERR_CORRUPT;
+  } else if (b->codec != MSR_CODEC_ZSTD) {
+    return MS_ERR_CORRUPT;
+  }
+  // A zstd frame is never empty, so the payload must be too.
+  if (b->refs == 0 || b->raw_len == 0 || len == b->head_len)
+    return MS_ERR_CORRUPT;
+  return 0;
+}
+
+size_t msr_dict_encode_head(uint8_t out[MSR_DICT_HEAD], const struct msr_dict *d) {
+  out[0] = MSR_RECORD_VERSION;
+  msr_le32(out + 1, d->samples);
+  msr_le64(out + 5, d->sample_bytes);
+  msr_le64(out + 13, (uint64_t)d->created);
+  return MSR_DICT_HEAD;
+}
+
+int msr_dict_decode(struct msr_dict *d, const void *in, size_t len) {
+  struct cur c = {in, len, 0, 0};
+  if (rd8(&c) != MSR_RECORD_VERSION)
+    return MS_ERR_CORRUPT;
+  d->samples = rd32(&c);
+  d->sample_bytes = rd64(&c);
+  d->created = (int64_t)rd64(&c);
+  if (c.bad || len - c.off == 0 || len - c.off > MSR_DICT_MAX || d->samples == 0)
+    return MS_ERR_CORRUPT;
+  d->data = c.p + c.off;
+  d->len = len - c.off;
+  return 0;
+}
+
+void msr_squeue_encode(uint8_t out[MSR_SQUEUE_LEN], const struct msr_squeue *q) {
+  out[0] = (uint8_t)q->op;
+  msr_le32(out + 1, q->account);
+  msr_le64(out + 5, q->message);
+}
+
+int msr_squeue_decode(struct msr_squeue *q, const void *in, size_t len) {
+  if (len != MSR_SQUEUE_LEN)
+    return MS_ERR_CORRUPT;
+  const uint8_t *p = in;
+  q->op = p[0];
+  q->account = msr_get_le32(p + 1);
+  q->message = msr_get_le64(p + 5);
+  if ((q->op != MS_SEARCH_INDEX && q->op != MS_SEARCH_REMOVE) || q->account == 0 || q->message == 0)
     return MS_ERR_CORRUPT;
   return 0;
 }

@@ -1,6 +1,7 @@
 // store.c: the LMDB-backed store itself: the environment and its DBIs, the
-// record encodings of FORMAT.md, and every operation as one write transaction
-// that is retried after doubling the map when LMDB reports MDB_MAP_FULL.
+// record encodings of FORMAT.md, the zstd dictionaries blobs are compressed
+// with, and every operation as one write transaction that is retried after
+// doubling the map when LMDB reports MDB_MAP_FULL.
 #include "mailstore.h"
 #include "store_records.h"
 
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <zdict.h>
 #include <zstd.h>
 
 // ERR_MAP_FULL never leaves this file: run_write turns it into a retry.
@@ -23,11 +25,24 @@
 // typical message.
 #define CCTX_POOL 16
 
+// TRAIN_SAMPLE_MAX bounds what one message contributes to a training
+// sample: headers and the start of the text are what messages share, long
+// attachments would only crowd them out. TRAIN_MIN_SAMPLES is the fewest
+// messages worth training on.
+#define TRAIN_SAMPLE_MAX (64u << 10)
+#define TRAIN_MIN_SAMPLES 8
+
 struct deliver_req;
+
+// ddict_ent is a dictionary prepared for decompression, kept until close.
+struct ddict_ent {
+  uint32_t id;
+  ZSTD_DDict *dd;
+};
 
 struct ms_store {
   MDB_env *env;
-  MDB_dbi meta, accounts, names, mailboxes, uids, messages, blobs, vanished, release;
+  MDB_dbi meta, accounts, names, mailboxes, uids, messages, blobs, vanished, release, dicts, squeue;
   struct ms_settings set;
   // Every transaction of this process holds maplock shared; resizing the map
   // holds it exclusive, because LMDB allows mdb_env_set_mapsize only while
@@ -48,6 +63,19 @@ struct ms_store {
   pthread_mutex_t poollock;
   ZSTD_CCtx *pool[CCTX_POOL];
   int npool;
+  // Dictionaries (under dictlock): the current one for compression, every
+  // CDict and DDict made so far (threads use them outside the lock, so they
+  // live until close), the newest id a delivery commit saw in the file, and
+  // the automatic training's state.
+  pthread_mutex_t dictlock;
+  ZSTD_CDict *cdict;
+  uint32_t cdict_id;
+  ZSTD_CDict **cdicts;
+  size_t ncdicts;
+  struct ddict_ent *ddicts;
+  size_t nddicts;
+  uint32_t dict_seen;
+  int train_due, training, train_off;
 };
 
 static int lmdb_err(int rc) {
@@ -179,6 +207,55 @@ static int del(MDB_txn *t, MDB_dbi d, const void *k, size_t kn) {
   return lmdb_err(mdb_del(t, d, &key, NULL));
 }
 
+// queue_next returns the key after the last entry of a queue DBI whose keys
+// are u64 BE sequence numbers from 1 (the release and search queues).
+static int queue_next(MDB_cursor *c, uint64_t *next) {
+  MDB_val k, v;
+  int r = mdb_cursor_get(c, &k, &v, MDB_LAST);
+  if (r == MDB_NOTFOUND) {
+    *next = 1;
+    return 0;
+  }
+  if (r)
+    return lmdb_err(r);
+  if (k.mv_size != 8)
+    return MS_ERR_CORRUPT;
+  const uint8_t *b = k.mv_data;
+  *next = ((uint64_t)msr_get_be32(b) << 32 | msr_get_be32(b + 4)) + 1;
+  return 0;
+}
+
+// squeue_next is queue_next for the search queue, whose numbers must never
+// be reused (an indexer pages by them): when the queue is empty, the next
+// number is the one ms_search_queue_ack saved in meta on emptying it.
+static int squeue_next(ms_store *s, MDB_txn *t, MDB_cursor *c, uint64_t *next) {
+  int rc = queue_next(c, next);
+  if (rc < 0 || *next != 1)
+    return rc;
+  MDB_val v;
+  MDB_val key = val("squeue_next", 11);
+  int r = mdb_get(t, s->meta, &key, &v);
+  if (r == MDB_NOTFOUND)
+    return 0;
+  if (r)
+    return lmdb_err(r);
+  if (v.mv_size != 8 || msr_get_le64(v.mv_data) == 0)
+    return MS_ERR_CORRUPT;
+  *next = msr_get_le64(v.mv_data);
+  return 0;
+}
+
+// squeue_push appends one search queue entry through cursor c, whose next
+// key is *next. Keys only grow, so every put is an MDB_APPEND.
+static int squeue_push(MDB_cursor *c, uint64_t *next, uint32_t op, uint32_t acct, uint64_t id) {
+  uint8_t k[8], v[MSR_SQUEUE_LEN];
+  msr_be64(k, (*next)++);
+  struct msr_squeue q = {.op = op, .account = acct, .message = id};
+  msr_squeue_encode(v, &q);
+  MDB_val key = val(k, sizeof k), data = val(v, sizeof v);
+  return lmdb_err(mdb_cursor_put(c, &key, &data, MDB_APPEND));
+}
+
 // ---- typed loads and stores ----
 
 static int acct_load(ms_store *s, MDB_txn *t, uint32_t id, struct msr_account *a) {
@@ -246,6 +323,175 @@ static int msg_store(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id,
   return put(t, s->messages, k, sizeof k, buf, sizeof buf, 0);
 }
 
+// ---- dictionaries ----
+//
+// Dictionaries are never deleted, so a blob's dictionary id stays valid and
+// a CDict or DDict made from a record stays right for as long as the handle
+// lives.
+
+// dict_latest finds the newest dictionary: *id (0 if there is none) and, if
+// d is not NULL, its decoded record, pointing into the transaction's pages.
+static int dict_latest(ms_store *s, MDB_txn *t, uint32_t *id, struct msr_dict *d) {
+  MDB_cursor *cur;
+  int rc = lmdb_err(mdb_cursor_open(t, s->dicts, &cur));
+  if (rc < 0)
+    return rc;
+  MDB_val k, v;
+  int r = mdb_cursor_get(cur, &k, &v, MDB_LAST);
+  mdb_cursor_close(cur);
+  *id = 0;
+  if (r == MDB_NOTFOUND)
+    return 0;
+  if (r)
+    return lmdb_err(r);
+  if (k.mv_size != 4 || msr_get_be32(k.mv_data) == 0)
+    return MS_ERR_CORRUPT;
+  *id = msr_get_be32(k.mv_data);
+  return d ? msr_dict_decode(d, v.mv_data, v.mv_size) : 0;
+}
+
+// dict_refresh makes the newest dictionary in the file the one this handle
+// compresses with, if it is newer than the one it has.
+static int dict_refresh(ms_store *s) {
+  MDB_txn *t;
+  int rc = txn_begin(s, MDB_RDONLY, &t);
+  if (rc < 0)
+    return rc;
+  uint32_t id;
+  struct msr_dict d;
+  rc = dict_latest(s, t, &id, &d);
+  pthread_mutex_lock(&s->dictlock);
+  int have = id <= s->cdict_id;
+  pthread_mutex_unlock(&s->dictlock);
+  ZSTD_CDict *cd = NULL;
+  if (rc == 0 && !have) {
+    cd = ZSTD_createCDict(d.data, d.len, s->set.compression_level);
+    if (!cd)
+      rc = -ENOMEM;
+  }
+  txn_abort(s, t);
+  if (!cd)
+    return rc;
+  pthread_mutex_lock(&s->dictlock);
+  ZSTD_CDict **n = realloc(s->cdicts, (s->ncdicts + 1) * sizeof *n);
+  if (n) {
+    s->cdicts = n;
+    s->cdicts[s->ncdicts++] = cd;
+    if (id > s->cdict_id) {
+      s->cdict = cd;
+      s->cdict_id = id;
+    }
+  }
+  pthread_mutex_unlock(&s->dictlock);
+  if (!n) {
+    ZSTD_freeCDict(cd);
+    return -ENOMEM;
+  }
+  return 0;
+}
+
+// dict_current returns the CDict new blobs use (NULL if none) and its id.
+static const ZSTD_CDict *dict_current(ms_store *s, uint32_t *id) {
+  pthread_mutex_lock(&s->dictlock);
+  const ZSTD_CDict *cd = s->cdict;
+  *id = s->cdict_id;
+  pthread_mutex_unlock(&s->dictlock);
+  return cd;
+}
+
+static ZSTD_DDict *ddict_find(ms_store *s, uint32_t id) {
+  ZSTD_DDict *dd = NULL;
+  pthread_mutex_lock(&s->dictlock);
+  for (size_t i = 0; i < s->nddicts && !dd; i++)
+    if (s->ddicts[i].id == id)
+      dd = s->ddicts[i].dd;
+  pthread_mutex_unlock(&s->dictlock);
+  return dd;
+}
+
+// ddict_get returns the DDict of dictionary `id`, made from its record in t
+// on first use. MS_ERR_NOTFOUND: no such dictionary.
+static int ddict_get(ms_store *s, MDB_txn *t, uint32_t id, ZSTD_DDict **out) {
+  if ((*out = ddict_find(s, id)))
+    return 0;
+  uint8_t k[4];
+  msr_be32(k, id);
+  MDB_val v;
+  int rc = get(t, s->dicts, k, sizeof k, &v);
+  struct msr_dict d;
+  if (rc < 0 || (rc = msr_dict_decode(&d, v.mv_data, v.mv_size)) < 0)
+    return rc;
+  ZSTD_DDict *dd = ZSTD_createDDict(d.data, d.len);
+  if (!dd)
+    return -ENOMEM;
+  pthread_mutex_lock(&s->dictlock);
+  ZSTD_DDict *other = NULL;
+  for (size_t i = 0; i < s->nddicts && !other; i++)
+    if (s->ddicts[i].id == id)
+      other = s->ddicts[i].dd;
+  struct ddict_ent *n = other ? NULL : realloc(s->ddicts, (s->nddicts + 1) * sizeof *n);
+  if (n) {
+    s->ddicts = n;
+    s->ddicts[s->nddicts++] = (struct ddict_ent){id, dd};
+  }
+  pthread_mutex_unlock(&s->dictlock);
+  if (other) {
+    ZSTD_freeDDict(dd);
+    *out = other;
+    return 0;
+  }
+  if (!n) {
+    ZSTD_freeDDict(dd);
+    return -ENOMEM;
+  }
+  *out = dd;
+  return 0;
+}
+
+// blob_compress writes one zstd frame of in to out, with cd if not NULL.
+// Frames made with a dictionary leave out its id (the blob head names it),
+// which saves four bytes per message.
+static size_t blob_compress(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, void *out, size_t cap,
+                            const void *in, size_t len) {
+  if (!cd)
+    return cc ? ZSTD_compressCCtx(cc, out, cap, in, len, level)
+              : ZSTD_compress(out, cap, in, len, level);
+  if (!cc)
+    return (size_t)-1; // an error code to ZSTD_isError
+  size_t r;
+  ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+  if (!ZSTD_isError(r = ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, level)) &&
+      !ZSTD_isError(r = ZSTD_CCtx_setParameter(cc, ZSTD_c_dictIDFlag, 0)) &&
+      !ZSTD_isError(r = ZSTD_CCtx_refCDict(cc, cd)))
+    r = ZSTD_compress2(cc, out, cap, in, len);
+  // Leave the context as ZSTD_compressCCtx expects it: no dictionary.
+  ZSTD_CCtx_reset(cc, ZSTD_reset_session_and_parameters);
+  return r;
+}
+
+// blob_decompress decompresses the blob b (decoded from v) into out, with
+// the dictionary it names; a frame that does not give exactly raw_len bytes,
+// or a missing dictionary, is MS_ERR_CORRUPT.
+static int blob_decompress(ms_store *s, MDB_txn *t, const struct msr_blob *b, const MDB_val *v,
+                           uint8_t *out, size_t cap) {
+  const uint8_t *src = (const uint8_t *)v->mv_data + b->head_len;
+  size_t srclen = v->mv_size - b->head_len, n;
+  if (b->codec == MSR_CODEC_ZSTD_DICT) {
+    ZSTD_DDict *dd;
+    int rc = ddict_get(s, t, b->dict, &dd);
+    if (rc < 0)
+      return rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
+    ZSTD_DCtx *dc = ZSTD_createDCtx();
+    if (!dc)
+      return -ENOMEM;
+    n = ZSTD_decompress_usingDDict(dc, out, cap, src, srclen, dd);
+    ZSTD_freeDCtx(dc);
+  } else {
+    n = ZSTD_decompress(out, cap, src, srclen);
+  }
+  return ZSTD_isError(n) || n != b->raw_len ? MS_ERR_CORRUPT : 0;
+}
+
 // ---- open, close ----
 
 static int open_dbis(ms_store *s, MDB_txn *t) {
@@ -254,7 +500,8 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
     MDB_dbi *dbi;
   } d[] = {{"meta", &s->meta},           {"accounts", &s->accounts}, {"names", &s->names},
            {"mailboxes", &s->mailboxes}, {"uids", &s->uids},         {"messages", &s->messages},
-           {"blobs", &s->blobs},         {"vanished", &s->vanished}, {"release", &s->release}};
+           {"blobs", &s->blobs},         {"vanished", &s->vanished}, {"release", &s->release},
+           {"dicts", &s->dicts},         {"squeue", &s->squeue}};
   for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
     int rc = lmdb_err(mdb_dbi_open(t, d[i].name, MDB_CREATE, d[i].dbi));
     if (rc < 0)
@@ -272,9 +519,11 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
   if (v.mv_size != 4)
     return MS_ERR_CORRUPT;
   uint32_t format = msr_get_le32(v.mv_data);
-  // Format 1 lacks only the release queue, which is empty in such a store:
-  // mark it format 2 so that an older library refuses it from now on.
-  if (format == 1) {
+  // Format 1 lacks the release queue and format 2 the dictionaries, both
+  // empty in such a store (just created above): mark it format 3 so that an
+  // older library, which cannot read dictionary blobs, refuses it from now
+  // on.
+  if (format == 1 || format == 2) {
     uint8_t f[4];
     msr_le32(f, MSR_FORMAT_VERSION);
     return put(t, s->meta, "format", 6, f, 4, 0);
@@ -286,6 +535,13 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
 static void store_free(ms_store *s) {
   for (int i = 0; i < s->npool; i++)
     ZSTD_freeCCtx(s->pool[i]);
+  for (size_t i = 0; i < s->ncdicts; i++)
+    ZSTD_freeCDict(s->cdicts[i]);
+  free(s->cdicts);
+  for (size_t i = 0; i < s->nddicts; i++)
+    ZSTD_freeDDict(s->ddicts[i].dd);
+  free(s->ddicts);
+  pthread_mutex_destroy(&s->dictlock);
   pthread_mutex_destroy(&s->poollock);
   pthread_cond_destroy(&s->qdone);
   pthread_cond_destroy(&s->qarrive);
@@ -319,6 +575,14 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
     s->set.compression_level = ZSTD_minCLevel();
   if (s->set.compression_level > ZSTD_maxCLevel())
     s->set.compression_level = ZSTD_maxCLevel();
+  if (!s->set.dict_train_after)
+    s->set.dict_train_after = 5000;
+  if (!s->set.dict_max_size)
+    s->set.dict_max_size = 112640;
+  if (s->set.dict_max_size > (1u << 20))
+    s->set.dict_max_size = 1u << 20;
+  if (s->set.dict_max_size < 1024)
+    s->set.dict_max_size = 1024;
   if (!s->set.max_name_len || s->set.max_name_len > MSR_NAME_MAX)
     s->set.max_name_len = MSR_NAME_MAX;
   if (s->set.initial_map_size > s->set.max_map_size)
@@ -337,6 +601,7 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
   pthread_cond_init(&s->qdone, NULL);
   pthread_cond_init(&s->qarrive, NULL);
   pthread_mutex_init(&s->poollock, NULL);
+  pthread_mutex_init(&s->dictlock, NULL);
   rc = lmdb_err(mdb_env_create(&s->env));
   if (rc < 0) {
     store_free(s);
@@ -362,6 +627,10 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
         rc = txn_commit(s, t);
     }
   }
+  // A damaged dictionary record must not keep the store from opening:
+  // ms_store_verify names it, and new blobs go without a dictionary.
+  if (rc == 0 && (rc = dict_refresh(s)) == MS_ERR_CORRUPT)
+    rc = 0;
   if (rc < 0) {
     mdb_env_close(s->env);
     store_free(s);
@@ -666,22 +935,29 @@ static void cctx_give(ms_store *s, ZSTD_CCtx *c) {
   ZSTD_freeCCtx(c);
 }
 
-static int prepare(ZSTD_CCtx *cc, int level, struct prepared *p, const uint8_t *data, size_t len) {
+// prepare hashes and compresses one message, with dictionary cd (id
+// dict_id) when it is not NULL.
+static int prepare(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t dict_id,
+                   struct prepared *p, const uint8_t *data, size_t len) {
   SHA256(data, len, p->hash);
   size_t cap = ZSTD_compressBound(len);
-  uint8_t *buf = malloc(MSR_BLOB_HEAD + cap);
+  struct msr_blob b = {.refs = 1,
+                       .raw_len = len,
+                       .codec = cd ? MSR_CODEC_ZSTD_DICT : MSR_CODEC_ZSTD,
+                       .dict = cd ? dict_id : 0};
+  uint8_t head[MSR_BLOB_HEAD_MAX];
+  size_t hl = msr_blob_encode_head(head, &b);
+  uint8_t *buf = malloc(hl + cap);
   if (!buf)
     return -ENOMEM;
-  size_t clen = cc ? ZSTD_compressCCtx(cc, buf + MSR_BLOB_HEAD, cap, data, len, level)
-                   : ZSTD_compress(buf + MSR_BLOB_HEAD, cap, data, len, level);
+  size_t clen = blob_compress(cc, level, cd, buf + hl, cap, data, len);
   if (ZSTD_isError(clen)) {
     free(buf);
-    return -EIO;
+    return cc ? -EIO : -ENOMEM;
   }
-  struct msr_blob b = {.refs = 1, .raw_len = len, .codec = MSR_CODEC_ZSTD};
-  msr_blob_encode_head(buf, &b);
+  memcpy(buf, head, hl);
   p->blob = buf;
-  p->blob_len = MSR_BLOB_HEAD + clen;
+  p->blob_len = hl + clen;
   return 0;
 }
 
@@ -698,15 +974,14 @@ static int blob_put_prepared(ms_store *s, MDB_txn *t, const struct prepared *p) 
   if (rc < 0)
     return rc;
   b.refs++;
-  uint8_t head[MSR_BLOB_HEAD];
-  msr_blob_encode_head(head, &b);
   // The put may move the page the old value lives on: copy it out first.
+  // The stored encoding stays, whatever dictionary this delivery used.
   size_t total = data.mv_size;
   uint8_t *copy = malloc(total);
   if (!copy)
     return -ENOMEM;
   memcpy(copy, data.mv_data, total);
-  memcpy(copy, head, MSR_BLOB_HEAD);
+  msr_blob_encode_head(copy, &b);
   rc = put(t, s->blobs, p->hash, 32, copy, total, 0);
   free(copy);
   return rc;
@@ -734,7 +1009,11 @@ struct deliver_ctx {
   size_t one_item;
   struct acct_slot *acc;
   struct mbox_slot *mb;
-  size_t nacc, nmb; // slots in use; each array has one slot per item
+  size_t nacc, nmb;     // slots in use; each array has one slot per item
+  uint32_t dict_latest; // the newest dictionary in the file
+  int train;            // no dictionary yet and enough blobs to train one
+  MDB_cursor *sq;       // the search queue, and its next key
+  uint64_t sq_next;
 };
 
 static struct acct_slot *slot_acct(ms_store *s, MDB_txn *t, struct deliver_ctx *c, uint32_t id) {
@@ -804,7 +1083,8 @@ static int deliver_one(ms_store *s, MDB_txn *t, struct deliver_ctx *c, struct ms
   msg.thread = id;
   struct msr_uid u = {.message = id, .flags = d->flags, .modseq = a->modseq};
   if ((rc = msg_store(s, t, d->account, id, &msg)) < 0 ||
-      (rc = uid_store(s, t, d->account, d->mailbox, uid, &u)) < 0)
+      (rc = uid_store(s, t, d->account, d->mailbox, uid, &u)) < 0 ||
+      (rc = squeue_push(c->sq, &c->sq_next, MS_SEARCH_INDEX, d->account, id)) < 0)
     return rc;
   d->status = 0;
   d->uid = uid;
@@ -815,7 +1095,13 @@ static int deliver_one(ms_store *s, MDB_txn *t, struct deliver_ctx *c, struct ms
 static int deliver_tx(ms_store *s, MDB_txn *t, void *p) {
   struct deliver_ctx *c = p;
   c->nacc = c->nmb = 0;
-  int stored = 0, rc = 0;
+  int stored = 0, rc = lmdb_err(mdb_cursor_open(t, s->squeue, &c->sq));
+  if (rc < 0)
+    return rc;
+  if ((rc = squeue_next(s, t, c->sq, &c->sq_next)) < 0) {
+    mdb_cursor_close(c->sq);
+    return rc;
+  }
   for (struct deliver_req *r = c->one ? c->one : c->list; r && rc >= 0;
        r = c->one ? NULL : r->next) {
     size_t i = c->one ? c->one_item : 0, end = c->one ? c->one_item + 1 : r->count;
@@ -832,6 +1118,17 @@ static int deliver_tx(ms_store *s, MDB_txn *t, void *p) {
   for (size_t i = 0; rc >= 0 && i < c->nmb; i++)
     if (c->mb[i].dirty)
       rc = mbox_store(s, t, c->mb[i].acct, c->mb[i].id, &c->mb[i].m);
+  mdb_cursor_close(c->sq);
+  // Two cheap looks that let this process notice a dictionary another
+  // process trained, and when to train the first one.
+  c->train = 0;
+  if (rc >= 0)
+    rc = dict_latest(s, t, &c->dict_latest, NULL);
+  if (rc >= 0 && c->dict_latest == 0 && s->set.dict_train_after != UINT32_MAX) {
+    MDB_stat st;
+    if ((rc = lmdb_err(mdb_stat(t, s->blobs, &st))) == 0)
+      c->train = st.ms_entries >= s->set.dict_train_after;
+  }
   return rc < 0 ? rc : stored;
 }
 
@@ -847,6 +1144,10 @@ static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_co
   c.mb = malloc(n * sizeof *c.mb);
   int rc = c.acc && c.mb ? run_write(s, deliver_tx, &c) : -ENOMEM;
   if (rc >= 0) {
+    pthread_mutex_lock(&s->dictlock);
+    s->dict_seen = c.dict_latest;
+    s->train_due = c.train;
+    pthread_mutex_unlock(&s->dictlock);
     k->commits++;
     k->delivered += (uint64_t)rc;
     if ((uint64_t)rc > k->largest)
@@ -950,6 +1251,33 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
   pthread_mutex_unlock(&s->qlock);
 }
 
+// dict_after_delivery adopts a dictionary another process trained, and
+// trains the store's first one when a commit found it due: in the calling
+// thread, after its delivery is durable, once per handle at a time.
+static void dict_after_delivery(ms_store *s) {
+  pthread_mutex_lock(&s->dictlock);
+  int refresh = s->dict_seen > s->cdict_id;
+  int train = s->train_due && !refresh && s->cdict_id == 0 && !s->training && !s->train_off;
+  if (train) {
+    s->training = 1;
+    s->train_due = 0;
+  }
+  pthread_mutex_unlock(&s->dictlock);
+  if (refresh && dict_refresh(s) < 0)
+    return; // the next delivery tries again; blobs stay readable meanwhile
+  if (!train)
+    return;
+  int rc = ms_store_train(s, NULL, 0);
+  pthread_mutex_lock(&s->dictlock);
+  s->training = 0;
+  // A failure (too little to learn from, no space) is not retried by this
+  // handle: the store works without a dictionary, and ms_store_train can
+  // still be called.
+  if (rc < 0)
+    s->train_off = 1;
+  pthread_mutex_unlock(&s->dictlock);
+}
+
 int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count) {
   if (!store || !items || count == 0)
     return MS_ERR_INVALID_ARGUMENT;
@@ -959,6 +1287,8 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
   if (!prep)
     return -ENOMEM;
   preparing_add(store, 1);
+  uint32_t dict_id;
+  const ZSTD_CDict *cd = dict_current(store, &dict_id);
   ZSTD_CCtx *cc = cctx_take(store);
   size_t ready = 0;
   for (size_t i = 0; i < count; i++) {
@@ -970,7 +1300,7 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
     else if (d->len > store->set.max_message_size)
       d->status = MS_ERR_LIMIT;
     else
-      d->status = prepare(cc, store->set.compression_level, &prep[i], d->data, d->len);
+      d->status = prepare(cc, store->set.compression_level, cd, dict_id, &prep[i], d->data, d->len);
     ready += d->status == 0;
   }
   cctx_give(store, cc);
@@ -986,6 +1316,8 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
     free(prep[i].blob);
   }
   free(prep);
+  if (ready)
+    dict_after_delivery(store);
   return stored;
 }
 
@@ -1045,10 +1377,7 @@ int ms_message_read(ms_store *store, uint8_t *out, size_t out_cap, size_t *out_l
     } else if (out_cap < b.raw_len) {
       rc = MS_ERR_LIMIT;
     } else {
-      size_t n = ZSTD_decompress(out, out_cap, (const uint8_t *)v.mv_data + MSR_BLOB_HEAD,
-                                 v.mv_size - MSR_BLOB_HEAD);
-      if (ZSTD_isError(n) || n != b.raw_len)
-        rc = MS_ERR_CORRUPT;
+      rc = blob_decompress(store, t, &b, &v, out, out_cap);
     }
   }
   txn_abort(store, t);
@@ -1265,23 +1594,6 @@ static int flags_tx(ms_store *s, MDB_txn *t, void *p) {
   return changed;
 }
 
-// release_next returns the key after the last entry of the release queue.
-static int release_next(MDB_cursor *rc_, uint64_t *next) {
-  MDB_val k, v;
-  int r = mdb_cursor_get(rc_, &k, &v, MDB_LAST);
-  if (r == MDB_NOTFOUND) {
-    *next = 1;
-    return 0;
-  }
-  if (r)
-    return lmdb_err(r);
-  if (k.mv_size != 8)
-    return MS_ERR_CORRUPT;
-  const uint8_t *b = k.mv_data;
-  *next = ((uint64_t)msr_get_be32(b) << 32 | msr_get_be32(b + 4)) + 1;
-  return 0;
-}
-
 // The state of one move, copy or expunge transaction.
 struct xfer {
   ms_store *s;
@@ -1291,6 +1603,8 @@ struct xfer {
   struct seq van, dst; // vanished entries, destination uid records
   struct seq rel;      // blob release queue
   uint64_t rel_next;
+  MDB_cursor *sq; // search queue: a destroyed message's removal
+  uint64_t sq_next;
   uint64_t modseq;
 };
 
@@ -1328,7 +1642,8 @@ static int xfer_remove(struct xfer *x, uint32_t mbox, struct msr_mailbox *m, uin
     return rc;
   uint8_t rk[8];
   msr_be64(rk, x->rel_next++);
-  if ((rc = seq_put(&x->rel, rk, sizeof rk, msg->blob, 32)) < 0)
+  if ((rc = seq_put(&x->rel, rk, sizeof rk, msg->blob, 32)) < 0 ||
+      (rc = squeue_push(x->sq, &x->sq_next, MS_SEARCH_REMOVE, x->acct, u->message)) < 0)
     return rc;
   x->a.used_bytes -= msg->size;
   x->a.used_messages--;
@@ -1358,15 +1673,16 @@ static int xfer_tx(ms_store *s, MDB_txn *t, struct batch_ctx *c, int op) {
       (op != XFER_EXPUNGE && (rc = mbox_load(s, t, c->acct, c->dst, &dst)) < 0))
     return rc;
   x.modseq = x.a.modseq + 1;
-  MDB_cursor **cs[] = {&x.uc, &x.mc, &x.van.c, &x.dst.c, &x.rel.c};
-  const MDB_dbi ds[] = {s->uids, s->messages, s->vanished, s->uids, s->release};
+  MDB_cursor **cs[] = {&x.uc, &x.mc, &x.van.c, &x.dst.c, &x.rel.c, &x.sq};
+  const MDB_dbi ds[] = {s->uids, s->messages, s->vanished, s->uids, s->release, s->squeue};
   size_t ncs = sizeof cs / sizeof cs[0];
   if ((rc = cursors_open(t, cs, ds, ncs)) < 0) {
     cursors_close(cs, ncs);
     return rc;
   }
   if (op == XFER_EXPUNGE)
-    rc = release_next(x.rel.c, &x.rel_next);
+    if ((rc = queue_next(x.rel.c, &x.rel_next)) == 0)
+      rc = squeue_next(s, t, x.sq, &x.sq_next);
   int n = 0;
   for (size_t i = 0; rc >= 0 && i < c->nsel; i++) {
     uint32_t uid = c->sel[i].uid, idx = c->sel[i].idx;
@@ -1936,24 +2252,66 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
         break;
       }
       bi++;
+      if (b.codec == MSR_CODEC_ZSTD_DICT) {
+        uint8_t dk[4];
+        MDB_val dv;
+        msr_be32(dk, b.dict);
+        if ((rc = get(t, s->dicts, dk, sizeof dk, &dv)) < 0) {
+          rc = rc == MS_ERR_NOTFOUND
+                   ? bad(d, "blob %s...: names dictionary %u, which does not exist", hex, b.dict)
+                   : rc;
+          break;
+        }
+      }
       uint8_t *raw = malloc(b.raw_len ? (size_t)b.raw_len : 1);
       if (!raw) {
         rc = -ENOMEM;
         break;
       }
-      size_t n = ZSTD_decompress(raw, (size_t)b.raw_len, (uint8_t *)v.mv_data + MSR_BLOB_HEAD,
-                                 v.mv_size - MSR_BLOB_HEAD);
+      rc = blob_decompress(s, t, &b, &v, raw, (size_t)b.raw_len);
       uint8_t h[32];
-      if (!ZSTD_isError(n) && n == b.raw_len)
-        SHA256(raw, n, h);
+      if (rc == 0)
+        SHA256(raw, (size_t)b.raw_len, h);
       free(raw);
-      if (ZSTD_isError(n) || n != b.raw_len || memcmp(h, key.mv_data, 32) != 0) {
+      if (rc == -ENOMEM)
+        break;
+      if (rc < 0 || memcmp(h, key.mv_data, 32) != 0) {
         rc = bad(d, "blob %s...: content damaged (does not decompress to its SHA-256)", hex);
         break;
       }
     }
     if (rc == 0 && bi != blobrefs.n)
       rc = bad(d, "a message names a blob that does not exist");
+    mdb_cursor_close(cur);
+  }
+  // Search queue entries decode and name messages their account has
+  // handed out (the message itself may be gone: a removal follows).
+  if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, s->squeue, &cur))) == 0) {
+    while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+      struct msr_squeue q;
+      struct msr_account a;
+      if (key.mv_size != 8 || msr_squeue_decode(&q, v.mv_data, v.mv_size) < 0 ||
+          acct_load(s, t, q.account, &a) < 0 || q.message >= a.next_message) {
+        rc = bad(d, "a search queue entry is malformed or names no message of its account");
+        break;
+      }
+    }
+    if (rc == 0 && r != MDB_NOTFOUND)
+      rc = lmdb_err(r);
+    mdb_cursor_close(cur);
+  }
+  // Dictionaries: ids from 1, records that decode.
+  if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, s->dicts, &cur))) == 0) {
+    while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+      struct msr_dict dr;
+      if (key.mv_size != 4 || msr_get_be32(key.mv_data) == 0 ||
+          msr_dict_decode(&dr, v.mv_data, v.mv_size) < 0) {
+        rc = bad(d, "a dictionary record is malformed");
+        break;
+      }
+    }
+    if (rc == 0 && r != MDB_NOTFOUND)
+      rc = lmdb_err(r);
     mdb_cursor_close(cur);
   }
   free(members.v);
@@ -2028,10 +2386,11 @@ static int stats_tx(ms_store *s, MDB_txn *t, struct ms_store_stats *o) {
     uint64_t *n;
   } counts[] = {{s->accounts, &o->accounts}, {s->mailboxes, &o->mailboxes},
                 {s->messages, &o->messages}, {s->uids, &o->memberships},
-                {s->blobs, &o->blobs},       {s->release, &o->released}};
+                {s->blobs, &o->blobs},       {s->release, &o->released},
+                {s->dicts, &o->dicts},       {s->squeue, &o->search_queued}};
   uint64_t pages = 0;
-  MDB_dbi all[] = {s->meta,     s->accounts, s->names,    s->mailboxes, s->uids,
-                   s->messages, s->blobs,    s->vanished, s->release};
+  MDB_dbi all[] = {s->meta,  s->accounts, s->names,   s->mailboxes, s->uids,  s->messages,
+                   s->blobs, s->vanished, s->release, s->dicts,     s->squeue};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     int rc = lmdb_err(mdb_stat(t, all[i], &st));
     if (rc < 0)
@@ -2067,6 +2426,25 @@ static int stats_tx(ms_store *s, MDB_txn *t, struct ms_store_stats *o) {
       break;
     o->blob_raw += b.raw_len;
     o->blob_stored += v.mv_size;
+    if (b.codec == MSR_CODEC_ZSTD_DICT) {
+      o->dict_blobs++;
+      o->dict_raw += b.raw_len;
+      o->dict_stored += v.mv_size;
+    }
+  }
+  mdb_cursor_close(cur);
+  if (rc == 0 && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
+  if (rc < 0 || (rc = lmdb_err(mdb_cursor_open(t, s->dicts, &cur))) < 0)
+    return rc;
+  while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+    struct msr_dict dr;
+    if (key.mv_size != 4 || (rc = msr_dict_decode(&dr, v.mv_data, v.mv_size)) < 0) {
+      rc = MS_ERR_CORRUPT;
+      break;
+    }
+    o->dict_bytes += dr.len;
+    o->dict_current = msr_get_be32(key.mv_data);
   }
   mdb_cursor_close(cur);
   if (rc == 0 && r != MDB_NOTFOUND)
@@ -2426,4 +2804,323 @@ int ms_mailbox_subscribe(ms_store *store, uint32_t account, uint32_t mailbox, in
     return MS_ERR_INVALID_ARGUMENT;
   struct subscribe_ctx c = {account, mailbox, subscribed != 0};
   return run_write(store, subscribe_tx, &c);
+}
+
+// ---- training and recompressing ----
+
+// sample_read decompresses at most `take` bytes from the start of blob b
+// (decoded from v) into out, streaming, so a large message costs only the
+// prefix. Returns the bytes written or a negative code.
+static ptrdiff_t sample_read(ms_store *s, MDB_txn *t, ZSTD_DCtx *dc, const struct msr_blob *b,
+                             const MDB_val *v, uint8_t *out, size_t take) {
+  ZSTD_DCtx_reset(dc, ZSTD_reset_session_and_parameters);
+  if (b->codec == MSR_CODEC_ZSTD_DICT) {
+    ZSTD_DDict *dd;
+    int rc = ddict_get(s, t, b->dict, &dd);
+    if (rc < 0)
+      return rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
+    if (ZSTD_isError(ZSTD_DCtx_refDDict(dc, dd)))
+      return MS_ERR_CORRUPT;
+  }
+  ZSTD_inBuffer in = {(const uint8_t *)v->mv_data + b->head_len, v->mv_size - b->head_len, 0};
+  ZSTD_outBuffer o = {out, take, 0};
+  while (o.pos < o.size) {
+    size_t before_in = in.pos, before_out = o.pos;
+    size_t r = ZSTD_decompressStream(dc, &o, &in);
+    if (ZSTD_isError(r))
+      return MS_ERR_CORRUPT;
+    if (r == 0)
+      break;
+    if (in.pos == before_in && o.pos == before_out)
+      return MS_ERR_CORRUPT; // a truncated frame: no progress possible
+  }
+  return (ptrdiff_t)o.pos;
+}
+
+struct train_ctx {
+  struct msr_dict d;
+  uint32_t id;
+};
+
+static int train_tx(ms_store *s, MDB_txn *t, void *p) {
+  struct train_ctx *c = p;
+  uint32_t last;
+  int rc = dict_latest(s, t, &last, NULL);
+  if (rc < 0)
+    return rc;
+  if (last == UINT32_MAX)
+    return MS_ERR_LIMIT;
+  c->id = last + 1;
+  uint8_t k[4];
+  msr_be32(k, c->id);
+  uint8_t *buf = malloc(MSR_DICT_HEAD + c->d.len);
+  if (!buf)
+    return -ENOMEM;
+  size_t hl = msr_dict_encode_head(buf, &c->d);
+  memcpy(buf + hl, c->d.data, c->d.len);
+  rc = put(t, s->dicts, k, sizeof k, buf, hl + c->d.len, MDB_APPEND);
+  free(buf);
+  return rc;
+}
+
+int ms_store_train(ms_store *store, uint32_t *out_id, size_t max_samples) {
+  if (!store)
+    return MS_ERR_INVALID_ARGUMENT;
+  if (!max_samples)
+    max_samples = 4096;
+  if (max_samples > 100000)
+    max_samples = 100000;
+  size_t budget = (size_t)store->set.dict_max_size * 100;
+  uint8_t *samples = malloc(budget);
+  size_t *sizes = malloc(max_samples * sizeof *sizes);
+  ZSTD_DCtx *dc = ZSTD_createDCtx();
+  int rc = samples && sizes && dc ? 0 : -ENOMEM;
+  size_t n = 0, used = 0;
+  MDB_txn *t = NULL;
+  MDB_cursor *cur = NULL;
+  if (rc == 0)
+    rc = txn_begin(store, MDB_RDONLY, &t);
+  if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, store->blobs, &cur))) < 0)
+    cur = NULL;
+  // Blob keys are SHA-256 hashes, so the first blobs in key order are a
+  // random sample of the store's mail.
+  MDB_val key, v;
+  int r = 0;
+  while (rc == 0 && n < max_samples && used < budget &&
+         (r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+    struct msr_blob b;
+    if ((rc = msr_blob_decode(&b, v.mv_data, v.mv_size)) < 0)
+      break;
+    size_t take = b.raw_len < TRAIN_SAMPLE_MAX ? (size_t)b.raw_len : TRAIN_SAMPLE_MAX;
+    if (take > budget - used)
+      take = budget - used;
+    ptrdiff_t got = sample_read(store, t, dc, &b, &v, samples + used, take);
+    if (got < 0) {
+      rc = (int)got;
+      break;
+    }
+    sizes[n++] = (size_t)got;
+    used += (size_t)got;
+  }
+  if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
+  if (cur)
+    mdb_cursor_close(cur);
+  if (t)
+    txn_abort(store, t);
+  ZSTD_freeDCtx(dc);
+  uint8_t *dict = NULL;
+  size_t dlen = 0;
+  if (rc == 0 && n < TRAIN_MIN_SAMPLES)
+    rc = MS_ERR_SAMPLES;
+  if (rc == 0 && !(dict = malloc(store->set.dict_max_size)))
+    rc = -ENOMEM;
+  if (rc == 0) {
+    // The trainer's own parameter search (fastCover) at its defaults; it
+    // prints nothing at notification level 0.
+    dlen = ZDICT_trainFromBuffer(dict, store->set.dict_max_size, samples, sizes, (unsigned)n);
+    if (ZDICT_isError(dlen))
+      rc = MS_ERR_SAMPLES;
+  }
+  free(samples);
+  free(sizes);
+  struct train_ctx c = {.d = {.samples = (uint32_t)n,
+                              .sample_bytes = used,
+                              .created = (int64_t)time(NULL),
+                              .data = dict,
+                              .len = dlen}};
+  if (rc == 0)
+    rc = run_write(store, train_tx, &c);
+  free(dict);
+  // The dictionary is stored; making it current here is an optimisation
+  // (the next delivery commit would notice it too), so it cannot fail the
+  // call.
+  if (rc == 0) {
+    (void)dict_refresh(store);
+    if (out_id)
+      *out_id = c.id;
+  }
+  return rc;
+}
+
+struct recompress_ctx {
+  size_t max;
+  int level;
+  const ZSTD_CDict *cd;
+  uint32_t id;
+  ZSTD_CCtx *cc;
+  uint8_t (*keys)[32];
+};
+
+static int recompress_one(ms_store *s, MDB_txn *t, struct recompress_ctx *c, const uint8_t *k) {
+  MDB_val v;
+  struct msr_blob b;
+  int rc = get(t, s->blobs, k, 32, &v);
+  if (rc < 0 || (rc = msr_blob_decode(&b, v.mv_data, v.mv_size)) < 0)
+    return rc;
+  uint8_t *raw = malloc((size_t)b.raw_len);
+  size_t cap = ZSTD_compressBound((size_t)b.raw_len);
+  uint8_t *out = malloc(MSR_BLOB_HEAD_MAX + cap);
+  rc = raw && out ? blob_decompress(s, t, &b, &v, raw, (size_t)b.raw_len) : -ENOMEM;
+  if (rc == 0) {
+    b.codec = MSR_CODEC_ZSTD_DICT;
+    b.dict = c->id;
+    size_t hl = msr_blob_encode_head(out, &b);
+    size_t n = blob_compress(c->cc, c->level, c->cd, out + hl, cap, raw, (size_t)b.raw_len);
+    rc = ZSTD_isError(n) ? -EIO : put(t, s->blobs, k, 32, out, hl + n, 0);
+  }
+  free(raw);
+  free(out);
+  return rc;
+}
+
+static int recompress_tx(ms_store *s, MDB_txn *t, void *p) {
+  struct recompress_ctx *c = p;
+  MDB_cursor *cur;
+  int rc = lmdb_err(mdb_cursor_open(t, s->blobs, &cur));
+  if (rc < 0)
+    return rc;
+  // Choose first, then rewrite: a put may move the pages a cursor is on.
+  MDB_val key, v;
+  int r;
+  size_t n = 0;
+  while (n < c->max && (r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+    struct msr_blob b;
+    if (key.mv_size != 32 || (rc = msr_blob_decode(&b, v.mv_data, v.mv_size)) < 0) {
+      rc = MS_ERR_CORRUPT;
+      break;
+    }
+    if (b.codec == MSR_CODEC_ZSTD_DICT && b.dict == c->id)
+      continue;
+    memcpy(c->keys[n++], key.mv_data, 32);
+  }
+  mdb_cursor_close(cur);
+  if (rc == 0 && n < c->max && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    rc = recompress_one(s, t, c, c->keys[i]);
+  return rc < 0 ? rc : (int)n;
+}
+
+int ms_store_recompress(ms_store *store, size_t max_items) {
+  if (!store)
+    return MS_ERR_INVALID_ARGUMENT;
+  // Adopt a dictionary another process trained since this handle looked.
+  int rc = dict_refresh(store);
+  if (rc < 0)
+    return rc;
+  struct recompress_ctx c = {.max = max_items ? max_items : 1024,
+                             .level = store->set.compression_level};
+  if (c.max > 65536)
+    c.max = 65536;
+  c.cd = dict_current(store, &c.id);
+  if (!c.cd)
+    return 0;
+  c.keys = malloc(c.max * sizeof *c.keys);
+  c.cc = cctx_take(store);
+  rc = c.keys && c.cc ? run_write(store, recompress_tx, &c) : -ENOMEM;
+  cctx_give(store, c.cc);
+  free(c.keys);
+  return rc;
+}
+
+// ---- search queue ----
+
+int ms_search_queue_read(ms_store *store, struct ms_search_item *out, size_t out_cap,
+                         size_t *out_len, uint64_t after_seq) {
+  if (!store || !out_len || (!out && out_cap))
+    return MS_ERR_INVALID_ARGUMENT;
+  *out_len = 0;
+  if (after_seq == UINT64_MAX || out_cap == 0)
+    return 0;
+  MDB_txn *t;
+  int rc = txn_begin(store, MDB_RDONLY, &t);
+  if (rc < 0)
+    return rc;
+  MDB_cursor *cur;
+  if ((rc = lmdb_err(mdb_cursor_open(t, store->squeue, &cur))) == 0) {
+    uint8_t k[8];
+    msr_be64(k, after_seq + 1);
+    MDB_val key = val(k, sizeof k), v;
+    int op = MDB_SET_RANGE, r;
+    size_t n = 0;
+    while (n < out_cap && (r = mdb_cursor_get(cur, &key, &v, op)) == 0) {
+      op = MDB_NEXT;
+      struct msr_squeue q;
+      if (key.mv_size != 8 || (rc = msr_squeue_decode(&q, v.mv_data, v.mv_size)) < 0) {
+        rc = MS_ERR_CORRUPT;
+        break;
+      }
+      const uint8_t *kb = key.mv_data;
+      out[n++] =
+          (struct ms_search_item){.seq = (uint64_t)msr_get_be32(kb) << 32 | msr_get_be32(kb + 4),
+                                  .op = q.op,
+                                  .account = q.account,
+                                  .message_id = q.message};
+    }
+    if (rc == 0 && n < out_cap && r != MDB_NOTFOUND)
+      rc = lmdb_err(r);
+    mdb_cursor_close(cur);
+    if (rc == 0)
+      *out_len = n;
+  }
+  txn_abort(store, t);
+  return rc;
+}
+
+struct ack_ctx {
+  uint64_t through;
+};
+
+static int ack_tx(ms_store *s, MDB_txn *t, void *p) {
+  struct ack_ctx *c = p;
+  MDB_cursor *cur;
+  int rc = lmdb_err(mdb_cursor_open(t, s->squeue, &cur));
+  if (rc < 0)
+    return rc;
+  MDB_val key, v;
+  int n = 0, r;
+  uint64_t next;
+  if ((rc = queue_next(cur, &next)) < 0) {
+    mdb_cursor_close(cur);
+    return rc;
+  }
+  // The acknowledged entries are the queue's first ones: delete from the
+  // head.
+  while (n < 1000000 && (r = mdb_cursor_get(cur, &key, &v, MDB_FIRST)) == 0) {
+    if (key.mv_size != 8) {
+      rc = MS_ERR_CORRUPT;
+      break;
+    }
+    const uint8_t *kb = key.mv_data;
+    if (((uint64_t)msr_get_be32(kb) << 32 | msr_get_be32(kb + 4)) > c->through)
+      break;
+    if ((rc = lmdb_err(mdb_cursor_del(cur, 0))) < 0)
+      break;
+    n++;
+  }
+  if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
+  int empty = 0;
+  if (rc == 0 && n > 0) {
+    r = mdb_cursor_get(cur, &key, &v, MDB_FIRST);
+    if (r != 0 && r != MDB_NOTFOUND)
+      rc = lmdb_err(r);
+    empty = r == MDB_NOTFOUND;
+  }
+  mdb_cursor_close(cur);
+  // Emptied: remember where numbering goes on.
+  if (rc == 0 && empty) {
+    uint8_t b[8];
+    msr_le64(b, next);
+    rc = put(t, s->meta, "squeue_next", 11, b, sizeof b, 0);
+  }
+  return rc < 0 ? rc : n;
+}
+
+int ms_search_queue_ack(ms_store *store, uint64_t through_seq) {
+  if (!store)
+    return MS_ERR_INVALID_ARGUMENT;
+  struct ack_ctx c = {through_seq};
+  return run_write(store, ack_tx, &c);
 }

@@ -7,10 +7,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MSR_FORMAT_VERSION 2u
+#define MSR_FORMAT_VERSION 3u
 #define MSR_RECORD_VERSION 1u
 #define MSR_NAME_MAX 1024u
 #define MSR_CODEC_ZSTD 1u
+#define MSR_CODEC_ZSTD_DICT 2u
 
 // Keys are big-endian so LMDB's memcmp order is numeric order; values are
 // little-endian, the host order of every supported target.
@@ -79,11 +80,38 @@ struct msr_message {
 };
 #define MSR_MESSAGE_LEN 61u
 
+// A blob's head is 18 bytes for MSR_CODEC_ZSTD and 22 for
+// MSR_CODEC_ZSTD_DICT, which adds the id of the dictionary its frame needs.
 struct msr_blob {
   uint64_t refs, raw_len;
   uint32_t codec;
+  uint32_t dict;     // dictionary id, 0 for MSR_CODEC_ZSTD
+  uint32_t head_len; // set by the decoder: where the zstd frame starts
 };
 #define MSR_BLOB_HEAD 18u
+#define MSR_BLOB_HEAD_DICT 22u
+#define MSR_BLOB_HEAD_MAX MSR_BLOB_HEAD_DICT
+
+// A dictionary record: how it was trained, then the ZDICT dictionary bytes.
+struct msr_dict {
+  uint32_t samples;      // messages it was trained on
+  uint64_t sample_bytes; // bytes of those samples
+  int64_t created;       // seconds since the epoch
+  const uint8_t *data;   // the dictionary; points into the decoded value
+  size_t len;
+};
+#define MSR_DICT_HEAD 21u
+// MSR_DICT_MAX bounds a stored dictionary; the trainer stays well below.
+#define MSR_DICT_MAX (4u << 20)
+
+// A search queue entry (FORMAT.md): what the indexer must do for which
+// message.
+struct msr_squeue {
+  uint32_t op; // MS_SEARCH_INDEX or MS_SEARCH_REMOVE
+  uint32_t account;
+  uint64_t message;
+};
+#define MSR_SQUEUE_LEN 13u
 
 // Encoders write exactly the record's length (returned where it varies).
 // Decoders check the length, version and every field's range; they return 0
@@ -96,7 +124,11 @@ void msr_uid_encode(uint8_t out[MSR_UID_LEN], const struct msr_uid *u);
 int msr_uid_decode(struct msr_uid *u, const void *in, size_t len);
 void msr_message_encode(uint8_t out[MSR_MESSAGE_LEN], const struct msr_message *m);
 int msr_message_decode(struct msr_message *m, const void *in, size_t len);
-void msr_blob_encode_head(uint8_t out[MSR_BLOB_HEAD], const struct msr_blob *b);
+size_t msr_blob_encode_head(uint8_t out[MSR_BLOB_HEAD_MAX], const struct msr_blob *b);
 int msr_blob_decode(struct msr_blob *b, const void *in, size_t len);
+size_t msr_dict_encode_head(uint8_t out[MSR_DICT_HEAD], const struct msr_dict *d);
+int msr_dict_decode(struct msr_dict *d, const void *in, size_t len);
+void msr_squeue_encode(uint8_t out[MSR_SQUEUE_LEN], const struct msr_squeue *q);
+int msr_squeue_decode(struct msr_squeue *q, const void *in, size_t len);
 
 #endif // MS_STORE_RECORDS_H

@@ -11,6 +11,7 @@ static const struct corvid_lib_error own_errors[] = {
     {MS_ERR_CORRUPT, "store is corrupt"},
     {MS_ERR_QUOTA, "account quota exceeded"},
     {MS_ERR_LIMIT, "a configured limit was exceeded"},
+    {MS_ERR_SAMPLES, "too little stored mail to train a dictionary on"},
 };
 
 int main(int argc, char **argv) {

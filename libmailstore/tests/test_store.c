@@ -611,19 +611,21 @@ static int raw_byte(const char *dbi, const void *key, size_t klen, size_t off) {
   return b;
 }
 
-// A format 1 store (no release queue) is upgraded to format 2 on open; an
-// unknown format is refused.
+// Format 1 (no release queue) and format 2 (no dictionaries) stores are
+// upgraded to format 3 on open; an unknown format is refused.
 START_TEST(format_upgrade) {
   add(1, 0);
   ms_store_close(st);
-  ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 2);
-  raw_patch("meta", (const uint8_t *)"format", 6, 0, 1);
-  ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
-  ms_store_close(st);
-  ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 2);
-  raw_patch("meta", (const uint8_t *)"format", 6, 0, 3);
+  ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 3);
+  for (uint8_t old = 1; old <= 2; old++) {
+    raw_patch("meta", (const uint8_t *)"format", 6, 0, old);
+    ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
+    ms_store_close(st);
+    ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 3);
+  }
+  raw_patch("meta", (const uint8_t *)"format", 6, 0, 4);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), MS_ERR_CORRUPT);
-  raw_patch("meta", (const uint8_t *)"format", 6, 0, 2);
+  raw_patch("meta", (const uint8_t *)"format", 6, 0, 3);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
   uint32_t one = 1;
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, &one, 1), 1);

@@ -1,8 +1,9 @@
 // store.c: "mailctl store", the administrator's commands over a libmailstore
 // store: create one, add accounts, import a Maildir or an mbox through the
 // batch delivery API (with a progress bar on a terminal), print statistics,
-// run the full consistency check, drop released blobs, and export a mailbox
-// to a Maildir.
+// run the full consistency check, drop released blobs, train a zstd
+// dictionary on the stored mail (and recompress with it), and export a
+// mailbox to a Maildir.
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,18 +26,23 @@
 #define IMPORT_BATCH_BYTES (32u << 20)
 
 static void store_usage(FILE *f) {
-  fprintf(f, "usage: mailctl store COMMAND PATH [ARGS]\n"
-             "commands:\n"
-             "  create PATH                        create an empty store in directory PATH\n"
-             "  add-account PATH NAME [--quota-bytes N] [--quota-messages N]\n"
-             "  import PATH ACCOUNT MAILBOX (--maildir DIR | --mbox FILE)\n"
-             "                                     add the messages (mailbox created if needed)\n"
-             "  export PATH ACCOUNT MAILBOX --maildir DIR\n"
-             "                                     write the mailbox's messages as a Maildir\n"
-             "  stats PATH                         accounts, mailboxes, messages, bytes\n"
-             "  verify PATH                        full consistency check (exit 1 on damage)\n"
-             "  collect PATH                       drop the blobs that expunges released\n"
-             "Exit status: 0 done, 1 failed (with a message), 2 usage error.\n");
+  fprintf(f,
+          "usage: mailctl store COMMAND PATH [ARGS]\n"
+          "commands:\n"
+          "  create PATH                        create an empty store in directory PATH\n"
+          "  add-account PATH NAME [--quota-bytes N] [--quota-messages N]\n"
+          "  import PATH ACCOUNT MAILBOX (--maildir DIR | --mbox FILE)\n"
+          "                                     add the messages (mailbox created if needed)\n"
+          "  export PATH ACCOUNT MAILBOX --maildir DIR\n"
+          "                                     write the mailbox's messages as a Maildir\n"
+          "  stats PATH                         accounts, mailboxes, messages, bytes\n"
+          "  verify PATH                        full consistency check (exit 1 on damage)\n"
+          "  collect PATH                       drop the blobs that expunges released\n"
+          "  train PATH [--samples N] [--recompress]\n"
+          "                                     train a zstd dictionary on the stored mail;\n"
+          "                                     with --recompress, re-encode every blob with it\n"
+          "  recompress PATH                    re-encode blobs with the newest dictionary\n"
+          "Exit status: 0 done, 1 failed (with a message), 2 usage error.\n");
 }
 
 static int fail(const char *what, const char *path, int rc) {
@@ -613,6 +619,17 @@ static int cmd_stats(int argc, char **argv) {
          s.blob_stored ? (double)s.blob_raw / (double)s.blob_stored : 0.0);
   printf("released, not collected: %" PRIu64 "\n", s.released);
   printf("map used: %" PRIu64 "\n", s.map_used);
+  printf("dictionaries: %" PRIu64 " (%" PRIu64 " bytes), current %" PRIu32 "\n", s.dicts,
+         s.dict_bytes, s.dict_current);
+  printf("blobs with a dictionary: %" PRIu64 "\n", s.dict_blobs);
+  printf("dictionary blob bytes raw: %" PRIu64 "\n", s.dict_raw);
+  printf("dictionary blob bytes stored: %" PRIu64 "\n", s.dict_stored);
+  printf("dictionary compression ratio: %.2f\n",
+         s.dict_stored ? (double)s.dict_raw / (double)s.dict_stored : 0.0);
+  uint64_t plain_raw = s.blob_raw - s.dict_raw, plain_stored = s.blob_stored - s.dict_stored;
+  printf("plain compression ratio: %.2f\n",
+         plain_stored ? (double)plain_raw / (double)plain_stored : 0.0);
+  printf("search queue: %" PRIu64 "\n", s.search_queued);
   // Account ids are dense from 1 and never reused.
   for (uint32_t id = 1; id <= s.accounts; id++) {
     struct ms_account_info ai;
@@ -668,14 +685,84 @@ static int cmd_collect(int argc, char **argv) {
   return 0;
 }
 
+// recompress_all re-encodes blobs until none is left; returns the count or
+// a negative code.
+static int64_t recompress_all(ms_store *st) {
+  int64_t total = 0;
+  int rc;
+  while ((rc = ms_store_recompress(st, 0)) > 0)
+    total += rc;
+  return rc < 0 ? rc : total;
+}
+
+static int cmd_train(int argc, char **argv) {
+  uint64_t samples = 0;
+  int recompress = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--recompress") == 0) {
+      recompress = 1;
+    } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc &&
+               parse_u64(argv[i + 1], &samples) == 0) {
+      i++;
+    } else {
+      store_usage(stderr);
+      return MAILCTL_USAGE;
+    }
+  }
+  if (argc < 1) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  ms_store *st;
+  int r = open_existing(argv[0], &st, NULL);
+  if (r)
+    return r;
+  uint32_t id;
+  uint64_t t0 = now_ns();
+  int rc = ms_store_train(st, &id, (size_t)samples);
+  if (rc < 0) {
+    ms_store_close(st);
+    return fail("cannot train a dictionary for", argv[0], rc);
+  }
+  struct ms_store_stats s;
+  if (ms_store_stats_get(st, &s) == 0)
+    printf("trained dictionary %" PRIu32 " in %.2f s (%" PRIu64 " dictionary bytes in the store)\n",
+           id, (double)(now_ns() - t0) / 1e9, s.dict_bytes);
+  int64_t n = recompress ? recompress_all(st) : 0;
+  ms_store_close(st);
+  if (n < 0)
+    return fail("recompress in", argv[0], (int)n);
+  if (recompress)
+    printf("recompressed %" PRId64 " blobs\n", n);
+  return 0;
+}
+
+static int cmd_recompress(int argc, char **argv) {
+  if (argc != 1) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  ms_store *st;
+  int r = open_existing(argv[0], &st, NULL);
+  if (r)
+    return r;
+  int64_t n = recompress_all(st);
+  ms_store_close(st);
+  if (n < 0)
+    return fail("recompress in", argv[0], (int)n);
+  printf("recompressed %" PRId64 " blobs\n", n);
+  return 0;
+}
+
 int mailctl_store_main(int argc, char **argv) {
   static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
-  } cmds[] = {{"create", cmd_create},  {"add-account", cmd_add_account},
-              {"import", cmd_import},  {"export", cmd_export},
-              {"stats", cmd_stats},    {"verify", cmd_verify},
-              {"collect", cmd_collect}};
+  } cmds[] = {{"create", cmd_create},        {"add-account", cmd_add_account},
+              {"import", cmd_import},        {"export", cmd_export},
+              {"stats", cmd_stats},          {"verify", cmd_verify},
+              {"collect", cmd_collect},      {"train", cmd_train},
+              {"recompress", cmd_recompress}};
   if (argc < 1) {
     store_usage(stderr);
     return MAILCTL_USAGE;

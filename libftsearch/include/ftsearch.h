@@ -470,6 +470,22 @@ FTS_API FTS_WARN_UNUSED_RESULT int fts_query_describe(const fts_query *query, ch
 // (what a leaf expanded to and how many documents it matched).
 typedef void (*fts_explain_fn)(void *ctx, const char *line);
 
+typedef struct fts_filter fts_filter;
+
+// fts_filter_new prepares the `num_docs` document ids at `docs` (ascending,
+// no duplicates; copied) as a filter for fts_search_options.prepared, in
+// `*out`, released with fts_filter_free(). A prepared filter costs nothing
+// per search beyond the blocks it touches, where a plain filter array is
+// converted on every call: prepare one per mailbox that is searched more
+// than once. Returns 0, FTS_ERR_INVALID_ARGUMENT (NULL `out`, NULL `docs`
+// with `num_docs` > 0, unsorted ids) or -ENOMEM. A filter is immutable and
+// may be shared by threads.
+FTS_API FTS_WARN_UNUSED_RESULT int fts_filter_new(fts_filter **out, const uint32_t *docs,
+                                                  size_t num_docs);
+
+// fts_filter_free releases `filter` (NULL does nothing).
+FTS_API void fts_filter_free(fts_filter *filter);
+
 // fts_search_options: all-zero (or a NULL pointer) searches every field of
 // every document, unranked.
 typedef struct fts_search_options {
@@ -480,6 +496,8 @@ typedef struct fts_search_options {
   uint32_t top_k;         // > 0: rank by BM25, keep the best top_k
   fts_explain_fn explain; // optional
   void *explain_ctx;
+  const fts_filter *prepared; // if not NULL: only these documents (and
+                              // those of `filter`, when both are given)
 } fts_search_options;
 
 // fts_result is an allocated search result: `docs` in ascending order, or by

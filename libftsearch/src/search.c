@@ -544,6 +544,54 @@ static int eval(struct ctx *x, uint32_t node, size_t bi, uint64_t *out, bool *ne
 
 // ---- target blocks ----
 
+// ---- prepared filters ----
+
+struct fts_filter {
+  uint32_t *blocks;
+  uint64_t *bitmaps; // FTS_BITMAP_WORDS per block
+  size_t num_blocks;
+};
+
+int fts_filter_new(fts_filter **out, const uint32_t *docs, size_t num_docs) {
+  if (!out)
+    return FTS_ERR_INVALID_ARGUMENT;
+  *out = NULL;
+  if (!docs && num_docs)
+    return FTS_ERR_INVALID_ARGUMENT;
+  size_t nb = 0;
+  for (size_t i = 0; i < num_docs; i++) {
+    if (i && docs[i] <= docs[i - 1])
+      return FTS_ERR_INVALID_ARGUMENT;
+    if (!i || docs[i] / FTS_BLOCK_DOCS != docs[i - 1] / FTS_BLOCK_DOCS)
+      nb++;
+  }
+  fts_filter *f = calloc(1, sizeof *f);
+  if (!f)
+    return -ENOMEM;
+  f->blocks = malloc((nb ? nb : 1) * sizeof *f->blocks);
+  f->bitmaps = calloc((nb ? nb : 1) * FTS_BITMAP_WORDS, sizeof *f->bitmaps);
+  if (!f->blocks || !f->bitmaps) {
+    fts_filter_free(f);
+    return -ENOMEM;
+  }
+  for (size_t i = 0; i < num_docs; i++) {
+    uint32_t b = docs[i] / FTS_BLOCK_DOCS, off = docs[i] % FTS_BLOCK_DOCS;
+    if (!f->num_blocks || f->blocks[f->num_blocks - 1] != b)
+      f->blocks[f->num_blocks++] = b;
+    f->bitmaps[(f->num_blocks - 1) * FTS_BITMAP_WORDS + off / 64] |= 1ull << (off % 64);
+  }
+  *out = f;
+  return 0;
+}
+
+void fts_filter_free(fts_filter *f) {
+  if (!f)
+    return;
+  free(f->blocks);
+  free(f->bitmaps);
+  free(f);
+}
+
 // add_block appends block `b` to the targets with a zeroed bitmap.
 static int add_block(struct ctx *x, uint32_t b, size_t *cap) {
   if (x->num_blocks == *cap) {
@@ -565,9 +613,52 @@ static int add_block(struct ctx *x, uint32_t b, size_t *cap) {
   return 0;
 }
 
+// and_live ANDs every target bitmap with its block's live set.
+static int and_live(struct ctx *x) {
+  uint64_t *live = malloc(FTS_BITMAP_BYTES);
+  if (!live)
+    return -ENOMEM;
+  int err = 0;
+  for (size_t i = 0; i < x->num_blocks && !err; i++) {
+    bool found;
+    err = fts_set_read(x->txn, x->idx->live, x->account, x->blocks[i], live, &found);
+    for (size_t w = 0; w < FTS_BITMAP_WORDS && !err; w++)
+      x->live[i][w] &= live[w];
+  }
+  free(live);
+  return err;
+}
+
 static int load_targets(struct ctx *x) {
   const fts_search_options *o = x->opt;
   size_t cap = 0;
+  if (o && o->prepared) {
+    const fts_filter *f = o->prepared;
+    for (size_t i = 0; i < f->num_blocks; i++) {
+      FTS_TRY(add_block(x, f->blocks[i], &cap));
+      memcpy(x->live[i], f->bitmaps + i * FTS_BITMAP_WORDS, FTS_BITMAP_BYTES);
+    }
+    if (o->filter) { // both: their intersection
+      for (size_t i = 1; i < o->num_filter; i++)
+        if (o->filter[i] <= o->filter[i - 1])
+          return FTS_ERR_INVALID_ARGUMENT;
+      uint64_t *mask = calloc(FTS_BITMAP_WORDS, sizeof *mask);
+      if (!mask)
+        return -ENOMEM;
+      size_t fi = 0;
+      for (size_t i = 0; i < x->num_blocks; i++) {
+        memset(mask, 0, FTS_BITMAP_BYTES);
+        while (fi < o->num_filter && o->filter[fi] / FTS_BLOCK_DOCS < x->blocks[i])
+          fi++;
+        for (; fi < o->num_filter && o->filter[fi] / FTS_BLOCK_DOCS == x->blocks[i]; fi++)
+          mask[(o->filter[fi] % FTS_BLOCK_DOCS) / 64] |= 1ull << (o->filter[fi] % 64);
+        for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+          x->live[i][w] &= mask[w];
+      }
+      free(mask);
+    }
+    return and_live(x);
+  }
   if (o && o->filter) {
     // One pass over the filter: order check, blocks and their bitmaps.
     uint64_t *bm = NULL;
@@ -584,18 +675,7 @@ static int load_targets(struct ctx *x) {
       }
       bm[off / 64] |= 1ull << (off % 64);
     }
-    uint64_t *live = malloc(FTS_BITMAP_BYTES);
-    if (!live)
-      return -ENOMEM;
-    int err = 0;
-    for (size_t i = 0; i < x->num_blocks && !err; i++) {
-      bool found;
-      err = fts_set_read(x->txn, x->idx->live, x->account, x->blocks[i], live, &found);
-      for (size_t w = 0; w < FTS_BITMAP_WORDS && !err; w++)
-        x->live[i][w] &= live[w];
-    }
-    free(live);
-    return err;
+    return and_live(x);
   }
   MDB_cursor *cur;
   int rc = mdb_cursor_open(x->txn, x->idx->live, &cur);

@@ -157,7 +157,28 @@ START_TEST(filters_read_only_their_blocks) {
   o.filter = only_second;
   o.num_filter = 2;
   ck_assert_str_eq(search_opt(idx, 1, "lunch OR invoice", &o), "70000");
+  // A prepared filter answers alike, alone or with an array filter.
+  fts_filter *pf;
+  ck_assert_int_eq(fts_filter_new(&pf, filter, 3), 0);
+  fts_search_options po = {.prepared = pf};
+  ck_assert_str_eq(search_opt(idx, 1, "lunch", &po), "2 70000");
+  ck_assert_str_eq(search_opt(idx, 1, "NOT invoice", &po), "3 70000");
+  po.filter = only_second;
+  po.num_filter = 2;
+  ck_assert_str_eq(search_opt(idx, 1, "lunch OR invoice", &po), "70000");
+  uint32_t none_common[] = {1, 4};
+  po.filter = none_common;
+  ck_assert_str_eq(search_opt(idx, 1, "invoice OR lunch", &po), "");
+  fts_filter_free(pf);
+  ck_assert_int_eq(fts_filter_new(&pf, NULL, 0), 0);
+  po = (fts_search_options){.prepared = pf};
+  ck_assert_str_eq(search_opt(idx, 1, "invoice", &po), "");
+  fts_filter_free(pf);
+  fts_filter_free(NULL);
   uint32_t unsorted[] = {3, 2};
+  ck_assert_int_eq(fts_filter_new(&pf, unsorted, 2), FTS_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(pf);
+  ck_assert_int_eq(fts_filter_new(NULL, filter, 3), FTS_ERR_INVALID_ARGUMENT);
   o.filter = unsorted;
   fts_query *q;
   ck_assert_int_eq(fts_query_parse(&q, NULL, "lunch", 5, NULL), 0);

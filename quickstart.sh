@@ -72,18 +72,37 @@ start() {
     log "starting $daemon on localhost"
     exec "$daemon"
   fi
+  # Until maild exists, the main job is the daemons that do: keepd on
+  # 127.0.0.1:7379, beside an embedded message store in build/var/ that the
+  # tools (mailctl store, ftsearch) work on.
+  mkdir -p build/var
+  local store=build/var/mail.store
+  if [ ! -e "$store" ]; then
+    build/tools/mailctl/mailctl store create "$store" &&
+      build/tools/mailctl/mailctl store add-account "$store" demo || return 1
+    log "created the message store $store with the account 'demo'"
+  fi
   local tools
   tools=$(find "$PWD/build/tools" -maxdepth 2 -type f -executable -not -name '*.so*' 2>/dev/null | sort)
   tools="$tools $PWD/tools/bench-report/bench-report"
-  log "no daemon exists yet; the tools are built:"
+  log "the tools are built:"
   printf '  %s\n' $tools >&2
   local path
   path=$(printf '%s\n' $tools | xargs -r -n1 dirname | sort -u | tr '\n' ':')
-  if [ -t 0 ] && [ -t 1 ]; then
-    log "opening a shell with them on PATH (type 'exit' to leave)"
-    PATH="$path$PATH" exec "${SHELL:-/bin/bash}" -i
+  local keepd=build/servers/keepd/keepd
+  if ! [ -t 0 ] || ! [ -t 1 ]; then
+    log "add the tools to PATH with: export PATH=\"$path\$PATH\""
+    log "starting $keepd on 127.0.0.1:7379 (Ctrl-C stops it)"
+    exec "$keepd" --listen 127.0.0.1 --port 7379
   fi
-  log "add them to PATH with: export PATH=\"$path\$PATH\""
+  log "starting $keepd on 127.0.0.1:7379 in the background"
+  "$keepd" --listen 127.0.0.1 --port 7379 &
+  local keepd_pid=$!
+  log "opening a shell with the tools on PATH (type 'exit' to leave and stop keepd)"
+  PATH="$path$PATH" "${SHELL:-/bin/bash}" -i
+  kill "$keepd_pid" 2>/dev/null
+  wait "$keepd_pid" 2>/dev/null
+  return 0
 }
 
 passed=0 failed=0 skipped=0

@@ -310,9 +310,19 @@ int enc_b64e_wrap_flat(const struct enc_impl *im, uint32_t flags, size_t wrap, u
     o += done * (wrap + 2);
     i = done * line_in;
   }
+  // Without a line kernel, one call per line, which gets 16 bytes more
+  // input than the line holds (one 128-bit load) so that a kernel that
+  // loads past its last group can stay in its vector loop to the line's
+  // end; what it writes past the line lies inside the output, and the CRLF
+  // and the rest of the output overwrite it.
+  const char *end = (const char *)out + need;
   for (; i < lines * line_in; i += line_in) {
-    size_t c = im->b64_encode(o, in + i, line_in, url);
-    enc_b64_encode_tail(o + c / 3 * 4, in + i + c, line_in - c, url);
+    size_t ahead = line_in + 16;
+    if (ahead > in_len - i || (size_t)(end - o) < ahead / 3 * 4)
+      ahead = line_in;
+    size_t c = im->b64_encode(o, in + i, ahead, url);
+    if (c < line_in)
+      enc_b64_encode_tail(o + c / 3 * 4, in + i + c, line_in - c, url);
     o[wrap] = '\r';
     o[wrap + 1] = '\n';
     o += wrap + 2;

@@ -115,8 +115,10 @@ extern const struct enc_impl enc_impl_avx2;
 extern const struct enc_impl enc_impl_neon;
 extern const struct enc_impl enc_impl_avx512;
 
-// The AVX2 kernels that the AVX-512 implementation shares (src/x86/avx2.c).
+// The AVX2 line encoder (src/x86/avx2.c); AVX-512 has its own since the VBMI
+// 76-column kernel.
 size_t enc_b64_encode_lines_avx2(char *out, const uint8_t *in, size_t in_len, size_t wrap, int url);
+// The AVX2 kernels that the AVX-512 implementation shares (src/x86/avx2.c).
 size_t enc_b64_decode_mime_avx2(uint8_t *out, size_t out_cap, size_t *written, const char *in,
                                 size_t in_len, int url, uint32_t *acc, uint32_t *nacc);
 size_t enc_b32_encode_avx2(char *out, const uint8_t *in, size_t in_len, int hex);

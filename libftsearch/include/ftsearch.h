@@ -173,8 +173,8 @@ typedef struct fts_analyzer fts_analyzer;
 // defaults; the struct is copied) and stores it in `*out`; free it with
 // fts_analyzer_free. Snowball stemmers are created lazily, one per language,
 // on first use, with a cache of recent stems (about 420 KiB, shared by the
-// languages); analysis then allocates only to grow its scratch buffers. Errors: -ENOMEM; FTS_ERR_INVALID_ARGUMENT when `out` is NULL,
-// `flags` has unknown bits or max_term_bytes exceeds
+// languages); analysis then allocates only to grow its scratch buffers. Errors: -ENOMEM;
+// FTS_ERR_INVALID_ARGUMENT when `out` is NULL, `flags` has unknown bits or max_term_bytes exceeds
 // FTS_ANALYZE_MAX_TERM_BYTES. Thread-safe (each call makes its own analyzer).
 FTS_API FTS_WARN_UNUSED_RESULT int fts_analyzer_new(fts_analyzer **out,
                                                     const fts_analyzer_settings *settings);

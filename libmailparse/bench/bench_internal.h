@@ -18,9 +18,14 @@ enum mpb_mode {
   // The whole message: header fields of every part typed, the MIME tree
   // built, every leaf body decoded to bytes, text bodies converted to UTF-8.
   MPB_FULL = 0,
-  // The top-level header section only (the message's bytes up to the empty
-  // line that ends it): parsed, and every field typed as in MPB_FULL.
+  // Header-only parse: the top-level header section only (the message's
+  // bytes up to the empty line that ends it), split into fields by the
+  // implementation's own cheapest header parse, and every field's name and
+  // raw value read (their lengths are the work). Nothing is typed or decoded
+  // beyond what that parse does by itself (README.md says what each does).
   MPB_HEADERS = 1,
+  // The same header section, and every field typed as in MPB_FULL.
+  MPB_HEADERS_TYPED = 2,
 };
 
 // mpb_work counts what a call produced. Each implementation adds to it, so
@@ -34,7 +39,8 @@ struct mpb_work {
 };
 
 // mpb_run_fn does `mode`'s work on the `len` bytes at `msg` (a whole message
-// for MPB_FULL, its top-level header section for MPB_HEADERS) and adds what
+// for MPB_FULL, its top-level header section for MPB_HEADERS and
+// MPB_HEADERS_TYPED) and adds what
 // it produced to `*work`. It returns 0, or non-zero when the implementation
 // failed (the main loop reports the message and leaves the implementation
 // out of the timing).
@@ -53,7 +59,8 @@ extern const struct mpb_impl mpb_ours;
 
 // mpb_ours_peak measures the memory our parser allocates for one message:
 // it parses the `len` bytes at `msg` through an allocator that tracks the
-// bytes live and returns the high-water mark in `*out_peak` (arena only; the
+// bytes live and returns the high-water mark in `*out_peak` (everything the
+// parser allocates: handle, records, arena, scratch; the
 // message buffer is the caller's). Returns 0, or the parser's error.
 int mpb_ours_peak(uint64_t *out_peak, const uint8_t *msg, size_t len);
 

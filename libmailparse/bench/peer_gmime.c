@@ -93,6 +93,19 @@ static void type_headers(struct mpb_work *w, GMimeObject *obj) {
   }
 }
 
+// index_headers is the header-only mode's walk: every field's name and raw
+// value as g_mime_parser_construct_message left them.
+static void index_headers(struct mpb_work *w, GMimeObject *obj) {
+  GMimeHeaderList *list = g_mime_object_get_header_list(obj);
+  int count = g_mime_header_list_get_count(list);
+  for (int i = 0; i < count; i++) {
+    GMimeHeader *h = g_mime_header_list_get_header_at(list, i);
+    const char *name = g_mime_header_get_name(h), *raw = g_mime_header_get_raw_value(h);
+    w->fields++;
+    w->bytes += (name ? strlen(name) : 0) + (raw ? strlen(raw) : 0);
+  }
+}
+
 static void decode_part(struct mpb_work *w, GMimePart *part) {
   GMimeDataWrapper *content = g_mime_part_get_content(part);
   if (content == NULL)
@@ -161,6 +174,8 @@ static int gmime_run(struct mpb_work *work, int mode, const uint8_t *msg, size_t
     rc = -1;
   } else {
     if (mode == MPB_HEADERS)
+      index_headers(work, GMIME_OBJECT(m));
+    else if (mode == MPB_HEADERS_TYPED)
       type_headers(work, GMIME_OBJECT(m));
     else
       walk_message(work, m);

@@ -178,7 +178,29 @@ static int walk(struct mpb_work *w, const struct mailmime *mime, int decode) {
   }
 }
 
+// etpan_index is the header-only mode: mailimf_optional_fields_parse, the
+// parser libetpan offers for a header section as a list of name/value
+// fields, and every field's name and value read.
+static int etpan_index(struct mpb_work *work, const uint8_t *msg, size_t len) {
+  size_t idx = 0;
+  struct mailimf_fields *f = NULL;
+  if (mailimf_optional_fields_parse((const char *)msg, len, &idx, &f) != MAILIMF_NO_ERROR)
+    return -1;
+  for (clistiter *it = clist_begin(f->fld_list); it != NULL; it = clist_next(it)) {
+    const struct mailimf_field *fl = clist_content(it);
+    if (fl->fld_type != MAILIMF_FIELD_OPTIONAL_FIELD)
+      continue;
+    const struct mailimf_optional_field *o = fl->fld_data.fld_optional_field;
+    work->fields++;
+    work->bytes += strlen(o->fld_name) + strlen(o->fld_value);
+  }
+  mailimf_fields_free(f);
+  return 0;
+}
+
 static int etpan_run(struct mpb_work *work, int mode, const uint8_t *msg, size_t len) {
+  if (mode == MPB_HEADERS)
+    return etpan_index(work, msg, len);
   size_t idx = 0;
   struct mailmime *mime = NULL;
   if (mailmime_parse((const char *)msg, len, &idx, &mime) != MAILIMF_NO_ERROR)

@@ -101,7 +101,15 @@ int mimetic_run(mpb_work *work, int mode, const uint8_t *msg, size_t len) {
   try {
     const char *begin = reinterpret_cast<const char *>(msg);
     mimetic::MimeEntity e(begin, begin + len);
-    walk(work, e, mode == MPB_HEADERS);
+    if (mode == MPB_HEADERS) {
+      // Header-only: the parse, then every field's name and raw value.
+      for (const mimetic::Field &f : e.header()) {
+        work->fields++;
+        work->bytes += f.name().size() + f.value().size();
+      }
+    } else {
+      walk(work, e, mode == MPB_HEADERS_TYPED);
+    }
   } catch (...) {
     return -1;
   }

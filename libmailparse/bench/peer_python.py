@@ -4,7 +4,7 @@ package (Debian's /usr/bin/python3, policy=default), doing the same work on
 the same messages and printing the same JSON lines (common/include/
 corvid_bench.h) with impl "python-email".
 
-usage: peer_python.py [--mode full|headers|both] [--rounds N] [--repeat N]
+usage: peer_python.py [--mode full|headers|headers-typed|both|all] [--rounds N] [--repeat N]
                       [--set NAME] FILE|DIR...
 
 full: email.message_from_bytes(msg, policy=default); for every part that
@@ -17,13 +17,17 @@ body with part.get_content(): bytes with the transfer encoding removed, and
 for text parts a str decoded from the part's charset (an unknown charset
 falls back to get_payload(decode=True) read as UTF-8 with replacement).
 headers: the top-level header section only (up to the empty line that ends
-it), parsed and typed the same way. Files are read in the order
+it) through email.parser.BytesHeaderParser(policy=default), and every
+field's name and raw value from msg.raw_items() (nothing typed).
+headers-typed: the same header section through message_from_bytes, every
+field typed as in full. Files are read in the order
 bench_mailparse reads them (directories walked in name order, names
 starting with '.' skipped). A round times one pass over the set; `ns` is the
 fastest round and `median_ns` the median, as in bench_mailparse.
 """
 import argparse
 import email
+import email.parser
 import email.policy
 import os
 import sys
@@ -83,6 +87,17 @@ def run_full(data):
     return fields, parts, out
 
 
+def run_index(data):
+    """Header-only: BytesHeaderParser (the header section split into fields,
+    nothing typed) and every field's name and raw value."""
+    msg = email.parser.BytesHeaderParser(policy=POLICY).parsebytes(data)
+    fields = out = 0
+    for name, value in msg.raw_items():
+        fields += 1
+        out += len(name) + len(value)
+    return fields, 0, out
+
+
 def run_headers(data):
     msg = email.message_from_bytes(data, policy=POLICY)
     fields = out = 0
@@ -93,7 +108,7 @@ def run_headers(data):
 
 
 def measure(msgs, mode, rounds, repeat, set_name, impl):
-    run = run_full if mode == 'full' else run_headers
+    run = {'full': run_full, 'headers': run_index, 'headers-typed': run_headers}[mode]
     inputs = [m if mode == 'full' else m[:header_len(m)] for m in msgs]
     totals = [0, 0, 0]
     kept = []
@@ -132,7 +147,8 @@ def measure(msgs, mode, rounds, repeat, set_name, impl):
 
 def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--mode', choices=('full', 'headers', 'both'), default='both')
+    ap.add_argument('--mode', choices=('full', 'headers', 'headers-typed', 'both', 'all'),
+                    default='all')
     ap.add_argument('--rounds', type=int, default=3)
     ap.add_argument('--repeat', type=int, default=1)
     ap.add_argument('--set', default='set', dest='set_name')
@@ -145,8 +161,8 @@ def main(argv):
         with open(p, 'rb') as f:
             msgs.append(f.read())
     impl = 'python-email'
-    for mode in ('full', 'headers'):
-        if args.mode in (mode, 'both'):
+    for mode in ('full', 'headers', 'headers-typed'):
+        if args.mode in (mode, 'all') or (args.mode == 'both' and mode != 'headers-typed'):
             measure(msgs, mode, args.rounds, args.repeat, args.set_name, impl)
     return 0
 

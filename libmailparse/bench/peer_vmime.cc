@@ -89,9 +89,17 @@ int vmime_run(mpb_work *work, int mode, const uint8_t *msg, size_t len) {
         reinterpret_cast<const vmime::byte_t *>(msg), len);
     auto m = vmime::make_shared<vmime::message>();
     m->parse(in, 0, len);
-    if (mode == MPB_HEADERS)
+    if (mode == MPB_HEADERS) {
+      // Header-only: the parse, then every field's name and value as text.
+      auto h = m->getHeader();
+      for (size_t i = 0; i < h->getFieldCount(); i++) {
+        work->fields++;
+        work->bytes +=
+            h->getFieldAt(i)->getName().size() + h->getFieldAt(i)->getValue()->generate().size();
+      }
+    } else if (mode == MPB_HEADERS_TYPED) {
       type_header(work, m->getHeader());
-    else
+    } else
       walk(work, m);
   } catch (...) {
     return -1;

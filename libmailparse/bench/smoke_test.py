@@ -67,7 +67,7 @@ def main(argv):
         except (ValueError, KeyError):
             check(False, 'every output line is a JSON record', line)
     total = made + len(real)
-    for mode in ('full', 'headers'):
+    for mode in ('full', 'headers', 'headers-typed'):
         rec = records.get((f'{mode}/smoke', 'mailparse'))
         check(rec is not None, f'{mode}: a record for our parser', run.stdout)
         if rec is None:
@@ -85,7 +85,7 @@ def main(argv):
         check(headers['bytes'] < full['bytes'], 'the header sections are smaller than the messages',
               f'{headers["bytes"]} >= {full["bytes"]}')
     summaries = [l for l in run.stderr.splitlines() if l.startswith('bench_mailparse: mailparse')]
-    check(len(summaries) == 2 and all(l.endswith('failed on 0') for l in summaries),
+    check(len(summaries) == 3 and all(l.endswith('failed on 0') for l in summaries),
           'our parser failed on no message', '\n'.join(summaries) or run.stderr)
     leaf = [l for l in summaries if ' full ' in l]
     check(leaf and 'leaf parts 0,' not in leaf[0] and 'output 0 bytes' not in leaf[0],

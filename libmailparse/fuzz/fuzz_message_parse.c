@@ -4,7 +4,9 @@
 // naive count, decoded sizes within
 // mp_part_decode_max_len() and equal to the size query, and a parse that is
 // deterministic (a second parse gives the same headers and parts); the IMAP
-// BODYSTRUCTURE and ENVELOPE renderings agree with their size queries.
+// BODYSTRUCTURE and ENVELOPE renderings agree with their size queries;
+// MP_HEADER_BARE_CR marks exactly the fields with a lone CR; and the
+// header-only mode indexes exactly the root's fields of the full parse.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const mp_part *p = mp_message_part(m, h->part);
     FUZZ_CHECK(i >= p->first_header && i < (size_t)p->first_header + p->num_headers);
     FUZZ_CHECK(h->field.off >= p->header.off && prev_end <= p->header.off + p->header.len);
+    // MP_HEADER_BARE_CR: exactly the fields holding a CR that no LF follows.
+    int bare_cr = 0;
+    for (size_t k = h->field.off; k < prev_end; k++)
+      if (data[k] == '\r' && (k + 1 >= size || data[k + 1] != '\n'))
+        bare_cr = 1;
+    FUZZ_CHECK(bare_cr == !!(h->flags & MP_HEADER_BARE_CR));
     char *buf = malloc(h->value.len + 1);
     size_t n;
     FUZZ_CHECK(mp_header_unfold(buf, h->value.len, &n, (const char *)data + h->value.off,
@@ -108,6 +116,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int rc = mp_message_part_by_section(m, &ix, secs[k], strlen(secs[k]));
     FUZZ_CHECK(rc == MP_ERR_SYNTAX || (rc == 0 && ix < np));
   }
+  // The header-only mode indexes exactly the root's fields of the full parse.
+  mp_message *m3 = NULL;
+  FUZZ_CHECK(mp_message_parse_headers(&m3, &s, data, size, NULL) == 0);
+  const mp_part *root = mp_message_part(m, 0), *hroot = mp_message_part(m3, 0);
+  FUZZ_CHECK(mp_message_num_parts(m3) == 1 && mp_message_num_headers(m3) == root->num_headers);
+  FUZZ_CHECK(hroot->num_headers == root->num_headers && hroot->first_header == 0);
+  for (size_t i = 0; i < root->num_headers; i++)
+    FUZZ_CHECK(memcmp(mp_message_header(m3, i), mp_message_header(m, i), sizeof(mp_header)) == 0);
+  FUZZ_CHECK(memcmp(&hroot->header, &root->header, sizeof root->header) == 0);
+  FUZZ_CHECK(hroot->body.off == root->body.off && hroot->body.off + hroot->body.len == size);
+  FUZZ_CHECK((hroot->flags & MP_PART_HEADERS_ONLY) && !(root->flags & MP_PART_HEADERS_ONLY));
+  FUZZ_CHECK((hroot->flags & MP_PART_NO_BODY) == (root->flags & MP_PART_NO_BODY));
+  FUZZ_CHECK(hroot->encoding == root->encoding && hroot->h_id == root->h_id &&
+             hroot->h_disposition == root->h_disposition);
+  FUZZ_CHECK(memcmp(&hroot->content_type, &root->content_type, sizeof root->content_type) == 0);
+  FUZZ_CHECK(hroot->type.p == NULL && hroot->lines == 0);
+  FUZZ_CHECK((mp_message_problems(m3) & ~mp_message_problems(m)) == 0);
+  mp_message_free(m3);
   mp_message_free(m);
   mp_message_free(m2);
   return 0;

@@ -84,8 +84,10 @@ MP_API const char *mp_strerror(int code);
 // Message parsing.
 //
 // mp_message_parse() reads a whole message held in one caller buffer and
-// builds, in one arena owned by an opaque mp_message, a flat array of header
-// fields and a flat array of MIME parts (a tree linked by indices). Nothing is
+// builds, in memory owned by an opaque mp_message, an indexed list of header
+// fields and an indexed list of MIME parts (a tree linked by indices; read
+// them one at a time through mp_message_header() and mp_message_part(): they
+// are stored in chunks, not in one array, see "Memory"). Nothing is
 // copied: every range is a byte offset into the caller's buffer, and the
 // few strings the parser derives (media type, boundary, charset) live in the
 // message's arena. The caller's buffer must stay unchanged and alive until
@@ -105,6 +107,15 @@ MP_API const char *mp_strerror(int code);
 // field would swallow the whole part (the line is then body, where the
 // structure parser sees the delimiter). Other lines without a colon are kept
 // as fields flagged MP_HEADER_NO_COLON.
+//
+// Line ends are LF and CRLF. A CR that no LF follows ("bare CR") is data,
+// not a line end, in header sections, delimiter lines and bodies alike: RFC
+// 5322 2.3 lets CR occur only in CRLF, and its obsolete syntax (obs-body,
+// obs-unstruct in 4.1) reads a lone CR as content; an MTA that ends lines
+// at LF only reads the message the same way, so no line can be split
+// differently by the transport and by the parser (SMTP smuggling). A field
+// holding one is flagged MP_HEADER_BARE_CR. Python's email package instead
+// ends lines at a lone CR (DIFFERENCES.md, "bare-cr").
 
 // MP_DEFAULT_MAX_DEPTH is the default nesting depth of parts (multipart and
 // message/rfc822 levels below the root); a deeper part is kept as a leaf.
@@ -126,6 +137,22 @@ MP_API const char *mp_strerror(int code);
 // stops (MP_PROBLEM_WORK), Content-Type values get only the minimal reader,
 // and the rest of the message stays in the part it was in.
 #define MP_DEFAULT_WORK_PER_BYTE 64
+
+// Memory. A parse allocates, through the settings' allocator: the message
+// handle; its header and part records in chunks that never move (no record
+// is ever copied, so no abandoned copies stay behind); a few strings derived
+// from header values (media type, boundary, charset) in an arena of chunks
+// of at most 16 KiB; and scratch freed before it returns. At every moment,
+// the bytes it holds are at most
+//   MP_PEAK_FIXED + MP_PEAK_PER_PART * parts + MP_PEAK_PER_HEADER * fields
+//   + 8 * (the longest Content-Type value) + (the header sections' size),
+// which the tests check. A part record is about 230 bytes and a field record
+// 56, so for real mail (parts of a kilobyte and more, fields of 50 bytes and
+// more) this is at most the message size plus MP_PEAK_FIXED; only a message
+// made of many near-empty parts needs more than its own size.
+#define MP_PEAK_FIXED (64u * 1024u)
+#define MP_PEAK_PER_PART 384u
+#define MP_PEAK_PER_HEADER 64u
 
 // MP_MAX_PROBLEMS is how many problems a message records in detail; the
 // mask from mp_message_problems() covers all of them.
@@ -188,6 +215,7 @@ typedef struct mp_message mp_message;
 #define MP_HEADER_LONG_LINE (1u << 4) // a line longer than max_line_len
 #define MP_HEADER_BARE_LF (1u << 5)   // a line ended by LF without CR
 #define MP_HEADER_CONTINUED (1u << 6) // a first line that starts with whitespace
+#define MP_HEADER_BARE_CR (1u << 7)   // a CR not followed by LF (kept as data)
 
 // mp_header is one header field. `field` covers every physical line of the
 // field including its final line break, `name` the field name (without the
@@ -221,6 +249,7 @@ typedef enum mp_encoding {
 #define MP_PART_UNKNOWN_CTE (1u << 5)   // unknown Content-Transfer-Encoding
 #define MP_PART_TOO_DEEP (1u << 6)      // container kept as a leaf: depth or parts limit
 #define MP_PART_NO_BODY (1u << 7)       // header section not ended by an empty line
+#define MP_PART_HEADERS_ONLY (1u << 8)  // from mp_message_parse_headers(): see there
 
 #define MP_NO_INDEX UINT32_MAX
 
@@ -302,6 +331,34 @@ typedef struct mp_problem {
 // On failure `*out` is NULL. Thread-safe (distinct `out`).
 MP_API MP_WARN_UNUSED_RESULT int mp_message_parse(mp_message **out, const mp_settings *settings,
                                                   const void *in, size_t in_len, mp_diag *diag);
+
+// mp_message_parse_headers is the header-only mode of mp_message_parse():
+// the same arguments, errors, ownership and thread-safety, but it reads only
+// the top-level header section of `in` (up to its empty line; all of `in`
+// when there is none) and computes only:
+//   - the header index: one mp_header per field, exactly as
+//     mp_message_parse() records the root's fields (ranges, MP_HEADER_*
+//     flags, the same limits and problems), found by one SIMD pass per field
+//     for its line ends, continuation lines and colon;
+//   - one part, the root, flagged MP_PART_HEADERS_ONLY: `header`, `body`
+//     (everything after the header section, not read), `first_header`,
+//     `num_headers`, `content_type` (the raw value's range), `encoding` and
+//     `encoding_name`, the `h_*` indices, and MP_PART_NO_BODY /
+//     MP_PART_UNKNOWN_CTE. `type`, `subtype`, `boundary` and `charset` are
+//     absent (`p` NULL), `lines` is 0: no Content-Type value is parsed and
+//     the body is neither split nor counted.
+// Typed values come on demand from the typed parsers below, given a field's
+// value (mp_message_header()); mp_message_header_find(),
+// mp_header_unfold(), mp_part_envelope(), mp_part_filename() and
+// mp_part_decode() work as for a full parse. mp_message_select() and
+// mp_part_bodystructure() need the part tree and return
+// MP_ERR_INVALID_ARGUMENT for such a message. Memory: the message handle,
+// the header records (in chunks of 32, 32, 64, 128, then 256 fields) and
+// nothing per field.
+MP_API MP_WARN_UNUSED_RESULT int mp_message_parse_headers(mp_message **out,
+                                                          const mp_settings *settings,
+                                                          const void *in, size_t in_len,
+                                                          mp_diag *diag);
 
 // mp_message_free releases `msg` and its arena (through the settings'
 // allocator). No-op on NULL. Not thread-safe with other uses of `msg`.

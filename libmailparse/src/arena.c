@@ -1,12 +1,19 @@
-// arena.c: the one arena a parsed message lives in: chunks taken from the
-// settings' allocator hook (or libc), handed out in aligned slices and
-// released all at once by mp_message_free().
+// arena.c: the memory a parsed message lives in: the arena (chunks taken
+// from the settings' allocator hook or libc, handed out in slices for the
+// few strings the parser derives) and the chunked stores of header and part
+// records, all released at once by mp_message_free(). Neither ever copies
+// what it holds, so a parse's memory is what its records and strings need
+// plus at most one partly used chunk of each kind.
 #include <stdlib.h>
+#include <string.h>
 
 #include "core_internal.h"
 
 #define MP_ARENA_ALIGN 16
-#define MP_ARENA_MIN_CHUNK 4096
+#define MP_ARENA_MIN_CHUNK 1024
+// Chunks double up to this size and then stay there, so that the unused end
+// of the newest chunk (the arena's only slack) stays small.
+#define MP_ARENA_MAX_CHUNK 16384
 
 void *mp_alloc_raw(const mp_allocator *a, size_t size) {
   if (a->alloc != NULL)
@@ -28,18 +35,32 @@ static size_t chunk_hdr(void) {
   return (sizeof(mp_arena_chunk) + MP_ARENA_ALIGN - 1) & ~(size_t)(MP_ARENA_ALIGN - 1);
 }
 
-void *mp_arena_alloc(mp_arena *ar, size_t size) {
+static void *arena_take(mp_arena *ar, size_t size) {
   if (size > SIZE_MAX / 2)
     return NULL;
-  size = (size + MP_ARENA_ALIGN - 1) & ~(size_t)(MP_ARENA_ALIGN - 1);
   mp_arena_chunk *c = ar->head;
   if (c == NULL || c->cap - c->used < size) {
-    // Chunks grow with the arena, so a message needs O(log n) of them.
+    if (size > MP_ARENA_MAX_CHUNK / 4) {
+      // A large request gets a chunk of its own, linked behind the current
+      // one so that the current one's free space stays in use.
+      if (size > SIZE_MAX - chunk_hdr())
+        return NULL;
+      mp_arena_chunk *n = mp_alloc_raw(&ar->a, chunk_hdr() + size);
+      if (n == NULL)
+        return NULL;
+      n->cap = n->used = size;
+      if (c != NULL) {
+        n->next = c->next;
+        c->next = n;
+      } else {
+        n->next = NULL;
+        ar->head = n;
+      }
+      return (unsigned char *)n + chunk_hdr();
+    }
     size_t cap = c != NULL ? c->cap * 2 : MP_ARENA_MIN_CHUNK;
-    if (cap < size)
-      cap = size;
-    if (cap > SIZE_MAX - chunk_hdr())
-      return NULL;
+    if (cap > MP_ARENA_MAX_CHUNK)
+      cap = MP_ARENA_MAX_CHUNK;
     mp_arena_chunk *n = mp_alloc_raw(&ar->a, chunk_hdr() + cap);
     if (n == NULL)
       return NULL;
@@ -52,6 +73,89 @@ void *mp_arena_alloc(mp_arena *ar, size_t size) {
   void *p = (unsigned char *)c + chunk_hdr() + c->used;
   c->used += size;
   return p;
+}
+
+void *mp_arena_alloc(mp_arena *ar, size_t size) {
+  mp_arena_chunk *c = ar->head;
+  if (c != NULL) // align the start of this slice within its chunk
+    c->used = (c->used + MP_ARENA_ALIGN - 1) & ~(size_t)(MP_ARENA_ALIGN - 1);
+  if (c != NULL && c->used > c->cap)
+    c->used = c->cap;
+  if (size > SIZE_MAX / 2)
+    return NULL;
+  return arena_take(ar, (size + MP_ARENA_ALIGN - 1) & ~(size_t)(MP_ARENA_ALIGN - 1));
+}
+
+void *mp_arena_alloc_str(mp_arena *ar, size_t size) {
+  return arena_take(ar, size ? size : 1);
+}
+
+// table_push appends `chunk` to a chunk table, doubling the table outside
+// the arena when it is full (the old table is freed at once).
+static int table_push(const mp_allocator *a, void ***table, size_t *n, size_t *cap, void *chunk) {
+  if (*n == *cap) {
+    size_t nc = *cap ? *cap * 2 : 8;
+    if (nc > SIZE_MAX / sizeof(void *))
+      return -12; // -ENOMEM
+    void **t = mp_alloc_raw(a, nc * sizeof(void *));
+    if (t == NULL)
+      return -12;
+    if (*n)
+      memcpy(t, *table, *n * sizeof(void *));
+    mp_free_raw(a, *table);
+    *table = t;
+    *cap = nc;
+  }
+  (*table)[(*n)++] = chunk;
+  return 0;
+}
+
+int mp_hdr_push(mp_message *m, const mp_header *h) {
+  size_t i = m->num_headers, off;
+  // Record i opens a new chunk when its chunk is not there yet.
+  if (mp_rec_locate(i, MP_HDR_FIRST_SHIFT, MP_HDR_STEP_SHIFT, &off) == m->nhchunks) {
+    size_t n = mp_rec_chunk_len(m->nhchunks, MP_HDR_FIRST_SHIFT, MP_HDR_STEP_SHIFT);
+    void *c = mp_alloc_raw(&m->arena.a, n * sizeof(mp_header));
+    if (c == NULL)
+      return -12; // -ENOMEM
+    if (table_push(&m->arena.a, (void ***)&m->hchunks, &m->nhchunks, &m->cap_hchunks, c) != 0) {
+      mp_free_raw(&m->arena.a, c);
+      return -12;
+    }
+  }
+  *mp_hdr_at(m, i) = *h;
+  m->num_headers = i + 1;
+  return 0;
+}
+
+mp_part *mp_part_push(mp_message *m) {
+  size_t i = m->num_parts, off;
+  if (mp_rec_locate(i, MP_PART_FIRST_SHIFT, MP_PART_STEP_SHIFT, &off) == m->npchunks) {
+    size_t n = mp_rec_chunk_len(m->npchunks, MP_PART_FIRST_SHIFT, MP_PART_STEP_SHIFT);
+    void *c = mp_alloc_raw(&m->arena.a, n * sizeof(mp_part));
+    if (c == NULL)
+      return NULL;
+    if (table_push(&m->arena.a, (void ***)&m->pchunks, &m->npchunks, &m->cap_pchunks, c) != 0) {
+      mp_free_raw(&m->arena.a, c);
+      return NULL;
+    }
+  }
+  m->num_parts = i + 1;
+  mp_part *p = mp_part_at(m, i);
+  memset(p, 0, sizeof *p);
+  return p;
+}
+
+void mp_records_free(mp_message *m) {
+  for (size_t i = 0; i < m->nhchunks; i++)
+    mp_free_raw(&m->arena.a, m->hchunks[i]);
+  mp_free_raw(&m->arena.a, m->hchunks);
+  for (size_t i = 0; i < m->npchunks; i++)
+    mp_free_raw(&m->arena.a, m->pchunks[i]);
+  mp_free_raw(&m->arena.a, m->pchunks);
+  m->hchunks = NULL;
+  m->pchunks = NULL;
+  m->nhchunks = m->npchunks = m->num_headers = m->num_parts = 0;
 }
 
 void mp_arena_release(mp_arena *ar) {

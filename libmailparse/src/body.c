@@ -15,7 +15,7 @@ static int map_enc_err(int rc) {
 size_t mp_part_decode_max_len(const mp_message *msg, uint32_t part) {
   if (msg == NULL || part >= msg->num_parts)
     return 0;
-  const mp_part *p = &msg->parts[part];
+  const mp_part *p = mp_part_at(msg, part);
   if (p->flags & MP_PART_MULTIPART)
     return p->body.len;
   switch (p->encoding) {
@@ -61,7 +61,7 @@ int mp_part_decode(const mp_message *msg, uint32_t part, void *out, size_t out_c
     *out_len = 0;
   if (msg == NULL || out_len == NULL || part >= msg->num_parts || (out == NULL && out_cap > 0))
     return MP_ERR_INVALID_ARGUMENT;
-  const mp_part *p = &msg->parts[part];
+  const mp_part *p = mp_part_at(msg, part);
   const uint8_t *in = msg->data + p->body.off;
   size_t in_len = p->body.len;
   enc_codec codec = 0;

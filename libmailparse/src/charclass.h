@@ -11,25 +11,31 @@
 enum {
   MP_CC_SPECIAL = 1,  // RFC 5322 §3.2.3 specials: ()<>[]:;@\,."
   MP_CC_TSPECIAL = 2, // RFC 2045 §5.1 tspecials: ()<>@,;:\"/[]?=
+  MP_CC_ATOM_END = 4, // what stops the typed tokenizer's atom loop: specials,
+                      // white space and '=' (a possible encoded word)
 };
 
 static const uint8_t mp_charclass[256] = {
-    ['('] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    [')'] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    ['<'] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    ['>'] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    ['['] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    [']'] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    [':'] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    [';'] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    ['@'] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    ['\\'] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    [','] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    ['"'] = MP_CC_SPECIAL | MP_CC_TSPECIAL,
-    ['.'] = MP_CC_SPECIAL,
+    ['('] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    [')'] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    ['<'] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    ['>'] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    ['['] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    [']'] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    [':'] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    [';'] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    ['@'] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    ['\\'] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    [','] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    ['"'] = MP_CC_SPECIAL | MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    ['.'] = MP_CC_SPECIAL | MP_CC_ATOM_END,
     ['/'] = MP_CC_TSPECIAL,
     ['?'] = MP_CC_TSPECIAL,
-    ['='] = MP_CC_TSPECIAL,
+    ['='] = MP_CC_TSPECIAL | MP_CC_ATOM_END,
+    [' '] = MP_CC_ATOM_END,
+    ['\t'] = MP_CC_ATOM_END,
+    ['\r'] = MP_CC_ATOM_END,
+    ['\n'] = MP_CC_ATOM_END,
 };
 
 static inline bool mp_is_special(uint8_t b) {

@@ -23,22 +23,86 @@ typedef struct mp_arena {
 } mp_arena;
 
 void *mp_arena_alloc(mp_arena *ar, size_t size);
+// mp_arena_alloc_str is mp_arena_alloc without alignment, for byte strings.
+void *mp_arena_alloc_str(mp_arena *ar, size_t size);
 void mp_arena_release(mp_arena *ar);
 void *mp_alloc_raw(const mp_allocator *a, size_t size);
 void mp_free_raw(const mp_allocator *a, void *p);
+
+// Header and part records live in chunks taken straight from the allocator
+// that never move: an array grown by doubling inside the arena would leave
+// every old copy behind (a 5,000-part message used 4 times the memory its
+// records need). Chunk sizes double from 2^FIRST_SHIFT records up to
+// 2^STEP_SHIFT and then stay there (32, 32, 64, 128, 256, 256 ... headers;
+// 4, 4, 8, 16, 32, 64, 64 ... parts), so a small message holds small chunks
+// and a large one at most one partly used chunk of 2^STEP_SHIFT records.
+// `*chunks` is a table of chunk pointers, grown by doubling outside the arena
+// (the old table is freed at once).
+#define MP_HDR_FIRST_SHIFT 5
+#define MP_HDR_STEP_SHIFT 8 // 256 headers (14 KiB) per chunk at most
+#define MP_PART_FIRST_SHIFT 2
+#define MP_PART_STEP_SHIFT 6 // 64 parts (15 KiB) per chunk at most
+
+// mp_rec_locate returns the chunk of record `i` and its place in the chunk.
+static inline size_t mp_rec_locate(size_t i, unsigned first_shift, unsigned step_shift,
+                                   size_t *off) {
+  if (i < ((size_t)1 << first_shift)) {
+    *off = i;
+    return 0;
+  }
+  if (i < ((size_t)1 << (step_shift + 1))) {
+    // Chunk k >= 1 starts at 2^(first_shift + k - 1).
+    unsigned lg = 63u - (unsigned)__builtin_clzll((unsigned long long)(i >> first_shift));
+    *off = i - ((size_t)1 << (first_shift + lg));
+    return 1 + lg;
+  }
+  size_t j = i - ((size_t)1 << (step_shift + 1));
+  *off = j & (((size_t)1 << step_shift) - 1);
+  return (step_shift - first_shift + 2) + (j >> step_shift);
+}
+
+// mp_rec_chunk_len returns how many records chunk `k` holds.
+static inline size_t mp_rec_chunk_len(size_t k, unsigned first_shift, unsigned step_shift) {
+  if (k == 0)
+    return (size_t)1 << first_shift;
+  if (k <= step_shift - first_shift + 1)
+    return (size_t)1 << (first_shift + k - 1);
+  return (size_t)1 << step_shift;
+}
 
 struct mp_message {
   mp_arena arena;
   const uint8_t *data;
   size_t len;
-  mp_header *headers;
-  size_t num_headers, cap_headers;
-  mp_part *parts;
-  size_t num_parts, cap_parts;
+  mp_header **hchunks;
+  size_t num_headers, nhchunks, cap_hchunks;
+  mp_part **pchunks;
+  size_t num_parts, npchunks, cap_pchunks;
+  bool headers_only; // from mp_message_parse_headers()
   uint32_t problem_mask;
   size_t num_problems;
   mp_problem problems[MP_MAX_PROBLEMS];
 };
+
+// mp_hdr_at and mp_part_at return record `i` (< num_headers / num_parts).
+static inline mp_header *mp_hdr_at(const mp_message *m, size_t i) {
+  size_t off;
+  size_t k = mp_rec_locate(i, MP_HDR_FIRST_SHIFT, MP_HDR_STEP_SHIFT, &off);
+  return &m->hchunks[k][off];
+}
+
+static inline mp_part *mp_part_at(const mp_message *m, size_t i) {
+  size_t off;
+  size_t k = mp_rec_locate(i, MP_PART_FIRST_SHIFT, MP_PART_STEP_SHIFT, &off);
+  return &m->pchunks[k][off];
+}
+
+// mp_hdr_push appends one header record; mp_part_push appends a zeroed part
+// record and returns it (NULL when the allocator fails). mp_records_free
+// releases both record stores (mp_message_free calls it).
+int mp_hdr_push(mp_message *m, const mp_header *h);
+mp_part *mp_part_push(mp_message *m);
+void mp_records_free(mp_message *m);
 
 // Bounded cursor (CONVENTIONS §5): every read checks the remaining length.
 typedef struct mp_cur {
@@ -77,6 +141,7 @@ static inline void mp_cur_skip_wsp(mp_cur *c) {
 #define MP_SCAN_NUL 1u     // field_end saw a NUL byte
 #define MP_SCAN_8BIT 2u    // field_end saw a byte >= 0x80
 #define MP_SCAN_BARE_LF 4u // field_end saw an LF not preceded by CR (or at `from`)
+#define MP_SCAN_BARE_CR 8u // field_end saw a CR not followed by LF (or at the end)
 
 typedef struct mp_scanner {
   const char *name;

@@ -11,25 +11,6 @@ static bool is_wsp(uint8_t c) {
   return c == ' ' || c == '\t';
 }
 
-// push_header appends one record, doubling the array inside the arena (the
-// old copy stays in the arena: at most as much again is wasted).
-static int push_header(mp_message *msg, const mp_header *h) {
-  if (msg->num_headers == msg->cap_headers) {
-    size_t cap = msg->cap_headers != 0 ? msg->cap_headers * 2 : 32;
-    if (cap > SIZE_MAX / sizeof(mp_header))
-      return -12; // -ENOMEM
-    mp_header *n = mp_arena_alloc(&msg->arena, cap * sizeof(mp_header));
-    if (n == NULL)
-      return -12;
-    if (msg->num_headers != 0)
-      memcpy(n, msg->headers, msg->num_headers * sizeof(mp_header));
-    msg->headers = n;
-    msg->cap_headers = cap;
-  }
-  msg->headers[msg->num_headers++] = *h;
-  return 0;
-}
-
 // line_flags inspects one physical line [off, le) for the flags it raises.
 static uint32_t line_flags(mp_hdr_ctx *hc, uint32_t part, size_t off, size_t le) {
   const uint8_t *b = hc->msg->data;
@@ -47,6 +28,8 @@ static uint32_t line_flags(mp_hdr_ctx *hc, uint32_t part, size_t off, size_t le)
     mp_problem_add(hc->msg, MP_PROBLEM_LONG_LINE, part, off);
   }
   for (size_t i = off; i < off + content; i++) {
+    if (b[i] == '\r' && (i + 1 >= le || b[i + 1] != '\n'))
+      flags |= MP_HEADER_BARE_CR; // data, not a line end (RFC 5322 2.3)
     if (b[i] == 0) {
       if (!(flags & MP_HEADER_NUL))
         mp_problem_add(hc->msg, MP_PROBLEM_NUL, part, i);
@@ -93,7 +76,8 @@ int mp_header_section_parse(mp_hdr_ctx *hc, uint32_t part, size_t off, size_t en
       }
     } else {
       h.flags = ((bits & MP_SCAN_8BIT) ? MP_HEADER_8BIT : 0) |
-                ((bits & MP_SCAN_BARE_LF) ? MP_HEADER_BARE_LF : 0);
+                ((bits & MP_SCAN_BARE_LF) ? MP_HEADER_BARE_LF : 0) |
+                ((bits & MP_SCAN_BARE_CR) ? MP_HEADER_BARE_CR : 0);
     }
     if (is_wsp(b[pos]))
       h.flags |= MP_HEADER_CONTINUED;
@@ -120,7 +104,7 @@ int mp_header_section_parse(mp_hdr_ctx *hc, uint32_t part, size_t off, size_t en
       h.value = (mp_range){pos, vend - pos};
     }
     if (count < hc->max_headers) {
-      int rc = push_header(hc->msg, &h);
+      int rc = mp_hdr_push(hc->msg, &h);
       if (rc != 0)
         return rc;
       count++;
@@ -142,17 +126,17 @@ size_t mp_message_num_headers(const mp_message *msg) {
 const mp_header *mp_message_header(const mp_message *msg, size_t i) {
   if (msg == NULL || i >= msg->num_headers)
     return NULL;
-  return &msg->headers[i];
+  return mp_hdr_at(msg, i);
 }
 
 long mp_message_header_find(const mp_message *msg, uint32_t part, size_t from, const char *name,
                             size_t name_len) {
   if (msg == NULL || part >= msg->num_parts || (name == NULL && name_len > 0))
     return -1;
-  const mp_part *p = &msg->parts[part];
+  const mp_part *p = mp_part_at(msg, part);
   size_t i = from > p->first_header ? from : p->first_header;
   for (; i < (size_t)p->first_header + p->num_headers; i++) {
-    const mp_header *h = &msg->headers[i];
+    const mp_header *h = mp_hdr_at(msg, i);
     if (!(h->flags & MP_HEADER_NO_COLON) &&
         mp_ascii_ieq(msg->data + h->name.off, h->name.len, name, name_len))
       return (long)i;

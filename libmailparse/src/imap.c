@@ -79,7 +79,7 @@ static void header_nstring(bld *b, uint32_t ix) {
     puts_(b, "NIL");
     return;
   }
-  const mp_header *h = &b->msg->headers[ix];
+  const mp_header *h = mp_hdr_at(b->msg, ix);
   char *t = scratch(b, h->value.len);
   size_t n = 0;
   if (t == NULL)
@@ -155,7 +155,7 @@ static void language(bld *b, uint32_t ix) {
     puts_(b, "NIL");
     return;
   }
-  const mp_header *h = &b->msg->headers[ix];
+  const mp_header *h = mp_hdr_at(b->msg, ix);
   const char *v = (const char *)b->msg->data + h->value.off;
   size_t n = h->value.len, i = 0, count = 0;
   size_t mark = b->len;
@@ -187,7 +187,7 @@ static void address_list(bld *b, uint32_t part, const char *name, const char *fa
     puts_(b, "NIL");
     return;
   }
-  const mp_header *h = &b->msg->headers[ix];
+  const mp_header *h = mp_hdr_at(b->msg, ix);
   const char *in = (const char *)b->msg->data + h->value.off;
   size_t cap = h->value.len / 2 + 1, tcap = mp_typed_text_max_len(h->value.len), na = 0, tl;
   mp_address *as = scratch(b, cap * sizeof *as);
@@ -272,7 +272,7 @@ static void quoted_upper(bld *b, mp_str s) {
 
 static void body(bld *b, uint32_t ix, bool ext, unsigned depth) {
   const mp_message *msg = b->msg;
-  const mp_part *p = &msg->parts[ix];
+  const mp_part *p = mp_part_at(msg, ix);
   if (depth > MP_IMAP_MAX_DEPTH) {
     b->err = MP_ERR_LIMIT;
     return;
@@ -280,12 +280,12 @@ static void body(bld *b, uint32_t ix, bool ext, unsigned depth) {
   const mp_header *ct = NULL;
   long cti = mp_message_header_find(msg, ix, 0, "Content-Type", 12);
   if (cti >= 0 && !(p->flags & MP_PART_DEFAULT_TYPE))
-    ct = &msg->headers[cti];
+    ct = mp_hdr_at(msg, cti);
   puts_(b, "(");
   if (p->flags & MP_PART_MULTIPART) {
     if (p->first_child == MP_NO_INDEX) // RFC 3501 needs one body at least
       puts_(b, "(\"text\" \"plain\" (\"charset\" \"us-ascii\") NIL NIL \"7BIT\" 0 0)");
-    for (uint32_t c = p->first_child; c != MP_NO_INDEX; c = msg->parts[c].next_sibling)
+    for (uint32_t c = p->first_child; c != MP_NO_INDEX; c = mp_part_at(msg, c)->next_sibling)
       body(b, c, ext, depth + 1);
     puts_(b, " ");
     nstring(b, p->subtype.p, p->subtype.len);
@@ -297,7 +297,7 @@ static void body(bld *b, uint32_t ix, bool ext, unsigned depth) {
         puts_(b, "NIL");
       puts_(b, " ");
       if (p->h_disposition != MP_NO_INDEX)
-        params(b, &msg->headers[p->h_disposition], true);
+        params(b, mp_hdr_at(msg, p->h_disposition), true);
       else
         puts_(b, "NIL");
       puts_(b, " ");
@@ -345,7 +345,7 @@ static void body(bld *b, uint32_t ix, bool ext, unsigned depth) {
     header_nstring(b, p->h_md5);
     puts_(b, " ");
     if (p->h_disposition != MP_NO_INDEX)
-      params(b, &msg->headers[p->h_disposition], true);
+      params(b, mp_hdr_at(msg, p->h_disposition), true);
     else
       puts_(b, "NIL");
     puts_(b, " ");
@@ -369,7 +369,8 @@ int mp_part_bodystructure(const mp_message *msg, uint32_t part, int extended, ch
                           size_t out_cap, size_t *out_len) {
   if (out_len != NULL)
     *out_len = 0;
-  if (msg == NULL || out_len == NULL || part >= msg->num_parts || (out == NULL && out_cap > 0))
+  if (msg == NULL || out_len == NULL || part >= msg->num_parts || (out == NULL && out_cap > 0) ||
+      msg->headers_only)
     return MP_ERR_INVALID_ARGUMENT;
   bld b = {out, out_cap, 0, msg, 0};
   body(&b, part, extended != 0, 0);

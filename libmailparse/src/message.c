@@ -4,9 +4,10 @@
 // candidate line start is examined once and matched against the stack, so a
 // delimiter of an outer multipart also ends every inner part, as RFC 2046
 // 5.1.2 requires), descends into message/rfc822 and message/global, and
-// records every part in the message's flat part array; also the minimal
-// Content-Type and Content-Transfer-Encoding readers the structure needs, and
-// IMAP section-number addressing.
+// records every part in the message's part records; also the minimal
+// Content-Type and Content-Transfer-Encoding readers the structure needs, the
+// header-only mode (the top-level field index alone), and IMAP section-number
+// addressing.
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,18 +60,22 @@ void mp_problem_add(mp_message *msg, uint32_t kind, uint32_t part, size_t offset
     msg->problems[msg->num_problems++] = (mp_problem){kind, part, offset};
 }
 
-// grow doubles an arena array of `elem`-byte items when it is full.
+// grow doubles a parser scratch array of `elem`-byte items when it is full.
+// Scratch lives outside the arena (taken from the settings' allocator, the
+// old copy freed at once) and is freed when the parse ends, so that it adds
+// nothing to the parsed message's memory.
 static int grow(mp_message *msg, void **arr, size_t n, size_t *cap, size_t elem) {
   if (n < *cap)
     return 0;
   size_t nc = *cap != 0 ? *cap * 2 : 8;
   if (nc > SIZE_MAX / elem)
     return -ENOMEM;
-  void *na = mp_arena_alloc(&msg->arena, nc * elem);
+  void *na = mp_alloc_raw(&msg->arena.a, nc * elem);
   if (na == NULL)
     return -ENOMEM;
   if (n != 0)
     memcpy(na, *arr, n * elem);
+  mp_free_raw(&msg->arena.a, *arr);
   *arr = na;
   *cap = nc;
   return 0;
@@ -147,12 +152,13 @@ static int add_seg(parser *P, size_t start, size_t end, size_t lfs) {
 
 static uint32_t new_part(parser *P, uint32_t parent, size_t start, int *rc) {
   mp_message *msg = P->msg;
-  *rc = grow(msg, (void **)&msg->parts, msg->num_parts, &msg->cap_parts, sizeof(mp_part));
-  if (*rc != 0)
+  *rc = 0;
+  mp_part *p = mp_part_push(msg);
+  if (p == NULL) {
+    *rc = -ENOMEM;
     return MP_NO_INDEX;
-  uint32_t ix = (uint32_t)msg->num_parts++;
-  mp_part *p = &msg->parts[ix];
-  memset(p, 0, sizeof *p);
+  }
+  uint32_t ix = (uint32_t)(msg->num_parts - 1);
   p->parent = parent;
   p->first_child = p->next_sibling = MP_NO_INDEX;
   p->h_id = p->h_description = p->h_disposition = MP_NO_INDEX;
@@ -161,14 +167,14 @@ static uint32_t new_part(parser *P, uint32_t parent, size_t start, int *rc) {
   p->body.off = start;
   p->first_header = (uint32_t)msg->num_headers;
   if (parent != MP_NO_INDEX) {
-    mp_part *pp = &msg->parts[parent];
+    mp_part *pp = mp_part_at(msg, parent);
     p->depth = pp->depth + 1;
     pp->num_children++;
     oentry *oe = &P->os[P->nos - 1]; // the parent is the innermost open part
     if (oe->last_child == MP_NO_INDEX)
       pp->first_child = ix;
     else
-      msg->parts[oe->last_child].next_sibling = ix;
+      mp_part_at(msg, oe->last_child)->next_sibling = ix;
     oe->last_child = ix;
   }
   *rc = grow(msg, (void **)&P->os, P->nos, &P->capos, sizeof(oentry));
@@ -200,12 +206,16 @@ static int lc_cmp(const void *x, const void *y) {
 // whole when they lie between the count's position and the next event.
 static int count_all_lines(mp_message *msg, const lf_seg *segs, size_t nsegs) {
   size_t np = msg->num_parts;
-  lc_event *ev = mp_arena_alloc(&msg->arena, 2 * np * sizeof *ev);
-  uint64_t *start = mp_arena_alloc(&msg->arena, np * sizeof *start);
-  if (ev == NULL || start == NULL)
+  // Scratch outside the arena, freed before return.
+  lc_event *ev = mp_alloc_raw(&msg->arena.a, 2 * np * sizeof *ev);
+  uint64_t *start = mp_alloc_raw(&msg->arena.a, np * sizeof *start);
+  if (ev == NULL || start == NULL) {
+    mp_free_raw(&msg->arena.a, ev);
+    mp_free_raw(&msg->arena.a, start);
     return -ENOMEM;
+  }
   for (size_t i = 0; i < np; i++) {
-    const mp_part *p = &msg->parts[i];
+    const mp_part *p = mp_part_at(msg, i);
     ev[2 * i] = (lc_event){p->body.off, (uint32_t)i, 0};
     ev[2 * i + 1] = (lc_event){p->body.off + p->body.len, (uint32_t)i, 1};
   }
@@ -228,7 +238,7 @@ static int count_all_lines(mp_message *msg, const lf_seg *segs, size_t nsegs) {
         pos = target;
       }
     }
-    mp_part *p = &msg->parts[ev[k].part];
+    mp_part *p = mp_part_at(msg, ev[k].part);
     if (!ev[k].is_end) {
       start[ev[k].part] = lfs;
       continue;
@@ -238,6 +248,8 @@ static int count_all_lines(mp_message *msg, const lf_seg *segs, size_t nsegs) {
     if (p->body.len > 0 && msg->data[p->body.off + p->body.len - 1] != '\n')
       p->lines++;
   }
+  mp_free_raw(&msg->arena.a, ev);
+  mp_free_raw(&msg->arena.a, start);
   return 0;
 }
 
@@ -246,7 +258,7 @@ static int count_all_lines(mp_message *msg, const lf_seg *segs, size_t nsegs) {
 // ended, so that an enclosing part closed next never ends before its child.
 static size_t close_top(parser *P, size_t end) {
   oentry *oe = &P->os[--P->nos];
-  mp_part *p = &P->msg->parts[oe->part];
+  mp_part *p = mp_part_at(P->msg, oe->part);
   if (end < p->body.off)
     end = p->body.off;
   p->body.len = end - p->body.off;
@@ -326,7 +338,7 @@ static int get_value(mp_message *msg, mp_cur *c, mp_str *out) {
     *out = (mp_str){(const char *)start, raw};
     return 0;
   }
-  char *u = mp_arena_alloc(&msg->arena, n + 1);
+  char *u = mp_arena_alloc_str(&msg->arena, n + 1);
   if (u == NULL)
     return -ENOMEM;
   size_t j = 0;
@@ -346,7 +358,7 @@ static void trim_str(mp_str *s) {
 
 // arena_copy copies `in` into the arena, in lower case when `lower` is set.
 static int arena_copy(mp_message *msg, mp_str *out, mp_str in, bool lower) {
-  char *c = mp_arena_alloc(&msg->arena, in.len ? in.len : 1);
+  char *c = mp_arena_alloc_str(&msg->arena, in.len);
   if (c == NULL)
     return -ENOMEM;
   for (size_t i = 0; i < in.len; i++)
@@ -428,13 +440,16 @@ static int typed_content_type(parser *P, mp_part *p, const mp_header *h) {
     size_t cap = P->text_cap ? P->text_cap : 1024;
     while (cap < need)
       cap *= 2;
-    P->text = mp_arena_alloc(&msg->arena, cap);
-    if (P->text == NULL)
+    mp_free_raw(&msg->arena.a, P->text);
+    P->text = mp_alloc_raw(&msg->arena.a, cap);
+    if (P->text == NULL) {
+      P->text_cap = 0;
       return -ENOMEM;
+    }
     P->text_cap = cap;
   }
   if (P->params == NULL) {
-    P->params = mp_arena_alloc(&msg->arena, MP_TYPED_CT_PARAMS * sizeof(mp_param));
+    P->params = mp_alloc_raw(&msg->arena.a, MP_TYPED_CT_PARAMS * sizeof(mp_param));
     if (P->params == NULL)
       return -ENOMEM;
   }
@@ -491,10 +506,10 @@ static bool part_is(const mp_part *p, const char *type, const char *sub) {
           mp_ascii_ieq((const uint8_t *)p->subtype.p, p->subtype.len, sub, strlen(sub)));
 }
 
-// analyse_headers fills the part's MIME fields from its header fields.
-static int analyse_headers(parser *P, uint32_t ix) {
-  mp_message *msg = P->msg;
-  mp_part *p = &msg->parts[ix];
+// index_content_fields finds the part's Content-* fields: the first
+// Content-Type and Content-Transfer-Encoding (returned) and the h_* slots.
+static void index_content_fields(const mp_message *msg, mp_part *p, const mp_header **ct_out,
+                                 const mp_header **cte_out) {
   const mp_header *ct = NULL, *cte = NULL;
   static const char *const names[] = {"content-id",          "content-description",
                                       "content-disposition", "content-language",
@@ -502,7 +517,7 @@ static int analyse_headers(parser *P, uint32_t ix) {
   uint32_t *slots[] = {&p->h_id,       &p->h_description, &p->h_disposition,
                        &p->h_language, &p->h_location,    &p->h_md5};
   for (uint32_t i = p->first_header; i < p->first_header + p->num_headers; i++) {
-    const mp_header *h = &msg->headers[i];
+    const mp_header *h = mp_hdr_at(msg, i);
     const uint8_t *n = msg->data + h->name.off;
     if (h->name.len < 8 || (h->flags & MP_HEADER_NO_COLON) || !mp_ascii_ieq(n, 8, "content-", 8))
       continue;
@@ -515,6 +530,27 @@ static int analyse_headers(parser *P, uint32_t ix) {
         if (*slots[k] == MP_NO_INDEX && mp_ascii_ieq(n, h->name.len, names[k], strlen(names[k])))
           *slots[k] = i;
   }
+  *ct_out = ct;
+  *cte_out = cte;
+}
+
+static void read_encoding(mp_message *msg, mp_part *p, uint32_t ix, const mp_header *cte) {
+  p->encoding = MP_ENCODING_7BIT;
+  if (cte != NULL) {
+    p->encoding = read_cte(msg, cte, &p->encoding_name);
+    if (p->encoding == MP_ENCODING_UNKNOWN) {
+      p->flags |= MP_PART_UNKNOWN_CTE;
+      mp_problem_add(msg, MP_PROBLEM_UNKNOWN_CTE, ix, cte->field.off);
+    }
+  }
+}
+
+// analyse_headers fills the part's MIME fields from its header fields.
+static int analyse_headers(parser *P, uint32_t ix) {
+  mp_message *msg = P->msg;
+  mp_part *p = mp_part_at(msg, ix);
+  const mp_header *ct, *cte;
+  index_content_fields(msg, p, &ct, &cte);
   int bad = 1;
   if (ct != NULL) {
     p->content_type = ct->value;
@@ -529,7 +565,7 @@ static int analyse_headers(parser *P, uint32_t ix) {
   if (bad) {
     p->type = p->subtype = p->boundary = p->charset = (mp_str){NULL, 0};
     p->flags |= MP_PART_DEFAULT_TYPE;
-    const mp_part *parent = p->parent != MP_NO_INDEX ? &msg->parts[p->parent] : NULL;
+    const mp_part *parent = p->parent != MP_NO_INDEX ? mp_part_at(msg, p->parent) : NULL;
     // RFC 2046 5.1.5: in a digest the default is message/rfc822.
     if (parent != NULL && (parent->flags & MP_PART_MULTIPART) &&
         part_is(parent, "multipart", "digest"))
@@ -537,14 +573,41 @@ static int analyse_headers(parser *P, uint32_t ix) {
     else
       p->type = (mp_str){"text", 4}, p->subtype = (mp_str){"plain", 5};
   }
-  p->encoding = MP_ENCODING_7BIT;
-  if (cte != NULL) {
-    p->encoding = read_cte(msg, cte, &p->encoding_name);
-    if (p->encoding == MP_ENCODING_UNKNOWN) {
-      p->flags |= MP_PART_UNKNOWN_CTE;
-      mp_problem_add(msg, MP_PROBLEM_UNKNOWN_CTE, ix, cte->field.off);
-    }
+  read_encoding(msg, p, ix, cte);
+  return 0;
+}
+
+// parse_headers_only is the header-only mode: the top-level header section
+// is indexed (one kernel call per field finds its end, its colon and its
+// byte classes) and nothing else is read: no Content-Type value is parsed
+// and the body is not scanned.
+static int parse_headers_only(parser *P) {
+  mp_message *msg = P->msg;
+  int rc;
+  (void)new_part(P, MP_NO_INDEX, 0, &rc);
+  if (rc != 0)
+    return rc;
+  mp_hdr_ctx hc = {msg, P->max_headers, P->max_line_len, NULL, NULL};
+  size_t body_off;
+  bool found;
+  rc = mp_header_section_parse(&hc, 0, 0, msg->len, &body_off, &found);
+  if (rc != 0)
+    return rc;
+  mp_part *p = mp_part_at(msg, 0);
+  p->flags |= MP_PART_HEADERS_ONLY;
+  p->num_headers = (uint32_t)msg->num_headers;
+  p->header.len = body_off;
+  p->body = (mp_range){body_off, msg->len - body_off};
+  if (!found) {
+    p->flags |= MP_PART_NO_BODY;
+    if (body_off < msg->len || p->num_headers > 0)
+      mp_problem_add(msg, MP_PROBLEM_NO_BODY, 0, body_off);
   }
+  const mp_header *ct, *cte;
+  index_content_fields(msg, p, &ct, &cte);
+  if (ct != NULL)
+    p->content_type = ct->value;
+  read_encoding(msg, p, 0, cte);
   return 0;
 }
 
@@ -567,7 +630,7 @@ static int parse(parser *P) {
       rc = mp_header_section_parse(&hc, cur, pos, len, &body_off, &found);
       if (rc != 0)
         return rc;
-      mp_part *p = &msg->parts[cur];
+      mp_part *p = mp_part_at(msg, cur);
       p->num_headers = (uint32_t)(msg->num_headers - p->first_header);
       p->header.len = body_off - pos;
       p->body.off = body_off;
@@ -579,7 +642,7 @@ static int parse(parser *P) {
       rc = analyse_headers(P, cur);
       if (rc != 0)
         return rc;
-      p = &msg->parts[cur];
+      p = mp_part_at(msg, cur);
       pos = body_off;
       in_headers = false;
       bool container = false;
@@ -678,7 +741,7 @@ static int parse(parser *P) {
     while (P->nos > be.open_ix + 1)
       end = close_top(P, end);
     oentry *oe = &P->os[be.open_ix];
-    mp_part *m = &msg->parts[be.part];
+    mp_part *m = mp_part_at(msg, be.part);
     if (oe->in_preamble) {
       m->preamble.len = cut > m->preamble.off ? cut - m->preamble.off : 0;
       oe->in_preamble = false;
@@ -698,8 +761,8 @@ static int parse(parser *P) {
   }
 }
 
-int mp_message_parse(mp_message **out, const mp_settings *settings, const void *in, size_t in_len,
-                     mp_diag *diag) {
+static int parse_entry(mp_message **out, const mp_settings *settings, const void *in, size_t in_len,
+                       mp_diag *diag, bool headers_only) {
   if (diag != NULL)
     memset(diag, 0, sizeof *diag);
   if (out != NULL)
@@ -748,7 +811,13 @@ int mp_message_parse(mp_message **out, const mp_settings *settings, const void *
     P.work_left = UINT64_MAX;
   else
     P.work_left = (uint64_t)in_len * MP_DEFAULT_WORK_PER_BYTE + (1u << 20);
-  int rc = parse(&P);
+  msg->headers_only = headers_only;
+  int rc = headers_only ? parse_headers_only(&P) : parse(&P);
+  mp_free_raw(&s->allocator, P.bs);
+  mp_free_raw(&s->allocator, P.os);
+  mp_free_raw(&s->allocator, P.segs);
+  mp_free_raw(&s->allocator, P.text);
+  mp_free_raw(&s->allocator, P.params);
   if (rc != 0) {
     mp_message_free(msg);
     if (rc == -ENOMEM)
@@ -767,10 +836,21 @@ nomem:
   return -ENOMEM;
 }
 
+int mp_message_parse(mp_message **out, const mp_settings *settings, const void *in, size_t in_len,
+                     mp_diag *diag) {
+  return parse_entry(out, settings, in, in_len, diag, false);
+}
+
+int mp_message_parse_headers(mp_message **out, const mp_settings *settings, const void *in,
+                             size_t in_len, mp_diag *diag) {
+  return parse_entry(out, settings, in, in_len, diag, true);
+}
+
 void mp_message_free(mp_message *msg) {
   if (msg == NULL)
     return;
   mp_allocator a = msg->arena.a;
+  mp_records_free(msg);
   mp_arena_release(&msg->arena);
   mp_free_raw(&a, msg);
 }
@@ -788,7 +868,7 @@ size_t mp_message_num_parts(const mp_message *msg) {
 const mp_part *mp_message_part(const mp_message *msg, size_t i) {
   if (msg == NULL || i >= msg->num_parts)
     return NULL;
-  return &msg->parts[i];
+  return mp_part_at(msg, i);
 }
 
 uint32_t mp_message_problems(const mp_message *msg) {
@@ -818,7 +898,7 @@ int mp_message_part_by_section(const mp_message *msg, uint32_t *out_part, const 
       if (!mp_cur_get_u8(&c, &dot) || dot != '.')
         return MP_ERR_SYNTAX;
       // After a message/rfc822 part, numbers address the encapsulated message.
-      const mp_part *p = &msg->parts[cur];
+      const mp_part *p = mp_part_at(msg, cur);
       if (p->flags & MP_PART_MESSAGE)
         cur = p->first_child;
       else if (!(p->flags & MP_PART_MULTIPART))
@@ -837,11 +917,11 @@ int mp_message_part_by_section(const mp_message *msg, uint32_t *out_part, const 
     }
     if (digits == 0 || n == 0 || (digits > 1 && c.p[-(long)digits] == '0'))
       return MP_ERR_SYNTAX;
-    const mp_part *p = &msg->parts[cur];
+    const mp_part *p = mp_part_at(msg, cur);
     if (p->flags & MP_PART_MULTIPART) {
       uint32_t ch_ix = p->first_child;
       for (uint64_t i = 1; i < n && ch_ix != MP_NO_INDEX; i++)
-        ch_ix = msg->parts[ch_ix].next_sibling;
+        ch_ix = mp_part_at(msg, ch_ix)->next_sibling;
       if (ch_ix == MP_NO_INDEX)
         return MP_ERR_SYNTAX;
       cur = ch_ix;

@@ -84,8 +84,29 @@ static int utf8_seq(const uint8_t *p, size_t n) {
   return need;
 }
 
+// plain_prefix returns how many bytes at the start of `p` are ASCII other
+// than NUL, 8 at a time: header text is mostly such bytes, and they need
+// neither validation nor replacement.
+static size_t plain_prefix(const uint8_t *p, size_t n) {
+  size_t i = 0;
+  for (; n - i >= 8; i += 8) {
+    uint64_t w;
+    memcpy(&w, p + i, 8);
+    // A byte >= 0x80, or a zero byte (the classic "has zero byte" test).
+    if (((w | ((w - 0x0101010101010101ull) & ~w)) & 0x8080808080808080ull) != 0)
+      break;
+  }
+  while (i < n && p[i] != 0 && p[i] < 0x80)
+    i++;
+  return i;
+}
+
 static void put_valid_utf8(struct mp_tb *tb, const uint8_t *p, size_t n) {
-  size_t i = 0, run = 0;
+  size_t i = plain_prefix(p, n), run = 0;
+  if (i == n) {
+    mp_tb_put(tb, p, n);
+    return;
+  }
   while (i < n) {
     int k = utf8_seq(p + i, n - i);
     if (k > 0) {
@@ -155,7 +176,13 @@ static void put_raw(struct mp_tb *tb, const uint8_t *p, size_t n) {
     return;
   flush_carry(tb);
   flush_ws(tb, false);
-  for (size_t i = 0; i < n; i++)
+  size_t plain = plain_prefix(p, n);
+  if (plain == n) {
+    mp_tb_put(tb, p, n);
+    tb->last_ew = false;
+    return;
+  }
+  for (size_t i = plain; i < n; i++)
     if (p[i] >= 0x80) {
       tb->flags |= MP_TYPED_8BIT;
       break;
@@ -348,6 +375,11 @@ static bool emit_ew(struct mp_tb *tb, const struct ew *w) {
 
 void mp_tb_word(struct mp_tb *tb, const uint8_t *p, size_t n, bool allowed) {
   size_t i = 0, raw = 0;
+  // Most words hold no encoded word: without a '=' there is nothing to find.
+  if (n < 2 || memchr(p, '=', n - 1) == NULL) {
+    put_raw(tb, p, n);
+    return;
+  }
   while (i + 1 < n) {
     if (p[i] == '=' && p[i + 1] == '?') {
       struct ew w;
@@ -485,19 +517,18 @@ void mp_tok_next(struct mp_cur *c, struct mp_tok *t, bool comments) {
     return;
   }
   // An atom; an encoded word inside it may hold specials (real mail does
-  // not always encode them as §5 (3) asks), so it is taken whole.
-  while (mp_cur_peek(c, &b) && !mp_is_wsp(b) && b != '(') {
-    if (b == '=') {
-      struct ew w;
-      size_t used = ew_parse(c->p, c->len, &w);
-      if (used > 0) {
-        (void)mp_cur_skip(c, used);
-        continue;
-      }
-    }
-    if (is_special(b))
-      break;
-    (void)mp_cur_skip(c, 1);
+  // not always encode them as §5 (3) asks), so it is taken whole. The bytes
+  // of plain atom text are skipped by one table test each.
+  for (;;) {
+    size_t k = 0;
+    while (k < c->len && !(mp_charclass[c->p[k]] & MP_CC_ATOM_END))
+      k++;
+    (void)mp_cur_skip(c, k);
+    if (!mp_cur_peek(c, &b) || b != '=')
+      break; // the end, white space, '(' or another special
+    struct ew w;
+    size_t used = ew_parse(c->p, c->len, &w);
+    (void)mp_cur_skip(c, used > 0 ? used : 1); // '=' alone is atom text
   }
   t->type = MP_TOK_ATOM;
   t->p = start;

@@ -33,7 +33,9 @@ static size_t scalar_next_dash_line(const uint8_t *buf, size_t len, size_t from,
 }
 
 // scalar_line_bits classifies the bytes of one line [off, le): a bare LF is
-// one at the line start or after a byte other than CR.
+// one at the line start or after a byte other than CR; a bare CR one that is
+// not followed by an LF (a line ends only at LF, so such a CR is the line's
+// last byte only when the buffer ends there).
 static uint32_t scalar_line_bits(const uint8_t *buf, size_t off, size_t le) {
   uint32_t bits = 0;
   for (size_t i = off; i < le; i++) {
@@ -43,6 +45,8 @@ static uint32_t scalar_line_bits(const uint8_t *buf, size_t off, size_t le) {
       bits |= MP_SCAN_8BIT;
     else if (buf[i] == '\n' && (i == off || buf[i - 1] != '\r'))
       bits |= MP_SCAN_BARE_LF;
+    else if (buf[i] == '\r' && (i + 1 >= le || buf[i + 1] != '\n'))
+      bits |= MP_SCAN_BARE_CR;
   }
   return bits;
 }

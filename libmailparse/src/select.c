@@ -97,7 +97,7 @@ static int param_lookup(const mp_message *msg, pscratch *s, mp_range v, bool dis
 static mp_range disposition_value(const mp_message *msg, const mp_part *p) {
   if (p->h_disposition == MP_NO_INDEX || p->h_disposition >= msg->num_headers)
     return (mp_range){0, 0};
-  return msg->headers[p->h_disposition].value;
+  return mp_hdr_at(msg, p->h_disposition)->value;
 }
 
 // filename_of finds the RFC 8621 "name" of part `p` and whether its
@@ -121,14 +121,14 @@ static size_t longest_value(const mp_message *msg, uint32_t root, uint32_t *end)
   size_t longest = 0;
   uint32_t i = root;
   do {
-    const mp_part *p = &msg->parts[i];
+    const mp_part *p = mp_part_at(msg, i);
     if (p->content_type.len > longest)
       longest = p->content_type.len;
     mp_range d = disposition_value(msg, p);
     if (d.len > longest)
       longest = d.len;
     i++;
-  } while (i < msg->num_parts && msg->parts[i].depth > msg->parts[root].depth);
+  } while (i < msg->num_parts && mp_part_at(msg, i)->depth > mp_part_at(msg, root)->depth);
   *end = i;
   return longest;
 }
@@ -163,8 +163,8 @@ static int walk(sel *s, uint32_t first, bool single, int mtype, bool in_alt, ili
   size_t text_len = text != NULL ? text->n : 0, html_len = html != NULL ? html->n : 0;
   size_t i = 0;
   for (uint32_t ix = first; ix != MP_NO_INDEX && ix < msg->num_parts;
-       ix = single ? MP_NO_INDEX : msg->parts[ix].next_sibling, i++) {
-    const mp_part *p = &msg->parts[ix];
+       ix = single ? MP_NO_INDEX : mp_part_at(msg, ix)->next_sibling, i++) {
+    const mp_part *p = mp_part_at(msg, ix);
     if (p->flags & MP_PART_MULTIPART) {
       int sub = str_is(p->subtype, "alternative") ? MULTI_ALTERNATIVE
                 : str_is(p->subtype, "related")   ? MULTI_RELATED
@@ -226,7 +226,8 @@ int mp_message_select(const mp_message *msg, mp_selection *out, uint32_t *idx, s
                       uint32_t root) {
   if (out != NULL)
     memset(out, 0, sizeof *out);
-  if (msg == NULL || out == NULL || root >= msg->num_parts || (idx == NULL && idx_cap > 0))
+  if (msg == NULL || out == NULL || root >= msg->num_parts || (idx == NULL && idx_cap > 0) ||
+      msg->headers_only)
     return MP_ERR_INVALID_ARGUMENT;
   uint32_t end;
   size_t longest = longest_value(msg, root, &end);
@@ -274,7 +275,7 @@ int mp_part_filename(const mp_message *msg, uint32_t part, char *out, size_t out
     *out_len = 0;
   if (msg == NULL || out_len == NULL || part >= msg->num_parts || (out == NULL && out_cap > 0))
     return MP_ERR_INVALID_ARGUMENT;
-  const mp_part *p = &msg->parts[part];
+  const mp_part *p = mp_part_at(msg, part);
   mp_range d = disposition_value(msg, p);
   size_t longest = d.len > p->content_type.len ? d.len : p->content_type.len;
   size_t ss = scratch_size(longest);
@@ -433,7 +434,7 @@ static int pv_prefix(const mp_message *msg, pv *v, const mp_part *p, int kind, s
 // first and a four times longer one while the preview is not full, so that
 // the work follows what the preview needs, not the size of the body.
 static int pv_part(const mp_message *msg, pv *v, uint32_t ix) {
-  const mp_part *p = &msg->parts[ix];
+  const mp_part *p = mp_part_at(msg, ix);
   int kind = part_kind(p);
   if ((kind != KIND_PLAIN && kind != KIND_HTML) || (p->flags & MP_PART_MULTIPART))
     return 0;

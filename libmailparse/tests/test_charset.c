@@ -204,6 +204,89 @@ START_TEST(windows1252_table_matches_iconv) {
 }
 END_TEST
 
+// ascii_as_iconv_sees_it converts `in` from `name` with the C library's
+// iconv; it returns the output length, or -1 when iconv cannot open `name`.
+static long ascii_as_iconv_sees_it(char *out, size_t cap, const char *name, const char *in,
+                                   size_t n) {
+  iconv_t cd = iconv_open("UTF-8", name);
+  if (cd == (iconv_t)-1)
+    return -1;
+  char *ip = (char *)in, *op = out;
+  size_t il = n, ol = cap;
+  size_t r = iconv(cd, &ip, &il, &op, &ol);
+  iconv_close(cd);
+  return r == (size_t)-1 ? -1 : (long)(cap - ol);
+}
+
+START_TEST(ascii_fast_path_matches_iconv) {
+  // Printable ASCII, tab and line breaks (longer than the 64-byte SIMD step,
+  // with a tail) convert to themselves in every charset but UTF-16/32 and
+  // UTF-7, exactly as iconv converts them; a C0 control or DEL somewhere
+  // takes the full conversion, which still agrees with iconv.
+  char text[300];
+  size_t n = 0;
+  for (int c = 0x20; c < 0x7F; c++)
+    text[n++] = (char)c;
+  for (; n < 290; n++)
+    text[n] = "Line\tof mail\r\n"[n % 15];
+  static const char ctl_at[] = {1, 0x1B, 0x7F};
+  char iconv_out[4096];
+  int checked = 0;
+  for (int id = 1; mp_charset_name(id)[0] != 'u' || strcmp(mp_charset_name(id), "unknown") != 0;
+       id++) {
+    const char *name = mp_charset_name(id);
+    bool wide = strncmp(name, "UTF-16", 6) == 0 || strncmp(name, "UTF-32", 6) == 0;
+    if (wide || strcmp(name, "UTF-7") == 0)
+      continue;
+    // The library reads these labels as their supersets (see mailparse.h).
+    static const char *const superset[][2] = {
+        {"Shift_JIS", "CP932"},  {"EUC-JP", "EUC-JP-MS"}, {"EUC-KR", "CP949"},
+        {"GBK", "GB18030"},      {"Big5", "BIG5-HKSCS"},  {"ISO-2022-JP", "ISO-2022-JP-2"},
+        {"windows-874", "CP874"}};
+    const char *iname = name;
+    for (size_t k = 0; k < sizeof superset / sizeof superset[0]; k++)
+      if (strcmp(name, superset[k][0]) == 0)
+        iname = superset[k][1];
+    long want = ascii_as_iconv_sees_it(iconv_out, sizeof iconv_out, iname, text, n);
+    if (want < 0)
+      continue; // a name glibc spells otherwise: the full path is tested elsewhere
+    const char *got = conv(name, text, n);
+    ck_assert_msg(conv_len == n && memcmp(got, text, n) == 0 && conv_flags == 0, "%s", name);
+    ck_assert_msg((size_t)want == n && memcmp(iconv_out, text, n) == 0, "%s: iconv", name);
+    checked++;
+    for (size_t k = 0; k < sizeof ctl_at; k++) {
+      if (strncmp(name, "ISO-2022", 8) == 0 && ctl_at[k] == 0x1B)
+        continue; // ESC opens a designation there
+      char with[300];
+      memcpy(with, text, n);
+      with[130] = ctl_at[k];
+      want = ascii_as_iconv_sees_it(iconv_out, sizeof iconv_out, iname, with, n);
+      got = conv(name, with, n);
+      if (want >= 0 && conv_flags == 0)
+        ck_assert_msg(conv_len == (size_t)want && memcmp(got, iconv_out, conv_len) == 0,
+                      "%s with control %d", name, ctl_at[k]);
+    }
+  }
+  ck_assert_int_gt(checked, 30);
+  // UTF-7 is not ASCII-transparent: "+" opens Base64 (RFC 2152's example).
+  const char *u7 = conv("UTF-7", "A+ImIDkQ.", 9);
+  ck_assert_str_eq(u7, "A\xe2\x89\xa2\xce\x91.");
+  // UTF-8 and Windows-1252 keep every ASCII byte, controls included.
+  static const char ctl[] =
+      "a\x01\x7f\x1b"
+      "0123456789012345678901234567890123456789012345678901234567890123456789";
+  ck_assert_mem_eq(conv("utf-8", ctl, sizeof ctl - 1), ctl, sizeof ctl - 1);
+  ck_assert_mem_eq(conv("us-ascii", ctl, sizeof ctl - 1), ctl, sizeof ctl - 1);
+  // The fast path honours a small buffer too.
+  size_t len = 7;
+  unsigned fl = 9;
+  char small[8];
+  ck_assert_int_eq(mp_charset_to_utf8(small, 4, &len, &fl, "utf-8", 5, (const uint8_t *)"hello", 5),
+                   MP_ERR_BUFFER_TOO_SMALL);
+  ck_assert_uint_eq(len, 0);
+}
+END_TEST
+
 // UTF-8.
 
 static const struct {
@@ -627,6 +710,7 @@ int main(void) {
   tcase_add_test(tc, labels_match_ignoring_case_and_punctuation);
   tcase_add_test(tc, unknown_names);
   tcase_add_test(tc, windows1252_table_matches_iconv);
+  tcase_add_test(tc, ascii_fast_path_matches_iconv);
   tcase_add_test(tc, utf8_validation_table);
   tcase_add_test(tc, utf8_exhaustive_short_sequences);
   tcase_add_test(tc, utf16_byte_orders);

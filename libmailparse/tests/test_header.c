@@ -65,6 +65,19 @@ static const struct hcase cases[] = {
      ""},
     // Whitespace-only continuation lines (obs-FWS) stay in the field.
     {"A: 1\r\n \r\nB: 2\r\n\r\n", 2, {{"A", " 1\r\n ", 0}, {"B", " 2", 0}}, ""},
+    // A bare CR is data, not a line end (RFC 5322 2.3; DIFFERENCES.md
+    // "bare-cr"): "B: 2" stays in the value of A, flagged.
+    {"A: 1\rB: 2\r\nC: 3\r\n\r\nx", 2, {{"A", " 1\rB: 2", MP_HEADER_BARE_CR}, {"C", " 3", 0}}, "x"},
+    // A line starting with lone CRs does not end the header section: its
+    // CRs are bytes of the next field (here of its name), and the body
+    // starts after the real empty line.
+    {"A: 1\r\n\r\rB: 2\r\n\r\nx", 2, {{"A", " 1", 0}, {"\r\rB", " 2", MP_HEADER_BARE_CR}}, "x"},
+    {"A: 1\r\n\r\rB 2\r\n\r\nx",
+     2,
+     {{"A", " 1", 0}, {"", "\r\rB 2", MP_HEADER_NO_COLON | MP_HEADER_BARE_CR}},
+     "x"},
+    // Old Mac line ends (CR only): one long field, the body after none.
+    {"A: 1\rB: 2\r\rbody", 1, {{"A", " 1\rB: 2\r\rbody", MP_HEADER_BARE_CR}}, ""},
 };
 
 START_TEST(test_header_cases) {
@@ -112,6 +125,29 @@ START_TEST(test_header_nul_and_long_line) {
   ck_assert_int_eq(mp_message_parse(&m, &s, buf, 1215, NULL), 0);
   ck_assert(!(mp_message_header(m, 1)->flags & MP_HEADER_LONG_LINE));
   mp_message_free(m);
+}
+END_TEST
+
+// Bare CR in the structure: a delimiter line must end in LF or CRLF, and
+// line counts count line feeds only.
+START_TEST(test_bare_cr_structure) {
+  static const char msg[] = "Content-Type: multipart/mixed; boundary=b\r\n\r\n"
+                            "--b\r\n\r\none\rtwo\r\n--b\rnot a delimiter\r\n"
+                            "--b\r\n\r\nthree\r\n--b--\r\n";
+  mp_message *m = parse(msg);
+  ck_assert_uint_eq(mp_message_num_parts(m), 3);
+  const mp_part *p1 = mp_message_part(m, 1);
+  ck_assert(range_eq(msg, p1->body, "one\rtwo\r\n--b\rnot a delimiter"));
+  ck_assert_uint_eq(p1->lines, 2);
+  ck_assert(range_eq(msg, mp_message_part(m, 2)->body, "three"));
+  mp_message_free(m);
+  // The same through the header-only mode: the flag is the same.
+  mp_message *h = NULL;
+  static const char hdr[] = "Subject: a\rb\r\n\r\n";
+  ck_assert_int_eq(mp_message_parse_headers(&h, NULL, hdr, sizeof hdr - 1, NULL), 0);
+  ck_assert_uint_eq(mp_message_num_headers(h), 1);
+  ck_assert_uint_eq(mp_message_header(h, 0)->flags, MP_HEADER_BARE_CR);
+  mp_message_free(h);
 }
 END_TEST
 
@@ -179,6 +215,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_header_cases, 0, (int)(sizeof cases / sizeof cases[0]));
   tcase_add_test(tc, test_header_nul_and_long_line);
   tcase_add_test(tc, test_header_max_headers);
+  tcase_add_test(tc, test_bare_cr_structure);
   tcase_add_test(tc, test_header_find);
   tcase_add_loop_test(tc, test_header_unfold, 0,
                       (int)(sizeof unfold_cases / sizeof unfold_cases[0]));

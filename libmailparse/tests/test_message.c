@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core_internal.h"
 #include "mailparse.h"
 
 static mp_message *parse_s(const char *s, const mp_settings *st) {
@@ -420,6 +421,272 @@ START_TEST(test_linear_many_parts) {
 }
 END_TEST
 
+// The peak-memory allocator: each block carries its size in a 16-byte
+// prefix, so that the high-water mark of the bytes live is exact.
+struct peak {
+  size_t live, max;
+};
+static void *peak_alloc(void *o, size_t n) {
+  struct peak *pk = o;
+  unsigned char *p = malloc(n + 16);
+  if (p == NULL)
+    return NULL;
+  memcpy(p, &n, sizeof n);
+  pk->live += n;
+  if (pk->live > pk->max)
+    pk->max = pk->live;
+  return p + 16;
+}
+static void peak_free(void *o, void *ptr) {
+  struct peak *pk = o;
+  if (ptr == NULL)
+    return;
+  unsigned char *p = (unsigned char *)ptr - 16;
+  size_t n;
+  memcpy(&n, p, sizeof n);
+  pk->live -= n;
+  free(p);
+}
+
+// peak_of parses `msg` (with mp_message_parse_headers when `headers_only`)
+// through the counting allocator and returns the high-water mark; it checks
+// that everything was freed and returns the part and field counts.
+static size_t peak_of(const char *msg, size_t len, int headers_only, size_t *parts,
+                      size_t *fields) {
+  struct peak pk = {0, 0};
+  mp_settings s = MP_SETTINGS_INIT;
+  s.allocator = (mp_allocator){peak_alloc, peak_free, &pk};
+  mp_message *m = NULL;
+  int rc = headers_only ? mp_message_parse_headers(&m, &s, msg, len, NULL)
+                        : mp_message_parse(&m, &s, msg, len, NULL);
+  ck_assert_int_eq(rc, 0);
+  *parts = mp_message_num_parts(m);
+  *fields = mp_message_num_headers(m);
+  mp_message_free(m);
+  ck_assert_uint_eq(pk.live, 0);
+  return pk.max;
+}
+
+// bound is the documented limit for a message without long Content-Type
+// values (the 8 * longest value term is at most 8 * 60 bytes here).
+static size_t bound(size_t parts, size_t fields, size_t header_bytes) {
+  return MP_PEAK_FIXED + MP_PEAK_PER_PART * parts + MP_PEAK_PER_HEADER * fields + 8 * 60 +
+         header_bytes;
+}
+
+START_TEST(test_peak_memory_5000_parts) {
+  // 5,000 parts the size of small real attachments (a 76-column Base64 body
+  // of 6 lines): the parse needs at most the message size plus
+  // MP_PEAK_FIXED. Arrays doubled inside the arena needed 4 times the
+  // records' size here.
+  static const char part[] = "--b\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                             "Content-Transfer-Encoding: base64\r\n\r\n";
+  static const char line[] =
+      "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0\r\n";
+  size_t per = strlen(part) + 6 * strlen(line);
+  size_t cap = 5000 * per + 200;
+  char *msg = malloc(cap);
+  ck_assert_ptr_nonnull(msg);
+  strcpy(msg, MPH);
+  size_t n = strlen(msg);
+  for (int i = 0; i < 5000; i++) {
+    memcpy(msg + n, part, strlen(part));
+    n += strlen(part);
+    for (int k = 0; k < 6; k++) {
+      memcpy(msg + n, line, strlen(line));
+      n += strlen(line);
+    }
+  }
+  memcpy(msg + n, "--b--\r\n", 7);
+  n += 7;
+  size_t parts, fields;
+  size_t peak = peak_of(msg, n, 0, &parts, &fields);
+  ck_assert_uint_eq(parts, 5001);
+  ck_assert_uint_le(peak, n + MP_PEAK_FIXED);
+  ck_assert_uint_le(peak, bound(parts, fields, 5000 * 80 + 100));
+  // Beyond the part and field records themselves the parse holds only its
+  // scratch (line-count events, 40 bytes a part, and the list of counted
+  // stretches) and the derived strings: no abandoned copies of records,
+  // which alone would add as much again.
+  size_t records = parts * sizeof(mp_part) + fields * sizeof(mp_header);
+  ck_assert_uint_le(peak, records + records / 3 + MP_PEAK_FIXED);
+  free(msg);
+}
+END_TEST
+
+START_TEST(test_peak_memory_tiny_parts) {
+  // 5,000 near-empty parts: the records outweigh the bytes, and the
+  // documented per-part bound holds.
+  size_t cap = 5000 * 16 + 100;
+  char *msg = malloc(cap);
+  ck_assert_ptr_nonnull(msg);
+  strcpy(msg, MPH);
+  size_t n = strlen(msg);
+  for (int i = 0; i < 5000; i++)
+    n += (size_t)snprintf(msg + n, cap - n, "--b\r\n\r\nx\r\n");
+  size_t parts, fields;
+  size_t peak = peak_of(msg, n, 0, &parts, &fields);
+  ck_assert_uint_eq(parts, 5001);
+  ck_assert_uint_le(peak, bound(parts, fields, 100));
+  free(msg);
+}
+END_TEST
+
+// An allocator that fails from its `fail_at`-th call on, counting what is
+// live, so that every failure path of a parse is taken and checked for leaks.
+struct failing {
+  int calls, fail_at;
+  long live;
+};
+static void *failing_alloc(void *o, size_t n) {
+  struct failing *f = o;
+  if (f->calls++ >= f->fail_at)
+    return NULL;
+  f->live++;
+  return malloc(n);
+}
+static void failing_free(void *o, void *p) {
+  struct failing *f = o;
+  f->live--;
+  free(p);
+}
+
+START_TEST(test_allocation_failures) {
+  // 300 parts with three fields each: record chunks, their tables, arena
+  // chunks and scratch all grow several times.
+  size_t cap = 300 * 80 + 200;
+  char *msg = malloc(cap);
+  ck_assert_ptr_nonnull(msg);
+  strcpy(msg, MPH);
+  size_t n = strlen(msg);
+  for (int i = 0; i < 300; i++)
+    n += (size_t)snprintf(msg + n, cap - n,
+                          "--b\r\nContent-Type: text/x-%d\r\nA: 1\r\nB: 2\r\n\r\nx\r\n", i);
+  int ok = 0;
+  for (int at = 0; at < 400 && !ok; at++) {
+    for (int ho = 0; ho < 2; ho++) {
+      struct failing f = {0, at, 0};
+      mp_settings s = MP_SETTINGS_INIT;
+      s.allocator = (mp_allocator){failing_alloc, failing_free, &f};
+      mp_message *m = NULL;
+      int rc = ho ? mp_message_parse_headers(&m, &s, msg, n, NULL)
+                  : mp_message_parse(&m, &s, msg, n, NULL);
+      ck_assert_msg(rc == 0 || rc == -12, "fail at %d: rc %d", at, rc);
+      if (rc == 0) {
+        ck_assert_uint_eq(mp_message_num_parts(m), ho ? 1 : 301);
+        if (!ho)
+          ok = 1;
+      } else {
+        ck_assert_ptr_null(m);
+        ck_assert_int_eq(f.live, 0);
+      }
+      mp_message_free(m);
+      ck_assert_int_eq(f.live, 0);
+    }
+  }
+  ck_assert_msg(ok, "no allocation budget under 400 was enough");
+  free(msg);
+}
+END_TEST
+
+// The chunked record stores: every index has its own slot, chunks fill in
+// order, and no chunk is larger than its step.
+START_TEST(test_record_chunk_layout) {
+  static const unsigned shifts[2][2] = {{MP_HDR_FIRST_SHIFT, MP_HDR_STEP_SHIFT},
+                                        {MP_PART_FIRST_SHIFT, MP_PART_STEP_SHIFT}};
+  // Plain ifs: a ck_assert per index would dominate the loop.
+  for (int t = 0; t < 2; t++) {
+    unsigned fs = shifts[t][0], ss = shifts[t][1];
+    size_t prev_k = 0, prev_off = 0;
+    for (size_t i = 0; i < 200000; i++) {
+      size_t off, k = mp_rec_locate(i, fs, ss, &off);
+      size_t len = mp_rec_chunk_len(k, fs, ss);
+      bool ok = off < len && len <= ((size_t)1 << ss);
+      if (i == 0)
+        ok = ok && k == 0 && off == 0;
+      else if (k == prev_k)
+        ok = ok && off == prev_off + 1;
+      else
+        ok = ok && k == prev_k + 1 && off == 0 && prev_off + 1 == mp_rec_chunk_len(prev_k, fs, ss);
+      if (!ok)
+        ck_abort_msg("store %d, record %zu: chunk %zu offset %zu", t, i, k, off);
+      prev_k = k;
+      prev_off = off;
+    }
+  }
+}
+END_TEST
+
+START_TEST(test_headers_only) {
+  static const char msg[] = "From: a@example.com\r\nSubject: hi\r\n there\r\n"
+                            "Content-Type: multipart/mixed; boundary=b\r\n"
+                            "Content-Transfer-Encoding: 8bit\r\nContent-ID: <x@y>\r\n"
+                            "no colon here\r\n\r\n--b\r\nX: 1\r\n\r\nbody\r\n--b--\r\n";
+  size_t len = sizeof msg - 1;
+  mp_message *full = NULL, *ho = NULL;
+  ck_assert_int_eq(mp_message_parse(&full, NULL, msg, len, NULL), 0);
+  ck_assert_int_eq(mp_message_parse_headers(&ho, NULL, msg, len, NULL), 0);
+  // The same index of the top-level fields as the full parse.
+  const mp_part *fp = mp_message_part(full, 0), *hp = mp_message_part(ho, 0);
+  ck_assert_uint_eq(mp_message_num_parts(ho), 1);
+  ck_assert_uint_eq(mp_message_num_headers(ho), fp->num_headers);
+  ck_assert_uint_eq(hp->num_headers, fp->num_headers);
+  for (size_t i = 0; i < fp->num_headers; i++)
+    ck_assert_mem_eq(mp_message_header(ho, i), mp_message_header(full, i), sizeof(mp_header));
+  ck_assert(hp->flags & MP_PART_HEADERS_ONLY);
+  ck_assert(!(fp->flags & MP_PART_HEADERS_ONLY));
+  ck_assert_uint_eq(hp->header.len, fp->header.len);
+  ck_assert_uint_eq(hp->body.off, fp->body.off);
+  ck_assert_uint_eq(hp->body.len, len - hp->body.off);
+  ck_assert_uint_eq(hp->content_type.off, fp->content_type.off);
+  ck_assert_uint_eq(hp->encoding, MP_ENCODING_8BIT);
+  ck_assert_uint_eq(hp->h_id, fp->h_id);
+  ck_assert_ptr_null(hp->type.p);
+  ck_assert_ptr_null(hp->boundary.p);
+  ck_assert_uint_eq(mp_message_problems(ho),
+                    mp_message_problems(full) & (1u << MP_PROBLEM_NO_COLON));
+  ck_assert_int_eq(mp_message_header_find(ho, 0, 0, "subject", 7), 1);
+  // What needs the part tree refuses a header-only message.
+  mp_selection sel;
+  uint32_t idx[8];
+  ck_assert_int_eq(mp_message_select(ho, &sel, idx, 8, 0), MP_ERR_INVALID_ARGUMENT);
+  size_t ol;
+  ck_assert_int_eq(mp_part_bodystructure(ho, 0, 1, NULL, 0, &ol), MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_part_envelope(ho, 0, NULL, 0, &ol), 0);
+  ck_assert_uint_gt(ol, 0);
+  mp_message_free(full);
+  mp_message_free(ho);
+  // No empty line: every byte is header; empty input; argument checks.
+  ck_assert_int_eq(mp_message_parse_headers(&ho, NULL, "A: b\r\nC: d", 11, NULL), 0);
+  ck_assert_uint_eq(mp_message_num_headers(ho), 2);
+  ck_assert(mp_message_part(ho, 0)->flags & MP_PART_NO_BODY);
+  mp_message_free(ho);
+  ck_assert_int_eq(mp_message_parse_headers(&ho, NULL, NULL, 0, NULL), 0);
+  ck_assert_uint_eq(mp_message_num_headers(ho), 0);
+  mp_message_free(ho);
+  ck_assert_int_eq(mp_message_parse_headers(NULL, NULL, "x", 1, NULL), MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_message_parse_headers(&ho, NULL, NULL, 1, NULL), MP_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+START_TEST(test_headers_only_memory) {
+  // 1,500 fields (under the per-part limit): the header-only parse holds the
+  // handle and the field records, nothing per field besides.
+  size_t cap = 1500 * 40 + 10;
+  char *msg = malloc(cap);
+  ck_assert_ptr_nonnull(msg);
+  size_t n = 0;
+  for (int i = 0; i < 1500; i++)
+    n += (size_t)snprintf(msg + n, cap - n, "X-Field-%d: value %d\r\n", i, i);
+  n += (size_t)snprintf(msg + n, cap - n, "\r\n");
+  size_t parts, fields;
+  size_t peak = peak_of(msg, n, 1, &parts, &fields);
+  ck_assert_uint_eq(fields, 1500);
+  ck_assert_uint_le(peak, MP_PEAK_FIXED + fields * sizeof(mp_header) + 256 * sizeof(mp_header));
+  free(msg);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("message");
   TCase *tc = tcase_create("message");
@@ -432,6 +699,12 @@ int main(void) {
   tcase_add_test(tc, test_limits);
   tcase_add_test(tc, test_allocator_and_args);
   tcase_add_test(tc, test_linear_many_parts);
+  tcase_add_test(tc, test_peak_memory_5000_parts);
+  tcase_add_test(tc, test_peak_memory_tiny_parts);
+  tcase_add_test(tc, test_record_chunk_layout);
+  tcase_add_test(tc, test_headers_only);
+  tcase_add_test(tc, test_allocation_failures);
+  tcase_add_test(tc, test_headers_only_memory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_tap(sr, "-");

@@ -108,10 +108,14 @@ START_TEST(scalar_tables) {
       {"To: a\0b\r\n", 0, 9, 2, MP_SCAN_NUL},
       {"To: a", 0, 5, 2, 0},
       {"To: a\r\n ", 0, 8, 2, 0},
-      {"To: a\r\r\n", 0, 8, 2, 0},
+      {"To: a\r\r\n", 0, 8, 2, MP_SCAN_BARE_CR}, // the first CR is data
       {"\n", 0, 1, 1, MP_SCAN_BARE_LF},
       {"X: 1\r\nY: 2\r\n", 6, 12, 7, 0},
       {"", 0, 0, 0, 0},
+      {"X: a\rb: c\r\nY: d\r\n", 0, 11, 1, MP_SCAN_BARE_CR}, // a lone CR ends no line
+      {"X: a\r\n b\rc\r\n", 0, 12, 1, MP_SCAN_BARE_CR},      // on a continuation line
+      {"X: a\r", 0, 5, 1, MP_SCAN_BARE_CR},                  // at the end of the input
+      {"X: a\r\nY: \rb\r\n", 0, 6, 1, 0},                    // in the next field only
   };
   for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
     size_t len = strlen(f[i].in);

@@ -157,8 +157,8 @@ size_t mc_pgp_seipd_oneshot_len(const mc_pgp_format *fmt, size_t pt_len);
 // mc_pgp_seipd_new. 0, MC_ERR_INVALID_ARGUMENT, MC_ERR_UNSUPPORTED, -ENOMEM
 // or the random function's error.
 int mc_pgp_seipd_oneshot(uint8_t *out, const mc_pgp_format *fmt, const uint8_t *sk, size_t sk_len,
-                         mc_pgp_rand_fn rnd, void *rnd_opaque, const uint8_t *head,
-                         size_t head_len, const uint8_t *in, size_t in_len);
+                         mc_pgp_rand_fn rnd, void *rnd_opaque, const uint8_t *head, size_t head_len,
+                         const uint8_t *in, size_t in_len);
 
 // pgp_encrypt.c: the whole message.
 typedef struct mc_pgp_encrypt_params {

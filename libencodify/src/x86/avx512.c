@@ -117,8 +117,8 @@ static size_t b64_encode_lines_avx512(char *out, const uint8_t *in, size_t in_le
   // lines through masked loads, which read nothing past the end.
   for (; n - l >= 2 && in_len - l * LINE76_IN >= LINE76_IN + 64; l += 2) {
     const uint8_t *p = in + l * LINE76_IN;
-    // Lines whose output is not cached yet would keep their stores waiting
-    // in the store buffer, where the loads of later lines alias them.
+    // The output lines are fetched ahead, as in qp_decode_avx512(): at
+    // 1 MiB this is worth a sixth of the time.
     __builtin_prefetch(out + l * LINE76_OUT + 1024, 1, 3);
     __builtin_prefetch(out + l * LINE76_OUT + 1024 + 64, 1, 3);
     __builtin_prefetch(out + l * LINE76_OUT + 1024 + 128, 1, 3);
@@ -206,6 +206,9 @@ static size_t b64_decode_avx512(uint8_t *out, size_t out_cap, size_t *written, c
 // line boundary.
 static size_t b64_decode_mime_avx512(uint8_t *out, size_t out_cap, size_t *written, const char *in,
                                      size_t in_len, int url, uint32_t *acc, uint32_t *nacc) {
+  // Too short for a pair of lines: not even the tables are worth loading.
+  if (in_len < 194 || out_cap < 160)
+    return enc_b64_decode_mime_avx2(out, out_cap, written, in, in_len, url, acc, nacc);
   const uint8_t *dt = url ? enc_b64_dtab_url : enc_b64_dtab_std;
   const __m512i lut_lo = _mm512_loadu_si512(dt), lut_hi = _mm512_loadu_si512(dt + 64);
   const __m512i pack = _mm512_loadu_si512(pack_idx);
@@ -215,8 +218,7 @@ static size_t b64_decode_mime_avx512(uint8_t *out, size_t out_cap, size_t *writt
   // bytes, writes 64 from 96.
   while (in_len - i >= 194 && out_cap - o >= 160) {
     const char *p = in + i;
-    // As in the line encoder: output that is not cached yet would keep the
-    // stores waiting, where the loads of later lines alias them.
+    // The output lines are fetched ahead, as in the line encoder.
     __builtin_prefetch(out + o + 1024, 1, 3);
     __builtin_prefetch(out + o + 1024 + 64, 1, 3);
     uint16_t b1, b2;
@@ -281,9 +283,9 @@ static size_t qp_decode_avx512(uint8_t *out, size_t out_cap, size_t *written, co
     uint64_t end = 0; // the bit just past the input, in the last block
     size_t len = 64;
     if (full && i <= last) {
-      // Output trails input by a few percent, so without this the loads of
-      // the next blocks would alias (4 KiB apart) the stores still waiting
-      // for their lines when both buffers start at the same page offset.
+      // The output lines are fetched ahead, so that the stores find them
+      // cached and leave the store buffer sooner (a few percent once the
+      // output no longer fits in L1).
       __builtin_prefetch(out + o + 512, 1, 3);
       v = _mm512_loadu_si512(p + i);
       n = _mm512_loadu_si512(p + i + 1);

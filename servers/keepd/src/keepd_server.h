@@ -76,7 +76,7 @@ struct keepd_server {
   keepd_ring *rings; // rings[from * num_shards + to]
   atomic_bool stop;
   uint64_t quarantine_until_ns;
-  char member[80]; // "address:port" as the cluster view names it
+  char member[80];          // "address:port" as the cluster view names it
   struct keepd_cluster *cl; // NULL for a single node
 };
 

@@ -83,7 +83,8 @@ start() {
     log "created the message store $store with the account 'demo'"
   fi
   local tools
-  tools=$(find "$PWD/build/tools" -maxdepth 2 -type f -executable -not -name '*.so*' 2>/dev/null | sort)
+  tools=$(find "$PWD/build/tools" -maxdepth 2 -type f -executable -not -name '*.so*' \
+    -not -name 'test_*' -not -name 'fuzz_*' -not -name '*_failing' 2>/dev/null | sort)
   tools="$tools $PWD/tools/bench-report/bench-report"
   log "the tools are built:"
   printf '  %s\n' $tools >&2

@@ -824,18 +824,15 @@ int ms_mailbox_create(ms_store *store, uint32_t *out_id, uint32_t account, const
   return rc;
 }
 
-int ms_mailbox_find(ms_store *store, uint32_t *out_id, uint32_t account, const char *name,
-                    size_t name_len) {
-  if (!store || !out_id || !name || name_len == 0 || name_len > MSR_NAME_MAX)
-    return MS_ERR_INVALID_ARGUMENT;
+// name_lookup reads the 4-byte id that the names table maps `key` to, in a
+// read transaction of its own (accounts and mailboxes share the table).
+static int name_lookup(ms_store *store, const uint8_t *key, size_t key_len, uint32_t *out_id) {
   MDB_txn *t;
   int rc = txn_begin(store, MDB_RDONLY, &t);
   if (rc < 0)
     return rc;
-  uint8_t nk[5 + MSR_NAME_MAX];
-  size_t nkl = mbox_name_key(nk, account, name, name_len);
   MDB_val v;
-  rc = get(t, store->names, nk, nkl, &v);
+  rc = get(t, store->names, key, key_len, &v);
   if (rc == 0) {
     if (v.mv_size != 4)
       rc = MS_ERR_CORRUPT;
@@ -844,6 +841,15 @@ int ms_mailbox_find(ms_store *store, uint32_t *out_id, uint32_t account, const c
   }
   txn_abort(store, t);
   return rc;
+}
+
+int ms_mailbox_find(ms_store *store, uint32_t *out_id, uint32_t account, const char *name,
+                    size_t name_len) {
+  if (!store || !out_id || !name || name_len == 0 || name_len > MSR_NAME_MAX)
+    return MS_ERR_INVALID_ARGUMENT;
+  uint8_t nk[5 + MSR_NAME_MAX];
+  size_t nkl = mbox_name_key(nk, account, name, name_len);
+  return name_lookup(store, nk, nkl, out_id);
 }
 
 int ms_mailbox_get(ms_store *store, struct ms_mailbox_info *out, uint32_t account,
@@ -2343,20 +2349,7 @@ int ms_account_find(ms_store *store, uint32_t *out_id, const char *name, size_t 
   uint8_t nk[1 + MSR_NAME_MAX];
   nk[0] = 'A';
   memcpy(nk + 1, name, name_len);
-  MDB_txn *t;
-  int rc = txn_begin(store, MDB_RDONLY, &t);
-  if (rc < 0)
-    return rc;
-  MDB_val v;
-  rc = get(t, store->names, nk, 1 + name_len, &v);
-  if (rc == 0) {
-    if (v.mv_size != 4)
-      rc = MS_ERR_CORRUPT;
-    else
-      *out_id = msr_get_le32(v.mv_data);
-  }
-  txn_abort(store, t);
-  return rc;
+  return name_lookup(store, nk, 1 + name_len, out_id);
 }
 
 int ms_message_get(ms_store *store, struct ms_message_info *out, uint32_t account,

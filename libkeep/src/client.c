@@ -364,7 +364,7 @@ static int send_all(keep_client *c, size_t len, uint64_t deadline) {
     }
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
       return -errno;
-    short rev;
+    short rev = 0;
     int rc = wait_fd(c, POLLIN | POLLOUT, deadline, &rev);
     if (rc < 0)
       return rc;
@@ -720,7 +720,7 @@ static int lock_common(keep_client *c, uint8_t op, uint64_t *out_deadline_ns, co
   req.text = holder;
   req.text_len = holder_len;
   req.num = lease_ms;
-  uint64_t sent;
+  uint64_t sent = 0;
   int rc = call(c, &req, &ans, &sent);
   if (rc == 0 && out_deadline_ns != NULL) {
     uint64_t margin = c->lock_margin_ms ? c->lock_margin_ms : 1 + lease_ms / 100;

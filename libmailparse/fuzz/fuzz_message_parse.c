@@ -5,8 +5,12 @@
 // mp_part_decode_max_len() and equal to the size query, and a parse that is
 // deterministic (a second parse gives the same headers and parts); the IMAP
 // BODYSTRUCTURE and ENVELOPE renderings agree with their size queries;
-// MP_HEADER_BARE_CR marks exactly the fields with a lone CR; and the
-// header-only mode indexes exactly the root's fields of the full parse.
+// MP_HEADER_BARE_CR marks exactly the fields with a lone CR; the
+// header-only mode indexes exactly the root's fields of the full parse; and
+// mp_message_parse_bodies() gives the same parts and hands every leaf, in
+// order, exactly the bytes of mp_part_decode() (the libFuzzer build scans
+// in stretches of 32 bytes, MP_FEED_STRETCH, so that small inputs cross
+// many stretch ends).
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +26,47 @@ static uint64_t naive_lines(const uint8_t *b, mp_range r) {
   if (r.len > 0 && b[r.off + r.len - 1] != '\n')
     n++;
   return n;
+}
+
+// The sink of mp_message_parse_bodies(): all leaves' bytes in one buffer,
+// where each part's start and length are noted, and the order checked.
+struct body_rec {
+  uint8_t *buf;
+  size_t len, cap;
+  size_t *start, *n;
+  int *ended;
+  size_t np;
+  long open, last;
+};
+
+static int rec_data(void *o, const mp_part *p, uint32_t ix, const uint8_t *b, size_t n) {
+  struct body_rec *r = o;
+  FUZZ_CHECK(ix < r->np && n > 0 && !(p->flags & (MP_PART_MULTIPART | MP_PART_MESSAGE)));
+  if (r->open < 0) {
+    FUZZ_CHECK((long)ix > r->last);
+    r->open = ix;
+    r->start[ix] = r->len;
+  }
+  FUZZ_CHECK(r->open == (long)ix);
+  if (r->len + n > r->cap) {
+    r->cap = (r->len + n) * 2;
+    r->buf = realloc(r->buf, r->cap);
+    FUZZ_CHECK(r->buf != NULL);
+  }
+  memcpy(r->buf + r->len, b, n);
+  r->len += n;
+  r->n[ix] += n;
+  return 0;
+}
+
+static int rec_end(void *o, const mp_part *p, uint32_t ix) {
+  struct body_rec *r = o;
+  FUZZ_CHECK(ix < r->np && p != NULL && (r->open < 0 || r->open == (long)ix));
+  FUZZ_CHECK((long)ix > r->last);
+  r->open = -1;
+  r->last = ix;
+  r->ended[ix]++;
+  return 0;
 }
 
 static int inside(mp_range r, size_t len) {
@@ -94,6 +139,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(mp_part_decode(m, (uint32_t)i, out, cap, &n) == 0);
     FUZZ_CHECK(n == qn);
     free(out);
+  }
+  // Bodies decoded during the parse: the same parts, the same bytes.
+  {
+    struct body_rec r = {.np = np, .open = -1, .last = -1};
+    r.start = calloc(np, sizeof *r.start);
+    r.n = calloc(np, sizeof *r.n);
+    r.ended = calloc(np, sizeof *r.ended);
+    FUZZ_CHECK(r.start != NULL && r.n != NULL && r.ended != NULL);
+    mp_body_sink sink = {rec_data, rec_end, &r};
+    mp_message *mb = NULL;
+    FUZZ_CHECK(mp_message_parse_bodies(&mb, &s, data, size, &sink, NULL) == 0);
+    FUZZ_CHECK(mp_message_num_parts(mb) == np && mp_message_num_headers(mb) == nh);
+    FUZZ_CHECK(mp_message_problems(mb) == mp_message_problems(m) && r.open < 0);
+    for (size_t i = 0; i < np; i++) {
+      const mp_part *p = mp_message_part(m, i), *q = mp_message_part(mb, i);
+      FUZZ_CHECK(memcmp(&p->body, &q->body, sizeof p->body) == 0 && p->flags == q->flags);
+      FUZZ_CHECK(p->lines == q->lines);
+      if (p->flags & (MP_PART_MULTIPART | MP_PART_MESSAGE)) {
+        FUZZ_CHECK(r.ended[i] == 0 && r.n[i] == 0);
+        continue;
+      }
+      FUZZ_CHECK(r.ended[i] == 1);
+      size_t cap = mp_part_decode_max_len(m, (uint32_t)i), n = 0;
+      uint8_t *out = malloc(cap ? cap : 1);
+      FUZZ_CHECK(mp_part_decode(m, (uint32_t)i, out, cap, &n) == 0);
+      FUZZ_CHECK(n == r.n[i] && (n == 0 || memcmp(out, r.buf + r.start[i], n) == 0));
+      free(out);
+    }
+    mp_message_free(mb);
+    free(r.buf);
+    free(r.start);
+    free(r.n);
+    free(r.ended);
   }
   // IMAP views: the size query matches the rendering, for every part.
   for (size_t i = 0; i < np; i++) {

@@ -360,6 +360,47 @@ MP_API MP_WARN_UNUSED_RESULT int mp_message_parse_headers(mp_message **out,
                                                           const void *in, size_t in_len,
                                                           mp_diag *diag);
 
+// mp_body_sink receives the decoded leaf bodies of mp_message_parse_bodies().
+// `data` is called with the next `len` (> 0) bytes of the decoded body of
+// part number `index`, in order; the bytes are valid only during the call
+// (they are in the parser's buffer, or, for 7bit, 8bit, binary and unknown
+// encodings, the body itself inside the caller's input, in one piece). `end`,
+// which may be NULL, is called once that body is complete. `part` is the
+// part's record, valid until mp_message_free(): what its header section
+// gives (type, subtype, charset, encoding, flags, `header`, `body.off`) is
+// final at the first call, `body.len` at `end`, and `lines` only once the
+// parse returns. Both return 0 to go on; any other value stops the parse,
+// which then fails with that value (use a negative one). `opaque` is passed
+// back untouched.
+typedef struct mp_body_sink {
+  int (*data)(void *opaque, const mp_part *part, uint32_t index, const uint8_t *bytes,
+              size_t len);
+  int (*end)(void *opaque, const mp_part *part, uint32_t index);
+  void *opaque;
+} mp_body_sink;
+
+// mp_message_parse_bodies is mp_message_parse() (the same arguments, message,
+// ownership and thread-safety) that also decodes every leaf body as the
+// structure scan passes it: each piece is decoded while it is still in
+// cache, rather than by a later mp_part_decode() that reads the body again
+// (from memory, for a body larger than the cache). For every part that is
+// not a container (neither MP_PART_MULTIPART nor MP_PART_MESSAGE), in part
+// order, `sink->data` receives exactly the bytes mp_part_decode() would write
+// for it (possibly none), then `sink->end` is called; a part's calls all come
+// before the next part's. mp_message_parse() stays lazy: it decodes nothing,
+// and this function is for callers that want every body. The sink runs
+// before the call returns, while the message is not yet complete (it gets
+// no handle). Memory: a 16 KiB stack buffer for the decoded pieces, nothing
+// allocated. It returns what mp_message_parse() returns, and:
+//   MP_ERR_INVALID_ARGUMENT: also for a NULL `sink` or `sink->data`.
+//   MP_ERR_ENCODING: libencodify refused to decode (as mp_part_decode()).
+//   the sink's non-zero return value, when it stopped the parse.
+// On failure `*out` is NULL; the sink may have received part of the bodies.
+MP_API MP_WARN_UNUSED_RESULT int mp_message_parse_bodies(mp_message **out,
+                                                         const mp_settings *settings,
+                                                         const void *in, size_t in_len,
+                                                         const mp_body_sink *sink, mp_diag *diag);
+
 // mp_message_free releases `msg` and its arena (through the settings'
 // allocator). No-op on NULL. Not thread-safe with other uses of `msg`.
 MP_API void mp_message_free(mp_message *msg);

@@ -1,9 +1,12 @@
-// body.c: lazy decoding of one part's body by its Content-Transfer-Encoding
-// through libencodify (lenient MIME Base64 and quoted-printable), into a
-// caller buffer, with a bound and an exact size query that needs no buffer.
+// body.c: decoding of one part's body by its Content-Transfer-Encoding
+// through libencodify (lenient MIME Base64 and quoted-printable): lazily,
+// into a caller buffer, with a bound and an exact size query that needs no
+// buffer; or fed piece by piece by the structure scan to a caller's sink
+// (mp_message_parse_bodies()), with the same output.
 #include <string.h>
 
 #include "core_internal.h"
+#include "feed_internal.h"
 #include "encodify.h"
 
 static int map_enc_err(int rc) {
@@ -95,4 +98,83 @@ int mp_part_decode(const mp_message *msg, uint32_t part, void *out, size_t out_c
     return map_enc_err(rc);
   *out_len = n;
   return 0;
+}
+
+// The piece decoded at once: small enough that its output fits in a stack
+// buffer and stays in L1/L2 for the sink, large enough that the per-call
+// cost vanishes. A piece ends after a line feed when it can, so that a
+// Base64 body of whole lines starts every piece on a group boundary, where
+// libencodify's vector kernel applies (a split elsewhere is still correct).
+#define MP_FEED_PIECE 16384
+
+int mp_feed_begin(mp_feed *f, const mp_body_sink *sink, const mp_part *rec, uint32_t part,
+                  size_t off) {
+  mp_encoding enc = rec->encoding;
+  f->sink = sink;
+  f->rec = rec;
+  f->part = part;
+  f->pos = off;
+  f->active = true;
+  f->codec = 0;
+  uint32_t flags = 0;
+  if (enc == MP_ENCODING_BASE64) {
+    f->codec = ENC_CODEC_BASE64;
+    flags = ENC_FLAG_MIME;
+  } else if (enc == MP_ENCODING_QP) {
+    f->codec = ENC_CODEC_QP;
+  }
+  if (f->codec != 0 && enc_stream_init(&f->st, (enc_codec)f->codec, ENC_DECODE, flags, 0) != 0)
+    return MP_ERR_ENCODING;
+  return 0;
+}
+
+int mp_feed_bytes(mp_feed *f, const uint8_t *data, size_t upto) {
+  if (!f->active || f->codec == 0)
+    return 0;
+  uint8_t out[MP_FEED_PIECE + 64];
+  while (f->pos < upto) {
+    size_t n = upto - f->pos;
+    if (n > MP_FEED_PIECE) {
+      n = MP_FEED_PIECE;
+      const uint8_t *lf = memrchr(data + f->pos + n / 2, '\n', n - n / 2);
+      if (lf != NULL)
+        n = (size_t)(lf - (data + f->pos)) + 1;
+    }
+    size_t w = 0;
+    // Base64 writes 3/4 of its input and QP no more than its input, plus
+    // the few bytes a stream holds back: `out` always has room.
+    if (enc_stream_update(&f->st, out, sizeof out, &w, data + f->pos, n, NULL) != 0)
+      return MP_ERR_ENCODING;
+    f->pos += n;
+    if (w > 0) {
+      int rc = f->sink->data(f->sink->opaque, f->rec, f->part, out, w);
+      if (rc != 0)
+        return rc;
+    }
+  }
+  return 0;
+}
+
+int mp_feed_end(mp_feed *f, const uint8_t *data, size_t off, size_t end) {
+  if (!f->active)
+    return 0;
+  f->active = false;
+  int rc = 0;
+  if (f->codec == 0) {
+    if (end > off)
+      rc = f->sink->data(f->sink->opaque, f->rec, f->part, data + off, end - off);
+  } else {
+    f->active = true;
+    rc = mp_feed_bytes(f, data, end);
+    f->active = false;
+    uint8_t out[64];
+    size_t w = 0;
+    if (rc == 0 && enc_stream_final(&f->st, out, sizeof out, &w, NULL) != 0)
+      rc = MP_ERR_ENCODING;
+    if (rc == 0 && w > 0)
+      rc = f->sink->data(f->sink->opaque, f->rec, f->part, out, w);
+  }
+  if (rc == 0 && f->sink->end != NULL)
+    rc = f->sink->end(f->sink->opaque, f->rec, f->part);
+  return rc;
 }

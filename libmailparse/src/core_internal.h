@@ -178,6 +178,7 @@ const mp_scanner *mp_scanner_at(size_t i, bool *supported);
 extern const mp_scanner mp_scanner_scalar;
 extern const mp_scanner mp_scanner_swar;
 extern const mp_scanner mp_scanner_sse2;
+extern const mp_scanner mp_scanner_avx512;
 extern const mp_scanner mp_scanner_avx2;
 extern const mp_scanner mp_scanner_neon;
 

@@ -15,6 +15,7 @@
 
 #include "charclass.h"
 #include "core_internal.h"
+#include "feed_internal.h"
 
 typedef struct bentry {
   uint32_t part;    // the multipart this boundary splits
@@ -52,7 +53,19 @@ typedef struct parser {
   // Counted stretches, in buffer order (the scan only moves forward).
   lf_seg *segs;
   size_t nsegs, capsegs;
+  // mp_message_parse_bodies(): the sink, the leaf body being decoded and the
+  // first error of a body's end (close_top() cannot return one).
+  const mp_body_sink *sink;
+  mp_feed feed;
+  int feed_rc;
 } parser;
+
+// With a body feed, a leaf body is scanned in stretches of about this many
+// bytes (ending at a line start), each decoded right after its scan while it
+// is still in cache. The libFuzzer build makes it tiny, to cross many ends.
+#ifndef MP_FEED_STRETCH
+#define MP_FEED_STRETCH 16384
+#endif
 
 void mp_problem_add(mp_message *msg, uint32_t kind, uint32_t part, size_t offset) {
   msg->problem_mask |= 1u << kind;
@@ -262,6 +275,11 @@ static size_t close_top(parser *P, size_t end) {
   if (end < p->body.off)
     end = p->body.off;
   p->body.len = end - p->body.off;
+  if (P->feed.active && P->feed.part == oe->part) {
+    int rc = mp_feed_end(&P->feed, P->msg->data, p->body.off, end);
+    if (rc != 0 && P->feed_rc == 0)
+      P->feed_rc = rc;
+  }
   if (p->flags & MP_PART_MULTIPART) {
     if (oe->in_preamble) {
       p->preamble = p->body;
@@ -623,6 +641,8 @@ static int parse(parser *P) {
   size_t pos = 0;
   bool in_headers = true;
   for (;;) {
+    if (P->feed_rc != 0)
+      return P->feed_rc;
     if (in_headers) {
       mp_hdr_ctx hc = {msg, P->max_headers, P->max_line_len, P->nbs ? pred_is_boundary : NULL, P};
       size_t body_off;
@@ -683,6 +703,10 @@ static int parse(parser *P) {
         if (rc != 0)
           return rc;
         in_headers = true;
+      } else if (P->sink != NULL) {
+        rc = mp_feed_begin(&P->feed, P->sink, p, cur, body_off);
+        if (rc != 0)
+          return rc;
       }
       continue;
     }
@@ -693,10 +717,28 @@ static int parse(parser *P) {
     size_t le = len;
     while (P->nbs > 0 && !P->work_out && pos < len) {
       size_t lfs;
-      cand = sc->next_dash_line(b, len, pos, &lfs);
+      // A leaf being decoded is scanned a stretch at a time, up to a line
+      // start, so that no delimiter line straddles the stretch's end.
+      size_t limit = len;
+      if (P->feed.active && P->feed.codec != 0 && len - pos > MP_FEED_STRETCH)
+        limit = sc->line_end(b, len, pos + MP_FEED_STRETCH);
+      cand = sc->next_dash_line(b, limit, pos, &lfs);
       rc = add_seg(P, pos, cand, lfs);
       if (rc != 0)
         return rc;
+      if (cand >= limit && limit < len) {
+        // No delimiter up to `limit`: decode the stretch now. A delimiter
+        // may start at `limit`, taking the line break before it, so
+        // quoted-printable keeps that break for later (Base64 skips it).
+        size_t upto = limit - 1;
+        if (upto > 0 && b[upto - 1] == '\r')
+          upto--;
+        rc = mp_feed_bytes(&P->feed, b, P->feed.codec == ENC_CODEC_QP ? upto : limit);
+        if (rc != 0)
+          return rc;
+        pos = limit;
+        continue;
+      }
       if (cand >= len)
         break;
       level = match_boundary(P, cand, &is_close, &le);
@@ -711,6 +753,8 @@ static int parse(parser *P) {
     if (level < 0) {
       while (P->nos > 0)
         (void)close_top(P, len);
+      if (P->feed_rc != 0)
+        return P->feed_rc;
       return count_all_lines(msg, P->segs, P->nsegs);
     }
     bentry be = P->bs[level];
@@ -762,7 +806,7 @@ static int parse(parser *P) {
 }
 
 static int parse_entry(mp_message **out, const mp_settings *settings, const void *in, size_t in_len,
-                       mp_diag *diag, bool headers_only) {
+                       mp_diag *diag, bool headers_only, const mp_body_sink *sink) {
   if (diag != NULL)
     memset(diag, 0, sizeof *diag);
   if (out != NULL)
@@ -800,7 +844,7 @@ static int parse_entry(mp_message **out, const mp_settings *settings, const void
   msg->arena.a = s->allocator;
   msg->data = in != NULL ? in : (const uint8_t *)"";
   msg->len = in_len;
-  parser P = {.msg = msg};
+  parser P = {.msg = msg, .sink = sink};
   P.max_depth = s->max_depth ? s->max_depth : MP_DEFAULT_MAX_DEPTH;
   P.max_parts = s->max_parts ? s->max_parts : MP_DEFAULT_MAX_PARTS;
   P.max_headers = s->max_headers ? s->max_headers : MP_DEFAULT_MAX_HEADERS;
@@ -838,12 +882,27 @@ nomem:
 
 int mp_message_parse(mp_message **out, const mp_settings *settings, const void *in, size_t in_len,
                      mp_diag *diag) {
-  return parse_entry(out, settings, in, in_len, diag, false);
+  return parse_entry(out, settings, in, in_len, diag, false, NULL);
+}
+
+int mp_message_parse_bodies(mp_message **out, const mp_settings *settings, const void *in,
+                            size_t in_len, const mp_body_sink *sink, mp_diag *diag) {
+  if (sink == NULL || sink->data == NULL) {
+    if (out != NULL)
+      *out = NULL;
+    if (diag != NULL) {
+      memset(diag, 0, sizeof *diag);
+      diag->code = MP_ERR_INVALID_ARGUMENT;
+      snprintf(diag->message, sizeof diag->message, "sink or sink->data is NULL");
+    }
+    return MP_ERR_INVALID_ARGUMENT;
+  }
+  return parse_entry(out, settings, in, in_len, diag, false, sink);
 }
 
 int mp_message_parse_headers(mp_message **out, const mp_settings *settings, const void *in,
                              size_t in_len, mp_diag *diag) {
-  return parse_entry(out, settings, in, in_len, diag, true);
+  return parse_entry(out, settings, in, in_len, diag, true, NULL);
 }
 
 void mp_message_free(mp_message *msg) {

@@ -101,7 +101,7 @@ const mp_scanner mp_scanner_unsupported = {
 // for the same targets as these conditions (libmailparse/meson.build).
 static const mp_scanner *const impls[] = {
 #if defined(__x86_64__)
-    &mp_scanner_avx2, &mp_scanner_sse2,
+    &mp_scanner_avx512, &mp_scanner_avx2, &mp_scanner_sse2,
 #endif
 #if defined(__aarch64__)
     &mp_scanner_neon,

@@ -687,6 +687,275 @@ START_TEST(test_headers_only_memory) {
 }
 END_TEST
 
+// Body sink checks (mp_message_parse_bodies): a recording sink keeps every
+// part's bytes and checks the call order; check_bodies() compares what it
+// got with a lazy parse and mp_part_decode() of every leaf.
+struct rec_sink {
+  uint8_t *bytes[64];
+  size_t len[64], cap[64];
+  int ends[64];
+  long open; // the part whose body is under way, or -1
+  long last; // the last part ended
+  int fail_at; // the data call that fails (-1: none)
+  int calls;
+  bool no_end; // the sink has no `end`: a new part may start at any call
+};
+
+static int rec_data(void *o, const mp_part *p, uint32_t ix, const uint8_t *b, size_t n) {
+  struct rec_sink *r = o;
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_gt(n, 0);
+  ck_assert_uint_lt(ix, 64);
+  ck_assert_int_eq(p->flags & (MP_PART_MULTIPART | MP_PART_MESSAGE), 0);
+  if (r->no_end && r->open != (long)ix) {
+    r->last = r->open;
+    r->open = -1;
+  }
+  if (r->open < 0) {
+    ck_assert_int_gt((long)ix, r->last); // parts come in order, once each
+    r->open = ix;
+  }
+  ck_assert_int_eq(r->open, (long)ix);
+  if (r->calls++ == r->fail_at)
+    return -77;
+  if (r->len[ix] + n > r->cap[ix]) {
+    r->cap[ix] = (r->len[ix] + n) * 2;
+    r->bytes[ix] = realloc(r->bytes[ix], r->cap[ix]);
+    ck_assert_ptr_nonnull(r->bytes[ix]);
+  }
+  memcpy(r->bytes[ix] + r->len[ix], b, n);
+  r->len[ix] += n;
+  return 0;
+}
+
+static int rec_end(void *o, const mp_part *p, uint32_t ix) {
+  struct rec_sink *r = o;
+  ck_assert_ptr_nonnull(p);
+  ck_assert_uint_lt(ix, 64);
+  ck_assert(r->open < 0 || r->open == (long)ix);
+  ck_assert_int_gt((long)ix, r->last);
+  r->open = -1;
+  r->last = ix;
+  r->ends[ix]++;
+  return 0;
+}
+
+static void rec_free(struct rec_sink *r) {
+  for (size_t i = 0; i < 64; i++)
+    free(r->bytes[i]);
+}
+
+// check_bodies parses `msg` both ways and returns the number of leaves.
+static size_t check_bodies(const char *msg, size_t len, const char *what) {
+  struct rec_sink r = {.open = -1, .last = -1, .fail_at = -1};
+  mp_body_sink sink = {rec_data, rec_end, &r};
+  mp_message *m = NULL, *lazy = NULL;
+  ck_assert_int_eq(mp_message_parse_bodies(&m, NULL, msg, len, &sink, NULL), 0);
+  ck_assert_int_eq(mp_message_parse(&lazy, NULL, msg, len, NULL), 0);
+  ck_assert_uint_eq(mp_message_num_parts(m), mp_message_num_parts(lazy));
+  ck_assert_uint_eq(mp_message_num_headers(m), mp_message_num_headers(lazy));
+  ck_assert_uint_eq(mp_message_problems(m), mp_message_problems(lazy));
+  ck_assert_int_lt(r.open, 0);
+  size_t leaves = 0;
+  for (uint32_t i = 0; i < mp_message_num_parts(m) && i < 64; i++) {
+    const mp_part *p = mp_message_part(m, i), *q = mp_message_part(lazy, i);
+    ck_assert_uint_eq(p->body.off, q->body.off);
+    ck_assert_uint_eq(p->body.len, q->body.len);
+    ck_assert_uint_eq(p->lines, q->lines);
+    ck_assert_uint_eq(p->flags, q->flags);
+    if (p->flags & (MP_PART_MULTIPART | MP_PART_MESSAGE)) {
+      ck_assert_int_eq(r.ends[i], 0);
+      ck_assert_uint_eq(r.len[i], 0);
+      continue;
+    }
+    leaves++;
+    ck_assert_msg(r.ends[i] == 1, "%s: part %u ended %d times", what, i, r.ends[i]);
+    size_t cap = mp_part_decode_max_len(lazy, i) + 1, n = 0;
+    uint8_t *want = malloc(cap);
+    ck_assert_ptr_nonnull(want);
+    ck_assert_int_eq(mp_part_decode(lazy, i, want, cap, &n), 0);
+    ck_assert_msg(n == r.len[i] && (n == 0 || memcmp(want, r.bytes[i], n) == 0),
+                  "%s: part %u: %zu bytes from the sink, %zu from mp_part_decode", what, i,
+                  r.len[i], n);
+    free(want);
+  }
+  mp_message_free(m);
+  mp_message_free(lazy);
+  rec_free(&r);
+  return leaves;
+}
+
+START_TEST(test_bodies_cases) {
+  const struct scase *c = &scases[_i];
+  check_bodies(c->msg, strlen(c->msg), c->name);
+}
+END_TEST
+
+// big_append appends formatted text to a growing buffer.
+struct big {
+  char *p;
+  size_t len, cap;
+};
+
+static void big_put(struct big *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) {
+    b->cap = (b->len + n + 1) * 2;
+    b->p = realloc(b->p, b->cap);
+    ck_assert_ptr_nonnull(b->p);
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = '\0';
+}
+
+static void big_str(struct big *b, const char *s) {
+  big_put(b, s, strlen(s));
+}
+
+// big_base64 appends `n` pseudo-random bytes in Base64, lines of `line`
+// characters ending in `eol`.
+static void big_base64(struct big *b, size_t n, size_t line, const char *eol, unsigned seed) {
+  static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t col = 0;
+  uint32_t x = seed * 2654435761u + 1;
+  for (size_t i = 0; i < n; i += 3) {
+    char q[4];
+    for (int k = 0; k < 4; k++) {
+      x = x * 1103515245u + 12345u;
+      q[k] = abc[(x >> 16) & 63];
+    }
+    if (n - i < 3) {
+      q[3] = '=';
+      if (n - i < 2)
+        q[2] = '=';
+    }
+    big_put(b, q, 4);
+    col += 4;
+    if (col >= line) {
+      big_str(b, eol);
+      col = 0;
+    }
+  }
+  if (col > 0)
+    big_str(b, eol);
+}
+
+// big_qp appends quoted-printable text of about `n` bytes: escapes, soft
+// line breaks, trailing blanks and "--" at line starts that are no delimiter.
+static void big_qp(struct big *b, size_t n, const char *eol, unsigned seed) {
+  static const char *const bits[] = {"caf=C3=A9 ", "plain text ", "=3D ", "tab\t ", "--not ",
+                                     "x  ",        "=E2=82=AC",  "a",    "--b-not "};
+  size_t col = 0, start = b->len;
+  uint32_t x = seed + 7;
+  while (b->len - start < n) {
+    x = x * 1103515245u + 12345u;
+    const char *w = bits[(x >> 16) % (sizeof bits / sizeof bits[0])];
+    big_str(b, w);
+    col += strlen(w);
+    if (col > 60 + (x >> 8) % 14) {
+      big_str(b, (x >> 4) & 1 ? "=" : "");
+      big_str(b, eol);
+      col = 0;
+    }
+  }
+  big_str(b, eol);
+}
+
+// Bodies much larger than the stretch the scan decodes at a time, in every
+// encoding, nested, with CRLF and LF, and a delimiter at every offset
+// around the first stretch's end.
+START_TEST(test_bodies_large) {
+  for (int lf = 0; lf < 2; lf++) {
+    const char *eol = lf ? "\n" : "\r\n";
+    struct big b = {0};
+    big_str(&b, "Subject: big\r\nMIME-Version: 1.0\r\n"
+                "Content-Type: multipart/mixed; boundary=outer\r\n\r\npreamble\r\n--outer\r\n"
+                "Content-Type: application/octet-stream\r\n"
+                "Content-Transfer-Encoding: base64\r\n\r\n");
+    big_base64(&b, 100000, 76, eol, 1);
+    big_str(&b, "--outer\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                "Content-Transfer-Encoding: quoted-printable\r\n\r\n");
+    big_qp(&b, 70000, eol, 2);
+    big_str(&b, "--outer\r\nContent-Type: multipart/alternative; boundary=inner\r\n\r\n"
+                "--inner\r\nContent-Type: text/plain\r\n\r\n");
+    for (int i = 0; i < 900; i++)
+      big_str(&b, "a line of plain 7bit text, fifty bytes or so\r\n");
+    big_str(&b, "--inner\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+    big_base64(&b, 30000, 4000, eol, 3); // lines far longer than usual
+    big_str(&b, "--inner--\r\n--outer\r\nContent-Type: message/rfc822\r\n\r\n"
+                "Subject: inner\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+    big_base64(&b, 40000, 72, eol, 4);
+    big_str(&b, "--outer\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+    big_base64(&b, 50000, 76, eol, 5);
+    // No close delimiter: the last body runs to the end.
+    ck_assert_uint_eq(check_bodies(b.p, b.len, "large"), 6);
+    free(b.p);
+  }
+  // A single-part message: nothing to scan for, the body decoded at the end.
+  struct big b = {0};
+  big_str(&b, "Subject: one\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+  big_base64(&b, 60000, 76, "\r\n", 6);
+  ck_assert_uint_eq(check_bodies(b.p, b.len, "single"), 1);
+  free(b.p);
+  // A delimiter at every line start near the end of the first stretch
+  // (16 KiB past the body's start), after quoted-printable text whose
+  // last line may end in a soft line break.
+  for (size_t pad = 0; pad < 200; pad++) {
+    b = (struct big){0};
+    big_str(&b, "Content-Type: multipart/mixed; boundary=zz\r\n\r\n--zz\r\n"
+                "Content-Transfer-Encoding: quoted-printable\r\n\r\n");
+    size_t body = b.len;
+    while (b.len - body < 16384 - 300) {
+      big_str(&b, "0123456789abcdefghij0123456789abcdefghij0123456789abcdefghij0123456=");
+      big_str(&b, (b.len / 69) % 3 == 0 ? "\n" : "\r\n");
+    }
+    // A last line that ends at every offset around 16 KiB: the one that
+    // holds byte 16384 ends the stretch, with the delimiter right after it.
+    while (b.len - body < 16384 - 100 + pad)
+      big_str(&b, pad % 3 ? "x" : " ");
+    big_str(&b, pad % 2 ? "=\r\n" : "\r\n");
+    big_str(&b, "--zz\r\nContent-Transfer-Encoding: base64\r\n\r\nQUJD\r\n--zz--\r\n");
+    ck_assert_uint_eq(check_bodies(b.p, b.len, "stretch end"), 2);
+    free(b.p);
+  }
+}
+END_TEST
+
+START_TEST(test_bodies_sink_errors) {
+  const char *msg = MPH "--b\r\nContent-Transfer-Encoding: base64\r\n\r\nQUJD\r\n--b\r\n\r\nx\r\n--b--\r\n";
+  size_t len = strlen(msg);
+  mp_message *m = (mp_message *)1;
+  mp_diag d;
+  // The sink stops the parse: its value comes back and there is no message.
+  for (int at = 0; at < 2; at++) {
+    struct rec_sink r = {.open = -1, .last = -1, .fail_at = at};
+    mp_body_sink sink = {rec_data, rec_end, &r};
+    ck_assert_int_eq(mp_message_parse_bodies(&m, NULL, msg, len, &sink, &d), -77);
+    ck_assert_ptr_null(m);
+    rec_free(&r);
+  }
+  // `end` may be NULL.
+  struct rec_sink r = {.open = -1, .last = -1, .fail_at = -1, .no_end = true};
+  mp_body_sink sink = {rec_data, NULL, &r};
+  ck_assert_int_eq(mp_message_parse_bodies(&m, NULL, msg, len, &sink, NULL), 0);
+  ck_assert_uint_eq(r.len[1], 3);
+  ck_assert_int_eq(memcmp(r.bytes[1], "ABC", 3), 0);
+  ck_assert_uint_eq(r.len[2], 1); // "x": the line break goes with the delimiter
+  mp_message_free(m);
+  rec_free(&r);
+  // Arguments.
+  m = (mp_message *)1;
+  ck_assert_int_eq(mp_message_parse_bodies(&m, NULL, msg, len, NULL, &d), MP_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(m);
+  ck_assert_int_eq(d.code, MP_ERR_INVALID_ARGUMENT);
+  mp_body_sink nodata = {NULL, rec_end, &r};
+  ck_assert_int_eq(mp_message_parse_bodies(&m, NULL, msg, len, &nodata, NULL),
+                   MP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mp_message_parse_bodies(NULL, NULL, msg, len, &sink, NULL),
+                   MP_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("message");
   TCase *tc = tcase_create("message");
@@ -705,6 +974,9 @@ int main(void) {
   tcase_add_test(tc, test_headers_only);
   tcase_add_test(tc, test_allocation_failures);
   tcase_add_test(tc, test_headers_only_memory);
+  tcase_add_loop_test(tc, test_bodies_cases, 0, (int)(sizeof scases / sizeof scases[0]));
+  tcase_add_test(tc, test_bodies_large);
+  tcase_add_test(tc, test_bodies_sink_errors);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_tap(sr, "-");

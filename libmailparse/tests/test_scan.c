@@ -182,6 +182,19 @@ START_TEST(block_edges) {
         check_all(buf, len, all);
       }
     }
+  // Longer buffers, for kernels that take two or more blocks a step (avx512):
+  // a delimiter candidate, or the LF before it, at every position across
+  // the first four 128-byte steps.
+  uint8_t big[600];
+  for (size_t at = 0; at + 3 <= sizeof big; at++) {
+    memset(big, 'a', sizeof big);
+    for (size_t i = 40; i < sizeof big; i += 80)
+      big[i] = '\n';
+    memcpy(big + at, "\n--", 3);
+    check_all(big, sizeof big, EDGES);
+    memcpy(big + at, "\n-a", 3);
+    check_all(big, sizeof big, EDGES);
+  }
   // Degenerate fills: all dashes, all line feeds, all spaces, all colons.
   static const uint8_t fills[] = {'-', '\n', ' ', ':', '\r', 0, 0x80};
   for (size_t k = 0; k < sizeof fills; k++)

@@ -1,0 +1,96 @@
+// avx512.c: the AVX-512 scanner: the shared algorithms of scan_kernels.h with
+// one 64-byte load and a compare straight into a 64-bit opmask per block (no
+// mask extraction), built with the avx512 ISA level's flags. It needs only
+// AVX-512 F and BW, but the shared CPU probe reports AVX-512 as one level
+// (F, BW, VBMI, VBMI2 and the OS's ZMM state: Ice Lake and later), so that is
+// what it asks for; older AVX-512 CPUs run the AVX2 kernel.
+#include <immintrin.h>
+
+#include "corvid_cpu.h"
+#include "scan_kernels.h"
+
+static inline uint64_t avx512_eq(const uint8_t *p, uint8_t c) {
+  __m512i v = _mm512_loadu_si512((const void *)p);
+  return _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8((char)c));
+}
+
+// avx512_odd marks NUL and bytes >= 0x80 at once: as signed bytes, those are
+// exactly the ones below 1.
+static inline uint64_t avx512_odd(const uint8_t *p) {
+  __m512i v = _mm512_loadu_si512((const void *)p);
+  return _mm512_cmplt_epi8_mask(v, _mm512_set1_epi8(1));
+}
+
+// The body scan is the first pass over every body byte and most of the
+// structure parse's time, so it has its own loop rather than the shared one:
+// the last block is a masked load (the masked-off lanes read as 0, which is
+// neither '\n' nor '-', and never fault), so no block is copied, and two
+// blocks are classified per step, the common case (no line start holding a
+// '-') costing one test for both.
+static size_t avx512_next_dash_line(const uint8_t *buf, size_t len, size_t from, size_t *lfs) {
+  const __m512i nl = _mm512_set1_epi8('\n'), dash = _mm512_set1_epi8('-');
+  uint64_t carry = 1; // `from` is a line start
+  size_t n = 0, pos = from;
+  while (len - pos >= 2 * MP_BLOCK) {
+    __builtin_prefetch(buf + pos + MP_PREFETCH);
+    __builtin_prefetch(buf + pos + MP_PREFETCH + MP_BLOCK);
+    __m512i a = _mm512_loadu_si512((const void *)(buf + pos));
+    __m512i b = _mm512_loadu_si512((const void *)(buf + pos + MP_BLOCK));
+    uint64_t lf0 = _mm512_cmpeq_epi8_mask(a, nl), lf1 = _mm512_cmpeq_epi8_mask(b, nl);
+    uint64_t d0 = _mm512_cmpeq_epi8_mask(a, dash), d1 = _mm512_cmpeq_epi8_mask(b, dash);
+    uint64_t s0 = (lf0 << 1) | carry, s1 = (lf1 << 1) | (lf0 >> 63);
+    if (((d0 & s0) | (d1 & s1)) != 0)
+      break; // a possible candidate: the block loop below finds it
+    n += (size_t)__builtin_popcountll(lf0) + (size_t)__builtin_popcountll(lf1);
+    carry = lf1 >> 63;
+    pos += 2 * MP_BLOCK;
+  }
+  for (; pos < len; pos += MP_BLOCK) {
+    size_t rest = len - pos;
+    __m512i v;
+    uint64_t next_dash = 0;
+    if (rest > MP_BLOCK) {
+      v = _mm512_loadu_si512((const void *)(buf + pos));
+      next_dash = buf[pos + MP_BLOCK] == '-';
+    } else {
+      uint64_t valid = rest == MP_BLOCK ? ~(uint64_t)0 : ((uint64_t)1 << rest) - 1;
+      v = _mm512_maskz_loadu_epi8(valid, (const void *)(buf + pos));
+    }
+    uint64_t lf = _mm512_cmpeq_epi8_mask(v, nl);
+    uint64_t d = _mm512_cmpeq_epi8_mask(v, dash);
+    uint64_t starts = (lf << 1) | carry;
+    carry = lf >> 63;
+    uint64_t cand = d & starts & ((d >> 1) | (next_dash << 63));
+    if (cand != 0) {
+      *lfs = n + (size_t)__builtin_popcountll(lf & (cand - 1));
+      return pos + (size_t)__builtin_ctzll(cand);
+    }
+    n += (size_t)__builtin_popcountll(lf);
+  }
+  *lfs = n;
+  return len;
+}
+
+// The shared loops, with the dedicated body scan in place of theirs.
+static size_t avx512_line_end(const uint8_t *buf, size_t len, size_t from) {
+  return mp_k_line_end(buf, len, from, avx512_eq);
+}
+
+static size_t avx512_field_end(const uint8_t *buf, size_t len, size_t from, size_t *colon,
+                               uint32_t *bits) {
+  return mp_k_field_end(buf, len, from, colon, bits, avx512_eq, avx512_odd);
+}
+
+static size_t avx512_count_lf(const uint8_t *buf, size_t len, size_t from) {
+  return mp_k_count_lf(buf, len, from, avx512_eq);
+}
+
+const mp_scanner mp_scanner_avx512 = {
+    .name = "avx512",
+    .required = CORVID_CPU_AVX512VBMI2 | CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 |
+                CORVID_CPU_LZCNT | CORVID_CPU_POPCNT,
+    .line_end = avx512_line_end,
+    .next_dash_line = avx512_next_dash_line,
+    .field_end = avx512_field_end,
+    .count_lf = avx512_count_lf,
+};

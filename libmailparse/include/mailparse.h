@@ -373,8 +373,7 @@ MP_API MP_WARN_UNUSED_RESULT int mp_message_parse_headers(mp_message **out,
 // which then fails with that value (use a negative one). `opaque` is passed
 // back untouched.
 typedef struct mp_body_sink {
-  int (*data)(void *opaque, const mp_part *part, uint32_t index, const uint8_t *bytes,
-              size_t len);
+  int (*data)(void *opaque, const mp_part *part, uint32_t index, const uint8_t *bytes, size_t len);
   int (*end)(void *opaque, const mp_part *part, uint32_t index);
   void *opaque;
 } mp_body_sink;
@@ -1072,11 +1071,12 @@ MP_API MP_WARN_UNUSED_RESULT int mp_text_to_html(char *out, size_t out_cap, size
 // The byte scanning under mp_message_parse() (line ends, boundary candidate
 // lines, header field ends and colons, line counts) runs on one
 // implementation chosen once, at first use: the first of mp_impl_get(0),
-// mp_impl_get(1), ... that this CPU supports ("avx2", "sse2", "neon",
-// "swar", "scalar"; the list depends on the target), unless the environment
-// variable MAILPARSE_IMPL names one. If it names one that is unknown or that
-// this CPU lacks, mp_message_parse() returns MP_ERR_UNSUPPORTED (nothing
-// aborts). Every implementation gives exactly the results of "scalar", the
+// mp_impl_get(1), ... that this CPU supports ("avx512", "avx2", "sse2",
+// "neon", "swar", "scalar"; the list depends on the target; "avx512" asks
+// for AVX-512 F, BW, VBMI and VBMI2, Ice Lake and later), unless the
+// environment variable MAILPARSE_IMPL names one. If it names one that is
+// unknown or that this CPU lacks, mp_message_parse() returns
+// MP_ERR_UNSUPPORTED (nothing aborts). Every implementation gives exactly the results of "scalar", the
 // specification, which the tests and fuzzers check.
 
 // mp_impl_name returns the name of the implementation in use (a static

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "core_internal.h"
-#include "feed_internal.h"
 #include "encodify.h"
+#include "feed_internal.h"
 
 static int map_enc_err(int rc) {
   if (rc == ENC_ERR_BUFFER_TOO_SMALL)

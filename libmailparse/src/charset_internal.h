@@ -6,6 +6,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define MP_UTF8_REPLACEMENT 0xFFFDu
 
@@ -92,15 +95,33 @@ static inline size_t mp_utf8_encode_one(uint8_t out[4], uint32_t cp) {
 }
 
 // mp_ascii_prefix_len returns how many bytes at the start of `p` (`n` bytes)
-// are ASCII, testing 8 bytes at a time (SWAR): text in mail is mostly ASCII,
-// and runs of it are copied without decoding.
+// are ASCII, testing 16 bytes at a time with SSE2 (the x86-64 baseline) and
+// 8 at a time (SWAR) otherwise: text in mail is mostly ASCII, and runs of it
+// are copied without decoding. The first non-ASCII byte of a block is found
+// from its mask, not by a byte loop (a run of 8-bit text ends every few
+// bytes).
 static inline size_t mp_ascii_prefix_len(const uint8_t *p, size_t n) {
   size_t i = 0;
+#if defined(__SSE2__)
+  while (n - i >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+    unsigned m = (unsigned)_mm_movemask_epi8(v);
+    if (m != 0)
+      return i + (size_t)__builtin_ctz(m);
+    i += 16;
+  }
+#endif
   while (n - i >= 8) {
     uint64_t w;
     __builtin_memcpy(&w, p + i, 8);
-    if (w & 0x8080808080808080ull)
+    uint64_t h = w & 0x8080808080808080ull;
+    if (h != 0) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      return i + (size_t)(__builtin_ctzll(h) >> 3);
+#else
       break;
+#endif
+    }
     i += 8;
   }
   while (i < n && p[i] < 0x80)

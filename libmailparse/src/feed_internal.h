@@ -22,8 +22,8 @@ typedef struct mp_feed {
   const mp_body_sink *sink;
   const mp_part *rec;
   uint32_t part;
-  int codec;        // 0 (identity: handed over raw at the end), or enc_codec
-  size_t pos;       // the next body byte to decode (absolute)
+  int codec;  // 0 (identity: handed over raw at the end), or enc_codec
+  size_t pos; // the next body byte to decode (absolute)
   bool active;
 } mp_feed;
 

@@ -694,8 +694,8 @@ struct rec_sink {
   uint8_t *bytes[64];
   size_t len[64], cap[64];
   int ends[64];
-  long open; // the part whose body is under way, or -1
-  long last; // the last part ended
+  long open;   // the part whose body is under way, or -1
+  long last;   // the last part ended
   int fail_at; // the data call that fails (-1: none)
   int calls;
   bool no_end; // the sink has no `end`: a new part may start at any call
@@ -843,8 +843,8 @@ static void big_base64(struct big *b, size_t n, size_t line, const char *eol, un
 // big_qp appends quoted-printable text of about `n` bytes: escapes, soft
 // line breaks, trailing blanks and "--" at line starts that are no delimiter.
 static void big_qp(struct big *b, size_t n, const char *eol, unsigned seed) {
-  static const char *const bits[] = {"caf=C3=A9 ", "plain text ", "=3D ", "tab\t ", "--not ",
-                                     "x  ",        "=E2=82=AC",  "a",    "--b-not "};
+  static const char *const bits[] = {"caf=C3=A9 ", "plain text ", "=3D ", "tab\t ",  "--not ",
+                                     "x  ",        "=E2=82=AC",   "a",    "--b-not "};
   size_t col = 0, start = b->len;
   uint32_t x = seed + 7;
   while (b->len - start < n) {
@@ -922,7 +922,8 @@ START_TEST(test_bodies_large) {
 END_TEST
 
 START_TEST(test_bodies_sink_errors) {
-  const char *msg = MPH "--b\r\nContent-Transfer-Encoding: base64\r\n\r\nQUJD\r\n--b\r\n\r\nx\r\n--b--\r\n";
+  const char *msg =
+      MPH "--b\r\nContent-Transfer-Encoding: base64\r\n\r\nQUJD\r\n--b\r\n\r\nx\r\n--b--\r\n";
   size_t len = strlen(msg);
   mp_message *m = (mp_message *)1;
   mp_diag d;

@@ -3,12 +3,14 @@
 // concurrent threads (group commit) and through the batch API (also with
 // zstd level 1 instead of the default 3), then on one
 // large mailbox (built with no_sync) a move of 25,000 messages, an expunge of
-// 25,000 and marking every message seen, each one durable transaction.
+// 25,000, marking every message seen and adding the keyword $Junk to every
+// message, each one durable transaction.
 // Usage: bench_store [mailbox_size [deliveries]] (defaults 250000, 2000:
 // deliveries per single-thread run; the concurrent runs deliver 10 times as
 // many; 0 skips delivery). Commit grouping (messages per commit) goes to
 // stderr. bench_store --write-mbox FILE N writes the large mailbox's N
 // messages as an mbox for dovecot_compare.py, which runs Dovecot's side.
+// bench_store --sort N times SORT and THREAD over N list-like messages.
 #include "corvid_bench.h"
 #include "mailstore.h"
 
@@ -198,7 +200,110 @@ static int write_mbox(const char *path, unsigned n) {
   return fclose(f) != 0;
 }
 
+// sort_thread_run (bench_store --sort N) fills a store with N messages
+// that look like a mailing list's (a thousand senders, dated over a year
+// in several zones, four in five replying to one of the previous 2,000
+// with References and "Re:"), then times SORT by date, by subject, by
+// from, a first page of 50 by reverse date, and THREAD REFERENCES and
+// ORDEREDSUBJECT over the whole mailbox, each from a cold call.
+static void sort_thread_run(unsigned n) {
+  char dir[] = "/tmp/ms-bench-XXXXXX";
+  if (!mkdtemp(dir))
+    die("mkdtemp", -5);
+  struct ms_settings fast = {.no_sync = 1, .dict_train_after = UINT32_MAX};
+  ms_store *st;
+  uint32_t acct, box;
+  int rc;
+  if ((rc = ms_store_open(&st, dir, &fast)) < 0)
+    die("open", rc);
+  if ((rc = ms_account_create(st, &acct, "bench", 5, 0, 0)) < 0 ||
+      (rc = ms_mailbox_create(st, &box, acct, "INBOX", 5, MS_ROLE_INBOX)) < 0)
+    die("setup", rc);
+  uint32_t *parent = malloc(n * sizeof *parent);
+  if (!parent)
+    die("malloc", -12);
+  static char buf[4096];
+  uint32_t x = 88172645u;
+  uint64_t t0 = mark();
+  for (unsigned i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    parent[i] = i > 0 && x % 5 ? i - 1 - (x >> 8) % (i < 2000 ? i : 2000) : UINT32_MAX;
+    unsigned topic = i;
+    char refs[600] = "";
+    size_t ro = 0;
+    for (uint32_t p = parent[i], k = 0; p != UINT32_MAX && k < 10; p = parent[p], k++) {
+      // Written nearest first here; References wants the oldest first, so
+      // each id goes in front.
+      char one[40];
+      int l = snprintf(one, sizeof one, "<%u@list.example> ", p);
+      memmove(refs + l, refs, ro + 1);
+      memcpy(refs, one, (size_t)l);
+      ro += (size_t)l;
+      topic = p;
+    }
+    int len = snprintf(buf, sizeof buf,
+                       "From: User %u <user%u@example.org>\r\nTo: list@example.org\r\n"
+                       "Date: %u Mar 2024 %02u:%02u:%02u %c%02u00\r\n"
+                       "Subject: %stopic %u\r\nMessage-ID: <%u@list.example>\r\n"
+                       "%s%s%s\r\nSome text of message %u.\r\n",
+                       (x >> 3) % 1000, (x >> 3) % 1000, 1 + (x >> 5) % 28, (x >> 7) % 24,
+                       (x >> 11) % 60, (x >> 17) % 60, (x >> 23) % 2 ? '+' : '-', (x >> 24) % 10,
+                       parent[i] != UINT32_MAX ? "Re: " : "", topic, i, ro ? "References: " : "",
+                       refs, ro ? "\r\n" : "", i);
+    if ((rc = ms_message_append(st, NULL, NULL, acct, box, (uint8_t *)buf, (size_t)len, 0,
+                                1700000000 + i)) < 0)
+      die("append", rc);
+  }
+  emit_once("sort-fill-nosync", n, corvid_bench_now_ns() - t0);
+  uint32_t *out = malloc(n * sizeof *out);
+  size_t cap = (size_t)n * MS_THREAD_BYTES_PER_MESSAGE + 2, got = 0;
+  char *text = malloc(cap);
+  if (!out || !text)
+    die("malloc", -12);
+  static const struct {
+    const char *name;
+    uint32_t key;
+    size_t cap;
+  } sorts[] = {{"sort-date", MS_SORT_DATE, 0},
+               {"sort-subject", MS_SORT_SUBJECT, 0},
+               {"sort-from", MS_SORT_FROM, 0},
+               {"sort-date-reverse-page50", MS_SORT_DATE | MS_SORT_REVERSE, 50}};
+  for (size_t i = 0; i < sizeof sorts / sizeof sorts[0]; i++) {
+    t0 = mark();
+    if ((rc = ms_mailbox_sort(st, out, sorts[i].cap ? sorts[i].cap : n, &got, NULL, acct, box, NULL,
+                              0, &sorts[i].key, 1, 0)) < 0)
+      die("sort", rc);
+    emit_once(sorts[i].name, n, corvid_bench_now_ns() - t0);
+  }
+  static const struct {
+    const char *name;
+    int algorithm;
+  } threads[] = {{"thread-references", MS_THREAD_REFERENCES},
+                 {"thread-orderedsubject", MS_THREAD_ORDEREDSUBJECT}};
+  for (size_t i = 0; i < 2; i++) {
+    size_t nt = 0;
+    t0 = mark();
+    if ((rc = ms_mailbox_thread(st, text, cap, &got, &nt, acct, box, NULL, 0,
+                                threads[i].algorithm)) < 0)
+      die("thread", rc);
+    emit_once(threads[i].name, n, corvid_bench_now_ns() - t0);
+    fprintf(stderr, "%s: %zu threads, %zu bytes\n", threads[i].name, nt, got);
+  }
+  free(text);
+  free(out);
+  free(parent);
+  ms_store_close(st);
+  wipe(dir);
+  rmdir(dir);
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "--sort") == 0) {
+    sort_thread_run((unsigned)strtoul(argv[2], NULL, 10));
+    return 0;
+  }
   if (argc == 4 && strcmp(argv[1], "--write-mbox") == 0) {
     static char warm[256];
     message(warm, sizeof warm, 0, 100);
@@ -277,6 +382,14 @@ int main(int argc, char **argv) {
   if ((rc = ms_flags_store(st, acct, inbox, uids, big, MS_FLAG_SEEN, 0)) != (int)(big - 50000))
     die("flags", rc);
   emit_once("mark-all-seen", big - 50000, corvid_bench_now_ns() - t0);
+  // A keyword on every message: each uid record grows by its bitmap.
+  const char *junk = "$Junk";
+  size_t junk_len = 5;
+  t0 = mark();
+  if ((rc = ms_keywords_store(st, acct, inbox, uids, big, MS_KEYWORDS_ADD, &junk, &junk_len, 1)) !=
+      (int)(big - 50000))
+    die("keywords", rc);
+  emit_once("keyword-all", big - 50000, corvid_bench_now_ns() - t0);
   t0 = mark();
   if ((rc = ms_store_verify(st, NULL)) < 0)
     die("verify", rc);

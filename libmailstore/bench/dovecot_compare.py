@@ -11,7 +11,7 @@ mail as user nobody in an mdbox under WORKDIR), the MAILBOX_SIZE messages
 that bench_store fills its large mailbox with (bench_store --write-mbox),
 imported into INBOX with `doveadm import`, then, each timed as one doveadm
 process: move UIDs 1:25000 to another mailbox, expunge UIDs 25001:50000,
-add \\Seen to every message. A doveadm process that does nothing (mailbox
+add \\Seen to every message, add the keyword $Junk to every message. A doveadm process that does nothing (mailbox
 status) is timed too: process start and user lookup, included in Dovecot's
 figures and listed separately.
 
@@ -106,6 +106,9 @@ def main():
         results["mark-all-seen"] = doveadm("flags", "add", "-u", "bench", "\\Seen", "mailbox",
                                            "INBOX", "all")
         emit("mark-all-seen", "dovecot-2.3-mdbox", SIZE - 50000, results["mark-all-seen"])
+        results["keyword-all"] = doveadm("flags", "add", "-u", "bench", "$Junk", "mailbox",
+                                         "INBOX", "all")
+        emit("keyword-all", "dovecot-2.3-mdbox", SIZE - 50000, results["keyword-all"])
         st = subprocess.run(["doveadm", "-c", conf, "mailbox", "status", "-u", "bench",
                              "messages unseen", "INBOX"], capture_output=True, text=True)
         print(f"# dovecot INBOX after: {st.stdout.strip()}", file=sys.stderr)
@@ -121,7 +124,7 @@ def main():
 
     print(f"\n{'operation (mailbox of %d)' % SIZE:32} {'libmailstore':>14} {'Dovecot mdbox':>14}"
           f" {'ratio':>8}", file=sys.stderr)
-    for op in ("move-25000", "expunge-25000", "mark-all-seen"):
+    for op in ("move-25000", "expunge-25000", "mark-all-seen", "keyword-all"):
         a, b = ours.get(op), results.get(op)
         if a and b:
             print(f"{op:32} {a / 1e6:11.1f} ms {b / 1e6:11.1f} ms {b / a:7.1f}x", file=sys.stderr)

@@ -75,6 +75,7 @@ enum {
   MS_ERR_QUOTA = -10404,
   MS_ERR_LIMIT = -10405,
   MS_ERR_SAMPLES = -10406,
+  MS_ERR_EXPIRED = -10407,
 };
 
 // ms_strerror returns a static, NUL-terminated description of `code`: 0, a
@@ -86,6 +87,7 @@ enum {
 //   MS_ERR_QUOTA: account quota exceeded.
 //   MS_ERR_LIMIT: a configured limit was exceeded.
 //   MS_ERR_SAMPLES: too little stored mail to train a dictionary on.
+//   MS_ERR_EXPIRED: changes since that state are no longer kept.
 // Any other value gives "unknown error". It never returns NULL and is
 // thread-safe.
 MS_API const char *ms_strerror(int code);
@@ -129,6 +131,19 @@ struct ms_settings {
   // dict_max_size: the largest dictionary ms_store_train makes, in bytes
   // (at most 1 MiB); default 112,640 (zstd's own default).
   uint32_t dict_max_size;
+  // max_keyword_len: the longest keyword name in bytes; default and at
+  // most 255 (JMAP's bound, RFC 8621 section 4.1.1).
+  uint32_t max_keyword_len;
+  // max_keywords: distinct keywords one account may define; default 256,
+  // at most 1024. A defined keyword keeps its id while the account exists.
+  uint32_t max_keywords;
+  // changes_keep: change log entries (ms_account_changes) kept per
+  // account; the oldest beyond it are pruned (in steps of an eighth of it,
+  // so that a prune is not a cost of every commit); default 20,000.
+  uint32_t changes_keep;
+  // changes_keep_seconds: change log entries older than this are pruned
+  // too; default 30 days. UINT32_MAX keeps them regardless of age.
+  uint32_t changes_keep_seconds;
 };
 
 // System flags (RFC 9051 2.3.2), stored per mailbox membership.
@@ -489,13 +504,224 @@ MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_list(ms_store *store, struct ms_entr
 // from one snapshot: entries whose MODSEQ > since (UID order, up to out_cap,
 // count in *out_len) and UIDs expunged after since (up to vanished_cap, count
 // in *vanished_len). Both counts are the totals even when larger than the
-// capacities, which then gives MS_ERR_LIMIT. Errors: MS_ERR_NOTFOUND,
-// MS_ERR_LIMIT, MS_ERR_CORRUPT, -errno.
+// capacities, which then gives MS_ERR_LIMIT. VANISHED history is pruned
+// with the account change log (ms_settings.changes_keep): when entries
+// after `since` may be gone, the call fills what it has and returns
+// MS_ERR_EXPIRED, and the caller must resynchronise without it (RFC 7162
+// section 3.2.5.2: the client's known UIDs against the current ones).
+// Errors: MS_ERR_NOTFOUND, MS_ERR_LIMIT, MS_ERR_EXPIRED, MS_ERR_CORRUPT,
+// -errno.
 MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_changes(ms_store *store, struct ms_entry *out,
                                                     size_t out_cap, size_t *out_len,
                                                     uint32_t *vanished, size_t vanished_cap,
                                                     size_t *vanished_len, uint32_t account,
                                                     uint32_t mailbox, uint64_t since);
+
+// Keywords.
+//
+// Keywords are IMAP flag-keywords (RFC 9051 section 2.3.2) and JMAP Email
+// keywords (RFC 8621 section 4.1.1). Like the system flags they belong to a
+// membership, a message in one mailbox: IMAP STORE acts on a UID of the
+// selected mailbox, and CONDSTORE gives each membership its own MODSEQ; a
+// JMAP server sets an Email's keywords in each of its mailboxes. Each
+// account numbers its keywords (ids from 0, in order of first use, never
+// reused or renumbered) and a membership stores the set of ids as a bitmap
+// inside its uid record, so a keyword costs a bit, reading flags and
+// keywords is one record read, and copy, move and expunge carry or drop
+// them with no extra work (FORMAT.md).
+//
+// Names are compared ASCII case-insensitively (a name keeps the spelling of
+// its first use) and must be IMAP atoms: 1..max_keyword_len printable ASCII
+// characters other than SP ( ) { % * " \ ]. The names \Seen, \Answered,
+// \Flagged, \Deleted and \Draft (any case) stand for the system flags
+// MS_FLAG_*, so that IMAP STORE FLAGS replaces flags and keywords in one
+// transaction; any other name starting with '\' (\Recent included) is
+// refused. JMAP's $seen, $answered, $flagged and $draft are ordinary
+// keywords here: the JMAP layer maps them to the system flags.
+
+// Keyword operations of ms_keywords_store.
+enum {
+  MS_KEYWORDS_ADD = 1,     // IMAP +FLAGS
+  MS_KEYWORDS_REMOVE = 2,  // IMAP -FLAGS
+  MS_KEYWORDS_REPLACE = 3, // IMAP FLAGS, JMAP Email/set keywords
+};
+
+// ms_keyword_check returns 0 if `name` (len bytes) is a keyword or system
+// flag name ms_keywords_store accepts under `settings` (may be NULL for the
+// defaults), else MS_ERR_INVALID_ARGUMENT (bad syntax, a '\' name that is
+// not a system flag) or MS_ERR_LIMIT (longer than max_keyword_len).
+// Thread-safe; touches no store.
+MS_API MS_WARN_UNUSED_RESULT int ms_keyword_check(const char *name, size_t len,
+                                                  const struct ms_settings *settings);
+
+// ms_keywords_store changes the flags and keywords of the `count` UIDs at
+// `uids` of `mailbox` in one durable write transaction: `op` adds, removes
+// or replaces with the set named by the `name_count` names at names[i]
+// (name_lens[i] bytes each; system flag names act on MS_FLAG_*; a repeated
+// name counts once). Keywords the account has not used yet are defined
+// first (ADD and REPLACE; REMOVE ignores unknown names). UIDs not in the
+// mailbox are skipped; every membership whose flags or keywords change gets
+// the transaction's new MODSEQ and a change log entry, unchanged ones keep
+// theirs. Returns the number of memberships changed, or
+// MS_ERR_INVALID_ARGUMENT (bad op or name, NULL arrays with nonzero counts),
+// MS_ERR_LIMIT (count > max_batch, name_count > max_keywords, or the
+// account would define more than max_keywords keywords), MS_ERR_NOTFOUND
+// (account or mailbox), MS_ERR_CORRUPT, -ENOMEM, -ENOSPC, -errno.
+// Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_keywords_store(ms_store *store, uint32_t account,
+                                                   uint32_t mailbox, const uint32_t *uids,
+                                                   size_t count, int op, const char *const *names,
+                                                   const size_t *name_lens, size_t name_count);
+
+// ms_keyword_find stores in *out_id the id of keyword `name` of `account`
+// (case-insensitive). Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND (the
+// account never used it, or no such account), MS_ERR_CORRUPT, -errno.
+// Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_keyword_find(ms_store *store, uint32_t *out_id,
+                                                 uint32_t account, const char *name,
+                                                 size_t name_len);
+
+// ms_keyword_name copies the name of keyword `id` of `account` into out
+// (out_cap bytes, not NUL-terminated) and sets *out_len to its length (also
+// when out_cap is too small, then returning MS_ERR_LIMIT; 255 bytes always
+// suffice). Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND, MS_ERR_LIMIT,
+// MS_ERR_CORRUPT, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_keyword_name(ms_store *store, char *out, size_t out_cap,
+                                                 size_t *out_len, uint32_t account, uint32_t id);
+
+// ms_keyword_count sets *out_count to the number of keywords `account` has
+// defined and *out_max (may be NULL) to this handle's max_keywords, so
+// that IMAP can offer \* in PERMANENTFLAGS only while new keywords can
+// still be made. Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND (no such
+// account), MS_ERR_CORRUPT, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_keyword_count(ms_store *store, uint32_t *out_count,
+                                                  uint32_t *out_max, uint32_t account);
+
+// ms_keywords_get writes the keyword ids of UID `uid` of `mailbox`, in
+// increasing order, to out (up to out_cap) and their number to *out_len
+// (the total, also when larger than out_cap, which then gives MS_ERR_LIMIT;
+// max_keywords entries always suffice); *out_flags (may be NULL) receives
+// its MS_FLAG_* bits. Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND (no
+// such UID, mailbox or account), MS_ERR_LIMIT, MS_ERR_CORRUPT, -errno.
+// Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_keywords_get(ms_store *store, uint32_t *out, size_t out_cap,
+                                                 size_t *out_len, uint32_t *out_flags,
+                                                 uint32_t account, uint32_t mailbox, uint32_t uid);
+
+// ms_mailbox_keywords writes the ids of the keywords set on at least one
+// message of `mailbox` (what IMAP FLAGS and PERMANENTFLAGS list besides the
+// system flags), in increasing order, to out (up to out_cap) and their
+// number to *out_len (the total; MS_ERR_LIMIT when larger than out_cap).
+// It reads the mailbox's uid records in one snapshot, so its cost grows
+// with the mailbox. Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND,
+// MS_ERR_LIMIT, MS_ERR_CORRUPT, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_keywords(ms_store *store, uint32_t *out, size_t out_cap,
+                                                     size_t *out_len, uint32_t account,
+                                                     uint32_t mailbox);
+
+// ms_keyword_entry is one message of ms_mailbox_list_keywords: its entry
+// and where its keyword ids lie in the ids array.
+struct ms_keyword_entry {
+  struct ms_entry entry;
+  uint32_t first; // index of its first keyword id in the ids array
+  uint32_t count; // number of its keyword ids
+};
+
+// ms_mailbox_list_keywords is ms_mailbox_list with keywords: it writes the
+// entries of `mailbox` with UID >= first_uid in UID order to out (up to
+// out_cap, number in *out_len) and their keyword ids, each message's in
+// increasing order, to ids (up to ids_cap, number in *ids_len), from one
+// snapshot, stopping before the first message whose entry or ids do not
+// fit. Page on with the last UID + 1. Errors: MS_ERR_INVALID_ARGUMENT,
+// MS_ERR_NOTFOUND, MS_ERR_LIMIT (the first message's ids alone exceed
+// ids_cap), MS_ERR_CORRUPT, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int
+ms_mailbox_list_keywords(ms_store *store, struct ms_keyword_entry *out, size_t out_cap,
+                         size_t *out_len, uint32_t *ids, size_t ids_cap, size_t *ids_len,
+                         uint32_t account, uint32_t mailbox, uint32_t first_uid);
+
+// Mailbox enumeration.
+
+// ms_account_mailboxes writes the ids of every mailbox of `account`, in
+// byte order of their full names (a parent before its children), to out (up
+// to out_cap) and their number to *out_len (the total; MS_ERR_LIMIT when
+// larger than out_cap), from one snapshot. Errors: MS_ERR_INVALID_ARGUMENT,
+// MS_ERR_NOTFOUND (no such account), MS_ERR_LIMIT, MS_ERR_CORRUPT, -errno.
+// Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_account_mailboxes(ms_store *store, uint32_t *out,
+                                                      size_t out_cap, size_t *out_len,
+                                                      uint32_t account);
+
+// ms_mailbox_name copies the full name of `mailbox` ('/' between levels,
+// not NUL-terminated) into out (out_cap bytes) and sets *out_len to its
+// length (also when out_cap is too small, then returning MS_ERR_LIMIT;
+// ms_settings.max_name_len bytes always suffice). Errors:
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND, MS_ERR_LIMIT, MS_ERR_CORRUPT,
+// -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_name(ms_store *store, char *out, size_t out_cap,
+                                                 size_t *out_len, uint32_t account,
+                                                 uint32_t mailbox);
+
+// Account change log.
+//
+// What JMAP's Foo/changes (RFC 8620 section 5.2) needs: every write
+// transaction that creates, changes or destroys a message or a mailbox logs
+// it per account, in the same transaction. A message is updated when the
+// flags or keywords of one of its memberships change or a copy, move or
+// expunge changes its mailboxes; it is destroyed with its last membership.
+// A mailbox is updated when renamed or (un)subscribed, and has its counts
+// changed (MS_CHANGE_COUNTS, JMAP updatedProperties) when messages enter or
+// leave it or \Seen changes in it. Each entry advances the account's state,
+// a number that only grows (0 before the first change); the JMAP layer
+// prints it as its state string. The log keeps the newest
+// ms_settings.changes_keep entries no older than changes_keep_seconds; a
+// state older than what is kept cannot be answered (MS_ERR_EXPIRED: JMAP
+// cannotCalculateChanges). IMAP QRESYNC VANISHED history is pruned with it:
+// ms_mailbox_changes reports MS_ERR_EXPIRED for a MODSEQ it no longer
+// covers.
+
+// Change kinds (filter bits of ms_account_changes) and types.
+enum {
+  MS_CHANGE_MESSAGE = 1,
+  MS_CHANGE_MAILBOX = 2,
+};
+enum {
+  MS_CHANGE_CREATED = 1,
+  MS_CHANGE_UPDATED = 2,
+  MS_CHANGE_DESTROYED = 3,
+  MS_CHANGE_COUNTS = 4, // mailbox: only its message counts changed
+};
+
+// ms_change is one object in a ms_account_changes answer.
+struct ms_change {
+  uint32_t kind; // MS_CHANGE_MESSAGE or MS_CHANGE_MAILBOX
+  uint32_t type; // MS_CHANGE_CREATED .. MS_CHANGE_COUNTS
+  uint64_t id;   // message id or mailbox id
+};
+
+// ms_account_state sets *out to the current state of `account` (0 if
+// nothing was logged yet). Errors: MS_ERR_INVALID_ARGUMENT,
+// MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_account_state(ms_store *store, uint64_t *out, uint32_t account);
+
+// ms_account_changes reports, from one snapshot, the objects of the kinds
+// in `kinds` (MS_CHANGE_MESSAGE and/or MS_CHANGE_MAILBOX bits) that changed
+// in `account` after state `since_state`, each id once with its net change
+// as RFC 8620 section 5.2 describes: created then updated is created,
+// updated then destroyed is destroyed, created then destroyed is left out,
+// counts then updated is updated. It writes at most max_changes (at most
+// out_cap, which must be > 0) of them to out, their number to *out_len,
+// and to *out_new_state the state they bring the caller to: the current
+// state, or with *out_has_more set an intermediate one to call again with.
+// Errors: MS_ERR_INVALID_ARGUMENT (NULL pointers, kinds 0, max_changes 0,
+// since_state later than the current state), MS_ERR_EXPIRED (since_state
+// is older than the log keeps: cannotCalculateChanges), MS_ERR_NOTFOUND,
+// MS_ERR_CORRUPT, -ENOMEM, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_account_changes(ms_store *store, struct ms_change *out,
+                                                    size_t out_cap, size_t *out_len,
+                                                    uint64_t *out_new_state, int *out_has_more,
+                                                    uint32_t account, uint32_t kinds,
+                                                    uint64_t since_state, size_t max_changes);
 
 // Search queue.
 //
@@ -542,6 +768,171 @@ MS_API MS_WARN_UNUSED_RESULT int ms_search_queue_read(ms_store *store, struct ms
 // many). Entries queued later are kept. Errors: MS_ERR_INVALID_ARGUMENT,
 // MS_ERR_CORRUPT, -ENOSPC, -errno. Thread-safe.
 MS_API MS_WARN_UNUSED_RESULT int ms_search_queue_ack(ms_store *store, uint64_t through_seq);
+
+// Message summaries, threads and sorting.
+//
+// Each delivery (ms_message_append, ms_messages_deliver) parses its message
+// with libmailparse before the commit, as it compresses it, and stores a
+// summary next to the message record in the same transaction: the IMAP
+// ENVELOPE and extended BODYSTRUCTURE, and the values SORT, THREAD and JMAP
+// Email/get need (FORMAT.md "Message summaries"). Copy and move keep the
+// message and its summary; the destruction of a message deletes it. A
+// message stored by an older version of the library has no summary: it is
+// made from the message's bytes each time it is asked for (the same result,
+// at the cost of a parse) until ms_store_summarize stores it.
+//
+// Thread ids (ms_message_info.thread_id, the JMAP threadId) are chosen in
+// the delivery transaction: a message joins the thread of the first message
+// it names (its own Message-ID as named by an earlier message, then
+// In-Reply-To, then References from the nearest) or, when it names none
+// that is known but claims to be a reply, the thread of its base subject;
+// otherwise its thread id is its own message id. Thread ids never change: a
+// message naming messages of two threads joins the first found and merges
+// nothing (FORMAT.md "Threads"). IMAP THREAD (ms_mailbox_thread) computes
+// RFC 5256 threads of one mailbox afresh and does not use these ids.
+
+// ms_text is a byte string inside a caller's buffer (not NUL-terminated;
+// len 0 when absent).
+struct ms_text {
+  const char *p;
+  size_t len;
+};
+
+// Summary flags.
+enum {
+  MS_SUMMARY_HAS_DATE = 1u << 0,       // a Date field parsed; else date is the internal date
+  MS_SUMMARY_HAS_ATTACHMENT = 1u << 1, // JMAP hasAttachment: mp_message_select lists one
+  MS_SUMMARY_REPLY = 1u << 2,          // the subject had a reply or forward marker (RFC 5256)
+  MS_SUMMARY_STORED = 1u << 3,         // read from the store (else made on the fly)
+};
+
+// ms_summary is a message's cached summary; every ms_text points into the
+// buffer given to ms_message_summary_get.
+struct ms_summary {
+  uint32_t flags;          // MS_SUMMARY_*
+  int32_t date_offset;     // the Date field's zone, minutes east of UTC
+  int64_t date;            // RFC 5256 sent date: the Date field in UTC seconds, else internal_date
+  int64_t internal_date;   // seconds since the epoch
+  uint64_t size;           // RFC822.SIZE
+  struct ms_text envelope; // IMAP ENVELOPE, as mp_part_envelope writes it
+  struct ms_text bodystructure; // IMAP BODYSTRUCTURE (extended), as mp_part_bodystructure
+  struct ms_text from, to, cc;  // RFC 5256 sort keys: addr-mailbox of the first mailbox
+                                // (group names are skipped)
+  struct ms_text display_from;  // RFC 5957 DISPLAYFROM: display name, else addr-spec
+  struct ms_text display_to;    // RFC 5957 DISPLAYTO
+  struct ms_text subject;       // RFC 5256 base subject (UTF-8)
+  struct ms_text message_id;    // Message-ID without angle brackets
+  struct ms_text in_reply_to;   // the first In-Reply-To id
+  struct ms_text references;    // References ids in order, separated by one space
+  struct ms_text preview;       // JMAP preview (RFC 8621 section 4.1.4), UTF-8
+};
+
+// ms_message_summary_get fills *out with the summary of message
+// `message_id` of `account`, copying its bytes into buf (buf_cap bytes,
+// owned by the caller; the ms_text fields of *out point into it) and setting
+// *buf_len to the bytes used (also when buf_cap is too small, which then
+// returns MS_ERR_LIMIT: call again with that many). A message without a
+// stored summary is read and summarised on the fly. Errors:
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND, MS_ERR_LIMIT, MS_ERR_CORRUPT,
+// -ENOMEM, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_message_summary_get(ms_store *store, struct ms_summary *out,
+                                                        uint8_t *buf, size_t buf_cap,
+                                                        size_t *buf_len, uint32_t account,
+                                                        uint64_t message_id);
+
+// ms_summary_make summarises the message `data` (len bytes) as a delivery
+// would with internal date `internal_date`, into buf as
+// ms_message_summary_get does (MS_SUMMARY_STORED clear), without any store.
+// Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_LIMIT (*buf_len says how much is
+// needed), -ENOMEM. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_summary_make(struct ms_summary *out, uint8_t *buf,
+                                                 size_t buf_cap, size_t *buf_len,
+                                                 const uint8_t *data, size_t len,
+                                                 int64_t internal_date);
+
+// ms_store_summarize stores the summary of up to `max_items` messages (0
+// means 1,024; at most 65,536) that have none (delivered by an older
+// version of the library), in one durable write transaction, and returns
+// how many it stored; an upgrade tool calls it until it returns 0.
+// Their thread ids stay. Each call walks the message records from the
+// start (a cursor step per message that has its summary) in one read
+// snapshot, parses the messages outside any transaction, then stores the
+// summaries of those still without one in one write transaction. Errors:
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_CORRUPT, -ENOMEM, -ENOSPC, -errno.
+// Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_summarize(ms_store *store, size_t max_items);
+
+// Sort keys of ms_mailbox_sort (RFC 5256 section 3, RFC 5957), each
+// optionally or'ed with MS_SORT_REVERSE.
+enum {
+  MS_SORT_ARRIVAL = 1,     // internal date
+  MS_SORT_CC = 2,          // addr-mailbox of the first Cc address
+  MS_SORT_DATE = 3,        // sent date (Date in UTC, else the internal date)
+  MS_SORT_FROM = 4,        // addr-mailbox of the first From address
+  MS_SORT_SIZE = 5,        // RFC822.SIZE
+  MS_SORT_SUBJECT = 6,     // base subject
+  MS_SORT_TO = 7,          // addr-mailbox of the first To address
+  MS_SORT_DISPLAYFROM = 8, // RFC 5957 display name of the first From address
+  MS_SORT_DISPLAYTO = 9,   // RFC 5957 display name of the first To address
+  MS_SORT_REVERSE = 0x100,
+};
+
+// MS_SORT_MAX_KEYS bounds the keys of one ms_mailbox_sort call.
+#define MS_SORT_MAX_KEYS 16
+
+// ms_mailbox_sort sorts the messages of `mailbox` (all of them when uids is
+// NULL, else those of the uid_count UIDs at uids that it holds, in any
+// order, repeats counted once: the IMAP SORT command's search result) by
+// the `key_count` keys at `keys` (MS_SORT_*; the first decides, the next
+// break its ties; no keys means UID order) from one snapshot of the cached
+// summaries. Strings compare with the i;ascii-casemap collation; messages
+// equal on every key keep UID (sequence) order, whatever MS_SORT_REVERSE
+// says, as RFC 5256 requires. It writes the UIDs at positions offset ..
+// offset + out_cap - 1 of the sorted order to out, their number to
+// *out_len, and the count of messages sorted to *out_total (may be NULL),
+// which is what JMAP
+// Email/query's position, limit and total need. Memory: about 110 bytes
+// per message plus the string keys asked for, freed before return; time
+// O(n log n) per call, nothing is kept between calls. Errors:
+// MS_ERR_INVALID_ARGUMENT (unknown key, more than MS_SORT_MAX_KEYS keys,
+// NULL pointers), MS_ERR_NOTFOUND (account or mailbox), MS_ERR_LIMIT (more
+// than 4 GiB of string keys, uid_count > max_batch), MS_ERR_CORRUPT,
+// -ENOMEM, -errno. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int
+ms_mailbox_sort(ms_store *store, uint32_t *out, size_t out_cap, size_t *out_len, size_t *out_total,
+                uint32_t account, uint32_t mailbox, const uint32_t *uids, size_t uid_count,
+                const uint32_t *keys, size_t key_count, size_t offset);
+
+// Threading algorithms of ms_mailbox_thread (RFC 5256 section 3).
+enum {
+  MS_THREAD_ORDEREDSUBJECT = 1,
+  MS_THREAD_REFERENCES = 2,
+};
+
+// MS_THREAD_BYTES_PER_MESSAGE bytes per message of the mailbox (plus 2)
+// always hold ms_mailbox_thread's output.
+#define MS_THREAD_BYTES_PER_MESSAGE 16
+
+// ms_mailbox_thread threads the messages of `mailbox` (all, or those of the
+// uid_count UIDs at uids, as ms_mailbox_sort selects them) with `algorithm`
+// (MS_THREAD_*; RFC 5256 section 3: REFERENCES with dummy parents, pruning
+// and base-subject merging; ORDEREDSUBJECT) from one snapshot of the cached
+// summaries, and writes the result as the IMAP THREAD response's thread
+// list (RFC 5256 section 4, e.g. "(2)(3 6 (4 23)(44 7 96))", UIDs; nothing
+// for an empty mailbox) to out (out_cap bytes, not NUL-terminated),
+// setting *out_len to its length (also when out_cap is too small, which
+// then returns MS_ERR_LIMIT; MS_THREAD_BYTES_PER_MESSAGE per message plus 2
+// always suffice) and *out_threads (may be NULL) to the number of threads.
+// Message-IDs compare as bytes, base subjects with i;ascii-casemap. Memory
+// and time as ms_mailbox_sort. Errors: MS_ERR_INVALID_ARGUMENT,
+// MS_ERR_NOTFOUND, MS_ERR_LIMIT (output, or uid_count > max_batch),
+// MS_ERR_CORRUPT, -ENOMEM, -errno.
+// Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_thread(ms_store *store, char *out, size_t out_cap,
+                                                   size_t *out_len, size_t *out_threads,
+                                                   uint32_t account, uint32_t mailbox,
+                                                   const uint32_t *uids, size_t uid_count,
+                                                   int algorithm);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@ const char *ms_strerror(int code) {
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_LIMIT] = "a configured limit was exceeded",
       [MS_ERR_INVALID_ARGUMENT - MS_ERR_SAMPLES] =
           "too little stored mail to train a dictionary on",
+      [MS_ERR_INVALID_ARGUMENT - MS_ERR_EXPIRED] = "changes since that state are no longer kept",
   };
   return corvid_errtext_lookup(own, sizeof own / sizeof own[0], MS_ERR_INVALID_ARGUMENT, code);
 }

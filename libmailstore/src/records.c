@@ -113,21 +113,53 @@ int msr_mailbox_decode(struct msr_mailbox *m, const void *in, size_t len) {
   return 0;
 }
 
-void msr_uid_encode(uint8_t out[MSR_UID_LEN], const struct msr_uid *u) {
+size_t msr_uid_encode(uint8_t out[MSR_UID_MAX], const struct msr_uid *u) {
   msr_le64(out, u->message);
   msr_le32(out + 8, u->flags);
   msr_le64(out + 12, u->modseq);
+  size_t n = u->kwlen < MSR_KW_BYTES ? u->kwlen : MSR_KW_BYTES;
+  while (n && u->kw[n - 1] == 0)
+    n--;
+  memcpy(out + MSR_UID_LEN, u->kw, n);
+  return MSR_UID_LEN + n;
 }
 
 int msr_uid_decode(struct msr_uid *u, const void *in, size_t len) {
-  if (len != MSR_UID_LEN)
+  // Trailing zero bytes would make two encodings of one set; the encoder
+  // never writes them.
+  if (len < MSR_UID_LEN || len > MSR_UID_MAX)
     return MS_ERR_CORRUPT;
   const uint8_t *p = in;
   u->message = msr_get_le64(p);
   u->flags = msr_get_le32(p + 8);
   u->modseq = msr_get_le64(p + 12);
-  if (u->message == 0 || (u->flags & ~(uint32_t)MS_FLAG_ALL) || u->modseq == 0)
+  u->kwlen = (uint32_t)(len - MSR_UID_LEN);
+  if (u->message == 0 || (u->flags & ~(uint32_t)MS_FLAG_ALL) || u->modseq == 0 ||
+      (u->kwlen && p[len - 1] == 0))
     return MS_ERR_CORRUPT;
+  memcpy(u->kw, p + MSR_UID_LEN, u->kwlen);
+  memset(u->kw + u->kwlen, 0, MSR_KW_BYTES - u->kwlen);
+  return 0;
+}
+
+int msr_keyword_valid(const char *name, size_t len, size_t max_len) {
+  if (!name || len == 0 || len > max_len || len > MSR_KEYWORD_LEN_MAX)
+    return 0;
+  for (size_t i = 0; i < len; i++) {
+    unsigned char ch = (unsigned char)name[i];
+    // ATOM-CHAR is any CHAR but atom-specials: "(" ")" "{" SP CTL "%" "*"
+    // DQUOTE "\" "]".
+    if (ch <= 0x20 || ch >= 0x7f || strchr("(){%*\"\\]", ch))
+      return 0;
+  }
+  return 1;
+}
+
+int msr_keyword_decode(const char **name, size_t *name_len, const void *in, size_t len) {
+  if (!msr_keyword_valid(in, len, MSR_KEYWORD_LEN_MAX))
+    return MS_ERR_CORRUPT;
+  *name = in;
+  *name_len = len;
   return 0;
 }
 
@@ -230,6 +262,51 @@ int msr_squeue_decode(struct msr_squeue *q, const void *in, size_t len) {
   q->account = msr_get_le32(p + 1);
   q->message = msr_get_le64(p + 5);
   if ((q->op != MS_SEARCH_INDEX && q->op != MS_SEARCH_REMOVE) || q->account == 0 || q->message == 0)
+    return MS_ERR_CORRUPT;
+  return 0;
+}
+
+void msr_clhead_encode(uint8_t out[MSR_CLHEAD_LEN], const struct msr_clhead *h) {
+  out[0] = MSR_RECORD_VERSION;
+  msr_le64(out + 1, h->next_seq);
+  msr_le64(out + 9, h->floor);
+  msr_le64(out + 17, h->vfloor);
+  msr_le64(out + 25, h->count);
+}
+
+int msr_clhead_decode(struct msr_clhead *h, const void *in, size_t len) {
+  const uint8_t *p = in;
+  if (len != MSR_CLHEAD_LEN || p[0] != MSR_RECORD_VERSION)
+    return MS_ERR_CORRUPT;
+  h->next_seq = msr_get_le64(p + 1);
+  h->floor = msr_get_le64(p + 9);
+  h->vfloor = msr_get_le64(p + 17);
+  h->count = msr_get_le64(p + 25);
+  // Kept entries lie strictly between floor and next_seq.
+  if (h->next_seq == 0 || h->floor >= h->next_seq || h->count > h->next_seq - 1 - h->floor)
+    return MS_ERR_CORRUPT;
+  return 0;
+}
+
+void msr_clentry_encode(uint8_t out[MSR_CLENTRY_LEN], const struct msr_clentry *e) {
+  out[0] = (uint8_t)e->kind;
+  out[1] = (uint8_t)e->type;
+  msr_le64(out + 2, e->id);
+  msr_le64(out + 10, e->modseq);
+  msr_le64(out + 18, (uint64_t)e->time);
+}
+
+int msr_clentry_decode(struct msr_clentry *e, const void *in, size_t len) {
+  const uint8_t *p = in;
+  if (len != MSR_CLENTRY_LEN)
+    return MS_ERR_CORRUPT;
+  e->kind = p[0];
+  e->type = p[1];
+  e->id = msr_get_le64(p + 2);
+  e->modseq = msr_get_le64(p + 10);
+  e->time = (int64_t)msr_get_le64(p + 18);
+  if (e->kind < 1 || e->kind > 2 || e->type < 1 || e->type > 4 || e->id == 0 ||
+      (e->type == 4 && e->kind != 2))
     return MS_ERR_CORRUPT;
   return 0;
 }

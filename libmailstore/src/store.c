@@ -2,7 +2,11 @@
 // record encodings of FORMAT.md, the zstd dictionaries blobs are compressed
 // with, and every operation as one write transaction that is retried after
 // doubling the map when LMDB reports MDB_MAP_FULL.
+#include "changelog.h"
+#include "keywords.h"
 #include "mailstore.h"
+#include "meta.h"
+#include "store_internal.h"
 #include "store_records.h"
 
 #include <errno.h>
@@ -17,14 +21,6 @@
 #include <zdict.h>
 #include <zstd.h>
 
-// ERR_MAP_FULL never leaves this file: run_write turns it into a retry.
-#define ERR_MAP_FULL (-10499)
-
-// CCTX_POOL bounds the compression contexts kept for reuse; a context for
-// level 3 costs about a megabyte to set up, far more than compressing a
-// typical message.
-#define CCTX_POOL 16
-
 // TRAIN_SAMPLE_MAX bounds what one message contributes to a training
 // sample: headers and the start of the text are what messages share, long
 // attachments would only crowd them out. TRAIN_MIN_SAMPLES is the fewest
@@ -32,53 +28,7 @@
 #define TRAIN_SAMPLE_MAX (64u << 10)
 #define TRAIN_MIN_SAMPLES 8
 
-struct deliver_req;
-
-// ddict_ent is a dictionary prepared for decompression, kept until close.
-struct ddict_ent {
-  uint32_t id;
-  ZSTD_DDict *dd;
-};
-
-struct ms_store {
-  MDB_env *env;
-  MDB_dbi meta, accounts, names, mailboxes, uids, messages, blobs, vanished, release, dicts, squeue;
-  struct ms_settings set;
-  // Every transaction of this process holds maplock shared; resizing the map
-  // holds it exclusive, because LMDB allows mdb_env_set_mapsize only while
-  // the process has no transaction open.
-  pthread_rwlock_t maplock;
-  // The group-commit queue (leader/follower, see group_commit): requests
-  // waiting for a committer, and whether one is at work; counters too.
-  pthread_mutex_t qlock;
-  pthread_cond_t qdone;   // a commit finished
-  pthread_cond_t qarrive; // no caller is preparing any more
-  struct deliver_req *qhead, *qtail;
-  int committing;
-  int preparing;   // callers hashing and compressing, about to queue
-  int queued;      // requests in the queue
-  int last_reqs;   // requests the previous commit took
-  int leader_wait; // the committer waits on qarrive
-  struct ms_store_counters counters;
-  pthread_mutex_t poollock;
-  ZSTD_CCtx *pool[CCTX_POOL];
-  int npool;
-  // Dictionaries (under dictlock): the current one for compression, every
-  // CDict and DDict made so far (threads use them outside the lock, so they
-  // live until close), the newest id a delivery commit saw in the file, and
-  // the automatic training's state.
-  pthread_mutex_t dictlock;
-  ZSTD_CDict *cdict;
-  uint32_t cdict_id;
-  ZSTD_CDict **cdicts;
-  size_t ncdicts;
-  struct ddict_ent *ddicts;
-  size_t nddicts;
-  uint32_t dict_seen;
-  int train_due, training, train_off;
-};
-
-static int lmdb_err(int rc) {
+int lmdb_err(int rc) {
   switch (rc) {
   case 0:
     return 0;
@@ -124,7 +74,7 @@ static int grow(ms_store *s, uint64_t seen) {
 
 // txn_begin starts a transaction holding maplock shared until txn_abort or
 // txn_commit.
-static int txn_begin(ms_store *s, unsigned flags, MDB_txn **t) {
+int txn_begin(ms_store *s, unsigned flags, MDB_txn **t) {
   for (int tries = 0;; tries++) {
     pthread_rwlock_rdlock(&s->maplock);
     int rc = mdb_txn_begin(s->env, NULL, flags, t);
@@ -142,22 +92,20 @@ static int txn_begin(ms_store *s, unsigned flags, MDB_txn **t) {
   }
 }
 
-static void txn_abort(ms_store *s, MDB_txn *t) {
+void txn_abort(ms_store *s, MDB_txn *t) {
   mdb_txn_abort(t);
   pthread_rwlock_unlock(&s->maplock);
 }
 
-static int txn_commit(ms_store *s, MDB_txn *t) {
+int txn_commit(ms_store *s, MDB_txn *t) {
   int rc = lmdb_err(mdb_txn_commit(t));
   pthread_rwlock_unlock(&s->maplock);
   return rc;
 }
 
-typedef int (*write_fn)(ms_store *s, MDB_txn *t, void *ctx);
-
 // run_write runs fn in a write transaction; fn must write its outputs only
 // through ctx so that a retry after growing the map starts from scratch.
-static int run_write(ms_store *s, write_fn fn, void *ctx) {
+int run_write(ms_store *s, write_fn fn, void *ctx) {
   for (;;) {
     MDB_txn *t;
     int rc = txn_begin(s, 0, &t);
@@ -186,23 +134,17 @@ static int run_write(ms_store *s, write_fn fn, void *ctx) {
   }
 }
 
-static MDB_val val(const void *p, size_t n) {
-  MDB_val v = {n, (void *)p};
-  return v;
-}
-
-static int get(MDB_txn *t, MDB_dbi d, const void *k, size_t kn, MDB_val *out) {
+int get(MDB_txn *t, MDB_dbi d, const void *k, size_t kn, MDB_val *out) {
   MDB_val key = val(k, kn);
   return lmdb_err(mdb_get(t, d, &key, out));
 }
 
-static int put(MDB_txn *t, MDB_dbi d, const void *k, size_t kn, const void *v, size_t vn,
-               unsigned flags) {
+int put(MDB_txn *t, MDB_dbi d, const void *k, size_t kn, const void *v, size_t vn, unsigned flags) {
   MDB_val key = val(k, kn), data = val(v, vn);
   return lmdb_err(mdb_put(t, d, &key, &data, flags));
 }
 
-static int del(MDB_txn *t, MDB_dbi d, const void *k, size_t kn) {
+int del(MDB_txn *t, MDB_dbi d, const void *k, size_t kn) {
   MDB_val key = val(k, kn);
   return lmdb_err(mdb_del(t, d, &key, NULL));
 }
@@ -258,7 +200,7 @@ static int squeue_push(MDB_cursor *c, uint64_t *next, uint32_t op, uint32_t acct
 
 // ---- typed loads and stores ----
 
-static int acct_load(ms_store *s, MDB_txn *t, uint32_t id, struct msr_account *a) {
+int acct_load(ms_store *s, MDB_txn *t, uint32_t id, struct msr_account *a) {
   uint8_t k[4];
   msr_be32(k, id);
   MDB_val v;
@@ -266,14 +208,14 @@ static int acct_load(ms_store *s, MDB_txn *t, uint32_t id, struct msr_account *a
   return rc < 0 ? rc : msr_account_decode(a, v.mv_data, v.mv_size);
 }
 
-static int acct_store(ms_store *s, MDB_txn *t, uint32_t id, const struct msr_account *a) {
+int acct_store(ms_store *s, MDB_txn *t, uint32_t id, const struct msr_account *a) {
   uint8_t k[4], buf[MSR_ACCOUNT_MAX];
   msr_be32(k, id);
   size_t n = msr_account_encode(buf, a);
   return put(t, s->accounts, k, sizeof k, buf, n, 0);
 }
 
-static int mbox_load(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, struct msr_mailbox *m) {
+int mbox_load(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, struct msr_mailbox *m) {
   uint8_t k[8];
   msr_be32(k, acct);
   msr_be32(k + 4, id);
@@ -282,8 +224,7 @@ static int mbox_load(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, struct
   return rc < 0 ? rc : msr_mailbox_decode(m, v.mv_data, v.mv_size);
 }
 
-static int mbox_store(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id,
-                      const struct msr_mailbox *m) {
+int mbox_store(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, const struct msr_mailbox *m) {
   uint8_t k[8], buf[MSR_MAILBOX_MAX];
   msr_be32(k, acct);
   msr_be32(k + 4, id);
@@ -291,7 +232,7 @@ static int mbox_store(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id,
   return put(t, s->mailboxes, k, sizeof k, buf, n, 0);
 }
 
-static void uid_key(uint8_t k[12], uint32_t acct, uint32_t mbox, uint32_t uid) {
+void uid_key(uint8_t k[12], uint32_t acct, uint32_t mbox, uint32_t uid) {
   msr_be32(k, acct);
   msr_be32(k + 4, mbox);
   msr_be32(k + 8, uid);
@@ -299,10 +240,10 @@ static void uid_key(uint8_t k[12], uint32_t acct, uint32_t mbox, uint32_t uid) {
 
 static int uid_store(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t mbox, uint32_t uid,
                      const struct msr_uid *u) {
-  uint8_t k[12], buf[MSR_UID_LEN];
+  uint8_t k[12], buf[MSR_UID_MAX];
   uid_key(k, acct, mbox, uid);
-  msr_uid_encode(buf, u);
-  return put(t, s->uids, k, sizeof k, buf, sizeof buf, 0);
+  size_t n = msr_uid_encode(buf, u);
+  return put(t, s->uids, k, sizeof k, buf, n, 0);
 }
 
 static int msg_load(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, struct msr_message *m) {
@@ -501,7 +442,8 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
   } d[] = {{"meta", &s->meta},           {"accounts", &s->accounts}, {"names", &s->names},
            {"mailboxes", &s->mailboxes}, {"uids", &s->uids},         {"messages", &s->messages},
            {"blobs", &s->blobs},         {"vanished", &s->vanished}, {"release", &s->release},
-           {"dicts", &s->dicts},         {"squeue", &s->squeue}};
+           {"dicts", &s->dicts},         {"squeue", &s->squeue},     {"keywords", &s->keywords},
+           {"changes", &s->changes},     {"summaries", &s->summaries}, {"threads", &s->threads}};
   for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
     int rc = lmdb_err(mdb_dbi_open(t, d[i].name, MDB_CREATE, d[i].dbi));
     if (rc < 0)
@@ -519,11 +461,12 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
   if (v.mv_size != 4)
     return MS_ERR_CORRUPT;
   uint32_t format = msr_get_le32(v.mv_data);
-  // Format 1 lacks the release queue and format 2 the dictionaries, both
-  // empty in such a store (just created above): mark it format 3 so that an
-  // older library, which cannot read dictionary blobs, refuses it from now
-  // on.
-  if (format == 1 || format == 2) {
+  // Format 1 lacks the release queue, format 2 the dictionaries and format
+  // 3 the keyword table and change log, all empty in such a store (just
+  // created above), and every older uid record is a valid format 4 one
+  // without keywords: mark it format 4 so that an older library, which
+  // cannot read keyword bitmaps or dictionary blobs, refuses it from now on.
+  if (format >= 1 && format < MSR_FORMAT_VERSION) {
     uint8_t f[4];
     msr_le32(f, MSR_FORMAT_VERSION);
     return put(t, s->meta, "format", 6, f, 4, 0);
@@ -607,7 +550,7 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
     store_free(s);
     return rc;
   }
-  mdb_env_set_maxdbs(s->env, 16);
+  mdb_env_set_maxdbs(s->env, 32);
   mdb_env_set_mapsize(s->env, (size_t)s->set.initial_map_size);
   rc = lmdb_err(mdb_env_open(s->env, dir, MDB_NOTLS | (s->set.no_sync ? MDB_NOSYNC : 0), 0600));
   if (rc == 0) {
@@ -809,7 +752,9 @@ static int mbox_create_tx(ms_store *s, MDB_txn *t, void *p) {
                           .name_len = (uint16_t)c->len};
   memcpy(m.name, c->name, c->len);
   c->id = id;
-  return mbox_store(s, t, c->acct, id, &m);
+  if ((rc = mbox_store(s, t, c->acct, id, &m)) < 0)
+    return rc;
+  return cl_log1(s, t, c->acct, CL_MAILBOX, CL_CREATED, id, 0);
 }
 
 int ms_mailbox_create(ms_store *store, uint32_t *out_id, uint32_t account, const char *name,
@@ -908,6 +853,8 @@ struct prepared {
   uint8_t hash[32];
   uint8_t *blob;
   size_t blob_len;
+  uint8_t *summary; // summary record (meta.h), parsed here too
+  size_t summary_len;
 };
 
 // deliver_req is one ms_messages_deliver call waiting in the queue; it lives
@@ -1020,6 +967,7 @@ struct deliver_ctx {
   int train;            // no dictionary yet and enough blobs to train one
   MDB_cursor *sq;       // the search queue, and its next key
   uint64_t sq_next;
+  struct cl_writer cl; // the change log
 };
 
 static struct acct_slot *slot_acct(ms_store *s, MDB_txn *t, struct deliver_ctx *c, uint32_t id) {
@@ -1086,11 +1034,13 @@ static int deliver_one(ms_store *s, MDB_txn *t, struct deliver_ctx *c, struct ms
   mbox_count_add(&ms->m, d->flags, d->len);
   struct msr_message msg = {.size = d->len, .internal_date = d->internal_date, .refs = 1};
   memcpy(msg.blob, p->hash, 32);
-  msg.thread = id;
+  if ((rc = meta_deliver(s, t, d->account, id, p->summary, p->summary_len, &msg.thread)) < 0)
+    return rc;
   struct msr_uid u = {.message = id, .flags = d->flags, .modseq = a->modseq};
   if ((rc = msg_store(s, t, d->account, id, &msg)) < 0 ||
       (rc = uid_store(s, t, d->account, d->mailbox, uid, &u)) < 0 ||
-      (rc = squeue_push(c->sq, &c->sq_next, MS_SEARCH_INDEX, d->account, id)) < 0)
+      (rc = squeue_push(c->sq, &c->sq_next, MS_SEARCH_INDEX, d->account, id)) < 0 ||
+      (rc = cl_add(&c->cl, d->account, CL_MESSAGE, CL_CREATED, id, a->modseq)) < 0)
     return rc;
   d->status = 0;
   d->uid = uid;
@@ -1104,7 +1054,7 @@ static int deliver_tx(ms_store *s, MDB_txn *t, void *p) {
   int stored = 0, rc = lmdb_err(mdb_cursor_open(t, s->squeue, &c->sq));
   if (rc < 0)
     return rc;
-  if ((rc = squeue_next(s, t, c->sq, &c->sq_next)) < 0) {
+  if ((rc = squeue_next(s, t, c->sq, &c->sq_next)) < 0 || (rc = cl_open(s, t, &c->cl)) < 0) {
     mdb_cursor_close(c->sq);
     return rc;
   }
@@ -1122,8 +1072,12 @@ static int deliver_tx(ms_store *s, MDB_txn *t, void *p) {
     if (c->acc[i].dirty)
       rc = acct_store(s, t, c->acc[i].id, &c->acc[i].a);
   for (size_t i = 0; rc >= 0 && i < c->nmb; i++)
-    if (c->mb[i].dirty)
-      rc = mbox_store(s, t, c->mb[i].acct, c->mb[i].id, &c->mb[i].m);
+    if (c->mb[i].dirty && (rc = mbox_store(s, t, c->mb[i].acct, c->mb[i].id, &c->mb[i].m)) >= 0)
+      rc = cl_add(&c->cl, c->mb[i].acct, CL_MAILBOX, CL_COUNTS, c->mb[i].id,
+                  c->mb[i].m.highest_modseq);
+  int cr = cl_close(&c->cl, rc >= 0);
+  if (rc >= 0 && cr < 0)
+    rc = cr;
   mdb_cursor_close(c->sq);
   // Two cheap looks that let this process notice a dictionary another
   // process trained, and when to train the first one.
@@ -1307,6 +1261,9 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
       d->status = MS_ERR_LIMIT;
     else
       d->status = prepare(cc, store->set.compression_level, cd, dict_id, &prep[i], d->data, d->len);
+    if (d->status == 0)
+      d->status = summary_build(&prep[i].summary, &prep[i].summary_len, d->data, d->len,
+                                d->internal_date) == -ENOMEM ? -ENOMEM : 0;
     ready += d->status == 0;
   }
   cctx_give(store, cc);
@@ -1320,6 +1277,7 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
   for (size_t i = 0; i < count; i++) {
     stored += items[i].status == 0;
     free(prep[i].blob);
+    free(prep[i].summary);
   }
   free(prep);
   if (ready)
@@ -1390,24 +1348,10 @@ int ms_message_read(ms_store *store, uint8_t *out, size_t out_cap, size_t *out_l
   return rc;
 }
 
-// sel is one selected UID and its position in the caller's array. Batch
-// operations work on the selection sorted by UID, so that each record they
-// touch lies next to the previous one: cursor lookups stay on the same leaf
-// page, and new keys go in increasing order.
-struct sel {
-  uint32_t uid;
-  uint32_t idx;
-};
-
-struct batch_ctx {
-  uint32_t acct, src, dst, add, remove;
-  const uint32_t *uids;
-  size_t count;
-  uint32_t *out_uids;
-  struct sel *sel; // sorted, without duplicates; prepared outside the transaction
-  size_t nsel;
-};
-
+// Batch operations work on the selection (struct sel, store_internal.h)
+// sorted by UID, so that each record they touch lies next to the previous
+// one: cursor lookups stay on the same leaf page, and new keys go in
+// increasing order.
 static int sel_cmp(const void *a, const void *b) {
   uint32_t x = ((const struct sel *)a)->uid, y = ((const struct sel *)b)->uid;
   return (x > y) - (x < y);
@@ -1416,7 +1360,7 @@ static int sel_cmp(const void *a, const void *b) {
 // sel_build fills c->sel from c->uids: sorted by UID, a repeated UID kept
 // once (its first position). Most callers pass increasing UIDs (IMAP
 // sequence sets), which skips the sort.
-static int sel_build(struct batch_ctx *c) {
+int sel_build(struct batch_ctx *c) {
   c->nsel = 0;
   c->sel = NULL;
   if (!c->count)
@@ -1507,8 +1451,7 @@ static void cursors_close(MDB_cursor **c[], size_t n) {
 // with increasing UIDs, it mostly steps to the next record (MDB_NEXT)
 // instead of searching, which is what marking a whole mailbox needs.
 // Returns 1 found (value in *v), 0 absent, < 0 error.
-static int walk_seek(MDB_cursor *c, const uint8_t prefix[8], uint32_t uid, uint32_t *at,
-                     MDB_val *v) {
+int walk_seek(MDB_cursor *c, const uint8_t prefix[8], uint32_t uid, uint32_t *at, MDB_val *v) {
   MDB_val k;
   int r;
   if (*at && uid == *at) {
@@ -1554,7 +1497,12 @@ static int flags_tx(ms_store *s, MDB_txn *t, void *p) {
   // operation share a value, and it keeps the account counter compact.
   uint64_t modseq = a.modseq + 1;
   int changed = 0;
-  uint32_t at = 0;
+  uint32_t at = 0, unseen = m.unseen;
+  struct cl_writer w;
+  if ((rc = cl_open(s, t, &w)) < 0 || (rc = cl_expect(&w, c->acct, c->nsel)) < 0) {
+    mdb_cursor_close(uc);
+    return rc;
+  }
   for (size_t i = 0; i < c->nsel; i++) {
     uint8_t k[12];
     uid_key(k, c->acct, c->src, c->sel[i].uid);
@@ -1580,15 +1528,19 @@ static int flags_tx(ms_store *s, MDB_txn *t, void *p) {
     }
     u.flags = nf;
     u.modseq = modseq;
-    uint8_t buf[MSR_UID_LEN];
-    msr_uid_encode(buf, &u);
-    MDB_val key = val(k, sizeof k), data = val(buf, sizeof buf);
-    if ((rc = lmdb_err(mdb_cursor_put(uc, &key, &data, MDB_CURRENT))) < 0)
+    uint8_t buf[MSR_UID_MAX];
+    size_t bn = msr_uid_encode(buf, &u);
+    MDB_val key = val(k, sizeof k), data = val(buf, bn);
+    if ((rc = lmdb_err(mdb_cursor_put(uc, &key, &data, MDB_CURRENT))) < 0 ||
+        (rc = cl_add(&w, c->acct, CL_MESSAGE, CL_UPDATED, u.message, modseq)) < 0)
       break;
     changed++;
   }
   mdb_cursor_close(uc);
-  if (rc < 0)
+  if (rc >= 0 && m.unseen != unseen)
+    rc = cl_add(&w, c->acct, CL_MAILBOX, CL_COUNTS, c->src, modseq);
+  int cr = cl_close(&w, rc >= 0);
+  if (rc < 0 || (rc = cr) < 0)
     return rc;
   if (changed) {
     a.modseq = modseq;
@@ -1644,7 +1596,8 @@ static int xfer_remove(struct xfer *x, uint32_t mbox, struct msr_mailbox *m, uin
     MDB_val key = val(mk, sizeof mk), data = val(buf, sizeof buf);
     return lmdb_err(mdb_cursor_put(x->mc, &key, &data, MDB_CURRENT));
   }
-  if ((rc = lmdb_err(mdb_cursor_del(x->mc, 0))) < 0)
+  if ((rc = lmdb_err(mdb_cursor_del(x->mc, 0))) < 0 ||
+      (rc = meta_destroy(x->s, mdb_cursor_txn(x->mc), x->acct, u->message)) < 0)
     return rc;
   uint8_t rk[8];
   msr_be64(rk, x->rel_next++);
@@ -1679,6 +1632,9 @@ static int xfer_tx(ms_store *s, MDB_txn *t, struct batch_ctx *c, int op) {
       (op != XFER_EXPUNGE && (rc = mbox_load(s, t, c->acct, c->dst, &dst)) < 0))
     return rc;
   x.modseq = x.a.modseq + 1;
+  struct cl_writer w;
+  if ((rc = cl_open(s, t, &w)) < 0 || (rc = cl_expect(&w, c->acct, c->nsel)) < 0)
+    return rc;
   MDB_cursor **cs[] = {&x.uc, &x.mc, &x.van.c, &x.dst.c, &x.rel.c, &x.sq};
   const MDB_dbi ds[] = {s->uids, s->messages, s->vanished, s->uids, s->release, s->squeue};
   size_t ncs = sizeof cs / sizeof cs[0];
@@ -1715,7 +1671,11 @@ static int xfer_tx(ms_store *s, MDB_txn *t, struct batch_ctx *c, int op) {
     } else {
       rc = xfer_remove(&x, c->src, &src, uid, &u, &msg, op == XFER_EXPUNGE);
     }
-    if (rc < 0)
+    // An expunge of the last membership destroys the message; anything
+    // else changes its mailboxes.
+    if (rc < 0 || (rc = cl_add(&w, c->acct, CL_MESSAGE,
+                               op == XFER_EXPUNGE && msg.refs == 1 ? CL_DESTROYED : CL_UPDATED,
+                               u.message, x.modseq)) < 0)
       break;
     n++;
     if (op == XFER_EXPUNGE)
@@ -1726,17 +1686,22 @@ static int xfer_tx(ms_store *s, MDB_txn *t, struct batch_ctx *c, int op) {
     }
     uint32_t nu = dst.uidnext++;
     u.modseq = x.modseq;
-    uint8_t dk[12], buf[MSR_UID_LEN];
+    uint8_t dk[12], buf[MSR_UID_MAX];
     uid_key(dk, c->acct, c->dst, nu);
-    msr_uid_encode(buf, &u);
-    if ((rc = seq_put(&x.dst, dk, sizeof dk, buf, sizeof buf)) < 0)
+    size_t bn = msr_uid_encode(buf, &u);
+    if ((rc = seq_put(&x.dst, dk, sizeof dk, buf, bn)) < 0)
       break;
     mbox_count_add(&dst, u.flags, msg.size);
     if (c->out_uids)
       c->out_uids[idx] = nu;
   }
   cursors_close(cs, ncs);
-  if (rc < 0)
+  if (rc >= 0 && n && op != XFER_COPY)
+    rc = cl_add(&w, c->acct, CL_MAILBOX, CL_COUNTS, c->src, x.modseq);
+  if (rc >= 0 && n && op != XFER_EXPUNGE)
+    rc = cl_add(&w, c->acct, CL_MAILBOX, CL_COUNTS, c->dst, x.modseq);
+  int cr = cl_close(&w, rc >= 0);
+  if (rc < 0 || (rc = cr) < 0)
     return rc;
   if (n) {
     x.a.modseq = x.modseq;
@@ -1812,7 +1777,7 @@ static int expunge_tx(ms_store *s, MDB_txn *t, void *p) {
   return rc;
 }
 
-static int batch_check(ms_store *s, const uint32_t *uids, size_t count) {
+int batch_check(ms_store *s, const uint32_t *uids, size_t count) {
   if (!s || (!uids && count))
     return MS_ERR_INVALID_ARGUMENT;
   if (count > s->set.max_batch || count > INT32_MAX)
@@ -1985,11 +1950,18 @@ int ms_mailbox_changes(ms_store *store, struct ms_entry *out, size_t out_cap, si
       rc = lmdb_err(r);
     mdb_cursor_close(cur);
   }
+  // VANISHED history up to the change log's MODSEQ bound may be pruned:
+  // say so rather than answer with a partial set.
+  uint64_t vfloor = 0;
+  if (rc == 0)
+    rc = cl_vanished_floor(store, t, account, &vfloor);
   txn_abort(store, t);
   *out_len = n;
   *vanished_len = vn;
   if (rc == 0 && (n > out_cap || vn > vanished_cap))
     rc = MS_ERR_LIMIT;
+  if (rc == 0 && since < vfloor)
+    rc = MS_ERR_EXPIRED;
   return rc;
 }
 
@@ -2335,6 +2307,12 @@ int ms_store_verify(ms_store *store, struct ms_diag *diag) {
   if (rc < 0)
     return rc;
   rc = verify_tx(store, t, diag);
+  if (rc == 0)
+    rc = kw_verify(store, t, diag);
+  if (rc == 0)
+    rc = cl_verify(store, t, diag);
+  if (rc == 0)
+    rc = meta_verify(store, t, diag);
   txn_abort(store, t);
   if (diag)
     diag->code = rc;
@@ -2675,7 +2653,9 @@ static int rename_tx(ms_store *s, MDB_txn *t, void *p) {
     rc = rename_one(s, t, c->acct, kids[i].id, kids[i].name, kids[i].len, nn, c->len + tail, 0, 0);
   }
   free(kids);
-  return rc < 0 ? rc : 0;
+  // JMAP names a mailbox by its last level under its parent: descendants
+  // keep both, so only the renamed mailbox changes.
+  return rc < 0 ? rc : cl_log1(s, t, c->acct, CL_MAILBOX, CL_UPDATED, c->mbox, 0);
 }
 
 int ms_mailbox_rename(ms_store *store, uint32_t account, uint32_t mailbox, const char *name,
@@ -2768,7 +2748,7 @@ static int delete_tx(ms_store *s, MDB_txn *t, void *p) {
   if ((rc = del(t, s->names, nk2, mbox_name_key(nk2, c->acct, m.name, m.name_len))) < 0 ||
       (rc = del(t, s->mailboxes, mk, sizeof mk)) < 0)
     return rc;
-  return 0;
+  return cl_log1(s, t, c->acct, CL_MAILBOX, CL_DESTROYED, c->mbox, 0);
 }
 
 int ms_mailbox_delete(ms_store *store, uint32_t account, uint32_t mailbox) {
@@ -2789,7 +2769,9 @@ static int subscribe_tx(ms_store *s, MDB_txn *t, void *p) {
   if (rc < 0 || m.subscribed == c->on)
     return rc;
   m.subscribed = c->on;
-  return mbox_store(s, t, c->acct, c->mbox, &m);
+  if ((rc = mbox_store(s, t, c->acct, c->mbox, &m)) < 0)
+    return rc;
+  return cl_log1(s, t, c->acct, CL_MAILBOX, CL_UPDATED, c->mbox, 0);
 }
 
 int ms_mailbox_subscribe(ms_store *store, uint32_t account, uint32_t mailbox, int subscribed) {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MSR_FORMAT_VERSION 3u
+#define MSR_FORMAT_VERSION 4u
 #define MSR_RECORD_VERSION 1u
 #define MSR_NAME_MAX 1024u
 #define MSR_CODEC_ZSTD 1u
@@ -64,12 +64,25 @@ struct msr_mailbox {
 #define MSR_MAILBOX_FIXED 44u
 #define MSR_MAILBOX_MAX (MSR_MAILBOX_FIXED + MSR_NAME_MAX)
 
+// MSR_KEYWORDS_MAX bounds the keyword ids of one account (ms_settings.
+// max_keywords may lower it); a membership's keywords are a bitmap of them.
+#define MSR_KEYWORDS_MAX 1024u
+#define MSR_KW_BYTES (MSR_KEYWORDS_MAX / 8u)
+// MSR_KEYWORD_LEN_MAX bounds a keyword name, as JMAP does (RFC 8621 4.1.1).
+#define MSR_KEYWORD_LEN_MAX 255u
+
+// A uid record: 20 fixed bytes, then (format 4) the membership's keyword
+// bitmap without its trailing zero bytes. Decoders zero kw past kwlen, so
+// callers may test and set any bit below MSR_KEYWORDS_MAX.
 struct msr_uid {
   uint64_t message;
   uint32_t flags;
   uint64_t modseq;
+  uint32_t kwlen;
+  uint8_t kw[MSR_KW_BYTES];
 };
 #define MSR_UID_LEN 20u
+#define MSR_UID_MAX (MSR_UID_LEN + MSR_KW_BYTES)
 
 struct msr_message {
   uint64_t size;
@@ -120,7 +133,9 @@ size_t msr_account_encode(uint8_t *out, const struct msr_account *a);
 int msr_account_decode(struct msr_account *a, const void *in, size_t len);
 size_t msr_mailbox_encode(uint8_t *out, const struct msr_mailbox *m);
 int msr_mailbox_decode(struct msr_mailbox *m, const void *in, size_t len);
-void msr_uid_encode(uint8_t out[MSR_UID_LEN], const struct msr_uid *u);
+// msr_uid_encode writes the fixed part and kw trimmed of trailing zero
+// bytes (kwlen is only an upper bound for it) and returns the length.
+size_t msr_uid_encode(uint8_t out[MSR_UID_MAX], const struct msr_uid *u);
 int msr_uid_decode(struct msr_uid *u, const void *in, size_t len);
 void msr_message_encode(uint8_t out[MSR_MESSAGE_LEN], const struct msr_message *m);
 int msr_message_decode(struct msr_message *m, const void *in, size_t len);
@@ -130,5 +145,40 @@ size_t msr_dict_encode_head(uint8_t out[MSR_DICT_HEAD], const struct msr_dict *d
 int msr_dict_decode(struct msr_dict *d, const void *in, size_t len);
 void msr_squeue_encode(uint8_t out[MSR_SQUEUE_LEN], const struct msr_squeue *q);
 int msr_squeue_decode(struct msr_squeue *q, const void *in, size_t len);
+
+// A change log head record ("changes" DBI, key: account u32 BE): where the
+// account's log stands.
+struct msr_clhead {
+  uint64_t next_seq; // sequence number of the next entry, from 1
+  uint64_t floor;    // entries with sequence numbers <= floor are pruned
+  uint64_t vfloor;   // highest MODSEQ of a pruned entry (VANISHED bound)
+  uint64_t count;    // entries kept
+};
+#define MSR_CLHEAD_LEN 33u
+
+// A change log entry (key: account u32 BE, sequence u64 BE).
+struct msr_clentry {
+  uint32_t kind; // MS_CHANGE_MESSAGE or MS_CHANGE_MAILBOX
+  uint32_t type; // MS_CHANGE_CREATED .. MS_CHANGE_COUNTS
+  uint64_t id;   // message or mailbox id
+  uint64_t modseq;
+  int64_t time; // seconds since the epoch
+};
+#define MSR_CLENTRY_LEN 26u
+
+void msr_clhead_encode(uint8_t out[MSR_CLHEAD_LEN], const struct msr_clhead *h);
+int msr_clhead_decode(struct msr_clhead *h, const void *in, size_t len);
+void msr_clentry_encode(uint8_t out[MSR_CLENTRY_LEN], const struct msr_clentry *e);
+int msr_clentry_decode(struct msr_clentry *e, const void *in, size_t len);
+
+// msr_keyword_valid returns 1 if name (len bytes) is a keyword the store
+// keeps: 1..max_len (at most MSR_KEYWORD_LEN_MAX) IMAP ATOM-CHARs (RFC 9051
+// section 9: printable ASCII but SP ( ) { % * " \ ]), else 0. System flags
+// (\Seen) are not keywords; the keyword API maps them to MS_FLAG_* itself.
+int msr_keyword_valid(const char *name, size_t len, size_t max_len);
+
+// A keyword table entry ("keywords" DBI): the name, exactly as first stored.
+// msr_keyword_decode checks the name and points *name into the value.
+int msr_keyword_decode(const char **name, size_t *name_len, const void *in, size_t len);
 
 #endif // MS_STORE_RECORDS_H

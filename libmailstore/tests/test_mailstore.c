@@ -12,6 +12,7 @@ static const struct corvid_lib_error own_errors[] = {
     {MS_ERR_QUOTA, "account quota exceeded"},
     {MS_ERR_LIMIT, "a configured limit was exceeded"},
     {MS_ERR_SAMPLES, "too little stored mail to train a dictionary on"},
+    {MS_ERR_EXPIRED, "changes since that state are no longer kept"},
 };
 
 int main(int argc, char **argv) {

@@ -417,7 +417,7 @@ static void raw_patch(const char *dbi, const uint8_t *key, size_t klen, size_t o
   MDB_txn *t;
   MDB_dbi d;
   ck_assert_int_eq(mdb_env_create(&env), 0);
-  mdb_env_set_maxdbs(env, 16);
+  mdb_env_set_maxdbs(env, 32);
   ck_assert_int_eq(mdb_env_open(env, dir, 0, 0600), 0);
   ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &t), 0);
   ck_assert_int_eq(mdb_dbi_open(t, dbi, 0, &d), 0);
@@ -598,7 +598,7 @@ static int raw_byte(const char *dbi, const void *key, size_t klen, size_t off) {
   MDB_txn *t;
   MDB_dbi d;
   ck_assert_int_eq(mdb_env_create(&env), 0);
-  mdb_env_set_maxdbs(env, 16);
+  mdb_env_set_maxdbs(env, 32);
   ck_assert_int_eq(mdb_env_open(env, dir, MDB_RDONLY, 0600), 0);
   ck_assert_int_eq(mdb_txn_begin(env, NULL, MDB_RDONLY, &t), 0);
   ck_assert_int_eq(mdb_dbi_open(t, dbi, 0, &d), 0);
@@ -611,21 +611,22 @@ static int raw_byte(const char *dbi, const void *key, size_t klen, size_t off) {
   return b;
 }
 
-// Format 1 (no release queue) and format 2 (no dictionaries) stores are
-// upgraded to format 3 on open; an unknown format is refused.
+// Format 1 (no release queue), format 2 (no dictionaries) and format 3 (no
+// keywords or change log) stores are upgraded to format 4 on open; an
+// unknown format is refused.
 START_TEST(format_upgrade) {
   add(1, 0);
   ms_store_close(st);
-  ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 3);
-  for (uint8_t old = 1; old <= 2; old++) {
+  ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 4);
+  for (uint8_t old = 1; old <= 3; old++) {
     raw_patch("meta", (const uint8_t *)"format", 6, 0, old);
     ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
     ms_store_close(st);
-    ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 3);
+    ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 4);
   }
-  raw_patch("meta", (const uint8_t *)"format", 6, 0, 4);
+  raw_patch("meta", (const uint8_t *)"format", 6, 0, 5);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), MS_ERR_CORRUPT);
-  raw_patch("meta", (const uint8_t *)"format", 6, 0, 3);
+  raw_patch("meta", (const uint8_t *)"format", 6, 0, 4);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
   uint32_t one = 1;
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, &one, 1), 1);
@@ -664,6 +665,47 @@ START_TEST(lookups_and_stats) {
 }
 END_TEST
 
+START_TEST(mailbox_enumeration) {
+  uint32_t a, ab;
+  ck_assert_int_eq(ms_mailbox_create(st, &a, acc, "a", 1, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &ab, acc, "a/b", 3, 0), 0);
+  uint32_t bob, bin;
+  ck_assert_int_eq(ms_account_create(st, &bob, "bob", 3, 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &bin, bob, "INBOX", 5, 0), 0);
+  uint32_t ids[8];
+  size_t n;
+  // Name order: Archive, INBOX, a, a/b; bob's mailbox is not alice's.
+  ck_assert_int_eq(ms_account_mailboxes(st, ids, 8, &n, acc), 0);
+  ck_assert_uint_eq(n, 4);
+  ck_assert_uint_eq(ids[0], arch);
+  ck_assert_uint_eq(ids[1], inbox);
+  ck_assert_uint_eq(ids[2], a);
+  ck_assert_uint_eq(ids[3], ab);
+  ck_assert_int_eq(ms_account_mailboxes(st, ids, 2, &n, acc), MS_ERR_LIMIT);
+  ck_assert_uint_eq(n, 4);
+  ck_assert_int_eq(ms_account_mailboxes(st, ids, 8, &n, bob), 0);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_uint_eq(ids[0], bin);
+  ck_assert_int_eq(ms_account_mailboxes(st, ids, 8, &n, 99), MS_ERR_NOTFOUND);
+  char name[8];
+  ck_assert_int_eq(ms_mailbox_name(st, name, sizeof name, &n, acc, ab), 0);
+  ck_assert_uint_eq(n, 3);
+  ck_assert_int_eq(memcmp(name, "a/b", 3), 0);
+  ck_assert_int_eq(ms_mailbox_name(st, name, 2, &n, acc, ab), MS_ERR_LIMIT);
+  ck_assert_uint_eq(n, 3);
+  ck_assert_int_eq(ms_mailbox_rename(st, acc, a, "z", 1), 0);
+  ck_assert_int_eq(ms_mailbox_name(st, name, sizeof name, &n, acc, ab), 0);
+  ck_assert_int_eq(memcmp(name, "z/b", 3), 0);
+  ck_assert_int_eq(ms_account_mailboxes(st, ids, 8, &n, acc), 0);
+  ck_assert_uint_eq(ids[2], a);
+  ck_assert_uint_eq(ids[3], ab);
+  ck_assert_int_eq(ms_mailbox_delete(st, acc, ab), 0);
+  ck_assert_int_eq(ms_mailbox_name(st, name, sizeof name, &n, acc, ab), MS_ERR_NOTFOUND);
+  ck_assert_int_eq(ms_account_mailboxes(st, ids, 8, &n, acc), 0);
+  ck_assert_uint_eq(n, 3);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("store");
   TCase *tc = tcase_create("store");
@@ -683,6 +725,7 @@ int main(void) {
   tcase_add_test(tc, lookups_and_stats);
   tcase_add_test(tc, format_upgrade);
   tcase_add_test(tc, flags_random_selections);
+  tcase_add_test(tc, mailbox_enumeration);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

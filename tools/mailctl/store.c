@@ -3,7 +3,7 @@
 // batch delivery API (with a progress bar on a terminal), print statistics,
 // run the full consistency check, drop released blobs, train a zstd
 // dictionary on the stored mail (and recompress with it), and export a
-// mailbox to a Maildir.
+// mailbox or a whole account to Maildir, keywords included.
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,8 +33,11 @@ static void store_usage(FILE *f) {
           "  add-account PATH NAME [--quota-bytes N] [--quota-messages N]\n"
           "  import PATH ACCOUNT MAILBOX (--maildir DIR | --mbox FILE)\n"
           "                                     add the messages (mailbox created if needed)\n"
-          "  export PATH ACCOUNT MAILBOX --maildir DIR\n"
-          "                                     write the mailbox's messages as a Maildir\n"
+          "  import PATH ACCOUNT --maildir DIR  add a Maildir++ tree (INBOX, .a.b as a/b)\n"
+          "  export PATH ACCOUNT [MAILBOX] --maildir DIR\n"
+          "                                     write the mailbox's messages as a Maildir,\n"
+          "                                     or without MAILBOX every mailbox as Maildir++\n"
+          "                                     (flags and keywords: dovecot-keywords)\n"
           "  stats PATH                         accounts, mailboxes, messages, bytes\n"
           "  verify PATH                        full consistency check (exit 1 on damage)\n"
           "  collect PATH                       drop the blobs that expunges released\n"
@@ -136,6 +139,10 @@ struct importer {
   struct ms_delivery items[IMPORT_BATCH_ITEMS];
   uint8_t *bufs[IMPORT_BATCH_ITEMS];
   char *names[IMPORT_BATCH_ITEMS];
+  uint32_t kw[IMPORT_BATCH_ITEMS]; // Maildir keyword letters (bit 0: a)
+  char kwname[26][256];            // the Maildir's dovecot-keywords
+  size_t kwlen[26];
+  uint64_t kw_failed;
   size_t n, bytes;
   uint64_t done, stored, failed, total, done_bytes;
   uint64_t total_bytes, scan_pos; // an mbox: its size, and how far it has been read
@@ -196,6 +203,29 @@ static int flush(struct importer *im) {
     free(im->bufs[i]);
     free(im->names[i]);
   }
+  // Keywords go on in a transaction per letter after the delivery (the
+  // delivery API takes none); at most 26 per batch.
+  for (int l = 0; l < 26; l++) {
+    uint32_t uids[IMPORT_BATCH_ITEMS];
+    size_t nu = 0;
+    for (size_t i = 0; i < im->n; i++)
+      if (im->items[i].status == 0 && (im->kw[i] >> l & 1))
+        uids[nu++] = im->items[i].uid;
+    if (nu == 0)
+      continue;
+    if (im->kwlen[l] == 0) {
+      im->kw_failed += nu;
+      continue;
+    }
+    const char *nm = im->kwname[l];
+    int r = ms_keywords_store(im->st, im->acct, im->box, uids, nu, MS_KEYWORDS_ADD, &nm,
+                              &im->kwlen[l], 1);
+    if (r < 0) {
+      fprintf(stderr, "%smailctl store: import: keyword %s: %s\n", im->tty ? "\n" : "", nm,
+              ms_strerror(r));
+      im->kw_failed += nu;
+    }
+  }
   im->n = 0;
   im->bytes = 0;
   progress(im, 0);
@@ -203,8 +233,8 @@ static int flush(struct importer *im) {
 }
 
 // add queues one message; it takes ownership of data and name.
-static int add(struct importer *im, uint8_t *data, size_t len, uint32_t flags, int64_t date,
-               char *name) {
+static int add(struct importer *im, uint8_t *data, size_t len, uint32_t flags, uint32_t kw,
+               int64_t date, char *name) {
   im->items[im->n] = (struct ms_delivery){.account = im->acct,
                                           .mailbox = im->box,
                                           .flags = flags,
@@ -213,6 +243,7 @@ static int add(struct importer *im, uint8_t *data, size_t len, uint32_t flags, i
                                           .len = len};
   im->bufs[im->n] = data;
   im->names[im->n] = name;
+  im->kw[im->n] = kw;
   im->n++;
   im->bytes += len;
   if (im->n == IMPORT_BATCH_ITEMS || im->bytes >= IMPORT_BATCH_BYTES)
@@ -252,6 +283,44 @@ static uint32_t maildir_flags(const char *name) {
     }
   }
   return f;
+}
+
+// maildir_keywords reads the keyword letters (a..z) of a Maildir file
+// name's ":2," part as bits.
+static uint32_t maildir_keywords(const char *name) {
+  const char *info = strstr(name, ":2,");
+  uint32_t kw = 0;
+  for (const char *p = info ? info + 3 : ""; *p; p++)
+    if (*p >= 'a' && *p <= 'z')
+      kw |= 1u << (*p - 'a');
+  return kw;
+}
+
+// read_keywords loads dir/dovecot-keywords ("N name" lines, N the letter's
+// index); a missing file means no keywords, a bad line is reported and
+// its letter left undefined (messages with it count as failed keywords).
+static void read_keywords(struct importer *im, const char *dir) {
+  memset(im->kwlen, 0, sizeof im->kwlen);
+  char p[4096], line[512];
+  snprintf(p, sizeof p, "%s/dovecot-keywords", dir);
+  FILE *f = fopen(p, "r");
+  if (!f)
+    return;
+  while (fgets(line, sizeof line, f)) {
+    size_t l = strcspn(line, "\r\n");
+    line[l] = 0;
+    char *end;
+    long idx = strtol(line, &end, 10);
+    const char *nm = *end == ' ' ? end + 1 : NULL;
+    if (!nm || end == line || idx < 0 || idx >= 26 || ms_keyword_check(nm, strlen(nm), NULL) < 0 ||
+        nm[0] == '\\') {
+      fprintf(stderr, "mailctl store: import: %s: ignoring line \"%s\"\n", p, line);
+      continue;
+    }
+    im->kwlen[idx] = strlen(nm);
+    memcpy(im->kwname[idx], nm, im->kwlen[idx] + 1);
+  }
+  fclose(f);
 }
 
 static int read_file(const char *path, uint8_t **out, size_t *out_len, struct stat *st) {
@@ -323,6 +392,7 @@ static int import_maildir(struct importer *im, const char *dir) {
   // about the order the mail arrived, and reproducibly.
   qsort(names, n, sizeof *names, name_cmp);
   im->total = n;
+  read_keywords(im, dir);
   int rc = 0;
   for (size_t i = 0; i < n; i++) {
     if (rc < 0) {
@@ -343,7 +413,7 @@ static int import_maildir(struct importer *im, const char *dir) {
     char *end;
     long long t = strtoll(base, &end, 10);
     int64_t date = end != base && *end == '.' ? (int64_t)t : (int64_t)sb.st_mtime;
-    rc = add(im, data, len, maildir_flags(base), date, names[i]);
+    rc = add(im, data, len, maildir_flags(base), maildir_keywords(base), date, names[i]);
   }
   free(names);
   return rc < 0 ? rc : flush(im);
@@ -411,7 +481,7 @@ static int import_mbox(struct importer *im, const char *file) {
     }
     snprintf(name, 64, "message %" PRIu64, index);
     size_t o = mctl_mbox_unquote(out, msg.data, msg.len);
-    rc = add(im, out, o, 0, mbox_date((const char *)msg.from_line, msg.from_len), name);
+    rc = add(im, out, o, 0, 0, mbox_date((const char *)msg.from_line, msg.from_len), name);
   }
   munmap((void *)m, size);
   if (rc == 0 && r < 0) {
@@ -441,8 +511,99 @@ static int resolve(ms_store *st, const char *path, const char *account, const ch
   return 0;
 }
 
+// ensure_mailbox finds mailbox `name` of acct, creating it and any missing
+// parent ("a" for "a/b") first.
+static int ensure_mailbox(ms_store *st, uint32_t acct, const char *name, uint32_t *box) {
+  size_t len = strlen(name);
+  int rc = ms_mailbox_find(st, box, acct, name, len);
+  if (rc != MS_ERR_NOTFOUND)
+    return rc;
+  for (size_t i = 1; i < len; i++) {
+    if (name[i] != '/')
+      continue;
+    uint32_t id;
+    rc = ms_mailbox_find(st, &id, acct, name, i);
+    if (rc == MS_ERR_NOTFOUND)
+      rc = ms_mailbox_create(st, &id, acct, name, i, MS_ROLE_NONE);
+    if (rc < 0)
+      return rc;
+  }
+  return ms_mailbox_create(st, box, acct, name, len,
+                           strcmp(name, "INBOX") == 0 ? MS_ROLE_INBOX : MS_ROLE_NONE);
+}
+
+// import_account imports a Maildir++ tree: dir itself into INBOX and each
+// dir/.a.b folder into mailbox "a/b" (parents created as needed), in name
+// order, each with its own dovecot-keywords.
+static int import_account(struct importer *im, const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "mailctl store: import: %s: %s\n", dir, strerror(errno));
+    return -1;
+  }
+  char **sub = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *e;
+  int rc = 0;
+  while ((e = readdir(d))) {
+    char p[4096];
+    struct stat sb;
+    snprintf(p, sizeof p, "%s/%s/cur", dir, e->d_name);
+    if (e->d_name[0] != '.' || strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+        stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode))
+      continue;
+    if (n == cap) {
+      cap = cap ? cap * 2 : 64;
+      char **ns = realloc(sub, cap * sizeof *ns);
+      if (!ns) {
+        rc = -1;
+        break;
+      }
+      sub = ns;
+    }
+    if (!(sub[n] = strdup(e->d_name + 1))) {
+      rc = -1;
+      break;
+    }
+    n++;
+  }
+  closedir(d);
+  // Sorted, a parent ("a") comes before its children ("a.b").
+  if (rc == 0)
+    qsort(sub, n, sizeof *sub, name_cmp);
+  for (size_t i = 0; rc == 0 && i <= n; i++) {
+    char name[1024], path[4096];
+    if (i == 0) {
+      snprintf(name, sizeof name, "INBOX");
+      snprintf(path, sizeof path, "%s", dir);
+    } else {
+      snprintf(name, sizeof name, "%s", sub[i - 1]);
+      snprintf(path, sizeof path, "%s/.%s", dir, sub[i - 1]);
+      for (char *c = name; *c; c++)
+        if (*c == '.')
+          *c = '/';
+    }
+    int r = ensure_mailbox(im->st, im->acct, name, &im->box);
+    if (r < 0) {
+      fprintf(stderr, "mailctl store: import: mailbox %s: %s\n", name, ms_strerror(r));
+      rc = -1;
+      break;
+    }
+    rc = import_maildir(im, path);
+  }
+  for (size_t i = 0; i < n; i++)
+    free(sub[i]);
+  free(sub);
+  return rc;
+}
+
+// cmd_import: "import PATH ACCOUNT MAILBOX (--maildir DIR | --mbox FILE)"
+// fills one mailbox, "import PATH ACCOUNT --maildir DIR" a whole Maildir++
+// tree.
 static int cmd_import(int argc, char **argv) {
-  if (argc != 5 || (strcmp(argv[3], "--maildir") != 0 && strcmp(argv[3], "--mbox") != 0)) {
+  int whole = argc == 4 && strcmp(argv[2], "--maildir") == 0;
+  if (!whole &&
+      (argc != 5 || (strcmp(argv[3], "--maildir") != 0 && strcmp(argv[3], "--mbox") != 0))) {
     store_usage(stderr);
     return MAILCTL_USAGE;
   }
@@ -451,23 +612,33 @@ static int cmd_import(int argc, char **argv) {
   int r = open_existing(argv[0], &im.st, NULL);
   if (r)
     return r;
-  if (resolve(im.st, argv[0], argv[1], argv[2], 1, &im.acct, &im.box) < 0) {
+  int rc = ms_account_find(im.st, &im.acct, argv[1], strlen(argv[1]));
+  if (rc < 0) {
+    fprintf(stderr, "mailctl store: %s: account %s: %s\n", argv[0], argv[1], ms_strerror(rc));
+    ms_store_close(im.st);
+    return 1;
+  }
+  if (!whole && resolve(im.st, argv[0], argv[1], argv[2], 1, &im.acct, &im.box) < 0) {
     ms_store_close(im.st);
     return 1;
   }
   im.tty = isatty(2);
   uint64_t t0 = now_ns();
-  int rc =
-      strcmp(argv[3], "--maildir") == 0 ? import_maildir(&im, argv[4]) : import_mbox(&im, argv[4]);
+  rc = whole                               ? import_account(&im, argv[3])
+       : strcmp(argv[3], "--maildir") == 0 ? import_maildir(&im, argv[4])
+                                           : import_mbox(&im, argv[4]);
   progress(&im, 1);
   ms_store_close(im.st);
   double secs = (double)(now_ns() - t0) / 1e9;
-  printf("imported %" PRIu64 " messages (%.1f MiB) into %s/%s in %.2f s", im.stored,
-         (double)im.done_bytes / (1024.0 * 1024.0), argv[1], argv[2], secs);
+  printf("imported %" PRIu64 " messages (%.1f MiB) into %s%s%s in %.2f s", im.stored,
+         (double)im.done_bytes / (1024.0 * 1024.0), argv[1], whole ? "" : "/", whole ? "" : argv[2],
+         secs);
   if (im.failed)
     printf(", %" PRIu64 " failed", im.failed);
+  if (im.kw_failed)
+    printf(", %" PRIu64 " without some keyword", im.kw_failed);
   printf("\n");
-  return rc < 0 || im.failed ? 1 : 0;
+  return rc < 0 || im.failed || im.kw_failed ? 1 : 0;
 }
 
 // ---- export ----
@@ -504,43 +675,84 @@ static int write_maildir_file(const char *dir, const char *name, const uint8_t *
   return 0;
 }
 
-static int cmd_export(int argc, char **argv) {
-  if (argc != 5 || strcmp(argv[3], "--maildir") != 0) {
-    store_usage(stderr);
-    return MAILCTL_USAGE;
+// MAILDIR_KEYWORDS is how many keywords a Maildir file name can carry:
+// Dovecot's letters a..z, each naming a line of the folder's
+// dovecot-keywords file ("0 $Junk" is letter a).
+#define MAILDIR_KEYWORDS 26
+
+// kwmap is one exported folder's keyword letters: the store's keyword id
+// of each letter, in order of first use in the folder.
+struct kwmap {
+  uint32_t id[MAILDIR_KEYWORDS];
+  size_t n;
+  uint64_t dropped; // keyword settings beyond 26 letters, left out
+};
+
+// write_keywords writes dir/dovecot-keywords for map (by rename, as the
+// messages are); nothing when the folder used no keyword.
+static int write_keywords(ms_store *st, uint32_t acct, const char *dir, const struct kwmap *map) {
+  if (map->n == 0)
+    return 0;
+  char tmp[4096], dst[4096];
+  snprintf(tmp, sizeof tmp, "%s/tmp/dovecot-keywords.mailctl", dir);
+  snprintf(dst, sizeof dst, "%s/dovecot-keywords", dir);
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return -errno;
+  int rc = 0;
+  for (size_t i = 0; i < map->n && rc == 0; i++) {
+    char name[256];
+    size_t len;
+    if ((rc = ms_keyword_name(st, name, sizeof name, &len, acct, map->id[i])) == 0)
+      fprintf(f, "%zu %.*s\n", i, (int)len, name);
   }
-  const char *dir = argv[4];
+  if (fflush(f) != 0 || fsync(fileno(f)) != 0)
+    rc = rc ? rc : -errno;
+  if (fclose(f) != 0 && rc == 0)
+    rc = -errno;
+  if (rc == 0 && rename(tmp, dst) != 0)
+    rc = -errno;
+  if (rc < 0)
+    unlink(tmp);
+  return rc;
+}
+
+// make_maildir creates dir and its cur, new and tmp.
+static int make_maildir(const char *dir) {
   const char *subs[] = {"", "/cur", "/new", "/tmp"};
   for (int i = 0; i < 4; i++) {
     char p[4096];
     snprintf(p, sizeof p, "%s%s", dir, subs[i]);
     if (mkdir(p, 0700) != 0 && errno != EEXIST) {
       fprintf(stderr, "mailctl store: export: cannot create %s: %s\n", p, strerror(errno));
-      return 1;
+      return -1;
     }
   }
-  ms_store *st;
-  int r = open_existing(argv[0], &st, NULL);
-  if (r)
-    return r;
-  uint32_t acct, box;
-  if (resolve(st, argv[0], argv[1], argv[2], 0, &acct, &box) < 0) {
-    ms_store_close(st);
-    return 1;
-  }
-  static struct ms_entry e[1024];
-  size_t got, cap = 1 << 16;
+  return 0;
+}
+
+// export_mailbox writes every message of mailbox box to the Maildir dir
+// (which must exist) with its flags and keywords, adding to *count and
+// *bytes. Returns 0, 1 (a file error, already reported) or an MS_ERR_*.
+static int export_mailbox(ms_store *st, uint32_t acct, uint32_t box, const char *dir,
+                          uint64_t *count, uint64_t *bytes, uint64_t *dropped) {
+  enum { PAGE = 1024, IDS = 16384 };
+  static struct ms_keyword_entry e[PAGE];
+  static uint32_t ids[IDS];
+  struct kwmap map = {0};
+  size_t got, nids, cap = 1 << 16;
   uint8_t *buf = malloc(cap);
   uint32_t from = 1;
-  uint64_t count = 0, bytes = 0;
   int rc = buf ? 0 : -ENOMEM;
   do {
-    if (rc < 0 || (rc = ms_mailbox_list(st, e, 1024, &got, acct, box, from)) < 0)
+    if (rc < 0 ||
+        (rc = ms_mailbox_list_keywords(st, e, PAGE, &got, ids, IDS, &nids, acct, box, from)) < 0)
       break;
     for (size_t i = 0; i < got && rc == 0; i++) {
+      const struct ms_entry *en = &e[i].entry;
       struct ms_message_info mi;
       size_t len;
-      if ((rc = ms_message_get(st, &mi, acct, e[i].message_id)) < 0)
+      if ((rc = ms_message_get(st, &mi, acct, en->message_id)) < 0)
         break;
       if (mi.size > cap) {
         uint8_t *nb = realloc(buf, (size_t)mi.size);
@@ -551,42 +763,152 @@ static int cmd_export(int argc, char **argv) {
         buf = nb;
         cap = (size_t)mi.size;
       }
-      if ((rc = ms_message_read(st, buf, cap, &len, acct, e[i].message_id)) < 0)
+      if ((rc = ms_message_read(st, buf, cap, &len, acct, en->message_id)) < 0)
         break;
-      // Maildir info flags in ASCII order: D F R S T.
-      char fl[8];
+      // Maildir info flags in ASCII order: D F R S T, then keyword letters.
+      char fl[8 + MAILDIR_KEYWORDS];
       size_t k = 0;
-      if (e[i].flags & MS_FLAG_DRAFT)
+      if (en->flags & MS_FLAG_DRAFT)
         fl[k++] = 'D';
-      if (e[i].flags & MS_FLAG_FLAGGED)
+      if (en->flags & MS_FLAG_FLAGGED)
         fl[k++] = 'F';
-      if (e[i].flags & MS_FLAG_ANSWERED)
+      if (en->flags & MS_FLAG_ANSWERED)
         fl[k++] = 'R';
-      if (e[i].flags & MS_FLAG_SEEN)
+      if (en->flags & MS_FLAG_SEEN)
         fl[k++] = 'S';
-      if (e[i].flags & MS_FLAG_DELETED)
+      if (en->flags & MS_FLAG_DELETED)
         fl[k++] = 'T';
+      int letter[MAILDIR_KEYWORDS] = {0};
+      for (uint32_t j = 0; j < e[i].count; j++) {
+        uint32_t id = ids[e[i].first + j];
+        size_t l = 0;
+        while (l < map.n && map.id[l] != id)
+          l++;
+        if (l == map.n && map.n < MAILDIR_KEYWORDS)
+          map.id[map.n++] = id;
+        if (l < map.n)
+          letter[l] = 1;
+        else
+          map.dropped++;
+      }
+      for (size_t l = 0; l < MAILDIR_KEYWORDS; l++)
+        if (letter[l])
+          fl[k++] = (char)('a' + l);
       fl[k] = 0;
       char name[256];
       snprintf(name, sizeof name, "%lld.U%" PRIu32 ".mailctl,S=%zu:2,%s",
-               (long long)mi.internal_date, e[i].uid, len, fl);
+               (long long)mi.internal_date, en->uid, len, fl);
       if ((rc = write_maildir_file(dir, name, buf, len, mi.internal_date)) < 0) {
         fprintf(stderr, "mailctl store: export: %s/cur/%s: %s\n", dir, name, strerror(-rc));
         rc = 1;
         break;
       }
-      count++;
-      bytes += len;
-      from = e[i].uid + 1;
+      (*count)++;
+      *bytes += len;
+      from = en->uid + 1;
     }
-  } while (rc == 0 && got == 1024);
+    // A page ends early when the next message's keyword ids do not fit;
+    // only an empty page is the end.
+  } while (rc == 0 && got > 0);
   free(buf);
+  if (rc == 0 && (rc = write_keywords(st, acct, dir, &map)) < 0) {
+    fprintf(stderr, "mailctl store: export: %s/dovecot-keywords: %s\n", dir, strerror(-rc));
+    rc = 1;
+  }
+  *dropped += map.dropped;
+  return rc;
+}
+
+// export_account writes every mailbox of acct as a Maildir++ tree under
+// dir: INBOX in dir itself, mailbox "a/b" in dir/.a.b (Maildir++ uses '.'
+// between levels, so a name with a '.' in a level is refused).
+static int export_account(ms_store *st, uint32_t acct, const char *dir, uint64_t *count,
+                          uint64_t *bytes, uint64_t *dropped) {
+  size_t n;
+  int rc = ms_account_mailboxes(st, NULL, 0, &n, acct);
+  if (rc < 0 && rc != MS_ERR_LIMIT)
+    return rc;
+  uint32_t *boxes = malloc((n ? n : 1) * sizeof *boxes);
+  if (!boxes)
+    return -ENOMEM;
+  if ((rc = ms_account_mailboxes(st, boxes, n, &n, acct)) < 0) {
+    free(boxes);
+    return rc;
+  }
+  if (make_maildir(dir) < 0) {
+    free(boxes);
+    return 1;
+  }
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    char name[1024], path[4096];
+    size_t len;
+    if ((rc = ms_mailbox_name(st, name, sizeof name - 1, &len, acct, boxes[i])) < 0)
+      break;
+    name[len] = 0;
+    if (strcmp(name, "INBOX") == 0) {
+      snprintf(path, sizeof path, "%s", dir);
+    } else {
+      if (strchr(name, '.')) {
+        fprintf(stderr, "mailctl store: export: mailbox %s: '.' cannot be kept in Maildir++\n",
+                name);
+        rc = 1;
+        break;
+      }
+      for (char *p = name; *p; p++)
+        if (*p == '/')
+          *p = '.';
+      snprintf(path, sizeof path, "%s/.%s", dir, name);
+      if (make_maildir(path) < 0) {
+        rc = 1;
+        break;
+      }
+    }
+    rc = export_mailbox(st, acct, boxes[i], path, count, bytes, dropped);
+  }
+  free(boxes);
+  return rc;
+}
+
+// cmd_export: "export PATH ACCOUNT MAILBOX --maildir DIR" writes one
+// mailbox, "export PATH ACCOUNT --maildir DIR" every mailbox of the account.
+static int cmd_export(int argc, char **argv) {
+  int whole = argc == 4;
+  if ((argc != 4 && argc != 5) || strcmp(argv[argc - 2], "--maildir") != 0) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  const char *dir = argv[argc - 1];
+  ms_store *st;
+  int r = open_existing(argv[0], &st, NULL);
+  if (r)
+    return r;
+  uint32_t acct, box = 0;
+  int rc = ms_account_find(st, &acct, argv[1], strlen(argv[1]));
+  if (rc < 0) {
+    fprintf(stderr, "mailctl store: %s: account %s: %s\n", argv[0], argv[1], ms_strerror(rc));
+    ms_store_close(st);
+    return 1;
+  }
+  if (!whole && resolve(st, argv[0], argv[1], argv[2], 0, &acct, &box) < 0) {
+    ms_store_close(st);
+    return 1;
+  }
+  uint64_t count = 0, bytes = 0, dropped = 0;
+  if (whole)
+    rc = export_account(st, acct, dir, &count, &bytes, &dropped);
+  else
+    rc = make_maildir(dir) < 0 ? 1 : export_mailbox(st, acct, box, dir, &count, &bytes, &dropped);
   ms_store_close(st);
   if (rc == 1)
     return 1;
   if (rc < 0)
     return fail("export from", argv[0], rc);
   printf("exported %" PRIu64 " messages (%" PRIu64 " bytes) to %s\n", count, bytes, dir);
+  if (dropped)
+    fprintf(stderr,
+            "mailctl store: export: %" PRIu64 " keyword settings beyond the 26 Maildir letters "
+            "of a folder were left out\n",
+            dropped);
   return 0;
 }
 

@@ -23,6 +23,11 @@ Usage: test_mailctl_store.py MAILCTL MKCORPUS WORKDIR [COUNT]
    than plain zstd did), verify passing and an export still giving back
    every byte; recompress then finds nothing left; train on an empty store
    fails with a clear message.
+8. Keywords: a Maildir whose file names carry Dovecot keyword letters
+   (dovecot-keywords) imports with them into three mailboxes, and the
+   export of the whole account as Maildir++ (INBOX, .Lists, .Lists.dev)
+   gives every message back with its flags and keyword names; that tree
+   imports into another account as a whole and exports identically.
 """
 import os
 import pty
@@ -248,6 +253,78 @@ def main():
           "training an empty store fails with a clear message", r.stderr)
     r = run("train", store, "--samples")
     check(r.returncode == 2, "train with a missing number is a usage error", r.stderr)
+
+    # 8. keywords through Maildir (dovecot-keywords letters) and the export
+    # of a whole account as Maildir++.
+    kwsrc = os.path.join(WORK, "kw-maildir")
+    for sub in ("cur", "new", "tmp"):
+        os.makedirs(os.path.join(kwsrc, sub))
+    with open(os.path.join(kwsrc, "dovecot-keywords"), "w") as f:
+        f.write("0 $Junk\n1 Work\n2 $Forwarded\n3 bad name\n")
+    want = {}  # body -> (system flags, keyword names)
+    rnd = random.Random(5)
+    for i in range(40):
+        letters = "".join(sorted(rnd.sample("abc", rnd.randrange(0, 4))))
+        sysf = rnd.choice(["", "S", "FS", "R"])
+        body = f"Subject: kw {i}\r\n\r\nbody {i}\r\n".encode()
+        with open(os.path.join(kwsrc, "cur", f"{2000 + i}.K{i}.host:2,{sysf}{letters}"),
+                  "wb") as f:
+            f.write(body)
+        names = {{"a": "$Junk", "b": "Work", "c": "$Forwarded"}[c] for c in letters}
+        want[body] = (sysf, names)
+    kwstore = os.path.join(WORK, "kw-store")
+    run("create", kwstore)
+    run("add-account", kwstore, "kim")
+    r = run("import", kwstore, "kim", "INBOX", "--maildir", kwsrc)
+    check(r.returncode == 0 and "imported 40 messages" in r.stdout and "bad name" in r.stderr,
+          "a Maildir with dovecot-keywords imports; a bad keyword line is reported",
+          r.stdout + r.stderr)
+    run("import", kwstore, "kim", "Lists", "--maildir", kwsrc)
+    r = run("import", kwstore, "kim", "Lists/dev", "--maildir", kwsrc)
+    check(r.returncode == 0, "import into a second-level mailbox", r.stderr)
+
+    def read_back(d):
+        """{body: (system flags, keyword names)} of an exported Maildir."""
+        table = {}
+        kf = os.path.join(d, "dovecot-keywords")
+        if os.path.exists(kf):
+            for line in open(kf):
+                n, name = line.rstrip("\n").split(" ", 1)
+                table[chr(ord("a") + int(n))] = name
+        got = {}
+        for name, body in maildir_files(d).items():
+            fl = flags_of(name)
+            got[body] = ("".join(c for c in fl if c.isupper()),
+                         {table[c] for c in fl if c.islower()})
+        return got
+
+    out4 = os.path.join(WORK, "export-account")
+    r = run("export", kwstore, "kim", "--maildir", out4)
+    check(r.returncode == 0 and "exported 120 messages" in r.stdout,
+          "a whole account exports", r.stdout + r.stderr)
+    for sub in ("", ".Lists", ".Lists.dev"):
+        d = os.path.join(out4, sub) if sub else out4
+        got = read_back(d) if os.path.isdir(d) else {}
+        check(got == want, f"Maildir++ folder '{sub or 'INBOX'}' has every message with its "
+              "flags and keywords", f"{len(got)} of {len(want)}")
+    r = run("verify", kwstore)
+    check(r.returncode == 0, "verify passes after importing keywords", r.stderr)
+    r = run("export", kwstore, "kim", "Lists", "--maildir", os.path.join(WORK, "e5"))
+    check(r.returncode == 0 and read_back(os.path.join(WORK, "e5")) == want,
+          "a single mailbox exports its keywords too", r.stderr)
+    # The exported tree imports back as a whole account, parents first.
+    run("add-account", kwstore, "kim2")
+    r = run("import", kwstore, "kim2", "--maildir", out4)
+    check(r.returncode == 0 and "imported 120 messages" in r.stdout,
+          "a Maildir++ tree imports into a whole account", r.stdout + r.stderr)
+    out6 = os.path.join(WORK, "export-account-again")
+    r = run("export", kwstore, "kim2", "--maildir", out6)
+    same = r.returncode == 0 and all(
+        read_back(os.path.join(out6, sub) if sub else out6) == want
+        for sub in ("", ".Lists", ".Lists.dev"))
+    check(same, "and exports again with the same flags and keywords", r.stdout + r.stderr)
+    r = run("verify", kwstore)
+    check(r.returncode == 0, "verify passes after the account import", r.stderr)
 
     shutil.rmtree(WORK, ignore_errors=True)
     print(f"1..{len(results)}")

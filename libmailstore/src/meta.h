@@ -1,0 +1,130 @@
+// meta.h: what store.c calls in summary.c and thread.c, and what those
+// files share: the summary record (FORMAT.md "Message summaries"), built
+// before the delivery transaction and written, with the thread index,
+// inside it.
+#ifndef MS_META_H
+#define MS_META_H
+
+#include "store_internal.h"
+
+#define summary_build mss_summary_build
+#define summary_decode mss_summary_decode
+#define summary_load mss_summary_load
+#define summary_seek mss_summary_seek
+#define summarize_message mss_summarize_message
+#define meta_deliver mss_meta_deliver
+#define meta_destroy mss_meta_destroy
+#define thread_assign mss_thread_assign
+#define mitems_load mss_mitems_load
+#define mitems_free mss_mitems_free
+#define text_casecmp mss_text_casecmp
+#define thread_run mss_thread_run
+#define meta_verify mss_meta_verify
+
+// SUMMARY_VERSION is the summary record's version byte; SUMMARY_FIELDS the
+// number of its strings.
+#define SUMMARY_VERSION 1u
+#define SUMMARY_FIELDS 12u
+#define SUMMARY_HEAD (28u + 4u * SUMMARY_FIELDS)
+
+// summary_build parses the message `data` (len bytes) and sets *out to a
+// new malloc'd summary record of *out_len bytes. Returns 0 or -ENOMEM;
+// malformed mail never fails it (a field it cannot make is left empty).
+int summary_build(uint8_t **out, size_t *out_len, const uint8_t *data, size_t len,
+                  int64_t internal_date);
+
+// summarize_message reads message (acct, id) in a snapshot of its own and
+// builds its summary record (*rec malloc'd, *rec_len bytes), for messages
+// stored without one. Returns 0, MS_ERR_NOTFOUND or an error.
+int summarize_message(ms_store *s, uint8_t **rec, size_t *rec_len, uint32_t acct, uint64_t id);
+
+// summary_decode checks the record at p (n bytes) and fills *out with
+// pointers into it. Returns 0 or MS_ERR_CORRUPT.
+int summary_decode(struct ms_summary *out, const uint8_t *p, size_t n);
+
+// summary_load finds the stored summary record of (acct, id) in t.
+// Returns 1 (record in *v, valid until t ends), 0 (none) or an error.
+int summary_load(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, MDB_val *v);
+
+// summary_seek is summary_load through cursor c (on the summaries DBI),
+// stepping instead of searching when called in key order. Returns 1
+// (record in *v), 0 (none) or an error.
+int summary_seek(MDB_cursor *c, uint32_t acct, uint64_t id, MDB_val *v);
+
+// meta_deliver stores the summary record sum (sum_len bytes; NULL when the
+// message could not be summarised) of the new message (acct, id) and sets
+// *thread to the thread it joins (thread.c), in the delivery transaction.
+int meta_deliver(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, const uint8_t *sum,
+                 size_t sum_len, uint64_t *thread);
+
+// meta_destroy deletes the summary of a destroyed message, in the
+// transaction destroying it.
+int meta_destroy(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id);
+
+// thread_assign picks the thread of new message id from its decoded
+// summary and records its ids in the thread index (thread.c).
+int thread_assign(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, const struct ms_summary *sum,
+                  uint64_t *thread);
+
+// Fields a mitem can carry (bits of mitems_load's `want`), in the order
+// of mitem.f.
+enum {
+  MF_FROM,
+  MF_TO,
+  MF_CC,
+  MF_DISPLAY_FROM,
+  MF_DISPLAY_TO,
+  MF_SUBJECT,
+  MF_MESSAGE_ID,
+  MF_IN_REPLY_TO,
+  MF_REFERENCES,
+  MF_COUNT
+};
+
+// mitem is one message of a mailbox as sort.c and thread.c need it: the
+// numbers, and the wanted strings as (offset, length) in the arena.
+struct mitem {
+  uint32_t uid;
+  uint32_t flags; // MS_SUMMARY_*
+  int64_t date, internal_date;
+  uint64_t size;
+  uint32_t off[MF_COUNT], len[MF_COUNT];
+};
+
+// mitems is a mailbox's messages in UID (sequence) order.
+struct mitems {
+  struct mitem *v;
+  size_t n;
+  char *arena;
+  size_t arena_len, arena_cap;
+};
+
+// mitems_load reads every message of (acct, mbox), or with uids not NULL
+// those of the uid_count UIDs there that exist, from one snapshot, in UID
+// order, copying the fields in `want` (1u << MF_*); messages without a
+// stored summary are summarised afterwards from their bytes. The arena is
+// bounded by UINT32_MAX bytes (MS_ERR_LIMIT beyond, as uid_count >
+// max_batch). Returns 0 or an error (MS_ERR_NOTFOUND for a missing
+// mailbox); free with mitems_free.
+int mitems_load(ms_store *s, struct mitems *out, uint32_t acct, uint32_t mbox, unsigned want,
+                const uint32_t *uids, size_t uid_count);
+void mitems_free(struct mitems *m);
+
+// text_casecmp compares with the i;ascii-casemap collation (RFC 4790
+// section 9.2): bytes, with a-z read as A-Z; a prefix sorts first.
+int text_casecmp(const char *a, size_t an, const char *b, size_t bn);
+
+// meta_verify checks, in the read transaction t, that every summary
+// record decodes and matches its message's size and internal date (one
+// without a message is an orphan, allowed), and that thread index entries
+// are well formed. Returns 0 or MS_ERR_CORRUPT with diag (may be NULL)
+// naming the problem, or -errno.
+int meta_verify(ms_store *s, MDB_txn *t, struct ms_diag *diag);
+
+// thread_run threads the items of m with `algorithm` (MS_THREAD_*) and
+// prints the result as ms_mailbox_thread does (same outputs and errors,
+// out_threads not NULL).
+int thread_run(const struct mitems *m, int algorithm, char *out, size_t out_cap, size_t *out_len,
+               size_t *out_threads);
+
+#endif // MS_META_H

@@ -1,0 +1,155 @@
+// store_internal.h: what the store's source files share and nothing outside
+// the library sees: the handle's layout, the transaction helpers of store.c
+// and the batch selection, so that features kept in files of their own
+// (keywords.c, changelog.c, ...) run in the same transactions as store.c's
+// operations.
+#ifndef MS_STORE_INTERNAL_H
+#define MS_STORE_INTERNAL_H
+
+#include "mailstore.h"
+#include "store_records.h"
+
+#include <lmdb.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <zstd.h>
+
+// The helpers keep their short names in the library's sources; these
+// macros give the linker prefixed ones, so that a program linking several
+// internal static libraries cannot meet two global txn_begin symbols.
+#define lmdb_err mss_lmdb_err
+#define txn_begin mss_txn_begin
+#define txn_abort mss_txn_abort
+#define txn_commit mss_txn_commit
+#define run_write mss_run_write
+#define get mss_get
+#define put mss_put
+#define del mss_del
+#define acct_load mss_acct_load
+#define acct_store mss_acct_store
+#define mbox_load mss_mbox_load
+#define mbox_store mss_mbox_store
+#define uid_key mss_uid_key
+#define sel_build mss_sel_build
+#define walk_seek mss_walk_seek
+#define batch_check mss_batch_check
+
+// ERR_MAP_FULL never leaves the library: run_write turns it into a retry.
+#define ERR_MAP_FULL (-10499)
+
+// CCTX_POOL bounds the compression contexts kept for reuse; a context for
+// level 3 costs about a megabyte to set up, far more than compressing a
+// typical message.
+#define CCTX_POOL 16
+
+struct deliver_req;
+
+// ddict_ent is a dictionary prepared for decompression, kept until close.
+struct ddict_ent {
+  uint32_t id;
+  ZSTD_DDict *dd;
+};
+
+struct ms_store {
+  MDB_env *env;
+  MDB_dbi meta, accounts, names, mailboxes, uids, messages, blobs, vanished, release, dicts, squeue;
+  MDB_dbi keywords;           // per-account keyword names (keywords.c)
+  MDB_dbi changes;            // per-account change log (changelog.c)
+  MDB_dbi summaries, threads; // message summaries, thread index (summary.c, thread.c)
+  struct ms_settings set;
+  // Every transaction of this process holds maplock shared; resizing the map
+  // holds it exclusive, because LMDB allows mdb_env_set_mapsize only while
+  // the process has no transaction open.
+  pthread_rwlock_t maplock;
+  // The group-commit queue (leader/follower, see group_commit): requests
+  // waiting for a committer, and whether one is at work; counters too.
+  pthread_mutex_t qlock;
+  pthread_cond_t qdone;   // a commit finished
+  pthread_cond_t qarrive; // no caller is preparing any more
+  struct deliver_req *qhead, *qtail;
+  int committing;
+  int preparing;   // callers hashing and compressing, about to queue
+  int queued;      // requests in the queue
+  int last_reqs;   // requests the previous commit took
+  int leader_wait; // the committer waits on qarrive
+  struct ms_store_counters counters;
+  pthread_mutex_t poollock;
+  ZSTD_CCtx *pool[CCTX_POOL];
+  int npool;
+  // Dictionaries (under dictlock): the current one for compression, every
+  // CDict and DDict made so far (threads use them outside the lock, so they
+  // live until close), the newest id a delivery commit saw in the file, and
+  // the automatic training's state.
+  pthread_mutex_t dictlock;
+  ZSTD_CDict *cdict;
+  uint32_t cdict_id;
+  ZSTD_CDict **cdicts;
+  size_t ncdicts;
+  struct ddict_ent *ddicts;
+  size_t nddicts;
+  uint32_t dict_seen;
+  int train_due, training, train_off;
+};
+
+// lmdb_err maps an LMDB return code to 0, MS_ERR_* or -errno (MDB_MAP_FULL
+// to ERR_MAP_FULL).
+int lmdb_err(int rc);
+
+// txn_begin starts a transaction holding the map lock shared until
+// txn_abort or txn_commit.
+int txn_begin(ms_store *s, unsigned flags, MDB_txn **t);
+void txn_abort(ms_store *s, MDB_txn *t);
+int txn_commit(ms_store *s, MDB_txn *t);
+
+typedef int (*write_fn)(ms_store *s, MDB_txn *t, void *ctx);
+
+// run_write runs fn in a write transaction, committed durably; fn must
+// write its outputs only through ctx so that a retry after growing the map
+// starts from scratch. Returns fn's non-negative result or an error.
+int run_write(ms_store *s, write_fn fn, void *ctx);
+
+static inline MDB_val val(const void *p, size_t n) {
+  MDB_val v = {n, (void *)p};
+  return v;
+}
+
+int get(MDB_txn *t, MDB_dbi d, const void *k, size_t kn, MDB_val *out);
+int put(MDB_txn *t, MDB_dbi d, const void *k, size_t kn, const void *v, size_t vn, unsigned flags);
+int del(MDB_txn *t, MDB_dbi d, const void *k, size_t kn);
+
+int acct_load(ms_store *s, MDB_txn *t, uint32_t id, struct msr_account *a);
+int acct_store(ms_store *s, MDB_txn *t, uint32_t id, const struct msr_account *a);
+int mbox_load(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, struct msr_mailbox *m);
+int mbox_store(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, const struct msr_mailbox *m);
+void uid_key(uint8_t k[12], uint32_t acct, uint32_t mbox, uint32_t uid);
+
+// sel is one selected UID and its position in the caller's array.
+struct sel {
+  uint32_t uid;
+  uint32_t idx;
+};
+
+// batch_ctx is a batch operation's request; sel_build sorts its UIDs into
+// sel (without duplicates) before the transaction.
+struct batch_ctx {
+  uint32_t acct, src, dst, add, remove;
+  const uint32_t *uids;
+  size_t count;
+  uint32_t *out_uids;
+  struct sel *sel; // sorted, without duplicates; prepared outside the transaction
+  size_t nsel;
+};
+
+int sel_build(struct batch_ctx *c);
+
+// walk_seek finds UID uid of the mailbox whose uid keys start with prefix
+// through cursor c, stepping instead of searching when called with
+// increasing UIDs; *at is the UID c is on (0: unknown). Returns 1 found
+// (value in *v), 0 absent, < 0 error.
+int walk_seek(MDB_cursor *c, const uint8_t prefix[8], uint32_t uid, uint32_t *at, MDB_val *v);
+
+// batch_check validates a batch call's store, UIDs and count.
+int batch_check(ms_store *s, const uint32_t *uids, size_t count);
+
+#endif // MS_STORE_INTERNAL_H

@@ -19,7 +19,7 @@ PACKAGES=(
   libpython3.11-testsuite golang-github-jhillyerd-enmime-dev spamassassin
   gnupg sq rnp openssl gpgsm libnss3-tools p11-kit
   libbcpkix-java libbcprov-java libbcutil-java default-jdk-headless
-  nftables iproute2 faketime
+  nftables iproute2 faketime redis-server
 )
 
 log() { printf '== %s\n' "$*" >&2; }
@@ -94,10 +94,10 @@ start() {
   if ! [ -t 0 ] || ! [ -t 1 ]; then
     log "add the tools to PATH with: export PATH=\"$path\$PATH\""
     log "starting $keepd on 127.0.0.1:7379 (Ctrl-C stops it)"
-    exec "$keepd" --listen 127.0.0.1 --port 7379
+    exec "$keepd" --listen 127.0.0.1 --port 7379 --plaintext
   fi
   log "starting $keepd on 127.0.0.1:7379 in the background"
-  "$keepd" --listen 127.0.0.1 --port 7379 &
+  "$keepd" --listen 127.0.0.1 --port 7379 --plaintext &
   local keepd_pid=$!
   log "opening a shell with the tools on PATH (type 'exit' to leave and stop keepd)"
   PATH="$path$PATH" "${SHELL:-/bin/bash}" -i

@@ -2,8 +2,8 @@
 //
 // libkeep is the client of keepd: key-value with TTL, counters, leases and
 // locks, publish/subscribe and cluster placement, over a binary protocol whose
-// codec it shares with servers/keepd. This version speaks plaintext to a
-// keepd on loopback; mutual TLS 1.3 through BoringSSL's libssl comes next.
+// codec it shares with servers/keepd, inside mutual TLS 1.3 through
+// BoringSSL's libssl (see "TLS"), or in plaintext to a keepd on loopback.
 //
 // Threading: unless a function's comment says otherwise, every function is
 // safe to call from any thread; handles are not shared between threads
@@ -74,6 +74,7 @@ enum {
   KEEP_ERR_TIMEOUT = -10611,
   KEEP_ERR_CLOSED = -10612,
   KEEP_ERR_OVERFLOW = -10613,
+  KEEP_ERR_TLS = -10614,
 };
 
 // keep_strerror returns a static, NUL-terminated description of `code`: 0, a
@@ -92,9 +93,38 @@ enum {
 //   KEEP_ERR_TIMEOUT: timed out.
 //   KEEP_ERR_CLOSED: connection closed.
 //   KEEP_ERR_OVERFLOW: counter overflow.
+//   KEEP_ERR_TLS: TLS handshake failed or peer key not pinned.
 // Any other value gives "unknown error". It never returns NULL and is
 // thread-safe.
 KEEP_API const char *keep_strerror(int code);
+
+// TLS.
+//
+// keepd speaks keep/1 inside mutual TLS 1.3 unless it was explicitly started
+// in plaintext on loopback (docs/keep-protocol.md, "Transport security").
+// There is no CA: every endpoint holds an Ed25519 key pair and presents a
+// self-signed certificate made from it in memory; each side accepts the
+// other only if the certificate's SubjectPublicKeyInfo equals a pinned key.
+// keepd's members share the cluster key pair. A client either holds a key
+// pair of its own whose public key is on keepd's allowed-clients list
+// (revoked by removing it from the list and sending keepd SIGHUP, which
+// also closes the connections it holds) or, for trusted tools, the cluster
+// key itself. Keys are PEM files: "PRIVATE KEY" (PKCS#8) for a private key,
+// "PUBLIC KEY" (SubjectPublicKeyInfo) for a public one, as written by
+// `keepd keygen FILE` or `openssl genpkey -algorithm ed25519`. A server that
+// refuses the client's key is seen at the first request, not in
+// keep_client_new(): TLS 1.3 completes the client's side first.
+
+// keep_tls_settings names the key files a client uses; keep_client_new()
+// reads them once. Paths are borrowed for the duration of that call.
+typedef struct keep_tls_settings {
+  // key_file is this client's private key (PEM PKCS#8, Ed25519). Required.
+  const char *key_file;
+  // server_key_file is the cluster's public key (PEM), which every member's
+  // certificate must carry. NULL: the public half of key_file, for a client
+  // that holds the cluster key itself.
+  const char *server_key_file;
+} keep_tls_settings;
 
 // Client.
 //
@@ -173,6 +203,13 @@ typedef struct keep_settings {
   // KEEP_MEMBER_DOWN_MS. NULL: one connection to the first member that
   // accepts it, as a single keepd needs.
   const uint16_t *member_ids;
+  // tls, when not NULL, turns on mutual TLS 1.3 for every connection (see
+  // "TLS" above): the handshake must finish within connect_timeout_ms, and a
+  // refused one fails like a refused connection, with KEEP_ERR_TLS. NULL:
+  // plaintext, which keep_client_new() allows only when every member is a
+  // loopback address literal (127.0.0.0/8 or ::1); otherwise it returns
+  // KEEP_ERR_INVALID_ARGUMENT.
+  const keep_tls_settings *tls;
 } keep_settings;
 
 // KEEP_MEMBER_DOWN_MS is how long a cluster-mode client routes around a
@@ -389,6 +426,268 @@ KEEP_API KEEP_WARN_UNUSED_RESULT int keep_batch_run(keep_client *c, keep_batch *
 // of range or a batch that has not run.
 KEEP_API int keep_batch_result(const keep_batch *b, size_t index, int64_t *out_num,
                                const uint8_t **out_value, size_t *out_value_len);
+
+// Non-blocking client.
+//
+// A keep_async speaks keep/1 like keep_client but never blocks, for daemons
+// that run an event loop. Each call below queues a request and returns at
+// once; the request is written, and its answer read, inside
+// keep_async_process(), which runs the request's completion callback with
+// the status and the answer. The caller's loop watches one descriptor,
+// keep_async_fd(): an epoll instance holding every connection of the
+// client, readable whenever a connection is readable or has queued output
+// that can be written. The loop calls keep_async_process() when it is
+// readable and when keep_async_next_timeout_ms() has passed (BUSY retries,
+// connect and I/O timeouts run on that timer); nothing happens between
+// calls. Pipelining is the normal case: everything queued between two
+// keep_async_process() calls leaves in one write per connection, and answers
+// are matched by request id.
+//
+// Routing is the blocking client's: one connection per member in cluster
+// mode (keep_settings.member_ids), placed with keep_slot_owner(), one MOVED
+// followed per request, members that refused a connection skipped for
+// KEEP_MEMBER_DOWN_MS. Within a member, the client also holds one
+// connection per server shard (docs/keep-protocol.md, "Shards"): each
+// connection starts with a PING whose answer names the shard that holds it,
+// and keyed requests go to the connection of the shard that owns their
+// slot, or to the member's first connection until that one exists
+// (subscribe and unsubscribe always use the first connection, where the
+// subscription then lives; a shard connection that fails is not reopened
+// until the first connection is). A BUSY
+// answer is retried after 1, 2, 4, 8 and 16 ms within io_timeout_ms, then
+// completed with KEEP_ERR_BUSY.
+//
+// When a connection fails (closed, reset, refused, timed out, or a
+// malformed answer), every request queued or written on it completes with
+// the failure's status (KEEP_ERR_CLOSED, KEEP_ERR_TIMEOUT, KEEP_ERR_PROTOCOL
+// or -errno): such a request may or may not have been executed. Its
+// subscriptions end (see keep_async_event_cb). The next request reconnects;
+// subscriptions are not renewed by the library.
+//
+// TLS (keep_settings.tls) works as in the blocking client: each connection
+// runs its mutual TLS 1.3 handshake inside keep_async_process(), within
+// connect_timeout_ms, and a refused one fails its requests with
+// KEEP_ERR_TLS (or, when the server refuses this client's key after the
+// handshake, KEEP_ERR_TLS or KEEP_ERR_CLOSED). Without it only loopback
+// members are accepted. Not offered: batches (pipelining replaces them)
+// and a renewal of subscriptions after a reconnect.
+//
+// Threading: a keep_async is not thread-safe; use it from the thread of its
+// event loop. Callbacks run inside keep_async_process() or
+// keep_async_free(), on the caller's thread. A callback may queue new
+// requests; it must not call keep_async_process() (which then returns
+// -EINPROGRESS) or keep_async_free().
+
+// KEEP_DEFAULT_MAX_PENDING is the default bound on requests outstanding
+// (queued, written, or waiting for a BUSY retry) in one keep_async.
+#define KEEP_DEFAULT_MAX_PENDING 4096u
+// KEEP_DEFAULT_MAX_PENDING_BYTES is the default bound on the encoded size of
+// those requests.
+#define KEEP_DEFAULT_MAX_PENDING_BYTES (64u * 1024u * 1024u)
+// KEEP_ASYNC_MAX_SHARD_CONNS is the most connections kept to one member (one
+// per server shard) and the default of keep_async_options.max_shard_conns.
+#define KEEP_ASYNC_MAX_SHARD_CONNS 64u
+
+typedef struct keep_async keep_async;
+
+// keep_async_result is what a completion callback receives. `value` points
+// into the client's receive buffer and is valid only during the callback.
+typedef struct keep_async_result {
+  // status is 0 or an error, mapped as for the blocking calls (keep.h,
+  // "Client"), or -ECANCELED when keep_async_free() ended the request.
+  int status;
+  // num is the answer's number: a counter's new value (incr), a counter's
+  // value (get, with `counter` set), receivers (publish), the
+  // subscription's last sequence number (subscribe), ms left (set_nx and
+  // lock answered KEEP_ERR_EXISTS, KEEP_ERR_NOT_YET), the shard index
+  // (ping). 0 when no answer arrived.
+  int64_t num;
+  // value and value_len are a get's value (a counter's 8 LE bytes), or the
+  // ping answer's u16 LE shard count; NULL and 0 otherwise.
+  const uint8_t *value;
+  size_t value_len;
+  // counter is 1 when a get found a counter, else 0.
+  int counter;
+  // deadline_ns is, for a granted lock or extend, the CLOCK_MONOTONIC_RAW
+  // time until which the lease may be relied on (as keep_lock() computes
+  // it: the last send plus the lease, minus the drift margin); 0 otherwise.
+  uint64_t deadline_ns;
+} keep_async_result;
+
+// keep_async_cb is a completion callback; it runs exactly once per request
+// that was queued (the queuing call returned 0), with the `user` pointer
+// given to that call.
+typedef void (*keep_async_cb)(void *user, const keep_async_result *result);
+
+// keep_async_event_cb receives subscription traffic. With `status` 0, `ev`
+// is an event or heartbeat as keep_next_event() describes, with the same
+// sequence numbers and gap count (`missed`); its pointers are valid during
+// the callback only. With a negative `status` the subscription to
+// `ev->topic` has ended (kind 0, seq the last sequence number seen): the
+// connection failed (its status), or keep_async_free() ran (-ECANCELED).
+typedef void (*keep_async_event_cb)(void *user, int status, const keep_event *ev);
+
+// keep_async_options holds what keep_settings lacks for a non-blocking
+// client. Initialise it with KEEP_ASYNC_OPTIONS_INIT; 0 limits select the
+// named defaults. Read during keep_async_new() only.
+typedef struct keep_async_options {
+  uint32_t version; // 1
+  // max_pending bounds the outstanding requests, and separately the live
+  // subscriptions; a call beyond it fails with -ENOBUFS and queues nothing
+  // (0: KEEP_DEFAULT_MAX_PENDING).
+  uint32_t max_pending;
+  // max_pending_bytes bounds the encoded size of outstanding requests
+  // (0: KEEP_DEFAULT_MAX_PENDING_BYTES).
+  size_t max_pending_bytes;
+  // max_shard_conns is the most connections per member, one per server
+  // shard; 1 keeps a single connection per member (0:
+  // KEEP_ASYNC_MAX_SHARD_CONNS; larger values are cut to it).
+  uint32_t max_shard_conns;
+  // on_event and event_user receive subscription traffic; NULL drops it.
+  keep_async_event_cb on_event;
+  void *event_user;
+} keep_async_options;
+
+#define KEEP_ASYNC_OPTIONS_INIT                                                                    \
+  { 1, 0, 0, 0, NULL, NULL }
+
+// keep_async_new validates `settings` (as keep_client_new() does) and
+// `options` (NULL: the defaults), resolves the members once (getaddrinfo
+// may block here, nowhere else) and sets `*out` to a client that the caller
+// frees with keep_async_free(). It connects nothing yet: the first request
+// does. On failure `*out` is NULL. Both structs are borrowed for the call.
+// With `settings->tls` it reads the key files here, as keep_client_new()
+// does. Errors: KEEP_ERR_INVALID_ARGUMENT (NULL pointers, no members or
+// more than KEEP_MAX_MEMBERS, a member that is not host:port, or not a
+// loopback address without TLS, options->version not 1, an unusable key
+// file), KEEP_ERR_TLS, -ENOMEM, -errno from reading a key file or from
+// epoll_create1. Thread-safe.
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_new(keep_async **out, const keep_settings *settings,
+                                                    const keep_async_options *options);
+
+// keep_async_free completes every outstanding request with -ECANCELED,
+// ends every subscription with -ECANCELED (through the event callback),
+// closes the connections and frees `a`. Requests queued by those callbacks
+// fail with -ECANCELED at once. Does nothing when `a` is NULL.
+KEEP_API void keep_async_free(keep_async *a);
+
+// keep_async_fd returns the descriptor the caller's loop waits on for
+// readability (an epoll instance, owned by `a`, stable for its lifetime;
+// -1 for NULL).
+KEEP_API int keep_async_fd(const keep_async *a);
+
+// keep_async_process writes queued requests, reads answers and events
+// (at most 256 KiB per connection per call, so one connection cannot
+// starve the loop), runs the callbacks and the due timers. It never
+// blocks. Returns 0, KEEP_ERR_INVALID_ARGUMENT, -EINPROGRESS (called from
+// a callback) or -errno from epoll_wait; connection failures are reported
+// through the callbacks, not here.
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_process(keep_async *a);
+
+// keep_async_next_timeout_ms returns how many ms the caller's loop may wait
+// before calling keep_async_process() even without readiness: 0 when a
+// timer is due, -1 when none is armed (wait for the descriptor only).
+KEEP_API int keep_async_next_timeout_ms(const keep_async *a);
+
+// keep_async_pending returns the number of requests outstanding (the
+// library's own PING probes are not counted, here or against max_pending).
+KEEP_API size_t keep_async_pending(const keep_async *a);
+
+// keep_async_connections returns how many connections are established.
+KEEP_API size_t keep_async_connections(const keep_async *a);
+
+// keep_async_ping, _get, _set, _set_nx, _del, _incr, _expire, _lock,
+// _unlock, _extend, _publish, _subscribe and _unsubscribe queue the request
+// of the blocking call of the same name, with the same arguments and
+// limits, and return 0 once it is queued: `cb` (may be NULL) then runs
+// exactly once with `user` and the outcome, which has the status the
+// blocking call would return and what it would set in its out-parameters
+// (see keep_async_result). Arguments are copied. Subscription events go to
+// keep_async_options.on_event. Errors at queuing (nothing is queued and
+// `cb` never runs): KEEP_ERR_INVALID_ARGUMENT (NULL `a`, a key, topic or
+// holder length out of range, a NULL value with a length, lease 0),
+// KEEP_ERR_TOO_LARGE (a value over KEEP_MAX_VALUE_LEN), -ENOBUFS
+// (max_pending or max_pending_bytes reached, or for subscribe max_pending
+// live subscriptions), -ENOMEM, -ECANCELED (inside keep_async_free), and a
+// connection error when no member accepts a connection attempt at all
+// (-errno from socket or connect).
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_ping(keep_async *a, keep_async_cb cb, void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_get(keep_async *a, const void *key, size_t key_len,
+                                                    keep_async_cb cb, void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_set(keep_async *a, const void *key, size_t key_len,
+                                                    const void *value, size_t value_len,
+                                                    uint64_t ttl_ms, keep_async_cb cb, void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_set_nx(keep_async *a, const void *key,
+                                                       size_t key_len, const void *value,
+                                                       size_t value_len, uint64_t ttl_ms,
+                                                       keep_async_cb cb, void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_del(keep_async *a, const void *key, size_t key_len,
+                                                    keep_async_cb cb, void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_incr(keep_async *a, const void *key, size_t key_len,
+                                                     int64_t delta, uint64_t ttl_ms,
+                                                     keep_async_cb cb, void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_expire(keep_async *a, const void *key,
+                                                       size_t key_len, uint64_t ttl_ms,
+                                                       keep_async_cb cb, void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_lock(keep_async *a, const void *key, size_t key_len,
+                                                     const void *holder, size_t holder_len,
+                                                     uint64_t lease_ms, keep_async_cb cb,
+                                                     void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_unlock(keep_async *a, const void *key,
+                                                       size_t key_len, const void *holder,
+                                                       size_t holder_len, keep_async_cb cb,
+                                                       void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_extend(keep_async *a, const void *key,
+                                                       size_t key_len, const void *holder,
+                                                       size_t holder_len, uint64_t lease_ms,
+                                                       keep_async_cb cb, void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_publish(keep_async *a, const void *topic,
+                                                        size_t topic_len, const void *payload,
+                                                        size_t payload_len, keep_async_cb cb,
+                                                        void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_subscribe(keep_async *a, const void *topic,
+                                                          size_t topic_len, keep_async_cb cb,
+                                                          void *user);
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_unsubscribe(keep_async *a, const void *topic,
+                                                            size_t topic_len, keep_async_cb cb,
+                                                            void *user);
+
+// RESP back end.
+//
+// Sites that run Redis or Valkey (version 7 or later) instead of keepd can
+// use the blocking client unchanged: a member written "redis://HOST:PORT"
+// or "valkey://HOST:PORT" as the only entry of keep_settings.members makes
+// keep_client_new() speak RESP2 to that server. The calls behave as
+// documented above, with these differences:
+//   - keep_get, keep_set, keep_set_nx, keep_del, keep_expire and
+//     keep_publish map to GET, SET [NX] [PX], DEL, PEXPIRE (MULTI/EXEC of
+//     EXISTS and PERSIST for a TTL of 0) and PUBLISH. KEEP_ERR_EXISTS from
+//     keep_set_nx carries no time left.
+//   - keep_incr runs INCRBY; with a TTL, inside MULTI/EXEC after SET key 0
+//     NX PX ttl, so that an absent counter is created with its lifetime in
+//     the same atomic step and an existing one keeps its own (MULTI rather
+//     than a Lua script: no scripting needed, the same atomicity). A
+//     counter is stored as decimal text, and keep_get reads it as that
+//     text, not as 8 bytes.
+//   - keep_lock, keep_unlock and keep_extend are Lua scripts (EVAL) that
+//     read the key and compare the holder before setting, deleting or
+//     extending it, so one holder never releases or extends another's lock;
+//     a lock's value is the holder behind a private prefix. These locks are
+//     exactly as strong as one Redis server: there is no quarantine
+//     (KEEP_ERR_NOT_YET never occurs), so a restart without persistence or
+//     a failover to a replica that missed the write can grant a lock twice.
+//     keep_get on a lock returns its stored value.
+//   - keep_subscribe and keep_unsubscribe use a second connection, in
+//     subscribed mode. Sequence numbers are counted by the client (Redis
+//     sends none): messages that arrive while the client waits for another
+//     subscription's confirmation are dropped and show as `missed`; losses
+//     inside the server cannot be seen. There are no heartbeats.
+//   - Not offered: cluster mode (member_ids), TLS, batches (keep_batch_run
+//     returns KEEP_ERR_INVALID_ARGUMENT) and the non-blocking client.
+// Plaintext, so loopback only, as for keep/1 without TLS. Error replies map
+// to KEEP_ERR_WRONG_TYPE (WRONGTYPE, not an integer), KEEP_ERR_OVERFLOW,
+// KEEP_ERR_OUT_OF_MEMORY (OOM), KEEP_ERR_BUSY (LOADING, BUSY, TRYAGAIN) and
+// otherwise KEEP_ERR_SERVER. Transport failures and timeouts are as above.
 
 #ifdef __cplusplus
 }

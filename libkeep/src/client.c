@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "keep_internal.h"
+#include "keep_resp.h"
+#include "keep_tls.h"
 
 // KEEP_BUSY_RETRIES is how many times a request answered BUSY is sent again.
 #define KEEP_BUSY_RETRIES 5
@@ -37,6 +39,7 @@ struct subscription {
 // kconn is a member's connection while another member's is active.
 struct kconn {
   int fd;
+  keep_tls_conn *tls;
   uint8_t *in;
   size_t in_len, in_cap, in_consume;
 };
@@ -52,6 +55,8 @@ struct keep_client {
   uint8_t secret[KEEP_SECRET_LEN];
   uint32_t connect_timeout_ms, io_timeout_ms, lock_margin_ms, max_events;
   int fd;
+  keep_tls_conn *tls;    // the active connection's TLS state, NULL in plaintext
+  keep_tls_ctx *tls_ctx; // NULL: plaintext (loopback only)
   uint64_t next_id;
   uint8_t *in; // received bytes not yet consumed
   size_t in_len, in_cap, in_consume;
@@ -62,6 +67,7 @@ struct keep_client {
   uint8_t *current_event; // the frame keep_next_event last handed out
   struct subscription *subs;
   size_t num_subs, subs_cap;
+  struct keep_resp *resp; // the RESP back end (resp.c) answers instead, when set
 };
 
 struct batch_req {
@@ -95,6 +101,8 @@ uint32_t keep_slot(const uint8_t *secret, const void *key, size_t key_len) {
 }
 
 static void client_disconnect(keep_client *c) {
+  keep_tls_conn_free(c->tls);
+  c->tls = NULL;
   if (c->fd >= 0)
     close(c->fd);
   c->fd = -1;
@@ -122,6 +130,79 @@ static int split_member(const char *m, char *host, size_t host_cap, char *port, 
   return 0;
 }
 
+// keep_client_tls_init loads the key files of `t` into a TLS context; with
+// `t` NULL the client stays in plaintext.
+static int keep_client_tls_init(keep_client *c, const keep_tls_settings *t) {
+  if (t == NULL)
+    return 0;
+  if (t->key_file == NULL)
+    return KEEP_ERR_INVALID_ARGUMENT;
+  uint8_t *buf;
+  size_t len;
+  EVP_PKEY *key = NULL;
+  keep_tls_pins *pins = NULL;
+  int rc = keep_tls_read_file(&buf, &len, t->key_file);
+  if (rc < 0)
+    return rc;
+  rc = keep_tls_key_parse(&key, buf, len);
+  keep_tls_wipe_free(buf, len);
+  if (rc < 0)
+    return rc;
+  if (t->server_key_file != NULL) {
+    if ((rc = keep_tls_read_file(&buf, &len, t->server_key_file)) == 0) {
+      rc = keep_tls_pins_parse(&pins, buf, len, false);
+      free(buf);
+    }
+  } else {
+    rc = keep_tls_pins_of_key(&pins, key);
+  }
+  if (rc == 0)
+    rc = keep_tls_ctx_new(&c->tls_ctx, key, pins, false);
+  keep_tls_key_free(key);
+  return rc;
+}
+
+static bool is_loopback_addr(const struct sockaddr *sa) {
+  if (sa->sa_family == AF_INET)
+    return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+  return sa->sa_family == AF_INET6 &&
+         IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+}
+
+// keep_client_tls_start runs the TLS handshake on the connected socket `fd`
+// within the connect timeout, or checks that plaintext stays on loopback.
+static int keep_client_tls_start(keep_client *c, int fd, const struct sockaddr *peer) {
+  if (c->tls_ctx == NULL)
+    return is_loopback_addr(peer) ? 0 : KEEP_ERR_INVALID_ARGUMENT;
+  keep_tls_conn *t;
+  int rc = keep_tls_wrap_fd(&t, c->tls_ctx, fd);
+  if (rc < 0)
+    return rc;
+  uint64_t deadline = now_ns() + (uint64_t)c->connect_timeout_ms * 1000000u;
+  for (;;) {
+    short want = 0;
+    rc = keep_tls_handshake(t, &want);
+    if (rc != 0)
+      break;
+    uint64_t now = now_ns();
+    if (now >= deadline) {
+      rc = KEEP_ERR_TIMEOUT;
+      break;
+    }
+    struct pollfd p = {.fd = fd, .events = want};
+    if (poll(&p, 1, (int)((deadline - now + 999999) / 1000000)) < 0 && errno != EINTR) {
+      rc = -errno;
+      break;
+    }
+  }
+  if (rc < 0) {
+    keep_tls_conn_free(t);
+    return rc == KEEP_ERR_CLOSED ? KEEP_ERR_TLS : rc;
+  }
+  c->tls = t;
+  return 0;
+}
+
 static int connect_one(keep_client *c, const char *member) {
   char host[256], port[16];
   int rc = split_member(member, host, sizeof host, port, sizeof port);
@@ -133,6 +214,10 @@ static int connect_one(keep_client *c, const char *member) {
     return -EHOSTUNREACH;
   rc = -ECONNREFUSED;
   for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
+    if (c->tls_ctx == NULL && !is_loopback_addr(ai->ai_addr)) {
+      rc = KEEP_ERR_INVALID_ARGUMENT; // plaintext never leaves the host
+      continue;
+    }
     int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd < 0) {
       rc = -errno;
@@ -154,6 +239,10 @@ static int connect_one(keep_client *c, const char *member) {
       close(fd);
       continue;
     }
+    if ((rc = keep_client_tls_start(c, fd, ai->ai_addr)) < 0) {
+      close(fd);
+      continue;
+    }
     c->fd = fd;
     rc = 0;
     break;
@@ -166,14 +255,15 @@ static int connect_one(keep_client *c, const char *member) {
 static void use_member(keep_client *c, size_t i) {
   if (c->ids == NULL || i == c->cur)
     return;
-  c->conns[c->cur] = (struct kconn){c->fd, c->in, c->in_len, c->in_cap, c->in_consume};
+  c->conns[c->cur] = (struct kconn){c->fd, c->tls, c->in, c->in_len, c->in_cap, c->in_consume};
   struct kconn *k = &c->conns[i];
   c->fd = k->fd;
+  c->tls = k->tls;
   c->in = k->in;
   c->in_len = k->in_len;
   c->in_cap = k->in_cap;
   c->in_consume = k->in_consume;
-  *k = (struct kconn){-1, NULL, 0, 0, 0};
+  *k = (struct kconn){-1, NULL, NULL, 0, 0, 0};
   c->cur = i;
 }
 
@@ -212,6 +302,20 @@ int keep_client_new(keep_client **out, const keep_settings *s) {
   c->max_events = s->max_events ? s->max_events : KEEP_DEFAULT_MAX_EVENTS;
   if (s->secret != NULL)
     memcpy(c->secret, s->secret, KEEP_SECRET_LEN);
+  if (keep_resp_url(s->members[0])) { // keep.h, "RESP back end"
+    int rrc = keep_resp_open(&c->resp, s);
+    if (rrc < 0) {
+      keep_client_free(c);
+      return rrc;
+    }
+    *out = c;
+    return 0;
+  }
+  int trc = keep_client_tls_init(c, s->tls);
+  if (trc < 0) {
+    keep_client_free(c);
+    return trc;
+  }
   if (s->member_ids != NULL) {
     if (s->num_members > KEEP_MAX_MEMBERS) {
       keep_client_free(c);
@@ -261,8 +365,10 @@ int keep_client_new(keep_client **out, const keep_settings *s) {
 void keep_client_free(keep_client *c) {
   if (c == NULL)
     return;
+  keep_resp_close(c->resp);
   client_disconnect(c);
   for (size_t i = 0; i < c->num_members && c->conns != NULL; i++) {
+    keep_tls_conn_free(c->conns[i].tls);
     if (c->conns[i].fd >= 0)
       close(c->conns[i].fd);
     free(c->conns[i].in);
@@ -284,6 +390,7 @@ void keep_client_free(keep_client *c) {
   free(c->subs);
   free(c->in);
   free(c->out);
+  keep_tls_ctx_free(c->tls_ctx);
   free(c);
 }
 
@@ -321,6 +428,13 @@ static int read_some(keep_client *c) {
     c->in = p;
     c->in_cap = cap;
   }
+  if (c->tls != NULL) {
+    short want;
+    int r = keep_tls_read(c->tls, &want, c->in + c->in_len, c->in_cap - c->in_len);
+    if (r > 0)
+      c->in_len += (size_t)r;
+    return r > 0 ? 1 : r;
+  }
   ssize_t n = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
   if (n > 0) {
     c->in_len += (size_t)n;
@@ -357,7 +471,16 @@ static int wait_fd(keep_client *c, short events, uint64_t deadline, short *reven
 static int send_all(keep_client *c, size_t len, uint64_t deadline) {
   size_t off = 0;
   while (off < len) {
-    ssize_t n = send(c->fd, c->out + off, len - off, MSG_NOSIGNAL);
+    ssize_t n;
+    if (c->tls != NULL) {
+      short want;
+      int r = keep_tls_write(c->tls, &want, c->out + off, len - off);
+      if (r < 0)
+        return r;
+      n = r;
+    } else {
+      n = send(c->fd, c->out + off, len - off, MSG_NOSIGNAL);
+    }
     if (n > 0) {
       off += (size_t)n;
       continue;
@@ -596,6 +719,8 @@ static int call_routed(keep_client *c, keep_frame *req, keep_frame *ans, uint64_
 // skipped for KEEP_MEMBER_DOWN_MS, and the request sent once more to the
 // slot's next owner, which holds none of the dead member's data anyway.
 static int call(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *sent_ns) {
+  if (c->resp != NULL)
+    return keep_resp_call(c->resp, req, ans, sent_ns);
   bool followed = false, resent = false;
   for (;;) {
     int rc = call_routed(c, req, ans, sent_ns);
@@ -824,6 +949,8 @@ static int fill_event(keep_client *c, const keep_frame *f, keep_event *out) {
 int keep_next_event(keep_client *c, keep_event *out, uint32_t timeout_ms) {
   if (c == NULL || out == NULL)
     return KEEP_ERR_INVALID_ARGUMENT;
+  if (c->resp != NULL)
+    return keep_resp_next_event(c->resp, out, timeout_ms);
   free(c->current_event);
   c->current_event = NULL;
   keep_frame f;
@@ -939,7 +1066,7 @@ int keep_batch_del(keep_batch *b, const void *key, size_t key_len) {
 }
 
 int keep_batch_run(keep_client *c, keep_batch *b) {
-  if (c == NULL || b == NULL)
+  if (c == NULL || b == NULL || c->resp != NULL) // no batches over RESP
     return KEEP_ERR_INVALID_ARGUMENT;
   int rc = ensure_connected(c);
   if (rc < 0)

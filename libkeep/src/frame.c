@@ -52,6 +52,12 @@ static const char *frame_layout(uint8_t opcode) {
     return "ct";
   case KEEP_OP_VIEW:
     return "nw";
+  case KEEP_OP_HANDOFF_PULL:
+    return "nmvt";
+  case KEEP_OP_HANDOFF_DONE:
+    return "nt";
+  case KEEP_OP_ENTRY:
+    return "knmvt";
   default:
     return NULL;
   }

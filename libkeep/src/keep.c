@@ -24,6 +24,7 @@ const char *keep_strerror(int code) {
       [KEEP_ERR_INVALID_ARGUMENT - KEEP_ERR_TIMEOUT] = "timed out",
       [KEEP_ERR_INVALID_ARGUMENT - KEEP_ERR_CLOSED] = "connection closed",
       [KEEP_ERR_INVALID_ARGUMENT - KEEP_ERR_OVERFLOW] = "counter overflow",
+      [KEEP_ERR_INVALID_ARGUMENT - KEEP_ERR_TLS] = "TLS handshake failed or peer key not pinned",
   };
   return corvid_errtext_lookup(own, sizeof own / sizeof own[0], KEEP_ERR_INVALID_ARGUMENT, code);
 }

@@ -54,6 +54,10 @@ enum keep_opcode {
   KEEP_OP_SUBSCRIBE = 0x0c,
   KEEP_OP_UNSUBSCRIBE = 0x0d,
   KEEP_OP_CLUSTER = 0x0e,
+  // Member to member: key handoff on a clean leave (docs/keep-protocol.md,
+  // "Key handoff"). Appended: the codes above never change.
+  KEEP_OP_HANDOFF_PULL = 0x0f,
+  KEEP_OP_HANDOFF_DONE = 0x10,
   // Answers and pushed frames.
   KEEP_OP_OK = 0x80,
   KEEP_OP_NOT_FOUND = 0x81,
@@ -65,6 +69,7 @@ enum keep_opcode {
   KEEP_OP_VIEW = 0x87,
   KEEP_OP_EVENT = 0x88,
   KEEP_OP_HEARTBEAT = 0x89,
+  KEEP_OP_ENTRY = 0x8a, // one key of a HANDOFF_PULL page
 };
 
 // Flags (header bytes 6-7). Undefined bits must be zero.
@@ -142,7 +147,7 @@ static inline void keep_frame_init(keep_frame *f, uint8_t opcode, uint64_t id) {
 
 // keep_frame_is_request tells whether `opcode` is a request a client sends.
 static inline bool keep_frame_is_request(uint8_t opcode) {
-  return opcode >= KEEP_OP_PING && opcode <= KEEP_OP_CLUSTER;
+  return opcode >= KEEP_OP_PING && opcode <= KEEP_OP_HANDOFF_DONE;
 }
 
 // keep_frame_peek_header reads the body length and opcode of the frame at

@@ -26,6 +26,7 @@
 
 #include "corvid_bench.h"
 #include "keep_internal.h"
+#include "keep_tls.h"
 
 enum proto { PROTO_KEEP, PROTO_RESP, PROTO_MC, PROTO_NATS };
 enum op { OP_GET, OP_SET, OP_INCR, OP_MIX };
@@ -118,6 +119,53 @@ static uint64_t server_cpu_ns(int pid) {
   return (ut + stt) * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
 }
 
+// --tls KEYFILE: keep/1 inside mutual TLS 1.3, the bench holding the
+// cluster key (closed loop only: the open loop sends and receives on one
+// socket from two threads, which one TLS connection cannot do).
+static keep_tls_ctx *bench_tls;
+#define BENCH_MAX_FD 65536
+static keep_tls_conn *tls_of[BENCH_MAX_FD];
+
+static int bench_tls_init(const char *key_file) {
+  uint8_t *buf;
+  size_t len;
+  EVP_PKEY *key = NULL;
+  keep_tls_pins *pins = NULL;
+  int rc = keep_tls_read_file(&buf, &len, key_file);
+  if (rc == 0) {
+    rc = keep_tls_key_parse(&key, buf, len);
+    keep_tls_wipe_free(buf, len);
+  }
+  if (rc == 0 && (rc = keep_tls_pins_of_key(&pins, key)) == 0)
+    rc = keep_tls_ctx_new(&bench_tls, key, pins, false);
+  keep_tls_key_free(key);
+  return rc;
+}
+
+// xsend and xrecv are send and recv, through TLS when the socket has it.
+static ssize_t xsend(int fd, const void *p, size_t n, int flags) {
+  keep_tls_conn *t = fd < BENCH_MAX_FD ? tls_of[fd] : NULL;
+  if (t == NULL)
+    return send(fd, p, n, flags);
+  for (size_t off = 0; off < n;) {
+    short want;
+    int r = keep_tls_write(t, &want, (const uint8_t *)p + off, n - off);
+    if (r <= 0)
+      return -1;
+    off += (size_t)r;
+  }
+  return (ssize_t)n;
+}
+
+static ssize_t xrecv(int fd, void *p, size_t n, int flags) {
+  keep_tls_conn *t = fd < BENCH_MAX_FD ? tls_of[fd] : NULL;
+  if (t == NULL)
+    return recv(fd, p, n, flags);
+  short want;
+  int r = keep_tls_read(t, &want, p, n);
+  return r > 0 ? r : r == KEEP_ERR_CLOSED ? 0 : -1;
+}
+
 static int connect_to(const struct config *cfg) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0)
@@ -130,6 +178,15 @@ static int connect_to(const struct config *cfg) {
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (bench_tls != NULL && fd < BENCH_MAX_FD) {
+    short want;
+    keep_tls_conn *t;
+    if (keep_tls_wrap_fd(&t, bench_tls, fd) < 0 || keep_tls_handshake(t, &want) != 1) {
+      close(fd);
+      return -1;
+    }
+    tls_of[fd] = t;
+  }
   return fd;
 }
 
@@ -338,14 +395,14 @@ static void *worker_main(void *arg) {
   while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
     unsigned replies;
     size_t len = encode_window(cfg, w->id, &counter, out, cap, value, &replies);
-    if (send(fd, out, len, MSG_NOSIGNAL) != (ssize_t)len) {
+    if (xsend(fd, out, len, MSG_NOSIGNAL) != (ssize_t)len) {
       w->error = EIO;
       break;
     }
     unsigned answered = 0;
     size_t have = 0, pos = 0;
     while (answered < replies) {
-      ssize_t n = recv(fd, in + have, in_cap - have, 0);
+      ssize_t n = xrecv(fd, in + have, in_cap - have, 0);
       if (n <= 0) {
         w->error = EIO;
         goto done;
@@ -402,10 +459,10 @@ static int ping_shard(int fd, unsigned *shard, unsigned *count) {
   keep_frame_init(&f, KEEP_OP_PING, 1);
   size_t len, have = 0, used;
   if (keep_frame_encode(buf, sizeof buf, &len, &f) != 0 ||
-      send(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len)
+      xsend(fd, buf, len, MSG_NOSIGNAL) != (ssize_t)len)
     return -1;
   for (;;) {
-    ssize_t n = recv(fd, buf + have, sizeof buf - have, 0);
+    ssize_t n = xrecv(fd, buf + have, sizeof buf - have, 0);
     if (n <= 0)
       return -1;
     have += (size_t)n;
@@ -427,7 +484,7 @@ static int read_answers(int fd, uint8_t *in, size_t in_cap, unsigned count) {
   size_t have = 0, pos = 0;
   unsigned answered = 0;
   while (answered < count) {
-    ssize_t n = recv(fd, in + have, in_cap - have, 0);
+    ssize_t n = xrecv(fd, in + have, in_cap - have, 0);
     if (n <= 0)
       return EIO;
     have += (size_t)n;
@@ -500,7 +557,8 @@ static void *routed_worker_main(void *arg) {
     // A shard no connection landed on is served through another one.
     for (unsigned sh = 0; ok && sh < shards; sh++) {
       int fd = fd_of[sh] >= 0 ? fd_of[sh] : any;
-      ok = out_len[sh] == 0 || send(fd, out[sh], out_len[sh], MSG_NOSIGNAL) == (ssize_t)out_len[sh];
+      ok =
+          out_len[sh] == 0 || xsend(fd, out[sh], out_len[sh], MSG_NOSIGNAL) == (ssize_t)out_len[sh];
     }
     for (unsigned sh = 0; ok && sh < shards; sh++) {
       int fd = fd_of[sh] >= 0 ? fd_of[sh] : any;
@@ -761,11 +819,11 @@ static int run_fill(const struct config *cfg, uint64_t num) {
         off += 10;
       }
     }
-    if (send(fd, out, off, MSG_NOSIGNAL) != (ssize_t)off)
+    if (xsend(fd, out, off, MSG_NOSIGNAL) != (ssize_t)off)
       return 1;
     size_t have = 0, pos = 0;
     for (unsigned answered = 0; answered < batch;) {
-      ssize_t n = recv(fd, in + have, cap - have, 0);
+      ssize_t n = xrecv(fd, in + have, cap - have, 0);
       if (n <= 0)
         return 1;
       have += (size_t)n;
@@ -1089,7 +1147,7 @@ static void usage(void) {
   fprintf(stderr, "usage: keep-bench --proto keep|resp|mc|nats --op get|set|incr|mix --port N\n"
                   "       [--host 127.0.0.1] [--threads 4] [--pipeline 16] [--keys 10000]\n"
                   "       [--value-size 8] [--seconds 3] [--rate REQUESTS_PER_S]\n"
-                  "       [--route] [--server-pid PID]\n"
+                  "       [--route] [--server-pid PID] [--tls CLUSTER_KEY_FILE]\n"
                   "--rate runs the open loop and reports latency percentiles; --route\n"
                   "keeps one keep/1 connection per keepd shard (closed loop); --op mix\n"
                   "is the mail-cluster mix of README.md; --server-pid adds the server's\n"
@@ -1115,6 +1173,7 @@ int main(int argc, char **argv) {
       {"server-pid", required_argument, NULL, 'S'},
       {"fill", required_argument, NULL, 'F'},
       {"pubsub", required_argument, NULL, 'U'},
+      {"tls", required_argument, NULL, 'T'},
       {NULL, 0, NULL, 0},
   };
   int o;
@@ -1142,6 +1201,12 @@ int main(int argc, char **argv) {
       break;
     case 'U':
       pubsub = (unsigned)atoi(optarg);
+      break;
+    case 'T':
+      if (bench_tls_init(optarg) < 0) {
+        fprintf(stderr, "keep-bench: --tls %s: not a usable key file\n", optarg);
+        return 2;
+      }
       break;
     case 'h':
       cfg.host = optarg;
@@ -1179,6 +1244,10 @@ int main(int argc, char **argv) {
       cfg.pipeline > 100000 || cfg.keys == 0 || cfg.value_size > KEEP_MAX_VALUE_HARD ||
       cfg.seconds <= 0) {
     usage();
+    return 2;
+  }
+  if (bench_tls != NULL && (cfg.proto != PROTO_KEEP || cfg.rate > 0 || pubsub > 0)) {
+    fprintf(stderr, "keep-bench: --tls is for keep/1 in the closed loop only\n");
     return 2;
   }
   if (fill > 0)
@@ -1219,8 +1288,9 @@ int main(int argc, char **argv) {
   char bench[64], impl[32];
   snprintf(bench, sizeof bench, "closed-loop-%s-t%u-p%u", op_names[cfg.op], cfg.threads,
            cfg.pipeline);
-  snprintf(impl, sizeof impl, "%s",
-           cfg.proto == PROTO_KEEP && cfg.route ? "keepd-routed" : proto_names[cfg.proto]);
+  snprintf(impl, sizeof impl, "%s%s",
+           cfg.proto == PROTO_KEEP && cfg.route ? "keepd-routed" : proto_names[cfg.proto],
+           bench_tls != NULL ? "-tls" : "");
   struct corvid_bench_result r = {elapsed, elapsed, 1};
   corvid_bench_emit(stdout, bench, impl, total * cfg.value_size, total, &r);
   if (cfg.server_pid > 0)

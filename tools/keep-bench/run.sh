@@ -29,7 +29,7 @@ pubrate=${PUBRATE:-2000}
 
 start_keepd() { # the cap leaves room for FILL small keys
   rm -f "$dir/port"
-  "$keepd" --port 0 --port-file "$dir/port" --memory-cap 2G 2>"$dir/keepd.log" &
+  "$keepd" --port 0 --port-file "$dir/port" --memory-cap 2G --plaintext 2>"$dir/keepd.log" &
   kpid=$!
   pids="$pids $kpid"
   for _ in $(seq 200); do [ -s "$dir/port" ] && break; sleep 0.05; done

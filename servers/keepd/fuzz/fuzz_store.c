@@ -7,8 +7,9 @@
 // keys short enough for a slot and keys that need a record, with values
 // inline or not. After each step the store must agree with the model on
 // which keys exist, their values, deadlines (rounded up to the millisecond)
-// and their count, and at the end the memory accounting must come back to
-// the tables alone.
+// and their count; at the end the handoff's walk (keepd_store_next) must
+// visit every live key exactly once and nothing else, and the memory
+// accounting must come back to the tables alone.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +159,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     FUZZ_CHECK(st.count == count);
   }
+  // The walk visits every live key once, with its value.
+  static uint8_t seen[MODEL_KEYS];
+  memset(seen, 0, sizeof seen);
+  uint64_t cursor = 0;
+  keepd_entry *w;
+  int rc;
+  while ((rc = keepd_store_next(&st, &cursor, now, &w)) == 1) {
+    FUZZ_CHECK(w->key_len >= 3);
+    unsigned idx = w->key[1] | (unsigned)w->key[2] << 8;
+    FUZZ_CHECK(idx < MODEL_KEYS && !seen[idx]);
+    seen[idx] = 1;
+    const struct model_key *m = &model[idx];
+    FUZZ_CHECK(m->present && (m->expires == 0 || m->expires > now));
+    check_value(w, idx, m);
+  }
+  FUZZ_CHECK(rc == 0);
+  for (unsigned idx = 0; idx < MODEL_KEYS; idx++)
+    FUZZ_CHECK(seen[idx] ==
+               (model[idx].present && (model[idx].expires == 0 || model[idx].expires > now)));
   // Every live key is found with its value; removing all frees everything.
   for (unsigned idx = 0; idx < MODEL_KEYS; idx++) {
     uint8_t key[16];

@@ -31,67 +31,7 @@
 
 #include "keepd.h"
 #include "keepd_cluster.h"
-
-#define MS 1000000ull
-#define HB_LEN(n) (32u + 16u * (n) + KEEPD_HB_MAC_LEN)
-#define SENT_RING 64u // our last send times, by counter: 1.6 s > the quorum window
-#define OWNER_CACHE 8u
-
-struct view {
-  uint8_t owner[KEEP_SLOTS];    // member index
-  uint16_t endorse[KEEP_SLOTS]; // members whose view names us owner (0: not ours)
-  uint64_t own_mask;            // the live set it was built from
-  uint64_t peer_mask[KEEP_MAX_MEMBERS];
-  bool leaving;
-};
-
-struct retired {
-  struct view *v;
-  uint64_t snap[KEEPD_MAX_SHARDS];
-};
-
-struct peer {
-  uint64_t inc, ctr; // last accepted heartbeat
-  uint64_t heard_ns;
-  uint64_t view_mask;
-  bool leaving, known;
-  uint64_t echo_ns; // send time of the newest heartbeat of ours it echoed
-};
-
-struct owners {
-  uint64_t mask;
-  bool used;
-  uint8_t owner[KEEP_SLOTS];
-};
-
-struct keepd_cluster {
-  struct keepd_cluster_config cfg;
-  unsigned n, self, num_shards;
-  uint16_t ids[KEEP_MAX_MEMBERS];
-  uint8_t secret[KEEP_SECRET_LEN];
-  uint8_t key[KEEPD_HB_KEY_LEN];
-  int fd;
-  struct sockaddr_storage addr[KEEP_MAX_MEMBERS];
-  socklen_t addr_len[KEEP_MAX_MEMBERS];
-  uint64_t quarantine_ns;
-  uint64_t inc, ctr;
-  uint64_t sent_at[SENT_RING];
-  struct peer peers[KEEP_MAX_MEMBERS];
-  struct owners cache[OWNER_CACHE];
-  unsigned cache_next;
-  uint8_t copies[KEEP_MAX_MEMBERS][KEEP_SLOTS]; // build_view's scratch
-  bool serving[KEEP_SLOTS];
-  _Atomic uint64_t quarantine_until[KEEP_SLOTS];
-  _Atomic uint64_t fresh_until[KEEP_MAX_MEMBERS];
-  _Atomic(struct view *) view;
-  struct view *cur; // the thread's copy of the published pointer
-  struct retired retired[64];
-  unsigned num_retired;
-  _Atomic uint64_t qs[KEEPD_MAX_SHARDS];
-  atomic_bool leaving, stop;
-  bool started;
-  pthread_t thread;
-};
+#include "keepd_cluster_internal.h"
 
 int keepd_member_parse(struct keepd_member *out, const char *s) {
   memset(out, 0, sizeof *out);
@@ -308,6 +248,12 @@ static void receive(struct keepd_cluster *cl, const uint8_t *pkt, size_t len, ui
   // Replay: an older incarnation, or a counter already seen, is dropped.
   if (p->known && (inc < p->inc || (inc == p->inc && ctr <= p->ctr)))
     return;
+  // A live peer announcing its leave hands over the slots it owned: those
+  // that become ours are pulled from it (handoff.c).
+  bool self_leaving = atomic_load(&cl->leaving);
+  bool was_live =
+      p->known && !p->leaving && inc == p->inc && now - p->heard_ns <= KEEPD_DEAD_AFTER_MS * MS;
+  uint64_t before_mask = live_mask(cl, now, self_leaving);
   // The echo of one of our own heartbeats: the peer heard us after we sent
   // it, which is what makes its confirmation fresh.
   uint64_t e_inc = hb.echo_inc[cl->self], e_ctr = hb.echo_ctr[cl->self];
@@ -324,6 +270,13 @@ static void receive(struct keepd_cluster *cl, const uint8_t *pkt, size_t len, ui
   p->view_mask = mask & ((cl->n == 64 ? 0 : 1ull << cl->n) - 1);
   p->leaving = (flags & KEEPD_HB_FLAG_LEAVING) != 0;
   p->known = true;
+  if (was_live && p->leaving && !self_leaving && (before_mask & (1ull << j))) {
+    // copies[self] is build_view's unused row: owners_for may evict the
+    // first answer while computing the second.
+    uint8_t *before = cl->copies[cl->self];
+    memcpy(before, owners_for(cl, before_mask), KEEP_SLOTS);
+    keepd_ho_begin(cl, j, before, owners_for(cl, before_mask & ~(1ull << j)), now);
+  }
 }
 
 static uint64_t fresh_bits_at(struct keepd_cluster *cl, uint64_t now) {
@@ -362,10 +315,37 @@ static void tick(struct keepd_cluster *cl, uint64_t now) {
   for (uint32_t s = 0; s < KEEP_SLOTS; s++) {
     bool next = !leaving && servable(cl, v, s, after);
     bool continuous = cl->serving[s] && servable(cl, old, s, before);
-    if (next && !continuous)
+    uint8_t ho = atomic_load_explicit(&cl->ho_state[s], memory_order_acquire);
+    // A slot received whole by handoff skips the quarantine (every lock
+    // granted on it came along), provided it is served within a quarantine
+    // of the leave: any other member that took the slot meanwhile started
+    // serving it after the leave, so it grants no lock on an absent key
+    // before then. A failed handoff keeps the quarantine.
+    bool received = ho == HO_RECEIVED && now - cl->ho_at[s] < cl->quarantine_ns;
+    if (next && !continuous && !received)
       atomic_store_explicit(&cl->quarantine_until[s], now + cl->quarantine_ns,
                             memory_order_relaxed);
+    if (received && next) {
+      // Served since before the handoff ended: its quarantine goes now.
+      atomic_store_explicit(&cl->quarantine_until[s], 0, memory_order_relaxed);
+      atomic_store_explicit(&cl->ho_state[s], HO_NONE, memory_order_relaxed);
+    } else if (ho == HO_FAILED || (ho == HO_RECEIVED && !received)) {
+      atomic_store_explicit(&cl->ho_state[s], HO_NONE, memory_order_relaxed);
+    }
     cl->serving[s] = next;
+  }
+  if (leaving) {
+    // The leave is settled once every live peer that is not leaving too
+    // has confirmed its handoff.
+    uint64_t done = atomic_load(&cl->done_mask);
+    bool settled = true;
+    for (unsigned j = 0; j < cl->n; j++) {
+      const struct peer *p = &cl->peers[j];
+      if (j != cl->self && p->known && !p->leaving &&
+          now - p->heard_ns <= KEEPD_DEAD_AFTER_MS * MS && !(done & (1ull << j)))
+        settled = false;
+    }
+    atomic_store(&cl->leave_settled, settled);
   }
   if (v != old) {
     atomic_store_explicit(&cl->view, v, memory_order_release);
@@ -388,6 +368,15 @@ static void tick(struct keepd_cluster *cl, uint64_t now) {
   reclaim(cl);
 }
 
+static void drain(struct keepd_cluster *cl, uint8_t *buf, size_t cap) {
+  for (int i = 0; i < 256; i++) {
+    ssize_t n = recv(cl->fd, buf, cap, MSG_DONTWAIT);
+    if (n < 0)
+      break;
+    receive(cl, buf, (size_t)n, keepd_now_ns());
+  }
+}
+
 static void *cluster_main(void *arg) {
   struct keepd_cluster *cl = arg;
   uint64_t next = keepd_now_ns();
@@ -395,6 +384,12 @@ static void *cluster_main(void *arg) {
   while (!atomic_load(&cl->stop)) {
     uint64_t now = keepd_now_ns();
     if (now >= next) {
+      // What arrived while this thread was not running is read first: a
+      // stall of our own must not make a peer look dead (and its slots
+      // ours) for one tick, only for the heartbeats queued behind it to
+      // bring it back.
+      drain(cl, buf, sizeof buf);
+      now = keepd_now_ns();
       tick(cl, now);
       next = now + KEEPD_HB_INTERVAL_MS * MS;
     }
@@ -403,12 +398,7 @@ static void *cluster_main(void *arg) {
     int ms = next > now ? (int)((next - now + MS - 1) / MS) : 0;
     if (poll(&p, 1, ms) <= 0)
       continue;
-    for (int i = 0; i < 256; i++) {
-      ssize_t n = recv(cl->fd, buf, sizeof buf, MSG_DONTWAIT);
-      if (n < 0)
-        break;
-      receive(cl, buf, (size_t)n, keepd_now_ns());
-    }
+    drain(cl, buf, sizeof buf);
   }
   return NULL;
 }
@@ -429,6 +419,11 @@ int keepd_cluster_new(struct keepd_cluster **out, const struct keepd_cluster_con
   cl->num_shards = num_shards;
   cl->fd = -1;
   cl->quarantine_ns = quarantine_ms * MS;
+  const char *pause = getenv("KEEPD_TEST_HANDOFF_PAUSE_MS");
+  if (pause != NULL)
+    cl->test_pause_ms = strtoull(pause, NULL, 10);
+  pthread_mutex_init(&cl->ho_mu, NULL);
+  pthread_cond_init(&cl->ho_cv, NULL);
   memcpy(cl->secret, secret, KEEP_SECRET_LEN);
   // The key depends on the member list too: members configured with
   // different lists cannot authenticate each other, so they never mix views.
@@ -483,13 +478,23 @@ int keepd_cluster_new(struct keepd_cluster **out, const struct keepd_cluster_con
 }
 
 int keepd_cluster_start(struct keepd_cluster *cl) {
-  int rc = pthread_create(&cl->thread, NULL, cluster_main, cl);
+  int rc = keepd_ho_start(cl);
+  if (rc < 0)
+    return rc;
+  rc = pthread_create(&cl->thread, NULL, cluster_main, cl);
   cl->started = rc == 0;
   return -rc;
 }
 
 void keepd_cluster_leave(struct keepd_cluster *cl) {
   atomic_store(&cl->leaving, true);
+  // The shards answer BUSY from now on and serve the peers' pulls; wait
+  // until each live peer has confirmed it holds our keys (bounded).
+  uint64_t end = keepd_now_ns() + KEEPD_HANDOFF_WAIT_MS * MS;
+  while (cl->started && !atomic_load(&cl->leave_settled) && keepd_now_ns() < end) {
+    struct timespec ts = {0, 5 * (long)MS};
+    nanosleep(&ts, NULL);
+  }
 }
 
 void keepd_cluster_free(struct keepd_cluster *cl) {
@@ -498,6 +503,9 @@ void keepd_cluster_free(struct keepd_cluster *cl) {
   atomic_store(&cl->stop, true);
   if (cl->started)
     pthread_join(cl->thread, NULL);
+  keepd_ho_stop(cl);
+  pthread_mutex_destroy(&cl->ho_mu);
+  pthread_cond_destroy(&cl->ho_cv);
   for (unsigned i = 0; i < cl->num_retired; i++)
     free(cl->retired[i].v);
   free(cl->cur);
@@ -517,6 +525,9 @@ int keepd_cluster_route(struct keepd_cluster *cl, uint32_t slot, uint64_t now, u
     *owner_id = cl->ids[o];
     return KEEPD_ROUTE_MOVED;
   }
+  // Its keys are still on their way from a leaving member.
+  if (atomic_load_explicit(&cl->ho_state[slot], memory_order_acquire) == HO_PENDING)
+    return KEEPD_ROUTE_BUSY;
   if (atomic_load_explicit(&cl->leaving, memory_order_relaxed))
     return KEEPD_ROUTE_BUSY;
   unsigned count = 0;

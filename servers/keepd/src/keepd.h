@@ -55,6 +55,12 @@ typedef struct keepd_settings {
   int pin; // KEEPD_PIN_*
   uint8_t secret[KEEP_SECRET_LEN];
   const char *port_file;
+  // TLS (tls.c): the cluster key and the allowed client keys (PEM files);
+  // plaintext only when asked for, and only on loopback (main.c).
+  const char *tls_key_file;
+  const char *tls_clients_file;
+  uint32_t handshake_timeout_ms; // 0: KEEPD_DEFAULT_HANDSHAKE_MS
+  bool plaintext;
   // cluster is the member list and this member's place in it; NULL for a
   // single node (keepd_cluster.h).
   const struct keepd_cluster_config *cluster;
@@ -184,6 +190,7 @@ typedef struct keepd_store {
   uint64_t used, cap;   // bytes in live allocations (arena and tables) and the cap
   uint64_t table_bytes; // the tables' share of `used`
   bool huge_pages;
+  uint32_t layout_gen; // changes whenever a key is placed (keepd_store_next)
 } keepd_store;
 
 // keepd_store_init prepares an empty store whose tables and records may use
@@ -217,6 +224,17 @@ void keepd_store_free_entry(keepd_store *st, keepd_entry *e);
 // continuing where the last call stopped, and moves a few buckets of a
 // resize under way; returns how many it removed.
 size_t keepd_store_sweep(keepd_store *st, size_t num_buckets, uint64_t now);
+
+// keepd_store_next visits the live entries in table order, for the key
+// handoff: `*cursor` is 0 to start (which first finishes a resize under way)
+// and is advanced past each entry returned. Returns 1 with `*out` a view
+// valid until the next store call (read only), 0 when every entry has been
+// visited, or -ESTALE when a key was placed since the cursor was made (an
+// insert or a resize may move keys across the cursor, so the walk would
+// miss or repeat some): the walk is exact only while nothing is inserted,
+// which the handoff ensures by answering BUSY first. Expired entries are
+// skipped, not removed. Shard thread only.
+int keepd_store_next(keepd_store *st, uint64_t *cursor, uint64_t now, keepd_entry **out);
 
 static inline uint8_t *keepd_entry_value(keepd_entry *e) {
   return e->value_len <= 8 ? e->v.inline_val : e->v.ext;

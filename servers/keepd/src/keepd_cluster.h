@@ -90,7 +90,10 @@ int keepd_cluster_new(struct keepd_cluster **out, const struct keepd_cluster_con
 int keepd_cluster_start(struct keepd_cluster *cl);
 // keepd_cluster_leave announces a clean leave: this member stops serving at
 // once and tells its peers, which drop it from placement at their next
-// heartbeat.
+// heartbeat and pull its keys (handoff.c). It returns once every live peer
+// that is not leaving too has confirmed its pull, or after
+// KEEPD_HANDOFF_WAIT_MS; the shards must keep running until then, since
+// they serve the pulls. Called once, from the main thread.
 void keepd_cluster_leave(struct keepd_cluster *cl);
 // keepd_cluster_free stops the thread (if started) and frees everything;
 // the shards must have stopped. NULL is a no-op.
@@ -100,8 +103,9 @@ enum { KEEPD_ROUTE_SERVE = 0, KEEPD_ROUTE_MOVED = 1, KEEPD_ROUTE_BUSY = 2 };
 
 // keepd_cluster_route decides a request on `slot` at time `now`: serve it,
 // answer MOVED to the member `*owner_id`, or answer BUSY (no majority
-// confirms this member's ownership, or it is leaving). Thread-safe, lock
-// free; called by every shard.
+// confirms this member's ownership, it is leaving, or the slot's keys are
+// still being pulled from a leaving member). Thread-safe, lock free; called
+// by every shard.
 int keepd_cluster_route(struct keepd_cluster *cl, uint32_t slot, uint64_t now, uint16_t *owner_id);
 
 // keepd_cluster_lock_wait returns how many ms a new lock on an absent key of
@@ -116,5 +120,59 @@ void keepd_cluster_quiescent(struct keepd_cluster *cl, unsigned shard);
 
 // keepd_cluster_self_id is this member's id.
 uint16_t keepd_cluster_self_id(const struct keepd_cluster *cl);
+
+// Key handoff on a clean leave (handoff.c; docs/keep-protocol.md, "Key
+// handoff", and docs/keep-guarantees.md). When a peer announces its leave,
+// each member that takes some of its slots answers BUSY for them, pulls
+// their keys page by page over TCP (HANDOFF_PULL, authenticated with the
+// heartbeat key and the leaving member's incarnation), stores them with
+// their remaining TTL or lease, and confirms with HANDOFF_DONE; slots
+// received whole skip the lock quarantine. The leaving member answers BUSY
+// for every key meanwhile and stays up until each live peer confirmed.
+
+// KEEPD_HANDOFF_WAIT_MS bounds how long a leaving member waits for the
+// peers' confirmations before it exits anyway.
+#define KEEPD_HANDOFF_WAIT_MS 5000u
+// KEEPD_HANDOFF_IO_MS: the puller gives up on a leaving member that does not
+// answer (connect, send or read) within this long; its slots then fall back
+// to the quarantine.
+#define KEEPD_HANDOFF_IO_MS 1000u
+// A page of a pull answer holds at most this many entries, and stops after
+// the entry that crosses this many bytes, so one request never holds a
+// shard for long.
+#define KEEPD_HANDOFF_PAGE_ENTRIES 1024u
+#define KEEPD_HANDOFF_PAGE_BYTES (512u * 1024u)
+// KEEPD_HANDOFF_BITMAP_LEN: a pull names the slots it wants, a bit each.
+#define KEEPD_HANDOFF_BITMAP_LEN (KEEP_SLOTS / 8)
+
+struct keepd_buf;
+struct keepd_store;
+
+// keepd_handoff_pull_slot is the slot a HANDOFF_PULL frame starts at; the
+// request goes to the shard that holds that slot.
+uint32_t keepd_handoff_pull_slot(const keep_frame *f);
+
+// keepd_handoff_serve answers a HANDOFF_PULL on the shard `shard` (of
+// `num_shards`) that holds store `st`: ENTRY frames for the live keys of
+// the wanted slots from the cursor on, then OK with the next cursor
+// (UINT64_MAX: this shard is done) and the last slot this shard holds. BUSY
+// while this member is not leaving; ERROR (invalid) for a bad MAC, an
+// unknown peer or a cursor the store no longer honours. Shard thread.
+void keepd_handoff_serve(struct keepd_cluster *cl, struct keepd_store *st, unsigned shard,
+                         unsigned num_shards, const keep_frame *f, uint64_t now,
+                         struct keepd_buf *b);
+
+// keepd_handoff_done records a peer's HANDOFF_DONE (after checking its MAC)
+// and answers OK; BUSY while this member is not leaving. Any thread.
+void keepd_handoff_done(struct keepd_cluster *cl, const keep_frame *f, struct keepd_buf *b);
+
+// keepd_handoff_set_wake tells where to wake shard `shard` when a batch of
+// pulled keys waits for it (its eventfd); called before the threads start.
+void keepd_handoff_set_wake(struct keepd_cluster *cl, unsigned shard, int efd);
+
+// keepd_handoff_apply stores, on shard `shard`, a batch of pulled keys the
+// handoff thread left for it, if any. Called once per loop iteration.
+void keepd_handoff_apply(struct keepd_cluster *cl, unsigned shard, struct keepd_store *st,
+                         uint64_t now);
 
 #endif // KEEPD_CLUSTER_H

@@ -6,6 +6,7 @@
 
 #include "keepd.h"
 #include "keepd_cluster.h"
+#include "keepd_tls.h"
 
 #define KEEPD_TOPIC_BUCKETS 1024
 
@@ -22,6 +23,7 @@ struct keepd_conn {
   size_t out_off;
   bool dirty, pending, closing, blocked, want_out, dead;
   uint64_t sub_shards; // shards holding a subscription of this connection
+  keep_tls_conn *tls;  // NULL in plaintext mode
   struct keepd_conn *next_dead;
 };
 
@@ -67,6 +69,15 @@ struct keepd_shard {
   bool wake[KEEPD_MAX_SHARDS];
   struct keepd_buf scratch;
   keep_frame frame;
+  // Handshakes in progress (TLS), checked against their deadline each tick;
+  // entries whose connection is gone or done are dropped there.
+  struct keepd_hs {
+    int fd;
+    uint32_t gen;
+    uint64_t deadline_ns;
+  } * hs;
+  size_t num_hs, hs_cap;
+  unsigned tls_gen; // the keepd_tls_generation() last checked
 };
 
 struct keepd_server {

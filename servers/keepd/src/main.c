@@ -21,9 +21,16 @@
 
 static void usage(FILE *f) {
   fprintf(f, "usage: keepd [options]\n"
+             "       keepd keygen FILE    write a new Ed25519 key to FILE and FILE.pub\n"
              "  --config FILE            configuration file ([keepd] section)\n"
-             "  --listen ADDR            listen address (default " KEEPD_DEFAULT_LISTEN
-             "; loopback only until TLS)\n"
+             "  --listen ADDR            listen address (default " KEEPD_DEFAULT_LISTEN ")\n"
+             "  --tls-key FILE           the cluster's private key (PEM, from keepd keygen):\n"
+             "                           mutual TLS 1.3 for clients and members\n"
+             "  --tls-clients FILE       public keys (PEM) of the clients allowed besides\n"
+             "                           the cluster key; re-read on SIGHUP\n"
+             "  --handshake-timeout MS   close a connection whose TLS handshake takes\n"
+             "                           longer (default 2000)\n"
+             "  --plaintext              no TLS: only with a loopback listen address\n"
              "  --port N                 port (default 7379; 0 picks a free one)\n"
              "  --port-file FILE         write the port there once listening\n"
              "  --shards N               shard count (default: the CPU budget)\n"
@@ -105,6 +112,9 @@ static void warn_unused(void *ctx, const char *key, const char *file, unsigned l
   fprintf(stderr, "keepd: %s:%u: unknown setting %s ignored\n", file, line, key);
 }
 
+// The key file paths from the configuration, freed at exit.
+static char *cfg_tls_key, *cfg_tls_clients;
+
 // load_config applies the [keepd] section of `path` to `set`.
 static int load_config(const char *path, keepd_settings *set, bool *quarantine_set) {
   srv_config *cfg;
@@ -170,6 +180,23 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
     srv_config_free(cfg);
     return -EINVAL;
   }
+  // TLS: the key files (copied, the configuration is freed below) and an
+  // explicit "plaintext = yes" for a loopback-only keepd.
+  const char *tls_key = NULL, *tls_clients = NULL, *plain = NULL;
+  if (srv_config_get_string(cfg, "keepd.tls_key", NULL, &tls_key) < 0 ||
+      srv_config_get_string(cfg, "keepd.tls_clients", NULL, &tls_clients) < 0 ||
+      srv_config_get_string(cfg, "keepd.plaintext", NULL, &plain) < 0 ||
+      (plain != NULL && strcmp(plain, "yes") != 0 && strcmp(plain, "no") != 0)) {
+    fprintf(stderr, "keepd: %s: bad TLS settings (keepd.plaintext is yes or no)\n", path);
+    srv_config_free(cfg);
+    return -EINVAL;
+  }
+  if (tls_key != NULL)
+    set->tls_key_file = cfg_tls_key = strdup(tls_key);
+  if (tls_clients != NULL)
+    set->tls_clients_file = cfg_tls_clients = strdup(tls_clients);
+  if (plain != NULL)
+    set->plaintext = strcmp(plain, "yes") == 0;
   srv_config_unused(cfg, warn_unused, NULL);
   srv_config_free(cfg);
   return 0;
@@ -299,6 +326,7 @@ int keepd_server_run(const keepd_settings *set) {
   sigemptyset(&sigs);
   sigaddset(&sigs, SIGTERM);
   sigaddset(&sigs, SIGINT);
+  sigaddset(&sigs, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &sigs, NULL);
   signal(SIGPIPE, SIG_IGN);
 
@@ -345,7 +373,14 @@ int keepd_server_run(const keepd_settings *set) {
   }
   if (rc == 0) {
     int sig;
-    sigwait(&sigs, &sig);
+    while (sigwait(&sigs, &sig) == 0 && sig == SIGHUP) {
+      // SIGHUP re-reads the allowed client keys: how a client is revoked.
+      char err[512];
+      if (keepd_tls_reload(err, sizeof err) < 0)
+        fprintf(stderr, "keepd: SIGHUP: %s; the previous client list stays\n", err);
+      else
+        fprintf(stderr, "keepd: SIGHUP: client keys reloaded\n");
+    }
     fprintf(stderr, "keepd: signal %d, shutting down\n", sig);
     if (srv.cl != NULL) {
       // A clean leave: stop serving, and keep heartbeating with the leaving
@@ -384,6 +419,12 @@ int main(int argc, char **argv) {
   set.max_lease_ms = KEEPD_DEFAULT_MAX_LEASE_MS;
   set.max_connections = KEEPD_DEFAULT_MAX_CONNECTIONS;
   bool quarantine_set = false;
+  if (argc == 3 && strcmp(argv[1], "keygen") == 0) {
+    int e = keepd_tls_keygen(argv[2]);
+    if (e < 0)
+      fprintf(stderr, "keepd: keygen %s: %s\n", argv[2], keep_strerror(e));
+    return e < 0 ? 1 : 0;
+  }
 
   enum {
     O_CONFIG = 256,
@@ -399,6 +440,10 @@ int main(int argc, char **argv) {
     O_PIN,
     O_MEMBER,
     O_SELF,
+    O_TLS_KEY,
+    O_TLS_CLIENTS,
+    O_HANDSHAKE,
+    O_PLAINTEXT,
     O_HELP
   };
   static const struct option opts[] = {
@@ -415,6 +460,10 @@ int main(int argc, char **argv) {
       {"pin", required_argument, NULL, O_PIN},
       {"member", required_argument, NULL, O_MEMBER},
       {"self", required_argument, NULL, O_SELF},
+      {"tls-key", required_argument, NULL, O_TLS_KEY},
+      {"tls-clients", required_argument, NULL, O_TLS_CLIENTS},
+      {"handshake-timeout", required_argument, NULL, O_HANDSHAKE},
+      {"plaintext", no_argument, NULL, O_PLAINTEXT},
       {"help", no_argument, NULL, O_HELP},
       {NULL, 0, NULL, 0},
   };
@@ -475,6 +524,19 @@ int main(int argc, char **argv) {
       ok = parse_size(optarg, &v) == 0 && v <= 65535;
       cluster_self = (int64_t)v;
       break;
+    case O_TLS_KEY:
+      set.tls_key_file = optarg;
+      break;
+    case O_TLS_CLIENTS:
+      set.tls_clients_file = optarg;
+      break;
+    case O_HANDSHAKE:
+      ok = parse_size(optarg, &v) == 0 && v >= 1 && v <= 600000;
+      set.handshake_timeout_ms = (uint32_t)v;
+      break;
+    case O_PLAINTEXT:
+      set.plaintext = true;
+      break;
     case O_HELP:
       usage(stdout);
       return 0;
@@ -512,12 +574,45 @@ int main(int argc, char **argv) {
     set.lock_quarantine_ms =
         set.max_lease_ms +
         (set.cluster != NULL ? KEEPD_QUORUM_WINDOW_MS + KEEPD_QUARANTINE_MARGIN_MS : 0);
-  if (!is_loopback(set.listen)) {
+  // Plaintext only where nobody else can listen in, and only when asked for.
+  if (set.plaintext && set.tls_key_file != NULL) {
+    fprintf(stderr, "keepd: --plaintext and --tls-key exclude each other\n");
+    return 2;
+  }
+  if (set.plaintext && !is_loopback(set.listen)) {
     fprintf(stderr,
-            "keepd: %s is not a loopback address: plaintext is only allowed on "
-            "loopback until mutual TLS is implemented\n",
+            "keepd: %s is not a loopback address: --plaintext is only allowed on "
+            "loopback\n",
             set.listen);
     return 2;
   }
-  return keepd_server_run(&set) == 0 ? 0 : 1;
+  if (!set.plaintext) {
+    char err[512];
+    if (set.tls_key_file == NULL) {
+      fprintf(stderr, "keepd: TLS needs the cluster key: --tls-key FILE (make one with "
+                      "`keepd keygen FILE`), or --plaintext on loopback\n");
+      return 2;
+    }
+    if (keepd_tls_init(set.tls_key_file, set.tls_clients_file, set.handshake_timeout_ms, err,
+                       sizeof err) < 0) {
+      fprintf(stderr, "keepd: %s\n", err);
+      keepd_tls_free();
+      return 2;
+    }
+  }
+  int run = keepd_server_run(&set);
+  if (keepd_tls_enabled())
+    fprintf(stderr,
+            "keepd: tls: %llu handshakes, %llu refused keys, %llu failed, %llu timed out, "
+            "%llu over the limit, %llu cut after revocation\n",
+            (unsigned long long)atomic_load(&keepd_tls_stats.ok),
+            (unsigned long long)atomic_load(&keepd_tls_stats.refused),
+            (unsigned long long)atomic_load(&keepd_tls_stats.failed),
+            (unsigned long long)atomic_load(&keepd_tls_stats.timed_out),
+            (unsigned long long)atomic_load(&keepd_tls_stats.over_limit),
+            (unsigned long long)atomic_load(&keepd_tls_stats.revoked));
+  keepd_tls_free();
+  free(cfg_tls_key);
+  free(cfg_tls_clients);
+  return run == 0 ? 0 : 1;
 }

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +232,8 @@ static void conn_close(struct keepd_shard *s, struct keepd_conn *c) {
       rec_put(s, t, REC_CONN_GONE, c->fd, c->gen, 0, NULL, 0);
   }
   s->conns[c->fd] = NULL;
+  keep_tls_conn_free(c->tls);
+  c->tls = NULL;
   close(c->fd);
   s->num_conns--;
   c->next_dead = s->graveyard;
@@ -246,11 +249,50 @@ static void conn_set_events(struct keepd_shard *s, struct keepd_conn *c) {
   c->events = ev;
 }
 
+// tls_send writes the pending answers with one SSL_write (partial writes
+// allowed), as send() would: the count, or -1 with errno EAGAIN or EPIPE.
+static ssize_t tls_send(struct keepd_conn *c) {
+  short want;
+  int r = keep_tls_write(c->tls, &want, c->out.p + c->out_off, c->out.len - c->out_off);
+  if (r > 0)
+    return r;
+  errno = r == 0 ? EAGAIN : EPIPE;
+  return -1;
+}
+
+// conn_handshake advances a TLS handshake; once done, the connection reads
+// like any other.
+static void conn_read(struct keepd_shard *s, struct keepd_conn *c);
+static void conn_handshake(struct keepd_shard *s, struct keepd_conn *c) {
+  short want = POLLIN;
+  int rc = keep_tls_handshake(c->tls, &want);
+  if (rc < 0) {
+    keepd_tls_count(c->tls, rc);
+    conn_close(s, c);
+    return;
+  }
+  if (rc == 0) {
+    c->want_out = want == POLLOUT;
+    conn_set_events(s, c);
+    return;
+  }
+  keepd_tls_count(c->tls, rc);
+  c->want_out = false;
+  conn_set_events(s, c);
+  conn_read(s, c); // the client's first request may have come with its Finished
+}
+
 static void conn_flush(struct keepd_shard *s, struct keepd_conn *c) {
   if (c->dead)
     return;
+  if (c->tls != NULL && !keep_tls_conn_done(c->tls)) {
+    conn_handshake(s, c); // the handshake waited for the socket to drain
+    return;
+  }
   if (c->out.len > c->out_off) {
-    ssize_t n = send(c->fd, c->out.p + c->out_off, c->out.len - c->out_off, MSG_NOSIGNAL);
+    ssize_t n = c->tls != NULL
+                    ? tls_send(c)
+                    : send(c->fd, c->out.p + c->out_off, c->out.len - c->out_off, MSG_NOSIGNAL);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       conn_close(s, c);
       return;
@@ -623,6 +665,9 @@ static void exec(struct keepd_shard *s, const keep_frame *f, uint64_t h, struct 
   case KEEP_OP_UNSUBSCRIBE:
     exec_pubsub(s, f, h, o, b);
     break;
+  case KEEP_OP_HANDOFF_PULL:
+    keepd_handoff_serve(s->srv->cl, st, s->id, s->srv->num_shards, f, s->now, b);
+    break;
   default:
     buf_error(b, f->id, KEEP_CODE_UNKNOWN_OP, "unknown operation");
     break;
@@ -660,11 +705,18 @@ static void handle_frame(struct keepd_shard *s, struct keepd_conn *c, const keep
   case KEEP_OP_CLUSTER:
     answer_view(s, f->id, &c->out);
     return;
+  case KEEP_OP_HANDOFF_DONE:
+    keepd_handoff_done(srv->cl, f, &c->out);
+    return;
   default:
     break;
   }
-  uint64_t h = keep_key_hash(srv->set.secret, f->key, f->key_len);
-  if (srv->cl != NULL) {
+  // A handoff pull names a slot, not a key: it goes to the shard holding
+  // that slot, past the routing (the leaving member answers BUSY to keys).
+  bool pull = f->opcode == KEEP_OP_HANDOFF_PULL;
+  uint64_t h =
+      pull ? keepd_handoff_pull_slot(f) : keep_key_hash(srv->set.secret, f->key, f->key_len);
+  if (srv->cl != NULL && !pull) {
     // In a cluster the slot must be this member's, confirmed by a majority.
     uint16_t owner_id = 0;
     int route = keepd_cluster_route(srv->cl, keep_hash_slot(h), s->now, &owner_id);
@@ -742,9 +794,40 @@ static void conn_process(struct keepd_shard *s, struct keepd_conn *c) {
     conn_set_events(s, c);
 }
 
+// conn_read_tls reads one record (up to 16 KiB) and then whatever
+// is left inside the TLS state: epoll cannot see those bytes, so none may
+// stay behind. It stops as soon as the TLS state is empty rather than
+// calling again for an EAGAIN: epoll is level-triggered, so bytes still in
+// the socket bring the connection back in the next iteration.
+static void conn_read_tls(struct keepd_shard *s, struct keepd_conn *c) {
+  if (!keep_tls_conn_done(c->tls)) {
+    conn_handshake(s, c);
+    return;
+  }
+  for (;;) {
+    buf_reserve(&c->in, KEEPD_READ_CHUNK);
+    short want;
+    int r = keep_tls_read(c->tls, &want, c->in.p + c->in.len, KEEPD_READ_CHUNK);
+    if (r < 0) {
+      conn_close(s, c);
+      return;
+    }
+    if (r == 0)
+      break;
+    c->in.len += (size_t)r;
+    if (!keep_tls_pending(c->tls))
+      break;
+  }
+  conn_process(s, c);
+}
+
 static void conn_read(struct keepd_shard *s, struct keepd_conn *c) {
   if (c->closing || c->blocked)
     return;
+  if (c->tls != NULL) {
+    conn_read_tls(s, c);
+    return;
+  }
   buf_reserve(&c->in, KEEPD_READ_CHUNK);
   ssize_t n = recv(c->fd, c->in.p + c->in.len, KEEPD_READ_CHUNK, 0);
   if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
@@ -755,6 +838,8 @@ static void conn_read(struct keepd_shard *s, struct keepd_conn *c) {
     c->in.len += (size_t)n;
   conn_process(s, c);
 }
+
+static bool conn_tls_start(struct keepd_shard *s, struct keepd_conn *c);
 
 static void accept_all(struct keepd_shard *s) {
   for (int i = 0; i < 64; i++) {
@@ -786,9 +871,64 @@ static void accept_all(struct keepd_shard *s) {
       free(c);
       continue;
     }
+    if (keepd_tls_enabled() && !conn_tls_start(s, c)) {
+      close(fd);
+      free(c);
+      continue;
+    }
     s->conns[fd] = c;
     s->num_conns++;
   }
+}
+
+// conn_tls_start wraps an accepted connection and puts it on the handshake
+// list; false when the shard already has KEEPD_MAX_HANDSHAKES in progress.
+static bool conn_tls_start(struct keepd_shard *s, struct keepd_conn *c) {
+  if (s->num_hs >= KEEPD_MAX_HANDSHAKES || keepd_tls_accept(&c->tls, c->fd) < 0) {
+    atomic_fetch_add_explicit(&keepd_tls_stats.over_limit, 1, memory_order_relaxed);
+    return false;
+  }
+  if (s->num_hs == s->hs_cap) {
+    s->hs_cap = s->hs_cap ? s->hs_cap * 2 : 16;
+    s->hs = xrealloc(s->hs, s->hs_cap * sizeof *s->hs);
+  }
+  s->hs[s->num_hs++] = (struct keepd_hs){c->fd, c->gen, keepd_now_ns() + keepd_tls_handshake_ns()};
+  return true;
+}
+
+// cut_revoked closes, after a reload of the allowed client keys, the
+// established connections whose peer's key is no longer accepted.
+static void cut_revoked(struct keepd_shard *s) {
+  unsigned gen = keepd_tls_generation();
+  if (gen == s->tls_gen)
+    return;
+  s->tls_gen = gen;
+  for (size_t fd = 0; fd < s->conns_cap; fd++) {
+    struct keepd_conn *c = s->conns[fd];
+    if (c != NULL && !c->dead && c->tls != NULL && keep_tls_conn_done(c->tls) &&
+        !keepd_tls_still_allowed(c->tls)) {
+      atomic_fetch_add_explicit(&keepd_tls_stats.revoked, 1, memory_order_relaxed);
+      conn_close(s, c);
+    }
+  }
+}
+
+// expire_handshakes closes connections whose handshake outlived its
+// deadline and forgets the finished ones.
+static void expire_handshakes(struct keepd_shard *s) {
+  size_t keep = 0;
+  for (size_t i = 0; i < s->num_hs; i++) {
+    struct keepd_conn *c = conn_get(s, s->hs[i].fd, s->hs[i].gen);
+    if (c == NULL || c->tls == NULL || keep_tls_conn_done(c->tls))
+      continue;
+    if (s->now >= s->hs[i].deadline_ns) {
+      atomic_fetch_add_explicit(&keepd_tls_stats.timed_out, 1, memory_order_relaxed);
+      conn_close(s, c);
+      continue;
+    }
+    s->hs[keep++] = s->hs[i];
+  }
+  s->num_hs = keep;
 }
 
 static void handle_record(struct keepd_shard *s, unsigned from, const struct rec *r,
@@ -896,6 +1036,7 @@ static void *shard_main(void *arg) {
       }
     }
     busy = drain_rings(s);
+    keepd_handoff_apply(srv->cl, s->id, &s->store, s->now);
     // Connections that hit the pipeline bound continue here.
     size_t np = s->num_pending;
     for (size_t i = 0; i < np; i++) {
@@ -912,6 +1053,8 @@ static void *shard_main(void *arg) {
     if (s->now - last_tick >= (uint64_t)KEEPD_TICK_MS * 1000000u) {
       last_tick = s->now;
       heartbeats(s);
+      expire_handshakes(s);
+      cut_revoked(s);
     }
     keepd_store_sweep(&s->store, 64, s->now);
     for (size_t i = 0; i < s->num_dirty; i++) {
@@ -959,6 +1102,7 @@ int keepd_shard_init(struct keepd_shard *s, struct keepd_server *srv, unsigned i
   if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, lfd, &l) < 0 ||
       epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->efd, &w) < 0)
     return -errno;
+  keepd_handoff_set_wake(srv->cl, id, s->efd);
   return 0;
 }
 
@@ -969,6 +1113,7 @@ int keepd_shard_start(struct keepd_shard *s) {
 void keepd_shard_cleanup(struct keepd_shard *s) {
   for (size_t fd = 0; fd < s->conns_cap; fd++)
     if (s->conns[fd] != NULL) {
+      keep_tls_conn_free(s->conns[fd]->tls);
       close((int)fd);
       free(s->conns[fd]->in.p);
       free(s->conns[fd]->out.p);
@@ -993,6 +1138,7 @@ void keepd_shard_cleanup(struct keepd_shard *s) {
     }
   free(s->dirty);
   free(s->pending);
+  free(s->hs);
   free(s->scratch.p);
   keepd_store_cleanup(&s->store);
   if (s->epfd > 0)

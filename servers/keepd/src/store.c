@@ -392,6 +392,7 @@ static int grow(keepd_store *st) {
     return rc;
   st->old = st->cur;
   st->cur = nt;
+  st->layout_gen++;
   st->migrate_pos = 0;
   st->sweep_pos = 0;
   return 0;
@@ -602,6 +603,7 @@ int keepd_store_put(keepd_store *st, keepd_entry *e, keepd_entry *old) {
   }
   table_place(&st->cur, e->hash, &s);
   st->count++;
+  st->layout_gen++;
   return 0;
 }
 
@@ -629,4 +631,44 @@ size_t keepd_store_sweep(keepd_store *st, size_t num_buckets, uint64_t now) {
     st->sweep_pos = st->sweep_pos + 1 == st->cur.n ? 0 : st->sweep_pos + 1;
   }
   return removed;
+}
+
+// The cursor packs the layout generation (high 24 bits) with the position
+// of the next slot to look at (low 40 bits: bucket * 8 + slot), so a stale
+// cursor is recognised rather than trusted.
+#define CURSOR_POS_BITS 40
+#define CURSOR_POS_MASK ((1ull << CURSOR_POS_BITS) - 1)
+#define CURSOR_GEN_MASK 0xffffffu
+
+int keepd_store_next(keepd_store *st, uint64_t *cursor, uint64_t now, keepd_entry **out) {
+  flush(st);
+  observe(st, now);
+  uint64_t pos;
+  if (*cursor == 0) {
+    migrate(st, SIZE_MAX); // one table: positions are stable from here on
+    pos = 0;
+  } else {
+    if ((*cursor >> CURSOR_POS_BITS) != (st->layout_gen & CURSOR_GEN_MASK) || st->old.b != NULL)
+      return -ESTALE;
+    pos = *cursor & CURSOR_POS_MASK;
+  }
+  uint64_t gen = (uint64_t)(st->layout_gen & CURSOR_GEN_MASK) << CURSOR_POS_BITS;
+  uint64_t now_ms = now / 1000000u;
+  for (; pos / 8 < st->cur.n; pos++) {
+    keepd_bucket *b = &st->cur.b[pos / 8];
+    int j = (int)(pos % 8);
+    if (j >= SLOTS || b->tags[j] == 0 || slot_expired(&b->s[j], now, now_ms))
+      continue;
+    keepd_slot *sl = &b->s[j];
+    if (sl->meta & META_EXT) {
+      *out = slot_record(sl);
+    } else {
+      *out = fresh_view(st);
+      decode(st, sl, 0, *out);
+    }
+    *cursor = gen | (pos + 1);
+    return 1;
+  }
+  *cursor = gen | pos;
+  return 0;
 }

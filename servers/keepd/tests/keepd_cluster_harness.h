@@ -19,6 +19,10 @@
 static const char *keepd_bin;
 // cluster_max_lease is the --max-lease every member gets (ms).
 static const char *cluster_max_lease = "500";
+// cluster_tls_key, when a suite sets it, is the cluster key file: members
+// run mutual TLS (their handoff too) and clients hold the cluster key.
+// NULL: plaintext on loopback.
+static const char *cluster_tls_key;
 
 // N is the members of the CI suites; cluster_n (at most MAX_N) is what
 // cluster_start() starts, N unless a long run asks for more.
@@ -72,6 +76,10 @@ static inline void start_member(struct cluster *cl, int i, const char *quarantin
                         NULL};
   for (int k = 0; rest[k] != NULL; k++)
     extra[n++] = rest[k];
+  if (cluster_tls_key != NULL) {
+    extra[n++] = "--tls-key";
+    extra[n++] = cluster_tls_key;
+  }
   extra[n] = NULL;
   struct keepd_proc p; // a local: gcc 12 -Wrestrict misreads &cl->p[i]
   ck_assert_int_eq(keepd_start(&p, keepd_bin, extra), 0);
@@ -87,6 +95,9 @@ static inline keep_client *client_for(struct cluster *cl, const char *const *add
                      .member_ids = mids,
                      .io_timeout_ms = 500,
                      .connect_timeout_ms = 500};
+  keep_tls_settings tls = {.key_file = cluster_tls_key};
+  if (cluster_tls_key != NULL)
+    s.tls = &tls;
   (void)cl;
   keep_client *c;
   ck_assert_int_eq(keep_client_new(&c, &s), 0);

@@ -64,8 +64,13 @@ static inline int keepd_start(struct keepd_proc *p, const char *bin, const char 
   const char *argv[40] = {bin, "--port", "0", "--port-file", p->port_file, "--lock-quarantine",
                           "0"};
   int argc = 7;
-  for (int i = 0; extra != NULL && extra[i] != NULL && argc < 38; i++)
+  bool tls = false; // plaintext on loopback, stated explicitly, unless given a key
+  for (int i = 0; extra != NULL && extra[i] != NULL && argc < 37; i++) {
+    tls |= strcmp(extra[i], "--tls-key") == 0;
     argv[argc++] = extra[i];
+  }
+  if (!tls)
+    argv[argc++] = "--plaintext";
   argv[argc] = NULL;
   p->pid = fork();
   if (p->pid < 0)

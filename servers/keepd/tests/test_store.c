@@ -187,6 +187,49 @@ START_TEST(small_keys_cost_little) {
 }
 END_TEST
 
+// The handoff's walk: every live key once, through a resize left half done
+// and removals along the way; expired keys skipped; a cursor made before an
+// insert refused.
+START_TEST(walk_visits_each_key_once) {
+  keepd_store st;
+  ck_assert_int_eq(keepd_store_init(&st, 256u * 1024 * 1024), 0);
+  enum { NK = 5000 };
+  char k[32];
+  for (int i = 0; i < NK; i++) {
+    snprintf(k, sizeof k, i % 4 ? "w-%d" : "walk-long-key-%d", i);
+    ck_assert_ptr_nonnull(put(&st, k, (size_t)(i % 12), i % 10 == 0 ? MS(5) : 0));
+  }
+  static uint8_t seen[NK];
+  memset(seen, 0, sizeof seen);
+  uint64_t cursor = 0;
+  keepd_entry *e;
+  int rc, n = 0;
+  while ((rc = keepd_store_next(&st, &cursor, MS(10), &e)) == 1) {
+    char key[64];
+    memcpy(key, e->key, e->key_len);
+    key[e->key_len] = '\0';
+    const char *num = strrchr(key, '-') + 1;
+    int i = atoi(num);
+    ck_assert_int_lt(i, NK);
+    ck_assert_uint_eq(seen[i], 0);
+    seen[i] = 1;
+    ck_assert_uint_eq(e->value_len, (uint32_t)(i % 12));
+    if (i % 7 == 0)
+      keepd_store_remove(&st, e); // a removal leaves the walk intact
+    n++;
+  }
+  ck_assert_int_eq(rc, 0);
+  for (int i = 0; i < NK; i++)
+    ck_assert_uint_eq(seen[i], i % 10 == 0 ? 0 : 1); // the expired ones skipped
+  ck_assert_int_eq(n, NK - NK / 10);
+  cursor = 0;
+  ck_assert_int_eq(keepd_store_next(&st, &cursor, MS(10), &e), 1);
+  ck_assert_ptr_nonnull(put(&st, "inserted", 3, 0));
+  ck_assert_int_eq(keepd_store_next(&st, &cursor, MS(10), &e), -ESTALE);
+  keepd_store_cleanup(&st);
+}
+END_TEST
+
 START_TEST(memory_cap_is_enforced) {
   keepd_store st;
   ck_assert_int_eq(keepd_store_init(&st, 1024u * 1024), 0);
@@ -224,6 +267,7 @@ int main(void) {
   tcase_add_test(tc, expiry_lazy_and_swept);
   tcase_add_test(tc, small_keys_cost_little);
   tcase_add_test(tc, memory_cap_is_enforced);
+  tcase_add_test(tc, walk_visits_each_key_once);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -1,0 +1,198 @@
+// test_handoff.c: the key handoff of a clean leave, against three real
+// keepd members on loopback. Values (inline and out of line, one of 200
+// KiB), counters, keys with a TTL and a held lock, all on the slots of the
+// member that leaves, are readable from their new owners afterwards, with
+// their remaining TTL and lease; locks on absent keys of those slots are
+// granted at once, since the handoff skips the quarantine. A leaving member
+// killed with SIGKILL in the middle of the handoff leaves its slots to the
+// quarantine instead, and both members answer BUSY for them meanwhile.
+#include <sched.h>
+
+#include "corvid_libtest.h"
+#include "keepd_cluster_harness.h"
+
+#define LEAVER 2
+// NUM_VALUES is more than two pages of a pull; KEEPD_HANDOFF_TEST_KEYS
+// sets another count, to measure larger handoffs outside CI.
+#define NUM_VALUES 2500
+static int num_values = NUM_VALUES;
+#define NUM_COUNTERS 40
+// A leaving member waits at most 5 s for its peers' confirmations
+// (KEEPD_HANDOFF_WAIT_MS); exiting well before shows they confirmed.
+#define LEAVE_SETTLED_NS 3000000000ull
+
+// owned_key writes the i-th key with `prefix` whose owner is LEAVER while
+// every member is live; long keys go out of line in the store.
+static void owned_key(char *out, size_t cap, const char *prefix, int i) {
+  for (int k = 0;; k++) {
+    snprintf(out, cap, "%s-%d-%d", prefix, i, k);
+    if (owner_of(out, (1u << cluster_n) - 1) == LEAVER)
+      return;
+  }
+}
+
+static void value_of(char *out, size_t cap, int i) {
+  // Short values stay inline in a slot, longer ones go to the arena.
+  snprintf(out, cap, i % 2 ? "v%d" : "a longer value number %d", i);
+}
+
+// lock_when_granted waits out the start quarantine of the slots of `key`.
+static void lock_when_granted(keep_client *c, const char *key, const char *holder, uint64_t lease) {
+  uint64_t dl, t0 = keepd_test_now_ns();
+  int rc;
+  while ((rc = keep_lock(c, &dl, key, strlen(key), holder, strlen(holder), lease)) ==
+         KEEP_ERR_NOT_YET) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 20000000000ull, "quarantine never ended");
+    keepd_sleep_ms(50);
+  }
+  ck_assert_int_eq(rc, 0);
+}
+
+START_TEST(test_leave_hands_keys_over) {
+  struct cluster cl;
+  cluster_start(&cl, "4000");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  char key[96], val[64], got[256 * 1024];
+  size_t len;
+  for (int i = 0; i < num_values; i++) {
+    owned_key(key, sizeof key, i % 3 ? "v" : "a-key-long-enough-to-live-out-of-line", i);
+    value_of(val, sizeof val, i);
+    ck_assert_int_eq(keep_set(c, key, strlen(key), val, strlen(val), 0), 0);
+  }
+  static char big[200 * 1024];
+  for (size_t i = 0; i < sizeof big; i++)
+    big[i] = (char)('a' + i % 23);
+  char big_key[96], ttl_key[96], lock_key[96], free_key[96];
+  owned_key(big_key, sizeof big_key, "big", 0);
+  ck_assert_int_eq(keep_set(c, big_key, strlen(big_key), big, sizeof big, 0), 0);
+  int64_t n;
+  for (int i = 0; i < NUM_COUNTERS; i++) {
+    owned_key(key, sizeof key, "ctr", i);
+    for (int k = 0; k <= i % 5; k++)
+      ck_assert_int_eq(keep_incr(c, &n, key, strlen(key), 1000 + i, 0), 0);
+  }
+  owned_key(ttl_key, sizeof ttl_key, "ttl", 0);
+  owned_key(lock_key, sizeof lock_key, "lock", 0);
+  owned_key(free_key, sizeof free_key, "free", 0);
+  lock_when_granted(c, lock_key, "h1", 8000);
+  uint64_t t_ttl = keepd_test_now_ns();
+  ck_assert_int_eq(keep_set(c, ttl_key, strlen(ttl_key), "short", 5, 3000), 0);
+
+  // The clean leave: SIGTERM, and the member exits once its peers hold its
+  // keys.
+  uint64_t t0 = keepd_test_now_ns();
+  ck_assert_int_eq(keepd_stop(&cl.p[LEAVER]), 0);
+  uint64_t took = keepd_test_now_ns() - t0;
+  fprintf(stderr, "# leave with handoff of %d keys: member exited after %.1f ms\n",
+          num_values + NUM_COUNTERS + 3, took / 1e6);
+  if (num_values == NUM_VALUES)
+    ck_assert_uint_lt(took, LEAVE_SETTLED_NS);
+
+  ck_assert_int_eq(keep_get(c, got, sizeof got, &len, ttl_key, strlen(ttl_key)), 0);
+  // Nothing acknowledged is lost.
+  for (int i = 0; i < num_values; i++) {
+    owned_key(key, sizeof key, i % 3 ? "v" : "a-key-long-enough-to-live-out-of-line", i);
+    value_of(val, sizeof val, i);
+    int rc = keep_get(c, got, sizeof got, &len, key, strlen(key));
+    ck_assert_msg(rc == 0, "%s: %s", key, keep_strerror(rc));
+    ck_assert_uint_eq(len, strlen(val));
+    ck_assert_mem_eq(got, val, len);
+  }
+  ck_assert_int_eq(keep_get(c, got, sizeof got, &len, big_key, strlen(big_key)), 0);
+  ck_assert_uint_eq(len, sizeof big);
+  ck_assert_mem_eq(got, big, sizeof big);
+  for (int i = 0; i < NUM_COUNTERS; i++) {
+    owned_key(key, sizeof key, "ctr", i);
+    ck_assert_int_eq(keep_incr(c, &n, key, strlen(key), 0, 0), 0);
+    ck_assert_int_eq(n, (int64_t)(1000 + i) * (i % 5 + 1));
+  }
+  // The lock came along with its lease: another holder is refused, its
+  // holder may extend it.
+  uint64_t dl;
+  ck_assert_int_eq(keep_lock(c, &dl, lock_key, strlen(lock_key), "h2", 2, 1000), KEEP_ERR_EXISTS);
+  ck_assert_int_eq(keep_extend(c, &dl, lock_key, strlen(lock_key), "h1", 2, 1000), 0);
+  // The slots came whole, so no quarantine: a new lock is granted at once,
+  // although the quarantine (4 s) has not passed since the change of owner.
+  ck_assert_int_eq(keep_lock(c, &dl, free_key, strlen(free_key), "h3", 2, 1000), 0);
+  // The TTL travelled as remaining time: still there after the leave (read
+  // above), gone after it.
+  uint64_t since = keepd_test_now_ns() - t_ttl;
+  if (since < 3000000000ull)
+    keepd_sleep_ms((unsigned)((3000000000ull - since) / 1000000u) + 200);
+  ck_assert_int_eq(keep_get(c, got, sizeof got, &len, ttl_key, strlen(ttl_key)),
+                   KEEP_ERR_NOT_FOUND);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
+START_TEST(test_kill9_mid_handoff_keeps_quarantine) {
+  struct cluster cl;
+  // Every member's handoff thread waits 1.5 s after connecting to the
+  // leaving member, which leaves time to kill it in the middle.
+  setenv("KEEPD_TEST_HANDOFF_PAUSE_MS", "1500", 1);
+  cluster_start(&cl, "4000");
+  unsetenv("KEEPD_TEST_HANDOFF_PAUSE_MS");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  char key[64], free_key[64], lock_key[64];
+  key_owned(key, sizeof key, "mid", LEAVER, LEAVER, 1);
+  key_owned(free_key, sizeof free_key, "midfree", LEAVER, LEAVER, 1);
+  key_owned(lock_key, sizeof lock_key, "midlock", LEAVER, LEAVER, 1);
+  ck_assert_int_eq(keep_set(c, key, strlen(key), "v", 1, 0), 0);
+  lock_when_granted(c, lock_key, "h1", 1000);
+  ck_assert_int_eq(kill(cl.p[LEAVER].pid, SIGTERM), 0);
+  keepd_sleep_ms(400);
+  // The handoff is under way: the new owner answers BUSY for the slot.
+  keep_client *to_new = single(&cl, 1), *to_old = single(&cl, LEAVER);
+  char got[16];
+  size_t len;
+  ck_assert_int_eq(keep_get(to_new, got, sizeof got, &len, key, strlen(key)), KEEP_ERR_BUSY);
+  // The leaving member sends the client on to the new owner (MOVED), or
+  // answers BUSY; it never serves the key any more.
+  int old_rc = keep_get(to_old, got, sizeof got, &len, key, strlen(key));
+  ck_assert_msg(old_rc == KEEP_ERR_MOVED || old_rc == KEEP_ERR_BUSY, "%s", keep_strerror(old_rc));
+  kill9(&cl.p[LEAVER]);
+  // The pull fails; the new owner serves the slot without its keys, and new
+  // locks on absent keys wait for the quarantine, as after any crash.
+  uint64_t t0 = keepd_test_now_ns();
+  int rc;
+  while ((rc = keep_get(to_new, got, sizeof got, &len, key, strlen(key))) == KEEP_ERR_BUSY) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "slot never served");
+    keepd_sleep_ms(20);
+  }
+  ck_assert_int_eq(rc, KEEP_ERR_NOT_FOUND);
+  uint64_t dl;
+  ck_assert_int_eq(keep_lock(to_new, &dl, free_key, strlen(free_key), "h2", 2, 1000),
+                   KEEP_ERR_NOT_YET);
+  keep_client_free(to_old);
+  keep_client_free(to_new);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s KEEPD\n", argv[0]);
+    return 2;
+  }
+  keepd_bin = argv[1];
+  cluster_max_lease = "10000";
+  if (getenv("KEEPD_HANDOFF_TEST_KEYS") != NULL)
+    num_values = atoi(getenv("KEEPD_HANDOFF_TEST_KEYS"));
+  // A network namespace of its own when allowed: the ports this suite
+  // picks cannot then collide with those of suites running beside it.
+  if (unshare(CLONE_NEWNET) == 0 && system("ip link set lo up") != 0) {
+    printf("Bail out! no loopback in the new network namespace\n");
+    return 1;
+  }
+  Suite *s = suite_create("keepd-handoff");
+  TCase *tc = tcase_create("handoff");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_leave_hands_keys_over);
+  tcase_add_test(tc, test_kill9_mid_handoff_keeps_quarantine);
+  suite_add_tcase(s, tc);
+  return corvid_check_run(s);
+}

@@ -202,8 +202,8 @@ FTS_API void fts_analyzer_free(fts_analyzer *analyzer);
 // Thread-safety: an analyzer is used by one thread at a time (Snowball
 // stemmers are not thread-safe); different analyzers may run in parallel.
 FTS_API FTS_WARN_UNUSED_RESULT int fts_analyze(fts_analyzer *analyzer, const char *lang,
-                                               const uint8_t *text, size_t text_len,
-                                               fts_term_fn fn, void *ctx);
+                                               const uint8_t *text, size_t text_len, fts_term_fn fn,
+                                               void *ctx);
 
 // fts_analyzer_language returns the ISO 639-1 code of the language that the
 // last fts_analyze call on `analyzer` used for stemming ("en" when it was
@@ -285,19 +285,20 @@ FTS_API int fts_field_lookup(const char *name, size_t name_len);
 
 // Index flags (fts_index_settings.flags).
 #define FTS_INDEX_READ_ONLY 0x1u // open for searching only (MDB_RDONLY)
-#define FTS_INDEX_NO_SYNC 0x2u   // commits skip fsync: fast bulk builds, a
-                                 // crash may lose (never tear) the last batches
+#define FTS_INDEX_NO_SYNC                                                                          \
+  0x2u // commits skip fsync: fast bulk builds, a
+       // crash may lose (never tear) the last batches
 
 // fts_index_settings holds the index's limits; a 0 field means the default.
 // `analyzer` configures the analysis of documents and queries alike; it is
 // a property of the index's content, so open an index always with the same
 // analyzer settings (the index does not record them).
 typedef struct fts_index_settings {
-  uint64_t map_size;          // FTS_DEFAULT_MAP_SIZE
-  uint32_t max_readers;       // FTS_DEFAULT_MAX_READERS
-  uint32_t max_batch_bytes;   // FTS_DEFAULT_MAX_BATCH_BYTES
-  uint32_t max_prefix_terms;  // FTS_DEFAULT_MAX_PREFIX_TERMS
-  uint32_t flags;             // FTS_INDEX_*
+  uint64_t map_size;         // FTS_DEFAULT_MAP_SIZE
+  uint32_t max_readers;      // FTS_DEFAULT_MAX_READERS
+  uint32_t max_batch_bytes;  // FTS_DEFAULT_MAX_BATCH_BYTES
+  uint32_t max_prefix_terms; // FTS_DEFAULT_MAX_PREFIX_TERMS
+  uint32_t flags;            // FTS_INDEX_*
   fts_analyzer_settings analyzer;
 } fts_index_settings;
 
@@ -387,11 +388,11 @@ FTS_API FTS_WARN_UNUSED_RESULT int fts_index_merge(fts_index *index, uint32_t ac
 
 // fts_index_stats describes one account (fts_index_account_stats).
 typedef struct fts_index_stats {
-  uint64_t num_docs;            // live documents
-  uint64_t num_deleted;         // deleted documents whose postings await a merge
-  uint64_t num_blocks;          // blocks with live documents
-  uint64_t num_postings;        // posting-block entries (term, block) of the account
-  uint64_t posting_bytes;       // bytes of those entries' values
+  uint64_t num_docs;                    // live documents
+  uint64_t num_deleted;                 // deleted documents whose postings await a merge
+  uint64_t num_blocks;                  // blocks with live documents
+  uint64_t num_postings;                // posting-block entries (term, block) of the account
+  uint64_t posting_bytes;               // bytes of those entries' values
   uint64_t field_terms[FTS_MAX_FIELDS]; // words indexed per field (BM25 lengths)
 } fts_index_stats;
 
@@ -400,6 +401,17 @@ typedef struct fts_index_stats {
 // FTS_ERR_INVALID_ARGUMENT, FTS_ERR_CORRUPT or another -errno. Thread-safe.
 FTS_API FTS_WARN_UNUSED_RESULT int fts_index_account_stats(fts_index *index, fts_index_stats *out,
                                                            uint32_t account);
+
+// fts_index_docs_list writes up to `out_cap` of the documents of `account`
+// that are indexed (added and not deleted), in ascending order from
+// `first_doc` on, to `out` and their number to `*out_len`, from one read
+// snapshot. Page by calling again with the last document + 1; fewer than
+// `out_cap` means the end. A rebuild uses it to find documents its source no
+// longer has. Returns 0, FTS_ERR_INVALID_ARGUMENT (NULL `index` or
+// `out_len`, NULL `out` with `out_cap` > 0) or another -errno. Thread-safe.
+FTS_API FTS_WARN_UNUSED_RESULT int fts_index_docs_list(fts_index *index, uint32_t *out,
+                                                       size_t out_cap, size_t *out_len,
+                                                       uint32_t account, uint32_t first_doc);
 
 // fts_index_file_size returns the bytes the index file occupies (pages in
 // use), or a negative error. Thread-safe.
@@ -415,9 +427,14 @@ FTS_API int64_t fts_index_file_size(fts_index *index);
 // case "and"/"or"/"not" are words.
 //
 // Matching: every query word is analysed as documents are. A word w with stem
-// s matches a document holding w, or a word whose stem is s, or the word s;
-// a phrase matches its words at consecutive positions, as written (no stems);
-// a prefix matches words of the dictionary that begin with it.
+// s matches a document holding w, or a word whose stem is s, or the word s.
+// Without a query language (fts_search_options.lang NULL), each query word
+// is stemmed once per language that the fields it searches were stemmed in
+// for the account (the index keeps that list per account and field), and
+// each stem matches in the fields stemmed in its language: a short query
+// says too little to detect its own language. (An index written before the list existed falls back
+// to detection.) A phrase matches its words at consecutive positions, as written (no stems); a
+// prefix matches words of the dictionary that begin with it.
 
 // FTS_DEFAULT_MAX_QUERY_LEN is the default longest query, in bytes.
 #define FTS_DEFAULT_MAX_QUERY_LEN 4096u
@@ -452,7 +469,8 @@ typedef struct fts_query fts_query;
 //     than max_terms.
 //   -ENOMEM.
 // Thread-safe; parsing is linear in `in_len`.
-FTS_API FTS_WARN_UNUSED_RESULT int fts_query_parse(fts_query **out, const fts_query_settings *settings,
+FTS_API FTS_WARN_UNUSED_RESULT int fts_query_parse(fts_query **out,
+                                                   const fts_query_settings *settings,
                                                    const char *in, size_t in_len, size_t *err_off);
 
 // fts_query_free releases `query` (NULL does nothing).
@@ -490,7 +508,8 @@ FTS_API void fts_filter_free(fts_filter *filter);
 // every document, unranked.
 typedef struct fts_search_options {
   uint32_t field_mask;    // fields for words without field:; 0 = all
-  const char *lang;       // language to analyse the query in; NULL detects
+  const char *lang;       // language to analyse the query in; NULL: detect,
+                          // and stem a lone word in the fields' languages
   const uint32_t *filter; // if not NULL: only these documents, sorted
   size_t num_filter;      // ascending, no duplicates (else INVALID_ARGUMENT)
   uint32_t top_k;         // > 0: rank by BM25, keep the best top_k

@@ -239,6 +239,11 @@ struct op {
   uint32_t lengths[FTS_MAX_FIELDS];
 };
 
+struct lang_use {
+  uint32_t account;
+  uint8_t entry[FTS_LANG_ENTRY]; // field, code (NUL-padded)
+};
+
 struct fts_batch {
   fts_index *idx;
   fts_analyzer *analyzer;
@@ -256,6 +261,10 @@ struct fts_batch {
   uint32_t cur_account, cur_doc, cur_field, cur_words, cur_base, cur_max;
   size_t num_dropped;
   int cur_error;
+  // Languages the analyzer stemmed each (account, field) in, for the
+  // account's language list (FTS_LANG_KEY); few per batch, kept in a list.
+  struct lang_use *langs;
+  size_t num_langs, langs_cap;
 };
 
 static uint64_t hash_bytes(const uint8_t *p, size_t n) {
@@ -314,6 +323,9 @@ static void batch_clear(fts_batch *b) {
   b->op_slots_cap = 0;
   b->bytes = 0;
   b->num_dropped = 0;
+  free(b->langs);
+  b->langs = NULL;
+  b->num_langs = b->langs_cap = 0;
 }
 
 void fts_batch_free(fts_batch *b) {
@@ -516,6 +528,30 @@ static void rollback_doc(fts_batch *b) {
   b->num_touched = 0;
 }
 
+// Notes that `field` of `account` holds text stemmed as `code`.
+static int lang_note(fts_batch *b, uint32_t account, uint32_t field, const char *code) {
+  uint8_t e[FTS_LANG_ENTRY] = {(uint8_t)field};
+  size_t cl = strlen(code);
+  if (cl == 0 || cl >= FTS_LANG_ENTRY)
+    return 0;
+  memcpy(e + 1, code, cl);
+  for (size_t i = b->num_langs; i-- > 0;)
+    if (b->langs[i].account == account && memcmp(b->langs[i].entry, e, sizeof e) == 0)
+      return 0;
+  if (b->num_langs == b->langs_cap) {
+    size_t cap = b->langs_cap ? 2 * b->langs_cap : 16;
+    struct lang_use *p = realloc(b->langs, cap * sizeof *p);
+    if (!p)
+      return -ENOMEM;
+    b->langs = p;
+    b->langs_cap = cap;
+  }
+  b->langs[b->num_langs].account = account;
+  memcpy(b->langs[b->num_langs].entry, e, sizeof e);
+  b->num_langs++;
+  return 0;
+}
+
 int fts_batch_add(fts_batch *b, uint32_t account, uint32_t doc, const fts_doc_field *fields,
                   size_t num_fields) {
   if (!b || (!fields && num_fields > 0))
@@ -548,6 +584,13 @@ int fts_batch_add(fts_batch *b, uint32_t account, uint32_t doc, const fts_doc_fi
       return b->cur_error ? b->cur_error : rc < 0 ? rc : FTS_ERR_INVALID_ARGUMENT;
     }
     lengths[fields[i].field] += b->cur_words;
+    if (b->cur_words) {
+      int lrc = lang_note(b, account, fields[i].field, fts_analyzer_language(b->analyzer));
+      if (lrc) {
+        rollback_doc(b);
+        return lrc;
+      }
+    }
     if (b->cur_words)
       next_base[fields[i].field] = b->cur_max < UINT32_MAX - 2 ? b->cur_max + 2 : UINT32_MAX;
   }
@@ -894,6 +937,8 @@ static int merge_block(struct commit *c, const struct term *t, uint8_t *key, siz
   return fts_mdb_error(mdb_put(c->txn, c->idx->post, &k, &nv, 0));
 }
 
+static int langs_merge(struct commit *c, const fts_batch *b, uint32_t account);
+
 static int commit_run(struct commit *c) {
   fts_batch *b = c->b;
   // 1. Deletions and replacements take documents out of the live sets.
@@ -1029,7 +1074,64 @@ static int commit_run(struct commit *c) {
   }
   for (size_t i = 0; i < c->num_accts; i++)
     FTS_TRY(acct_write(c->txn, c->idx, c->accts[i].account, &c->accts[i].c));
+  // 6. The languages of the accounts' fields, merged into their lists.
+  for (size_t i = 0; i < b->num_langs; i++) {
+    bool first = true;
+    for (size_t j = 0; j < i && first; j++)
+      first = b->langs[j].account != b->langs[i].account;
+    if (first)
+      FTS_TRY(langs_merge(c, b, b->langs[i].account));
+  }
   return 0;
+}
+
+static int cmp_lang_entry(const void *a, const void *b) {
+  return memcmp(a, b, FTS_LANG_ENTRY);
+}
+
+int fts_langs_read(MDB_txn *txn, const fts_index *idx, uint32_t account, uint8_t *out,
+                   size_t *out_len) {
+  uint8_t key[5];
+  fts_put_be32(key, account);
+  key[4] = FTS_LANG_KEY;
+  MDB_val k = {5, key}, v;
+  *out_len = 0;
+  int rc = mdb_get(txn, idx->acct, &k, &v);
+  if (rc == MDB_NOTFOUND)
+    return 0;
+  if (rc != 0)
+    return fts_mdb_error(rc);
+  if (v.mv_size % FTS_LANG_ENTRY != 0 || v.mv_size > FTS_LANG_MAX * FTS_LANG_ENTRY)
+    return FTS_ERR_CORRUPT;
+  memcpy(out, v.mv_data, v.mv_size);
+  *out_len = v.mv_size / FTS_LANG_ENTRY;
+  return 0;
+}
+
+// Adds the batch's (field, language) pairs of `account` to its stored list.
+static int langs_merge(struct commit *c, const fts_batch *b, uint32_t account) {
+  _Static_assert(FTS_LANG_MAX * FTS_LANG_ENTRY <= 4096, "language list size");
+  uint8_t list[FTS_LANG_MAX * FTS_LANG_ENTRY];
+  size_t n;
+  FTS_TRY(fts_langs_read(c->txn, c->idx, account, list, &n));
+  size_t old_n = n;
+  for (size_t i = 0; i < b->num_langs && n < FTS_LANG_MAX; i++) {
+    if (b->langs[i].account != account)
+      continue;
+    bool have = false;
+    for (size_t j = 0; j < n && !have; j++)
+      have = memcmp(list + j * FTS_LANG_ENTRY, b->langs[i].entry, FTS_LANG_ENTRY) == 0;
+    if (!have)
+      memcpy(list + n++ * FTS_LANG_ENTRY, b->langs[i].entry, FTS_LANG_ENTRY);
+  }
+  if (n == old_n)
+    return 0;
+  qsort(list, n, FTS_LANG_ENTRY, cmp_lang_entry);
+  uint8_t key[5];
+  fts_put_be32(key, account);
+  key[4] = FTS_LANG_KEY;
+  MDB_val k = {5, key}, v = {n * FTS_LANG_ENTRY, list};
+  return fts_mdb_error(mdb_put(c->txn, c->idx->acct, &k, &v, 0));
 }
 
 static void commit_cleanup(struct commit *c) {
@@ -1165,5 +1267,40 @@ int fts_index_account_stats(fts_index *idx, fts_index_stats *out, uint32_t accou
     mdb_cursor_close(cur);
   }
   mdb_txn_abort(txn);
+  return err;
+}
+
+int fts_index_docs_list(fts_index *idx, uint32_t *out, size_t out_cap, size_t *out_len,
+                        uint32_t account, uint32_t first_doc) {
+  if (!idx || !out_len || (!out && out_cap))
+    return FTS_ERR_INVALID_ARGUMENT;
+  *out_len = 0;
+  MDB_txn *txn;
+  int rc = mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn);
+  if (rc != 0)
+    return fts_mdb_error(rc);
+  MDB_cursor *cur;
+  if ((rc = mdb_cursor_open(txn, idx->docs, &cur)) != 0) {
+    mdb_txn_abort(txn);
+    return fts_mdb_error(rc);
+  }
+  // The docs database holds one key per live document, in document order
+  // within the account: a range walk pages through them without decoding
+  // any live set.
+  uint8_t start[8];
+  fts_put_be32(start, account);
+  fts_put_be32(start + 4, first_doc);
+  MDB_val k = {8, start}, v;
+  size_t n = 0;
+  for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && n < out_cap;
+       rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    if (k.mv_size != 8 || fts_get_be32(k.mv_data) != account)
+      break;
+    out[n++] = fts_get_be32((const uint8_t *)k.mv_data + 4);
+  }
+  int err = rc == 0 || rc == MDB_NOTFOUND ? 0 : fts_mdb_error(rc);
+  mdb_cursor_close(cur);
+  mdb_txn_abort(txn);
+  *out_len = n;
   return err;
 }

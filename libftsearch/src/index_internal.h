@@ -265,6 +265,16 @@ struct fts_acct_counts {
 int fts_acct_read(MDB_txn *txn, const struct fts_index *idx, uint32_t account,
                   struct fts_acct_counts *out);
 
+// The languages an account's fields were stemmed in: key account (4) ·
+// FTS_LANG_KEY in the acct database, value sorted entries of field (1) and
+// ISO 639 code (3, NUL-padded). Queries stem a word once per language of
+// the fields they search, instead of guessing the language of a short query.
+#define FTS_LANG_KEY 'L'
+#define FTS_LANG_ENTRY 4
+#define FTS_LANG_MAX 512 // (field, language) pairs kept per account
+int fts_langs_read(MDB_txn *txn, const struct fts_index *idx, uint32_t account, uint8_t *out,
+                   size_t *out_len);
+
 // ---- parsed queries ----
 
 enum fts_qnode_type {

@@ -7,6 +7,7 @@
 #include "index_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <utf8proc.h>
 
@@ -15,6 +16,10 @@ enum { LEAF_EMPTY, LEAF_ALT, LEAF_PHRASE, LEAF_PREFIX };
 struct aterm {
   uint8_t kind;
   uint8_t len;
+  // LEAF_ALT: the fields to look the term up in. A stem from one language
+  // is looked up only in the fields stemmed in it: every further language
+  // must not cost every field a lookup.
+  uint16_t fields;
   uint32_t relpos;
   uint8_t bytes[FTS_MAX_TERM_LEN];
 };
@@ -33,6 +38,9 @@ struct leaf {
 struct ctx {
   fts_index *idx;
   MDB_txn *txn;
+  // The account's (field, language) list, read at the first one-word leaf.
+  bool langs_loaded;
+  size_t num_langs;
   uint32_t account;
   const fts_query *q;
   const fts_search_options *opt;
@@ -43,8 +51,9 @@ struct ctx {
   uint64_t **live;  // per target block: live & filter
   uint16_t *docs16; // scratch
   struct fts_buf scratch;
-  bool neutral_all; // a query without terms matches every document
-  uint16_t present; // fields with words in the account
+  bool neutral_all;                             // a query without terms matches every document
+  uint16_t present;                             // fields with words in the account
+  uint8_t langs[FTS_LANG_MAX * FTS_LANG_ENTRY]; // last: not cleared per search
 };
 
 static void explain(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -83,16 +92,17 @@ static int on_query_term(void *ctx, const fts_term *t) {
   struct aterm *a = &c->terms[c->num++];
   a->kind = t->kind;
   a->len = (uint8_t)t->len;
+  a->fields = FTS_FIELD_MASK_ALL;
   a->relpos = t->position;
   memcpy(a->bytes, t->bytes, t->len);
   return 0;
 }
 
-static int analyse(struct ctx *x, const uint8_t *text, size_t len, struct collect *c) {
+static int analyse_in(struct ctx *x, const char *lang, const uint8_t *text, size_t len,
+                      struct collect *c) {
   memset(c, 0, sizeof *c);
   pthread_mutex_lock(&x->idx->query_lock);
-  int rc = fts_analyze(x->idx->query_analyzer, x->opt ? x->opt->lang : NULL, text, len,
-                       on_query_term, c);
+  int rc = fts_analyze(x->idx->query_analyzer, lang, text, len, on_query_term, c);
   pthread_mutex_unlock(&x->idx->query_lock);
   if (c->err)
     rc = c->err;
@@ -100,6 +110,89 @@ static int analyse(struct ctx *x, const uint8_t *text, size_t len, struct collec
     free(c->terms);
     c->terms = NULL;
     return rc < 0 ? rc : FTS_ERR_INVALID_ARGUMENT;
+  }
+  return 0;
+}
+
+static int analyse(struct ctx *x, const uint8_t *text, size_t len, struct collect *c) {
+  return analyse_in(x, x->opt ? x->opt->lang : NULL, text, len, c);
+}
+
+// Adds term `t` as `kind`, looked up in `fields`, to the leaf's
+// alternatives (or its fields to the same term's).
+static int alt_add(struct leaf *l, size_t *cap, const struct aterm *t, uint8_t kind,
+                   uint16_t fields) {
+  for (size_t i = 0; i < l->num_terms; i++)
+    if (l->terms[i].kind == kind && l->terms[i].len == t->len &&
+        memcmp(l->terms[i].bytes, t->bytes, t->len) == 0) {
+      l->terms[i].fields |= fields;
+      return 0;
+    }
+  if (l->num_terms == *cap) {
+    size_t nc = *cap * 2;
+    struct aterm *a = realloc(l->terms, nc * sizeof *a);
+    if (!a)
+      return -ENOMEM;
+    l->terms = a;
+    *cap = nc;
+  }
+  l->terms[l->num_terms] = *t;
+  l->terms[l->num_terms].kind = kind;
+  l->terms[l->num_terms].fields = fields;
+  l->num_terms++;
+  return 0;
+}
+
+// A one-word leaf with no language given: the word is stemmed in every
+// language that the searched fields of the account were stemmed in (a short
+// query says too little to detect its own language). Returns 0 with
+// l->num_terms unchanged when the account has no language list.
+static int stem_per_language(struct ctx *x, struct leaf *l, const uint8_t *text, size_t len) {
+  if (!x->langs_loaded) {
+    FTS_TRY(fts_langs_read(x->txn, x->idx, x->account, x->langs, &x->num_langs));
+    x->langs_loaded = true;
+  }
+  size_t cap = l->num_terms; // l->terms holds at least this many
+  for (size_t i = 0; i < x->num_langs; i++) {
+    const uint8_t *e = x->langs + i * FTS_LANG_ENTRY;
+    if (e[0] >= FTS_MAX_FIELDS || !(l->fields & (1u << e[0])))
+      continue;
+    char code[FTS_LANG_ENTRY];
+    memcpy(code, e + 1, FTS_LANG_ENTRY - 1);
+    code[FTS_LANG_ENTRY - 1] = 0;
+    bool seen = false; // the same language in an earlier field
+    for (size_t j = 0; j < i && !seen; j++) {
+      const uint8_t *f = x->langs + j * FTS_LANG_ENTRY;
+      seen = f[0] < FTS_MAX_FIELDS && (l->fields & (1u << f[0])) &&
+             memcmp(f + 1, e + 1, FTS_LANG_ENTRY - 1) == 0;
+    }
+    if (seen)
+      continue;
+    uint16_t mask = 0; // the searched fields stemmed in this language
+    for (size_t j = i; j < x->num_langs; j++) {
+      const uint8_t *f = x->langs + j * FTS_LANG_ENTRY;
+      if (f[0] < FTS_MAX_FIELDS && memcmp(f + 1, e + 1, FTS_LANG_ENTRY - 1) == 0)
+        mask |= (uint16_t)(1u << f[0]);
+    }
+    mask &= l->fields;
+    struct collect c;
+    int rc = analyse_in(x, code, text, len, &c);
+    if (rc == FTS_ERR_UNSUPPORTED)
+      continue; // a language this build cannot stem: the word still matches
+    FTS_TRY(rc);
+    // A copy: adding may move l->terms.
+    struct aterm stem = l->terms[0];
+    bool has_stem = false;
+    for (size_t t = 0; t < c.num && !has_stem; t++)
+      if (c.terms[t].kind == FTS_TERM_STEM) {
+        stem = c.terms[t];
+        has_stem = true;
+      }
+    rc = alt_add(l, &cap, &stem, FTS_TERM_STEM, mask);
+    if (rc == 0 && has_stem)
+      rc = alt_add(l, &cap, &stem, FTS_TERM_WORD, mask);
+    free(c.terms);
+    FTS_TRY(rc);
   }
   return 0;
 }
@@ -146,6 +239,11 @@ static int setup_leaf(struct ctx *x, uint32_t node, bool negated) {
   } else {
     l->mode = LEAF_ALT;
     l->num_terms = 1;
+    if (n->type == FTS_Q_WORD && !(x->opt && x->opt->lang)) {
+      FTS_TRY(stem_per_language(x, l, (const uint8_t *)x->q->text + n->text, n->len));
+      if (l->num_terms > 1)
+        return 0;
+    }
     if (n->type == FTS_Q_WORD) {
       // The analyzer emits a stem only where it differs from its word, so a
       // word that is its own stem also matches the stem of other words.
@@ -444,6 +542,8 @@ static int eval_leaf(struct ctx *x, struct leaf *l, size_t bi, uint64_t *out) {
       continue;
     }
     for (size_t i = 0; i < l->num_terms; i++) {
+      if (!(l->terms[i].fields & (1u << f)))
+        continue;
       struct fts_block b;
       bool found;
       FTS_TRY(get_block(x, f, &l->terms[i], l->terms[i].kind, block, &b, &found));
@@ -730,7 +830,7 @@ static void ctx_free(struct ctx *x) {
 
 static int ctx_init(struct ctx *x, fts_index *idx, uint32_t account, const fts_query *q,
                     const fts_search_options *opt) {
-  memset(x, 0, sizeof *x);
+  memset(x, 0, offsetof(struct ctx, langs));
   x->idx = idx;
   x->account = account;
   x->q = q;
@@ -894,6 +994,12 @@ static int score_term(struct ctx *x, unsigned field, const struct aterm *t, uint
       continue;
     const uint8_t *pos;
     size_t pos_len;
+    if (!x->docs16) {
+      // Only ranking needs it: 128 KiB that an unranked search never pays for.
+      x->docs16 = malloc(FTS_BLOCK_DOCS * sizeof *x->docs16);
+      if (!x->docs16)
+        return -ENOMEM;
+    }
     FTS_TRY(fts_docs_decode(blk.docs, blk.docs_len, x->docs16, blk.n));
     FTS_TRY(fts_block_positions(&blk, &x->scratch, &pos, &pos_len));
     struct fts_pos_iter it;
@@ -952,8 +1058,9 @@ static int rank(struct ctx *x, fts_result *res, uint32_t top_k) {
     for (unsigned f = 0; f < FTS_MAX_FIELDS && !err; f++)
       if (l->fields & x->present & (1u << f))
         for (size_t t = 0; t < l->num_terms && !err; t++)
-          err =
-              score_term(x, f, &l->terms[t], l->terms[t].kind, &ac, res->docs, n, scores, lengths);
+          if (l->terms[t].fields & (1u << f))
+            err = score_term(x, f, &l->terms[t], l->terms[t].kind, &ac, res->docs, n, scores,
+                             lengths);
   }
   free(lengths);
   struct scored *s = err ? NULL : malloc((n ? n : 1) * sizeof *s);
@@ -984,9 +1091,10 @@ static int rank(struct ctx *x, fts_result *res, uint32_t top_k) {
 
 static int collect_docs(struct ctx *x, uint64_t total, uint32_t *out) {
   size_t n = 0;
-  for (size_t bi = 0; bi < x->num_blocks; bi++)
-    for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
-      for (uint64_t v = x->live[bi][w]; v; v &= v - 1)
+  // Stops at the last hit: a rare word's few documents end the walk early.
+  for (size_t bi = 0; bi < x->num_blocks && n < total; bi++)
+    for (size_t w = 0; w < FTS_BITMAP_WORDS && n < total; w++)
+      for (uint64_t v = x->live[bi][w]; v && n < total; v &= v - 1)
         out[n++] =
             x->blocks[bi] * FTS_BLOCK_DOCS + (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(v);
   return n == total ? 0 : FTS_ERR_CORRUPT;
@@ -995,9 +1103,6 @@ static int collect_docs(struct ctx *x, uint64_t total, uint32_t *out) {
 static int search_prepare(struct ctx *x, fts_index *idx, uint32_t account, const fts_query *q,
                           const fts_search_options *opt, uint64_t *total) {
   FTS_TRY(ctx_init(x, idx, account, q, opt));
-  x->docs16 = malloc(FTS_BLOCK_DOCS * sizeof *x->docs16);
-  if (!x->docs16)
-    return -ENOMEM;
   FTS_TRY(setup_leaves(x, q->root, false));
   FTS_TRY(prefix_all(x, q->root));
   FTS_TRY(run(x, total));

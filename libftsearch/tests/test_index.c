@@ -393,6 +393,103 @@ START_TEST(substring_search) {
 }
 END_TEST
 
+// docs_list pages through exactly the live documents of one account, across
+// blocks, without those of neighbouring accounts or deleted ones.
+START_TEST(docs_list_pages_live_documents) {
+  fts_index *idx = open_fresh(NULL);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  const uint32_t docs[] = {1, 2, 7, 65535, 65536, 200000, 4000000000u};
+  for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++)
+    add(b, 5, docs[i], "list", "paging test");
+  add(b, 4, 3, "other", "account below");
+  add(b, 6, 1, "other", "account above");
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  ck_assert_int_eq(fts_batch_delete(b, 5, 7), 0);
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  fts_batch_free(b);
+  const uint32_t want[] = {1, 2, 65535, 65536, 200000, 4000000000u};
+  uint32_t got[8], page[2];
+  size_t n = 0, len;
+  uint32_t next = 0;
+  do {
+    ck_assert_int_eq(fts_index_docs_list(idx, page, 2, &len, 5, next), 0);
+    for (size_t i = 0; i < len; i++) {
+      ck_assert_uint_lt(n, 8);
+      got[n++] = page[i];
+      next = page[i] + 1;
+    }
+  } while (len == 2 && next != 0);
+  ck_assert_uint_eq(n, 6);
+  for (size_t i = 0; i < n; i++)
+    ck_assert_uint_eq(got[i], want[i]);
+  ck_assert_int_eq(fts_index_docs_list(idx, page, 2, &len, 9, 0), 0);
+  ck_assert_uint_eq(len, 0);
+  ck_assert_int_eq(fts_index_docs_list(idx, NULL, 2, &len, 5, 0), FTS_ERR_INVALID_ARGUMENT);
+  fts_index_close(idx);
+}
+END_TEST
+
+// Query language against document language: a one-word query is stemmed
+// in each language its account's searched fields were stemmed in, so that
+// an inflected German, French or Spanish word finds the base form in a
+// document of that language, which the English stems (what a one-word query
+// is detected as) never reach.
+START_TEST(one_word_queries_use_the_documents_languages) {
+  fts_index *idx = open_fresh(NULL);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  static const char *texts[] = {
+      "Gestern war ich mit meinem Hund im Haus, und das Buch lag auf dem Tisch unter dem "
+      "Baum. Wir sind nicht zu Hause geblieben, weil das Wetter so schön war.",
+      "Le cheval de mon père est dans le jardin avec le journal du matin. Nous avons mangé "
+      "une pomme et nous sommes partis à la plage avec les enfants.",
+      "Nosotros hablamos con los vecinos y escribimos una carta para la familia. El perro "
+      "está en la casa y los niños juegan en el parque todos los días.",
+      "The quick brown fox jumped over the lazy dog while we were walking along the river "
+      "with our friends in the afternoon.",
+  };
+  for (uint32_t d = 0; d < 4; d++) {
+    fts_doc_field f = {FTS_FIELD_BODY, NULL, (const uint8_t *)texts[d], strlen(texts[d])};
+    ck_assert_int_eq(fts_batch_add(b, 1, d + 1, &f, 1), 0);
+  }
+  // Account 2: the German text, stemmed as English by the caller's choice.
+  fts_doc_field en = {FTS_FIELD_BODY, "en", (const uint8_t *)texts[0], strlen(texts[0])};
+  ck_assert_int_eq(fts_batch_add(b, 2, 1, &en, 1), 0);
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  fts_batch_free(b);
+  static const struct {
+    const char *query, *match;
+  } cases[] = {
+      {"Häusern", "1"},  {"Büchern", "1"},  {"Bäume", "1"},       {"chevaux", "2"},
+      {"journaux", "2"}, {"hablaron", "3"}, {"escribieron", "3"}, {"jumping", "4"},
+  };
+  fts_search_options as_en = {.lang = "en"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ck_assert_msg(strcmp(search(idx, 1, cases[i].query), cases[i].match) == 0, "%s: %s",
+                  cases[i].query, result_text);
+    // The same query stemmed as English only finds the English document.
+    const char *want_en = strcmp(cases[i].match, "4") == 0 ? "4" : "";
+    ck_assert_msg(strcmp(search_opt(idx, 1, cases[i].query, &as_en), want_en) == 0, "%s en: %s",
+                  cases[i].query, result_text);
+  }
+  // Stems reach only fields (and accounts) stemmed in that language.
+  fts_search_options subject = {.field_mask = 1u << FTS_FIELD_SUBJECT};
+  ck_assert_str_eq(search_opt(idx, 1, "Häusern", &subject), "");
+  ck_assert_str_eq(search(idx, 2, "Häusern"), "");
+  ck_assert_str_eq(search(idx, 2, "Haus"), "1");
+  // Phrases and prefixes are as written, in every language.
+  ck_assert_str_eq(search(idx, 1, "\"journaux\""), "");
+  ck_assert_str_eq(search(idx, 1, "\"le cheval\""), "2");
+  ck_assert_str_eq(search(idx, 1, "chev*"), "2");
+  // The list survives reopening.
+  fts_index_close(idx);
+  ck_assert_int_eq(fts_index_open(&idx, path, NULL), 0);
+  ck_assert_str_eq(search(idx, 1, "hablaron"), "3");
+  fts_index_close(idx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ftsearch-index");
   TCase *tc = tcase_create("index");
@@ -406,6 +503,8 @@ int main(void) {
   tcase_add_test(tc, block_edges_and_persistence);
   tcase_add_test(tc, limits_and_arguments);
   tcase_add_test(tc, substring_search);
+  tcase_add_test(tc, docs_list_pages_live_documents);
+  tcase_add_test(tc, one_word_queries_use_the_documents_languages);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -4,12 +4,16 @@
 // blocks), and hundreds of random single-word, two-word, phrase, prefix, OR
 // and NOT queries built from the corpus's own words are answered twice: by
 // fts_search and by a scan over every document's terms from the same
-// analyzer. The answers must be identical, with and without a filter.
+// analyzer. The answers must be identical, with and without a filter. A
+// query word is stemmed in every language the corpus's fields were stemmed
+// in, each stem matching in the fields of its language, as ftsearch.h
+// promises.
 #include <check.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -112,7 +116,37 @@ struct qterms {
   size_t prefix_len;
   bool first;
   uint32_t first_pos;
+  // One word without a language: its stem in each language of the corpus's
+  // fields (the word itself where a language leaves it alone).
+  uint32_t alt_stems[64];
+  bool alt_is_stem[64];
+  uint16_t alt_fields[64]; // fields stemmed in the languages giving it
+  size_t num_alt;
 };
+
+// The languages the analyzer stemmed the corpus's fields in, each with the
+// fields stemmed in it.
+static char corpus_langs[64][4];
+static uint16_t corpus_lang_fields[64];
+static size_t num_corpus_langs;
+
+static void note_lang(const char *code, unsigned field) {
+  for (size_t i = 0; i < num_corpus_langs; i++)
+    if (strcmp(corpus_langs[i], code) == 0) {
+      corpus_lang_fields[i] |= (uint16_t)(1u << field);
+      return;
+    }
+  ck_assert_uint_lt(num_corpus_langs, 64);
+  corpus_lang_fields[num_corpus_langs] = (uint16_t)(1u << field);
+  snprintf(corpus_langs[num_corpus_langs++], 4, "%s", code);
+}
+
+static int first_stem(void *ctx, const fts_term *t) {
+  fts_term *out = ctx;
+  if (t->kind == FTS_TERM_STEM && out->len == 0)
+    *out = *t;
+  return 0;
+}
 
 static int collect_query(void *ctx, const fts_term *t) {
   struct qterms *q = ctx;
@@ -153,6 +187,18 @@ static int leaf_match(const struct qterms *q, int kind, size_t d, const bool *pr
       for (size_t i = 0; i < df->n; i++)
         if (df->t[i].kind == FTS_TERM_WORD && prefix_ids[df->t[i].term])
           return 1;
+      continue;
+    }
+    if (q->num_words == 1 && kind == L_WORD && q->num_alt) {
+      for (size_t i = 0; i < df->n; i++) {
+        const struct tpos *t = &df->t[i];
+        if (t->kind == FTS_TERM_WORD && t->term == q->words[0])
+          return 1;
+        for (size_t a = 0; a < q->num_alt; a++)
+          if (t->term == q->alt_stems[a] && (t->kind == FTS_TERM_STEM || q->alt_is_stem[a]) &&
+              (q->alt_fields[a] & (1u << f)))
+            return 1;
+      }
       continue;
     }
     if (q->num_words == 1) {
@@ -368,10 +414,17 @@ START_TEST(index_answers_as_brute_force) {
     fts_doc_field fields[FTS_MAX_FIELDS];
     size_t nf = ftm_fields(&t, fields);
     ck_assert_int_eq(fts_batch_add(b, 1, (uint32_t)(i + 1) * SPREAD, fields, nf), 0);
-    for (size_t k = 0; k < nf; k++)
+    for (size_t k = 0; k < nf; k++) {
+      size_t before = docs[i][fields[k].field].n;
       ck_assert_int_eq(fts_analyze(an, fields[k].lang, fields[k].text, fields[k].text_len,
                                    collect_doc, &docs[i][fields[k].field]),
                        0);
+      bool words = false;
+      for (size_t j = before; j < docs[i][fields[k].field].n; j++)
+        words |= docs[i][fields[k].field].t[j].kind == FTS_TERM_WORD;
+      if (words)
+        note_lang(fts_analyzer_language(an), fields[k].field);
+    }
     if (i % 1500 == 1499)
       ck_assert_int_eq(fts_batch_commit(b), 0);
   }
@@ -405,6 +458,27 @@ START_TEST(index_answers_as_brute_force) {
         tl--;
       }
       ck_assert_int_eq(fts_analyze(an, NULL, (const uint8_t *)text, tl, collect_query, &qt[k]), 0);
+      if (g.leaf[k].kind != L_WORD || qt[k].num_words != 1)
+        continue;
+      for (size_t li = 0; li < num_corpus_langs; li++) {
+        fts_term st = {0};
+        ck_assert_int_eq(
+            fts_analyze(an, corpus_langs[li], (const uint8_t *)text, tl, first_stem, &st), 0);
+        uint32_t id = st.len ? intern(st.bytes, st.len, false) : qt[k].words[0];
+        // The same term from two languages is one alternative over the
+        // fields of both.
+        bool dup = false;
+        for (size_t a = 0; a < qt[k].num_alt && !dup; a++)
+          if (qt[k].alt_stems[a] == id && qt[k].alt_is_stem[a] == (st.len != 0)) {
+            qt[k].alt_fields[a] |= corpus_lang_fields[li];
+            dup = true;
+          }
+        if (!dup) {
+          qt[k].alt_stems[qt[k].num_alt] = id;
+          qt[k].alt_fields[qt[k].num_alt] = corpus_lang_fields[li];
+          qt[k].alt_is_stem[qt[k].num_alt++] = st.len != 0;
+        }
+      }
     }
     for (size_t d = 0; d < num_docs; d++) {
       int r[3];

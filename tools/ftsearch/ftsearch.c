@@ -1,6 +1,8 @@
 // ftsearch.c: the command-line face of libftsearch: index a Maildir or a
 // directory of .eml files (mkcorpus output) into an account of an index,
-// query it, show an account's figures and merge away deleted documents.
+// query it, show an account's figures and merge away deleted documents; and
+// the indexing queue of a libmailstore store (servers/common srv_indexer.h):
+// drain it, show an account's status, re-index an account from the store.
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
@@ -12,10 +14,15 @@
 
 #include "ftsearch.h"
 #include "mailtext.h"
+#include "srv_indexer.h"
 
 static void usage(FILE *f) {
   fprintf(f, "usage: ftsearch index INDEX --account N (--maildir DIR | --mkcorpus DIR)\n"
              "                      [--batch DOCS] [--first-id N] [--no-sync]\n"
+             "       ftsearch index INDEX --store DIR --account NAME [--workers N]\n"
+             "       ftsearch queue run INDEX --store DIR [--workers N] [--batch N]\n"
+             "       ftsearch queue status INDEX --store DIR --account NAME\n"
+             "       ftsearch queue rebuild INDEX --store DIR --account NAME [--workers N]\n"
              "       ftsearch query INDEX --account N QUERY [--field NAME] [--explain]\n"
              "                      [--top K] [--count]\n"
              "       ftsearch stats INDEX --account N\n"
@@ -24,7 +31,13 @@ static void usage(FILE *f) {
              "QUERY: words (all must match), \"a phrase\", prefix*, AND, OR, NOT or -word,\n"
              "(groups) and field:word (fields: from to cc bcc subject body attachment headers).\n"
              "index numbers messages from --first-id (default 1) in the sorted order of\n"
-             "their file names (Maildir cur/ and new/, or the .eml files of mkcorpus).\n");
+             "their file names (Maildir cur/ and new/, or the .eml files of mkcorpus).\n"
+             "With --store (a libmailstore directory) documents are message ids of the\n"
+             "store's account NAME, the index account is its id: index and queue rebuild\n"
+             "re-index the account from the store, queue run drains the store's search\n"
+             "queue (deliveries and removals) into the index, queue status shows an\n"
+             "account's queued, indexed and failed messages. Given-up messages are logged\n"
+             "in INDEX.failed.\n");
 }
 
 static double now_s(void) {
@@ -178,31 +191,172 @@ static int cmd_stats(fts_index *idx, uint32_t account) {
   return 0;
 }
 
+// ---- the store side: srv_indexer over a libmailstore directory ----
+
+struct store_side {
+  ms_store *st;
+  srv_indexer *ix;
+  uint32_t account; // resolved from --account NAME when given
+  double start;
+  bool tty;
+};
+
+static int store_open(struct store_side *c, fts_index *idx, const char *index_path,
+                      const char *store_dir, const char *account_name, uint32_t workers,
+                      uint32_t batch) {
+  int rc = ms_store_open(&c->st, store_dir, NULL);
+  if (rc) {
+    fprintf(stderr, "ftsearch: %s: %s\n", store_dir, ms_strerror(rc));
+    return 1;
+  }
+  if (account_name &&
+      (rc = ms_account_find(c->st, &c->account, account_name, strlen(account_name))) != 0) {
+    fprintf(stderr, "ftsearch: account %s: %s\n", account_name, ms_strerror(rc));
+    return 1;
+  }
+  size_t n = strlen(index_path);
+  char *failed = malloc(n + sizeof ".failed");
+  if (!failed)
+    return 1;
+  memcpy(failed, index_path, n);
+  memcpy(failed + n, ".failed", sizeof ".failed");
+  struct srv_indexer_settings s = {.workers = workers, .batch = batch};
+  rc = srv_indexer_new(&c->ix, c->st, idx, index_path, failed, &s);
+  free(failed);
+  if (rc) {
+    fprintf(stderr, "ftsearch: %s\n", srv_indexer_strerror(rc));
+    return 1;
+  }
+  c->tty = isatty(2);
+  c->start = now_s();
+  return 0;
+}
+
+static void store_close(struct store_side *c) {
+  srv_indexer_free(c->ix);
+  ms_store_close(c->st);
+}
+
+static void print_report(const struct srv_indexer_report *r, double secs) {
+  fprintf(stderr,
+          "%llu entries: %llu indexed, %llu removed, %llu already gone, %llu failed, %llu "
+          "retries, in %.2f s\n",
+          (unsigned long long)r->entries, (unsigned long long)r->indexed,
+          (unsigned long long)r->removed, (unsigned long long)r->skipped,
+          (unsigned long long)r->failed, (unsigned long long)r->retries, secs);
+}
+
+static int on_rebuild_progress(void *ctx, uint64_t done, uint64_t total) {
+  struct store_side *c = ctx;
+  if (c->tty)
+    progress((size_t)done, (size_t)(total > done ? total : done), c->start, false);
+  return 0;
+}
+
+static int cmd_rebuild(struct store_side *c) {
+  struct srv_indexer_report r = {0};
+  int rc = srv_indexer_rebuild(c->ix, &r, c->account, on_rebuild_progress, c);
+  if (c->tty)
+    progress((size_t)r.indexed, (size_t)r.indexed, c->start, true);
+  if (rc) {
+    fprintf(stderr, "ftsearch: rebuild failed: %s\n", srv_indexer_strerror(rc));
+    return 1;
+  }
+  fprintf(stderr, "rebuilt account %u: %llu messages indexed, %llu gone documents removed, %llu "
+          "failed, in %.2f s\n",
+          c->account, (unsigned long long)r.indexed, (unsigned long long)r.removed,
+          (unsigned long long)r.failed, now_s() - c->start);
+  return 0;
+}
+
+static int cmd_queue_run(struct store_side *c) {
+  // The bar's total is the queue's length at the start; entries queued
+  // meanwhile push it on.
+  uint64_t total = 0, after = 0;
+  struct ms_search_item items[1024];
+  for (;;) {
+    size_t n;
+    int rc = ms_search_queue_read(c->st, items, 1024, &n, after);
+    if (rc || n == 0)
+      break;
+    total += n;
+    after = items[n - 1].seq;
+  }
+  struct srv_indexer_report r = {0};
+  int rc;
+  while ((rc = srv_indexer_run_once(c->ix, &r)) > 0) {
+    if (c->tty)
+      progress((size_t)r.entries, (size_t)(total > r.entries ? total : r.entries), c->start, false);
+  }
+  if (c->tty)
+    progress((size_t)r.entries, (size_t)(total > r.entries ? total : r.entries), c->start, true);
+  print_report(&r, now_s() - c->start);
+  if (rc) {
+    fprintf(stderr, "ftsearch: queue run stopped: %s\n", srv_indexer_strerror(rc));
+    return 1;
+  }
+  return 0;
+}
+
+static int cmd_queue_status(struct store_side *c) {
+  struct srv_indexer_status s;
+  int rc = srv_indexer_status_get(c->ix, &s, c->account);
+  if (rc) {
+    fprintf(stderr, "ftsearch: %s\n", srv_indexer_strerror(rc));
+    return 1;
+  }
+  printf("account %u\nqueued %llu\nindexed %llu\nfailed %llu\n", c->account,
+         (unsigned long long)s.queued, (unsigned long long)s.indexed, (unsigned long long)s.failed);
+  if (s.failed)
+    printf("last_failed_message %llu\nlast_error %d (%s)\n",
+           (unsigned long long)s.last_failed_message, s.last_error,
+           srv_indexer_strerror(s.last_error));
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 3 || argv[1][0] == '-') {
     usage(argc > 1 && strcmp(argv[1], "--help") == 0 ? stdout : stderr);
     return argc > 1 && strcmp(argv[1], "--help") == 0 ? 0 : 2;
   }
-  const char *cmd = argv[1], *path = argv[2];
+  const char *cmd = argv[1], *path = argv[2], *sub = NULL;
+  bool is_queue = strcmp(cmd, "queue") == 0;
+  if (is_queue) {
+    if (argc < 4) {
+      usage(stderr);
+      return 2;
+    }
+    sub = argv[2];
+    path = argv[3];
+  }
   static const struct option opts[] = {
       {"account", required_argument, NULL, 'a'},  {"maildir", required_argument, NULL, 'm'},
       {"mkcorpus", required_argument, NULL, 'k'}, {"batch", required_argument, NULL, 'b'},
       {"first-id", required_argument, NULL, 'i'}, {"no-sync", no_argument, NULL, 's'},
       {"field", required_argument, NULL, 'f'},    {"explain", no_argument, NULL, 'e'},
       {"top", required_argument, NULL, 't'},      {"count", no_argument, NULL, 'c'},
+      {"store", required_argument, NULL, 'S'},    {"workers", required_argument, NULL, 'w'},
       {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
   };
   long account = -1;
-  const char *dir = NULL;
+  const char *dir = NULL, *store_dir = NULL, *account_arg = NULL;
+  uint32_t workers = 0;
   size_t batch = 20000;
   uint32_t first_id = 1, top = 0;
   int field = -1, c;
   bool explain = false, no_sync = false, count_only = false;
-  optind = 3;
+  optind = is_queue ? 4 : 3;
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (c) {
     case 'a':
+      account_arg = optarg;
       account = strtol(optarg, NULL, 10);
+      break;
+    case 'S':
+      store_dir = optarg;
+      break;
+    case 'w':
+      workers = (uint32_t)strtoul(optarg, NULL, 10);
       break;
     case 'm':
     case 'k':
@@ -240,6 +394,33 @@ int main(int argc, char **argv) {
       usage(stderr);
       return 2;
     }
+  }
+  if (is_queue || (store_dir && strcmp(cmd, "index") == 0)) {
+    // The store side: --account is a name; the index account is its id.
+    bool run = is_queue && strcmp(sub, "run") == 0;
+    bool status_cmd = is_queue && strcmp(sub, "status") == 0;
+    bool rebuild = !is_queue || strcmp(sub, "rebuild") == 0;
+    if (!store_dir || optind != argc || (!run && !status_cmd && !rebuild) ||
+        (!run && !account_arg) || batch > SRV_INDEXER_MAX_BATCH ||
+        workers > SRV_INDEXER_MAX_WORKERS) {
+      usage(stderr);
+      return 2;
+    }
+    fts_index_settings s = {.flags = no_sync ? FTS_INDEX_NO_SYNC : 0};
+    fts_index *idx;
+    int rc = fts_index_open(&idx, path, &s);
+    if (rc) {
+      fprintf(stderr, "ftsearch: %s: %s\n", path, fts_strerror(rc));
+      return 1;
+    }
+    struct store_side c = {0};
+    int status = store_open(&c, idx, path, store_dir, run ? NULL : account_arg, workers,
+                            batch == 20000 ? 0 : (uint32_t)batch);
+    if (status == 0)
+      status = run ? cmd_queue_run(&c) : status_cmd ? cmd_queue_status(&c) : cmd_rebuild(&c);
+    store_close(&c);
+    fts_index_close(idx);
+    return status;
   }
   if (account < 0 || account > (long)UINT32_MAX) {
     fprintf(stderr, "ftsearch: --account N is required\n");

@@ -1,8 +1,9 @@
 // mailtext.h: one message to the text of its search fields, through
-// libmailparse: From/To/Cc/Bcc/Subject decoded to UTF-8, the body's text
+// libmailparse: From/To/Cc/Bcc/Subject decoded to UTF-8, Reply-To, Sender,
+// List-Id, Organization, Keywords and Comments as "headers", the body's text
 // parts (HTML turned to text, charsets converted), attachment names and
-// text. Shared by the ftsearch tool, libftsearch's oracle test and its
-// benchmark; the glue that ARCHITECTURE.md keeps out of the library.
+// text. Shared by the ftsearch tool, servers/common's indexer, libftsearch's
+// oracle test and its benchmark; the glue that ARCHITECTURE.md keeps out of the library.
 #ifndef FTSEARCH_MAILTEXT_H
 #define FTSEARCH_MAILTEXT_H
 

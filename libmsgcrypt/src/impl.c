@@ -26,6 +26,8 @@ const struct mc_impl mc_impl_scalar = {
     .mlkem_acc_reduce = mc_mlkem_acc_reduce_scalar,
     .x25519 = mc_x25519_scalarmult_scalar,
     .x25519_base = mc_x25519_base_scalar,
+    .p256_mul = mc_p256_mul_scalar,
+    .p256_base = mc_p256_base_scalar,
     .cfb_sha1_blocks = mc_cfb_sha1_blocks_scalar,
 };
 
@@ -46,6 +48,8 @@ static const struct mc_impl impl_unsupported = {
     .mlkem_acc_reduce = mc_mlkem_acc_reduce_scalar,
     .x25519 = mc_x25519_scalarmult_scalar,
     .x25519_base = mc_x25519_base_scalar,
+    .p256_mul = mc_p256_mul_scalar,
+    .p256_base = mc_p256_base_scalar,
     .cfb_sha1_blocks = mc_cfb_sha1_blocks_scalar,
 };
 

@@ -14,6 +14,7 @@
 #include "mldsa_internal.h"
 #include "mlkem_internal.h"
 #include "msgcrypt_internal.h"
+#include "p256_internal.h"
 #include "x25519_internal.h"
 
 // Four Keccak states side by side, lane-interleaved: s[4 * i + j] is lane i
@@ -44,6 +45,10 @@ struct mc_impl {
   // X25519 (x25519_internal.h): X25519(scalar, u) and X25519(scalar, 9).
   void (*x25519)(uint8_t out[32], const uint8_t scalar[32], const uint8_t u[32]);
   void (*x25519_base)(uint8_t out[32], const uint8_t scalar[32]);
+  // P-256 (p256_internal.h): x(scalar·P) for a validated point P, and
+  // scalar·G as x || y.
+  void (*p256_mul)(uint8_t out_x[32], const uint8_t scalar[32], const uint8_t point_xy[64]);
+  void (*p256_base)(uint8_t out_xy[64], const uint8_t scalar[32]);
   // SEIPDv1's CFB with the SHA-1 MDC, 64-byte blocks (cfb_sha1_internal.h).
   void (*cfb_sha1_blocks)(mc_cfb_sha1 *c, uint8_t *out, const uint8_t *in, size_t num_blocks);
 };

@@ -1,6 +1,7 @@
 // pkenc.c: the public-key part of the layer over BoringSSL: RSA encryption
 // (PKCS#1 v1.5 and OAEP) to a key given as modulus and exponent, ECDH on the
-// NIST curves P-256/384/521 (X25519 is libmsgcrypt's own, in x25519.c).
+// NIST curves P-256/384/521 (X25519 is libmsgcrypt's own, in x25519.c, and
+// so is P-256, in p256.c, which ecdh_p256 below hands over to). For the rest
 // BoringSSL does the arithmetic (in constant time); this file validates
 // inputs, builds and frees BoringSSL's objects, fixes the output encodings,
 // and maps failures to MC_ERR_* with the error queue cleared.
@@ -12,9 +13,12 @@
 #include <openssl/ec_key.h>
 #include <openssl/ecdh.h>
 #include <openssl/nid.h>
+#include <openssl/rand.h>
 #include <openssl/rsa.h>
 
 #include "aead_internal.h"
+#include "impl_internal.h"
+#include "p256_internal.h"
 
 // strip_zeros skips the leading zero bytes of a big-endian integer.
 static void strip_zeros(const uint8_t **p, size_t *len) {
@@ -159,6 +163,31 @@ static int curve_nid(mc_ec_curve curve) {
   return NID_undef;
 }
 
+// ecdh_p256 is ecdh for P-256, on libmsgcrypt's own arithmetic (p256.c).
+// A random scalar is drawn until it lies in [1, n - 1] (a redraw, which
+// shows, has probability 2^-32 and reveals nothing about the kept one); a
+// given scalar loses its leading zero bytes first, which time may show, as
+// it did with BoringSSL's BN_bin2bn (that path is for tests and static keys
+// from the caller).
+static int ecdh_p256(uint8_t *out_public, uint8_t *out_shared, const uint8_t *scalar,
+                     size_t scalar_len, const uint8_t *peer_public, size_t peer_public_len) {
+  MC_TRY(mc_impl_check());
+  uint8_t k[MC_P256_SCALAR_LEN];
+  if (scalar == NULL) {
+    do
+      RAND_bytes(k, sizeof k);
+    while (!mc_p256_scalar_check(k));
+  } else {
+    strip_zeros(&scalar, &scalar_len);
+    MC_FAIL_IF(scalar_len == 0 || scalar_len > sizeof k, MC_ERR_BAD_KEY);
+    memset(k, 0, sizeof k);
+    memcpy(k + sizeof k - scalar_len, scalar, scalar_len);
+  }
+  int ret = mc_p256_ecdh(out_public, out_shared, k, peer_public, peer_public_len);
+  mc_wipe(k, sizeof k);
+  return ret;
+}
+
 // ecdh does both ECDH entry points: with `scalar` NULL the ephemeral key is
 // generated, otherwise it is `scalar`.
 static int ecdh(mc_ec_curve curve, uint8_t *out_public, size_t out_public_cap, uint8_t *out_shared,
@@ -170,6 +199,8 @@ static int ecdh(mc_ec_curve curve, uint8_t *out_public, size_t out_public_cap, u
   MC_FAIL_IF(out_public_cap < point_len || out_shared_cap < field_len, MC_ERR_BUFFER_TOO_SMALL);
   // A compressed or uncompressed point, never the point at infinity (0x00).
   MC_FAIL_IF(peer_public_len != point_len && peer_public_len != 1 + field_len, MC_ERR_BAD_KEY);
+  if (curve == MC_EC_P256)
+    return ecdh_p256(out_public, out_shared, scalar, scalar_len, peer_public, peer_public_len);
 
   int ret = 0;
   EC_KEY *key = EC_KEY_new_by_curve_name(curve_nid(curve));

@@ -1,9 +1,10 @@
 // impl_adxsha.c: the "adxsha" entry of libmsgcrypt's implementation table
 // (impl.c): the "avx2" entry's kernels plus those that need the x86-64
-// crypto extensions beyond AVX2 (ADX for X25519's field arithmetic in
-// x25519_adx.c, SHA-NI and AES-NI for SEIPDv1's CFB with its SHA-1 MDC in
-// cfb_sha1_shani.c), and the CPU features all of them need, which are the
-// flags meson.build compiles this level with. It comes first in the table.
+// crypto extensions beyond AVX2 (ADX for the field arithmetic of X25519 in
+// x25519_adx.c and of P-256 in p256_adx.c, SHA-NI and AES-NI for SEIPDv1's
+// CFB with its SHA-1 MDC in cfb_sha1_shani.c), and the CPU features all of
+// them need, which are the flags meson.build compiles this level with. It
+// comes first in the table.
 #include "corvid_cpu.h"
 #include "impl_internal.h"
 
@@ -24,5 +25,7 @@ const struct mc_impl mc_impl_adxsha = {
     .mlkem_acc_reduce = mc_mlkem_acc_reduce_avx2,
     .x25519 = mc_x25519_scalarmult_adx,
     .x25519_base = mc_x25519_base_adx,
+    .p256_mul = mc_p256_mul_adx,
+    .p256_base = mc_p256_base_adx,
     .cfb_sha1_blocks = mc_cfb_sha1_blocks_shani,
 };

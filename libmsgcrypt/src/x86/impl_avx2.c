@@ -21,5 +21,7 @@ const struct mc_impl mc_impl_avx2 = {
     .mlkem_acc_reduce = mc_mlkem_acc_reduce_avx2,
     .x25519 = mc_x25519_scalarmult_scalar,
     .x25519_base = mc_x25519_base_scalar,
+    .p256_mul = mc_p256_mul_scalar,
+    .p256_base = mc_p256_base_scalar,
     .cfb_sha1_blocks = mc_cfb_sha1_blocks_scalar,
 };

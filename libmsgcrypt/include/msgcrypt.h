@@ -718,7 +718,9 @@ MC_API MC_WARN_UNUSED_RESULT int mc_aes_ocb_open(const mc_aes_ocb_ctx *ctx, uint
 // OpenPGP and CMS need, so that the rest of libmsgcrypt never calls BoringSSL
 // directly: SHA-1 and SHA-2 digests, HKDF, random bytes, AES-CFB, AES-GCM, AES
 // key wrap, RSA encryption (PKCS#1 v1.5 and OAEP) to a public key given as
-// numbers, ECDH on P-256, P-384 and P-521, and X25519.
+// numbers, and ECDH on P-384 and P-521. ECDH on P-256 and X25519 sit behind
+// the same calls but are libmsgcrypt's own constant-time code (the
+// implementation table's kernels), not BoringSSL's.
 //
 // Every function is a one-shot call that writes to buffers the caller provides
 // and keeps no state, so all of them are thread-safe. Symmetric keys are
@@ -954,14 +956,15 @@ mc_ecdh_ephemeral_derand(mc_ec_curve curve, uint8_t *out_public, size_t out_publ
                          size_t scalar_len, const uint8_t *peer_public, size_t peer_public_len);
 
 // X25519 (RFC 7748) keys and shared secrets are 32 bytes. The functions
-// mirror mc_x448_keypair, mc_x448_public_key and mc_x448. Unlike the rest of
-// this section, X25519 is libmsgcrypt's own code, with the implementation
-// table's kernels (mc_impl_name), constant time in the private key. On
-// x86-64 with ADX each thread keeps its last peer key and, once that key
-// comes twice in a row, a 24 KiB table of its multiples in thread-local
-// storage, which makes further shared secrets with it about three times
-// faster (a server encrypting one mail after another to the same
-// recipient); the time then shows whether the public peer key repeated.
+// mirror mc_x448_keypair, mc_x448_public_key and mc_x448. Like ECDH on
+// P-256, and unlike the rest of this section, X25519 is libmsgcrypt's own
+// code, with the implementation table's kernels (mc_impl_name), constant
+// time in the private key. On x86-64 with ADX each thread keeps its last
+// peer key and, once that key comes twice in a row, a 24 KiB table of its
+// multiples in thread-local storage, which makes further shared secrets
+// with it about three times faster (a server encrypting one mail after
+// another to the same recipient); the time then shows whether the public
+// peer key repeated.
 #define MC_X25519_KEY_LEN 32
 
 // mc_x25519_keypair makes a random X25519 key pair: the private key into

@@ -64,9 +64,10 @@ int mc_aes_ocb_init_impl(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len
 // the code was built for x86-64). mc_ocb_aesni_set_key fills the context's
 // round keys and rounds from a 16-, 24- or 32-byte key.
 // mc_ocb_aesni_encrypt_block encrypts one block. mc_ocb_aesni_crypt encrypts
-// or decrypts `num_blocks` whole blocks numbered from 1, advancing the offset
-// and checksum; mc_ocb_aesni_hash does the same for associated data, adding
-// the cipher outputs into `sum_io`.
+// or decrypts `num_blocks` whole blocks numbered from `done` + 1 (`done`
+// blocks of the message went before), advancing the offset and checksum;
+// mc_ocb_aesni_hash does the same for associated data numbered from 1,
+// adding the cipher outputs into `sum_io`.
 //
 // A context on the VAES loops has MC_OCB_ROUNDS_VAES set in `rounds` beside
 // the round count (the public struct has no other field for it);
@@ -79,7 +80,8 @@ int mc_ocb_aesni_available(void);
 void mc_ocb_aesni_set_key(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len);
 void mc_ocb_aesni_encrypt_block(const mc_aes_ocb_ctx *ctx, uint8_t out[16], const uint8_t in[16]);
 void mc_ocb_aesni_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
-                        size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]);
+                        size_t num_blocks, uint64_t done, uint8_t offset_io[16],
+                        uint8_t checksum_io[16]);
 void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
                        uint8_t offset_io[16], uint8_t sum_io[16]);
 
@@ -90,7 +92,37 @@ void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_
 // time, with the same round keys.
 int mc_ocb_vaes_available(void);
 void mc_ocb_vaes_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
-                       size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]);
+                       size_t num_blocks, uint64_t done, uint8_t offset_io[16],
+                       uint8_t checksum_io[16]);
+
+// Incremental AES-OCB encryption of one message (one SEIPDv2 chunk): the
+// plaintext arrives in pieces of any length and is encrypted from the
+// caller's input straight into the caller's output, whole blocks at once;
+// only a trailing partial block (under 16 bytes) waits in the state. This is
+// what lets pgp_seipd.c seal without first copying a chunk together.
+//
+// mc_ocb_enc_start computes Offset_0 for `nonce` (1..15 bytes, unchecked).
+// mc_ocb_enc_update encrypts `in_len` bytes and writes the ciphertext of the
+// blocks it completes to `out`, which has room for `in_len` + 15 bytes; it
+// returns the number of bytes written (a multiple of 16). mc_ocb_enc_final
+// writes the ciphertext of the waiting partial block, then the tag over
+// `ad`, to `out` (room for 15 + tag length bytes), returns the number of
+// bytes written, and wipes the state. The state holds plaintext and key
+// material: a caller that gives up wipes it. Not thread-safe per state; the
+// context is only read.
+typedef struct mc_ocb_enc {
+  uint8_t offset[16];
+  uint8_t checksum[16];
+  uint8_t partial[16];
+  size_t partial_len;
+  uint64_t blocks; // whole blocks encrypted so far
+} mc_ocb_enc;
+void mc_ocb_enc_start(const mc_aes_ocb_ctx *ctx, mc_ocb_enc *st, const uint8_t *nonce,
+                      size_t nonce_len);
+size_t mc_ocb_enc_update(const mc_aes_ocb_ctx *ctx, mc_ocb_enc *st, uint8_t *out, const uint8_t *in,
+                         size_t in_len);
+size_t mc_ocb_enc_final(const mc_aes_ocb_ctx *ctx, mc_ocb_enc *st, uint8_t *out, const uint8_t *ad,
+                        size_t ad_len);
 void mc_ocb_vaes_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
                       uint8_t offset_io[16], uint8_t sum_io[16]);
 

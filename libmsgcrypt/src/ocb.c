@@ -286,8 +286,8 @@ static void hash_ad(const mc_aes_ocb_ctx *ctx, uint8_t sum_out[BLOCK], const uin
 // crypt_blocks_boringssl encrypts or decrypts `num_blocks` whole blocks with
 // BoringSSL's ECB mode, a batch at a time, advancing the offset and checksum.
 static void crypt_blocks_boringssl(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out,
-                                   const uint8_t *in, size_t num_blocks, words *offset_io,
-                                   words *sum_io) {
+                                   const uint8_t *in, size_t num_blocks, uint64_t first,
+                                   words *offset_io, words *sum_io) {
   uint8_t offsets[BATCH * BLOCK];
   words offset = *offset_io, sum = *sum_io;
   for (size_t done = 0; done < num_blocks;) {
@@ -297,7 +297,7 @@ static void crypt_blocks_boringssl(const mc_aes_ocb_ctx *ctx, int encrypt, uint8
     // Offset_i = Offset_{i-1} xor L_ntz(i); the cipher input is block xor Offset_i.
     if (encrypt) {
       for (size_t j = 0; j < n; j++) {
-        offset = xor_words(offset, load_words(ctx->l[__builtin_ctzll((uint64_t)(done + j + 1))]));
+        offset = xor_words(offset, load_words(ctx->l[__builtin_ctzll(first + done + j + 1)]));
         words p = load_words(src + j * BLOCK);
         sum = xor_words(sum, p);
         store_words(offsets + j * BLOCK, offset);
@@ -309,7 +309,7 @@ static void crypt_blocks_boringssl(const mc_aes_ocb_ctx *ctx, int encrypt, uint8
                     xor_words(load_words(dst + j * BLOCK), load_words(offsets + j * BLOCK)));
     } else {
       for (size_t j = 0; j < n; j++) {
-        offset = xor_words(offset, load_words(ctx->l[__builtin_ctzll((uint64_t)(done + j + 1))]));
+        offset = xor_words(offset, load_words(ctx->l[__builtin_ctzll(first + done + j + 1)]));
         store_words(offsets + j * BLOCK, offset);
         store_words(dst + j * BLOCK, xor_words(load_words(src + j * BLOCK), offset));
       }
@@ -329,19 +329,21 @@ static void crypt_blocks_boringssl(const mc_aes_ocb_ctx *ctx, int encrypt, uint8
 }
 
 // crypt encrypts (`encrypt` = 1) or decrypts `len` bytes from `in` to `out`,
-// starting from `offset_io` (Offset_0) and updating it and `checksum_io` (the
-// xor of the padded plaintext blocks) to Offset_* and Checksum_* (RFC 7253
-// §4.2-4.3). `out` may equal `in`: each block is read before it is written.
+// the first of them block number `first` + 1, starting from `offset_io`
+// (Offset_first) and updating it and `checksum_io` (the xor of the padded
+// plaintext blocks) to Offset_* and Checksum_* (RFC 7253 §4.2-4.3). `out` may
+// equal `in`: each block is read before it is written.
 static void crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
-                  size_t len, uint8_t offset_io[BLOCK], uint8_t checksum_io[BLOCK]) {
+                  size_t len, uint64_t first, uint8_t offset_io[BLOCK],
+                  uint8_t checksum_io[BLOCK]) {
   size_t full = len / BLOCK, rest = len % BLOCK;
   if (ctx->rounds & MC_OCB_ROUNDS_VAES)
-    mc_ocb_vaes_crypt(ctx, encrypt, out, in, full, offset_io, checksum_io);
+    mc_ocb_vaes_crypt(ctx, encrypt, out, in, full, first, offset_io, checksum_io);
   else if (ctx->rounds != 0)
-    mc_ocb_aesni_crypt(ctx, encrypt, out, in, full, offset_io, checksum_io);
+    mc_ocb_aesni_crypt(ctx, encrypt, out, in, full, first, offset_io, checksum_io);
   words offset = load_words(offset_io), sum = load_words(checksum_io);
   if (ctx->rounds == 0)
-    crypt_blocks_boringssl(ctx, encrypt, out, in, full, &offset, &sum);
+    crypt_blocks_boringssl(ctx, encrypt, out, in, full, first, &offset, &sum);
 
   // The final partial block is xored with Pad = AES(K, Offset_*), in both
   // directions, and enters the checksum padded.
@@ -404,7 +406,7 @@ int mc_aes_ocb_seal(const mc_aes_ocb_ctx *ctx, uint8_t *out, size_t out_cap, siz
 
   uint8_t offset[BLOCK], checksum[BLOCK] = {0}, tag[BLOCK];
   initial_offset(ctx, offset, nonce, nonce_len);
-  crypt(ctx, 1, out, in, in_len, offset, checksum);
+  crypt(ctx, 1, out, in, in_len, 0, offset, checksum);
   compute_tag(ctx, tag, checksum, offset, ad, ad_len);
   memcpy(out + in_len, tag, ctx->tag_len);
   *out_len = in_len + ctx->tag_len;
@@ -427,7 +429,7 @@ int mc_aes_ocb_open(const mc_aes_ocb_ctx *ctx, uint8_t *out, size_t out_cap, siz
   uint8_t offset[BLOCK], checksum[BLOCK] = {0}, tag[BLOCK], received[BLOCK];
   memcpy(received, in + len, ctx->tag_len);
   initial_offset(ctx, offset, nonce, nonce_len);
-  crypt(ctx, 0, out, in, len, offset, checksum);
+  crypt(ctx, 0, out, in, len, 0, offset, checksum);
   compute_tag(ctx, tag, checksum, offset, ad, ad_len);
 
   // Decide without branching on the (secret-derived) comparison: a mismatch
@@ -446,4 +448,54 @@ int mc_aes_ocb_open(const mc_aes_ocb_ctx *ctx, uint8_t *out, size_t out_cap, siz
   mc_wipe(checksum, sizeof checksum);
   mc_wipe(tag, sizeof tag);
   return (int)((uint32_t)MC_ERR_AUTH_FAILED & bad);
+}
+
+void mc_ocb_enc_start(const mc_aes_ocb_ctx *ctx, mc_ocb_enc *st, const uint8_t *nonce,
+                      size_t nonce_len) {
+  memset(st, 0, sizeof *st);
+  initial_offset(ctx, st->offset, nonce, nonce_len);
+}
+
+size_t mc_ocb_enc_update(const mc_aes_ocb_ctx *ctx, mc_ocb_enc *st, uint8_t *out, const uint8_t *in,
+                         size_t in_len) {
+  size_t written = 0;
+  if (st->partial_len > 0) {
+    size_t take = BLOCK - st->partial_len;
+    if (take > in_len)
+      take = in_len;
+    memcpy(st->partial + st->partial_len, in, take);
+    st->partial_len += take;
+    in += take;
+    in_len -= take;
+    if (st->partial_len < BLOCK)
+      return 0;
+    crypt(ctx, 1, out, st->partial, BLOCK, st->blocks, st->offset, st->checksum);
+    st->blocks++;
+    st->partial_len = 0;
+    written = BLOCK;
+  }
+  size_t whole = in_len / BLOCK * BLOCK;
+  if (whole > 0) {
+    crypt(ctx, 1, out + written, in, whole, st->blocks, st->offset, st->checksum);
+    st->blocks += whole / BLOCK;
+    written += whole;
+  }
+  if (in_len > whole) {
+    memcpy(st->partial, in + whole, in_len - whole);
+    st->partial_len = in_len - whole;
+  }
+  return written;
+}
+
+size_t mc_ocb_enc_final(const mc_aes_ocb_ctx *ctx, mc_ocb_enc *st, uint8_t *out, const uint8_t *ad,
+                        size_t ad_len) {
+  size_t rest = st->partial_len;
+  uint8_t tag[BLOCK];
+  if (rest > 0)
+    crypt(ctx, 1, out, st->partial, rest, st->blocks, st->offset, st->checksum);
+  compute_tag(ctx, tag, st->checksum, st->offset, ad, ad_len);
+  memcpy(out + rest, tag, ctx->tag_len);
+  mc_wipe(tag, sizeof tag);
+  mc_wipe(st, sizeof *st);
+  return rest + ctx->tag_len;
 }

@@ -144,16 +144,36 @@ static inline __m128i next_offset(const mc_aes_ocb_ctx *ctx, __m128i offset, uin
 // the running offset and checksum they would not fit in the 16 registers.
 static inline __attribute__((always_inline)) void
 crypt_blocks(const mc_aes_ocb_ctx *ctx, const int encrypt, uint8_t *out, const uint8_t *in,
-             size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]) {
+             size_t num_blocks, uint64_t done, uint8_t offset_io[16], uint8_t checksum_io[16]) {
   const int dir = encrypt ? 0 : 1;
   const unsigned nr = mc_ocb_rounds(ctx);
   const __m128i first = rk(ctx, dir, 0), last = rk(ctx, dir, nr);
   __m128i offset = load(offset_io), sum = load(checksum_io), last_o[8];
   size_t i = 0;
+  // One block at a time up to a block number that is a multiple of 8, so
+  // that the eight-block loop below sees its fixed pattern of ntz values.
+#define MC_ONE_BLOCK()                                                                             \
+  do {                                                                                             \
+    offset = next_offset(ctx, offset, done + i + 1);                                               \
+    __m128i b = load(in + 16 * i);                                                                 \
+    if (encrypt)                                                                                   \
+      sum = _mm_xor_si128(sum, b);                                                                 \
+    b = _mm_xor_si128(b, _mm_xor_si128(offset, first));                                            \
+    for (unsigned r = 1; r < nr; r++)                                                              \
+      b = encrypt ? aesenc(b, rk(ctx, dir, r)) : aesdec(b, rk(ctx, dir, r));                       \
+    b = encrypt ? aesenclast(b, _mm_xor_si128(last, offset))                                       \
+                : aesdeclast(b, _mm_xor_si128(last, offset));                                      \
+    if (!encrypt)                                                                                  \
+      sum = _mm_xor_si128(sum, b);                                                                 \
+    store(out + 16 * i, b);                                                                        \
+  } while (0)
+  for (; i < num_blocks && (done + i) % 8 != 0; i++)
+    MC_ONE_BLOCK();
   for (; i + 8 <= num_blocks; i += 8) {
     const uint8_t *src = in + 16 * i;
     uint8_t *dst = out + 16 * i;
-    // Blocks i+1 .. i+8, i a multiple of 8: ntz is 0, 1, 0, 2, 0, 1, 0, ntz(i+8).
+    // Blocks done+i+1 .. done+i+8, done+i a multiple of 8: ntz is 0, 1, 0, 2,
+    // 0, 1, 0, ntz(done+i+8).
 #define MC_PREP(j, ntz)                                                                            \
   offset = _mm_xor_si128(offset, load(ctx->l[ntz]));                                               \
   last_o[j] = _mm_xor_si128(last, offset);                                                         \
@@ -168,7 +188,7 @@ crypt_blocks(const mc_aes_ocb_ctx *ctx, const int encrypt, uint8_t *out, const u
     MC_PREP(4, 0)
     MC_PREP(5, 1)
     MC_PREP(6, 0)
-    MC_PREP(7, __builtin_ctzll(i + 8))
+    MC_PREP(7, __builtin_ctzll(done + i + 8))
 #undef MC_PREP
     // The middle rounds, unrolled: 9, 11 or 13 of them.
 #define MC_ROUND1(j) b##j = encrypt ? aesenc(b##j, k) : aesdec(b##j, k);
@@ -204,20 +224,9 @@ crypt_blocks(const mc_aes_ocb_ctx *ctx, const int encrypt, uint8_t *out, const u
     MC_FOR8(MC_LAST)
 #undef MC_LAST
   }
-  for (; i < num_blocks; i++) {
-    offset = next_offset(ctx, offset, i + 1);
-    __m128i b = load(in + 16 * i);
-    if (encrypt)
-      sum = _mm_xor_si128(sum, b);
-    b = _mm_xor_si128(b, _mm_xor_si128(offset, first));
-    for (unsigned r = 1; r < nr; r++)
-      b = encrypt ? aesenc(b, rk(ctx, dir, r)) : aesdec(b, rk(ctx, dir, r));
-    b = encrypt ? aesenclast(b, _mm_xor_si128(last, offset))
-                : aesdeclast(b, _mm_xor_si128(last, offset));
-    if (!encrypt)
-      sum = _mm_xor_si128(sum, b);
-    store(out + 16 * i, b);
-  }
+  for (; i < num_blocks; i++)
+    MC_ONE_BLOCK();
+#undef MC_ONE_BLOCK
   store(offset_io, offset);
   store(checksum_io, sum);
   // The stack copies of the offsets are key material.
@@ -226,11 +235,12 @@ crypt_blocks(const mc_aes_ocb_ctx *ctx, const int encrypt, uint8_t *out, const u
 }
 
 void mc_ocb_aesni_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
-                        size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]) {
+                        size_t num_blocks, uint64_t done, uint8_t offset_io[16],
+                        uint8_t checksum_io[16]) {
   if (encrypt)
-    crypt_blocks(ctx, 1, out, in, num_blocks, offset_io, checksum_io);
+    crypt_blocks(ctx, 1, out, in, num_blocks, done, offset_io, checksum_io);
   else
-    crypt_blocks(ctx, 0, out, in, num_blocks, offset_io, checksum_io);
+    crypt_blocks(ctx, 0, out, in, num_blocks, done, offset_io, checksum_io);
 }
 
 void mc_ocb_aesni_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
@@ -312,8 +322,9 @@ void mc_ocb_aesni_encrypt_block(const mc_aes_ocb_ctx *ctx, uint8_t out[16], cons
 }
 
 void mc_ocb_aesni_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
-                        size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]) {
-  (void)ctx, (void)encrypt, (void)out, (void)in, (void)num_blocks, (void)offset_io,
+                        size_t num_blocks, uint64_t done, uint8_t offset_io[16],
+                        uint8_t checksum_io[16]) {
+  (void)ctx, (void)encrypt, (void)out, (void)in, (void)num_blocks, (void)done, (void)offset_io,
       (void)checksum_io;
 }
 

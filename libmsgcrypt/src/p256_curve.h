@@ -62,8 +62,10 @@ static inline void fe_reduce_once(mc_p256_fe *r, const uint64_t s[4], uint64_t c
     borrow = b | (t < borrow);
   }
   uint64_t keep_s = p256_barrier(0 - (borrow & (carry ^ 1)));
+  // The barrier on each word also keeps vectorizers from moving this
+  // select through vector registers and the stack, which costs more here.
   for (int i = 0; i < 4; i++)
-    r->v[i] = (s[i] & keep_s) | (d[i] & ~keep_s);
+    r->v[i] = d[i] ^ (p256_barrier(s[i] ^ d[i]) & keep_s);
 }
 
 // fe_add and fe_sub: r = a ± b mod p. A kernel may define its own and

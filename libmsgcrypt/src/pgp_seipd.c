@@ -4,20 +4,29 @@
 // message key and IV derived by HKDF from the session key and a random salt
 // (§5.13.2), ending with a final tag over the total length; version 1 runs
 // AES in CFB mode over a random prefix, the plaintext and the Modification
-// Detection Code, a SHA-1 hash of all of it (§5.13.1). Memory is one chunk
-// (v2) or a small block buffer (v1), whatever the message length.
+// Detection Code, a SHA-1 hash of all of it (§5.13.1). OCB chunks are
+// encrypted from the caller's input into a bounded output buffer as the
+// plaintext arrives (no chunk is copied together first); GCM chunks, sealed
+// in one call, are gathered in a chunk buffer. Memory is that buffer (v2) or
+// a small block buffer (v1), whatever the message length.
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/sha.h>
 
+#include "aead_internal.h"
 #include "cfb_sha1_internal.h"
 #include "pgp_encrypt_internal.h"
 
 // CFB input is gathered into this many octets, a multiple of the block size,
 // before each call.
 #define V1_BUF_LEN 4096
+
+// OCB ciphertext is handed to the sink in pieces of at most this many
+// octets: big enough that the sink's per-call work does not show, small
+// enough to stay in L2 while the armor or packet writer reads it.
+#define V2_OUT_LEN 65536
 
 struct mc_pgp_seipd {
   mc_pgp_format fmt;
@@ -35,7 +44,11 @@ struct mc_pgp_seipd {
   size_t chunk_size; // plaintext octets per chunk
   size_t chunk_len;  // plaintext octets in chunk
   size_t chunk_high; // the most octets of chunk ever written: what to wipe
-  uint8_t *chunk;    // chunk_size + 16 octets, sealed in place
+  uint8_t *chunk;    // GCM: chunk_size + 16 octets, sealed in place
+  // OCB: the chunk being encrypted, and V2_OUT_LEN + 32 octets for its
+  // ciphertext on its way to the sink.
+  mc_ocb_enc enc;
+  uint8_t *out;
   // Version 1.
   // CFB and the MDC's SHA-1 in one pass (cfb_sha1.c), writing ciphertext
   // into v1_buf from its start; whatever is complete goes to the sink.
@@ -68,6 +81,42 @@ static int seal(mc_pgp_seipd *s, uint8_t *buf, size_t len, size_t cap, size_t *o
   return seal_to(s, buf, cap, out_len, buf, len, ad, ad_len);
 }
 
+// v2_ocb_close finishes the OCB chunk in progress: its last partial block
+// and its tag go to the sink, and the next chunk's encryption starts.
+static int v2_ocb_close(mc_pgp_seipd *s) {
+  size_t n = mc_ocb_enc_final(&s->ocb, &s->enc, s->out, s->ad, 5);
+  MC_TRY(s->sink(s->opaque, s->out, n));
+  s->index++;
+  s->total += s->chunk_len;
+  s->chunk_len = 0;
+  set_index(s, s->index);
+  mc_ocb_enc_start(&s->ocb, &s->enc, s->nonce, s->nonce_len);
+  return 0;
+}
+
+// v2_ocb_write encrypts plaintext from `in` into s->out, a bounded piece at
+// a time, and sends the ciphertext of the completed blocks on.
+static int v2_ocb_write(mc_pgp_seipd *s, const uint8_t *in, size_t in_len) {
+  while (in_len > 0) {
+    // A full chunk is closed only once more plaintext arrives, so that the
+    // last chunk is never empty.
+    if (s->chunk_len == s->chunk_size)
+      MC_TRY(v2_ocb_close(s));
+    size_t take = s->chunk_size - s->chunk_len;
+    if (take > in_len)
+      take = in_len;
+    if (take > V2_OUT_LEN)
+      take = V2_OUT_LEN;
+    size_t n = mc_ocb_enc_update(&s->ocb, &s->enc, s->out, in, take);
+    if (n > 0)
+      MC_TRY(s->sink(s->opaque, s->out, n));
+    s->chunk_len += take;
+    in += take;
+    in_len -= take;
+  }
+  return 0;
+}
+
 static int v2_seal_chunk(mc_pgp_seipd *s) {
   size_t out_len = 0;
   set_index(s, s->index);
@@ -89,7 +138,10 @@ static int v2_start(mc_pgp_seipd *s, const uint8_t *sk, size_t sk_len, mc_pgp_ra
   MC_FAIL_IF(s->fmt.chunk_octet > MC_PGP_MAX_CHUNK_OCTET, MC_ERR_INVALID_ARGUMENT);
   s->nonce_len = s->fmt.aead == MC_PGP_AEAD_OCB ? 15 : MC_AES_GCM_NONCE_LEN;
   s->chunk_size = (size_t)1 << (s->fmt.chunk_octet + 6);
-  if (buffered) {
+  if (buffered && s->fmt.aead == MC_PGP_AEAD_OCB) {
+    s->out = malloc(V2_OUT_LEN + 32);
+    MC_FAIL_IF(s->out == NULL, -ENOMEM);
+  } else if (buffered) {
     s->chunk = malloc(s->chunk_size + 16);
     MC_FAIL_IF(s->chunk == NULL, -ENOMEM);
   }
@@ -106,8 +158,11 @@ static int v2_start(mc_pgp_seipd *s, const uint8_t *sk, size_t sk_len, mc_pgp_ra
   memcpy(s->key, okm, s->key_len);
   memcpy(s->nonce, okm + s->key_len, iv_len);
   mc_wipe(okm, sizeof okm);
-  if (s->fmt.aead == MC_PGP_AEAD_OCB)
+  if (s->fmt.aead == MC_PGP_AEAD_OCB) {
     MC_TRY(mc_aes_ocb_init(&s->ocb, s->key, s->key_len, 16));
+    set_index(s, 0);
+    mc_ocb_enc_start(&s->ocb, &s->enc, s->nonce, s->nonce_len);
+  }
   return s->sink(s->opaque, head, sizeof head);
 }
 
@@ -177,6 +232,8 @@ int mc_pgp_seipd_write(void *seipd, const uint8_t *in, size_t in_len) {
   mc_pgp_seipd *s = seipd;
   if (s->fmt.seipd_version == 1)
     return v1_feed(s, in, in_len);
+  if (s->out != NULL)
+    return v2_ocb_write(s, in, in_len);
   while (in_len > 0) {
     // A full chunk is sealed only once more plaintext arrives, so that the
     // last chunk is never empty.
@@ -204,7 +261,9 @@ int mc_pgp_seipd_finish(mc_pgp_seipd *s) {
     mc_cfb_sha1_final(&s->v1); // wipes s->v1
     return s->sink(s->opaque, s->v1_buf, (size_t)(end - s->v1_buf));
   }
-  if (s->chunk_len > 0)
+  if (s->chunk_len > 0 && s->out != NULL)
+    MC_TRY(v2_ocb_close(s));
+  else if (s->chunk_len > 0)
     MC_TRY(v2_seal_chunk(s));
   uint8_t tag[16];
   size_t tag_len = 0;
@@ -228,15 +287,31 @@ size_t mc_pgp_seipd_oneshot_len(const mc_pgp_format *fmt, size_t pt_len) {
   return 4 + MC_PGP_SALT_LEN + pt_len + 16 * chunks + 16;
 }
 
-// oneshot_v2 seals the stream `head` || `in` in chunks. A chunk with bytes
-// of `head` is assembled in its place in `out` and sealed there; every
-// later chunk lies whole in `in` and is sealed from it into `out`.
+// oneshot_v2 seals the stream `head` || `in` in chunks. With OCB every
+// chunk is encrypted from `head` and `in` straight into `out` (only the one
+// block that straddles them is put together, in the OCB state). With GCM a
+// chunk with bytes of `head` is assembled in its place in `out` and sealed
+// there; every later chunk lies whole in `in` and is sealed from it.
 static int oneshot_v2(mc_pgp_seipd *s, uint8_t *out, const uint8_t *head, size_t head_len,
                       const uint8_t *in, size_t in_len) {
   size_t total = head_len + in_len, pos = 0, o = 0;
   while (pos < total) {
     size_t n = total - pos < s->chunk_size ? total - pos : s->chunk_size;
     const uint8_t *src;
+    if (s->fmt.aead == MC_PGP_AEAD_OCB) {
+      set_index(s, s->index);
+      mc_ocb_enc_start(&s->ocb, &s->enc, s->nonce, s->nonce_len);
+      size_t from_head = pos < head_len ? (head_len - pos < n ? head_len - pos : n) : 0;
+      if (from_head > 0)
+        o += mc_ocb_enc_update(&s->ocb, &s->enc, out + o, head + pos, from_head);
+      if (n > from_head)
+        o += mc_ocb_enc_update(&s->ocb, &s->enc, out + o, in + (pos + from_head - head_len),
+                               n - from_head);
+      o += mc_ocb_enc_final(&s->ocb, &s->enc, out + o, s->ad, 5);
+      s->index++;
+      pos += n;
+      continue;
+    }
     if (pos < head_len) {
       size_t from_head = head_len - pos < n ? head_len - pos : n;
       memcpy(out + o, head + pos, from_head);
@@ -319,6 +394,7 @@ void mc_pgp_seipd_free(mc_pgp_seipd *s) {
     mc_wipe(s->chunk, s->chunk_high);
     free(s->chunk);
   }
+  free(s->out); // ciphertext only
   mc_aes_ocb_cleanup(&s->ocb);
   mc_wipe(s, sizeof *s);
   free(s);

@@ -7,9 +7,9 @@
 // offsets of blocks i+1 .. i+16 (i a multiple of 16) are Offset_i xor a prefix
 // xor of L_ntz(1) .. L_ntz(j), the same for every iteration except the
 // sixteenth, which adds L_ntz(i+16): so an iteration needs one table load
-// indexed by the (public) block number, and the rest are registers. Fewer than
-// sixteen blocks left over go to ocb_aesni.c's loops, whose numbering from 1
-// gives them the same ntz values. No branch or index depends on a secret.
+// indexed by the (public) block number, and the rest are registers. The
+// blocks before the first multiple of 16 (a stream resumed mid-chunk) and
+// fewer than sixteen left over go to ocb_aesni.c's loops. No branch or index depends on a secret.
 #include <immintrin.h>
 #include <string.h>
 
@@ -46,11 +46,13 @@ static inline __attribute__((always_inline)) void round_all(__m256i b[PAIRS], __
 }
 
 // run_blocks is the loop of mc_ocb_vaes_crypt and mc_ocb_vaes_hash, inlined
-// once per mode so that `mode` is a constant in each copy. It returns the
-// number of blocks done (a multiple of 16); offset_io and sum_io advance.
+// once per mode so that `mode` is a constant in each copy. `done`, a
+// multiple of 16, is the number of blocks of the message before `in`. It
+// returns the number of blocks it did (a multiple of 16); offset_io and
+// sum_io advance.
 static inline __attribute__((always_inline)) size_t
 run_blocks(const mc_aes_ocb_ctx *ctx, const int mode, uint8_t *out, const uint8_t *in,
-           size_t num_blocks, uint8_t offset_io[16], uint8_t sum_io[16]) {
+           size_t num_blocks, uint64_t done, uint8_t offset_io[16], uint8_t sum_io[16]) {
   const int dir = mode == MODE_DECRYPT ? 1 : 0;
   const unsigned nr = mc_ocb_rounds(ctx);
   if (num_blocks < BLOCKS)
@@ -71,15 +73,15 @@ run_blocks(const mc_aes_ocb_ctx *ctx, const int mode, uint8_t *out, const uint8_
     first[k] = _mm256_xor_si256(rel, k0);
     last[k] = _mm256_xor_si256(rel, kn);
   }
+  const size_t total = num_blocks / BLOCKS * BLOCKS;
   __m256i offset = _mm256_broadcastsi128_si256(load128(offset_io));
   __m256i sum = _mm256_setzero_si256();
-  size_t i = 0;
-  for (; i + BLOCKS <= num_blocks; i += BLOCKS) {
+  for (size_t i = 0; i < total; i += BLOCKS) {
     const uint8_t *src = in + 16 * i;
     uint8_t *dst = mode == MODE_HASH ? NULL : out + 16 * i;
     // L_ntz(i+16) into the second lane of the last pair only.
-    __m256i extra = _mm256_setr_m128i(_mm_setzero_si128(),
-                                      load128(ctx->l[__builtin_ctzll((uint64_t)(i + BLOCKS))]));
+    __m256i extra =
+        _mm256_setr_m128i(_mm_setzero_si128(), load128(ctx->l[__builtin_ctzll(done + i + BLOCKS)]));
     __m256i b[PAIRS];
     for (unsigned k = 0; k < PAIRS; k++) {
       __m256i x = load256(src + 32 * k);
@@ -129,25 +131,40 @@ run_blocks(const mc_aes_ocb_ctx *ctx, const int mode, uint8_t *out, const uint8_
   memset(first, 0, sizeof first);
   memset(last, 0, sizeof last);
   __asm__ volatile("" : : "r"(prefix), "r"(first), "r"(last) : "memory");
-  return i;
+  return total;
 }
 
 void mc_ocb_vaes_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
-                       size_t num_blocks, uint8_t offset_io[16], uint8_t checksum_io[16]) {
-  size_t done = encrypt
-                    ? run_blocks(ctx, MODE_ENCRYPT, out, in, num_blocks, offset_io, checksum_io)
-                    : run_blocks(ctx, MODE_DECRYPT, out, in, num_blocks, offset_io, checksum_io);
+                       size_t num_blocks, uint64_t done, uint8_t offset_io[16],
+                       uint8_t checksum_io[16]) {
+  // The loop's offsets relative to Offset_i hold for i a multiple of 16: the
+  // blocks before the next such number go to ocb_aesni.c's loops.
+  size_t head = (size_t)((16 - done % 16) % 16);
+  if (head > num_blocks)
+    head = num_blocks;
+  if (head > 0) {
+    mc_ocb_aesni_crypt(ctx, encrypt, out, in, head, done, offset_io, checksum_io);
+    if (head == num_blocks)
+      return;
+    out += 16 * head;
+    in += 16 * head;
+    num_blocks -= head;
+    done += head;
+  }
+  size_t n = encrypt
+                 ? run_blocks(ctx, MODE_ENCRYPT, out, in, num_blocks, done, offset_io, checksum_io)
+                 : run_blocks(ctx, MODE_DECRYPT, out, in, num_blocks, done, offset_io, checksum_io);
   // Leaving 128-bit code after 256-bit code: clear the upper halves first.
   _mm256_zeroupper();
-  if (done == num_blocks)
+  if (n == num_blocks)
     return; // also keeps NULL buffers of empty inputs out of pointer arithmetic
-  mc_ocb_aesni_crypt(ctx, encrypt, out + 16 * done, in + 16 * done, num_blocks - done, offset_io,
+  mc_ocb_aesni_crypt(ctx, encrypt, out + 16 * n, in + 16 * n, num_blocks - n, done + n, offset_io,
                      checksum_io);
 }
 
 void mc_ocb_vaes_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
                       uint8_t offset_io[16], uint8_t sum_io[16]) {
-  size_t done = run_blocks(ctx, MODE_HASH, NULL, ad, num_blocks, offset_io, sum_io);
+  size_t done = run_blocks(ctx, MODE_HASH, NULL, ad, num_blocks, 0, offset_io, sum_io);
   _mm256_zeroupper();
   if (done == num_blocks)
     return; // also keeps a NULL `ad` of length 0 out of pointer arithmetic

@@ -17,8 +17,8 @@
 // - order: entries of one account are applied in queue order (an INDEX
 //   followed by a REMOVE of the same message ends removed); accounts are
 //   spread over the workers, one account always on the same worker;
-// - transient errors (memory, I/O, a full index map) are retried with
-//   exponential backoff and never acknowledged; a message that fails on its
+// - transient errors (memory, I/O, and any failed index commit, such as a
+//   full map) are retried with exponential backoff and never acknowledged; a message that fails on its
 //   own (unparseable, over a limit) is retried max_attempts times, then
 //   recorded as failed in the failure log, acknowledged, and skipped.
 //
@@ -140,7 +140,10 @@ struct srv_indexer_status {
 };
 
 // srv_indexer_status_get fills *out for `account`: it walks the whole queue
-// and the failure log (run it for people, not per message). Errors:
+// and the failure log (run it for people, not per message). Without a
+// failure log, `failed` counts what this handle gave up on, all accounts
+// together, and last_error stays 0. A crash between a failure's log line and
+// its acknowledgement may log that message twice. Errors:
 // SRV_ERR_INVALID_ARGUMENT, -ENOMEM, -errno, MS_ERR_*, FTS_ERR_*.
 // Thread-safe with respect to a running indexer of another process.
 SRV_WARN_UNUSED_RESULT int srv_indexer_status_get(srv_indexer *ix, struct srv_indexer_status *out,

@@ -438,8 +438,11 @@ int srv_indexer_run_once(srv_indexer *ix, struct srv_indexer_report *report) {
         hold = true;
       }
     }
+    // A failed commit is never the messages' fault (a full map, I/O):
+    // retried like a transient error, whatever its code.
+    bool commit_failed = false;
     if (rc == 0)
-      rc = commit_all(ix);
+      commit_failed = (rc = commit_all(ix)) != 0;
     for (size_t i = 0; rc == 0 && i < done; i++) {
       struct entry *e = &ix->entries[i];
       if (e->cls != ENTRY_MESSAGE)
@@ -478,7 +481,7 @@ int srv_indexer_run_once(srv_indexer *ix, struct srv_indexer_report *report) {
       return (int)done;
     }
     int rrc = reset_batches(ix);
-    if (attempt >= ix->s.max_attempts || !is_transient(rc) || rrc) {
+    if (attempt >= ix->s.max_attempts || !(commit_failed || is_transient(rc)) || rrc) {
       report_add(report, &d);
       return rrc && !rc ? rrc : rc;
     }
@@ -549,8 +552,9 @@ static int rebuild_batch(srv_indexer *ix, struct entry *entries, size_t n,
     for (size_t i = 0; rc == 0 && i < n; i++)
       if (entries[i].cls == ENTRY_TRANSIENT)
         rc = entries[i].status;
+    bool commit_failed = false;
     if (rc == 0)
-      rc = commit_all(ix);
+      commit_failed = (rc = commit_all(ix)) != 0;
     for (size_t i = 0; rc == 0 && i < n; i++) {
       struct entry *e = &entries[i];
       d->indexed += e->indexed;
@@ -565,7 +569,7 @@ static int rebuild_batch(srv_indexer *ix, struct entry *entries, size_t n,
     if (rc == 0)
       return 0;
     int rrc = reset_batches(ix);
-    if (attempt >= ix->s.max_attempts || !is_transient(rc) || rrc)
+    if (attempt >= ix->s.max_attempts || !(commit_failed || is_transient(rc)) || rrc)
       return rc;
     d->retries++;
     backoff(ix);

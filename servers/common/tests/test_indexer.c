@@ -447,6 +447,50 @@ START_TEST(sigkill_mid_batch_equals_fresh_rebuild) {
 }
 END_TEST
 
+// A commit that fails (here: the index file is full) is retried with
+// backoff, then returned; nothing is acknowledged, and once the index has
+// room every message is indexed.
+START_TEST(failed_commit_is_retried_and_acknowledges_nothing) {
+  make_dirs();
+  make_vocab();
+  ms_store *st = open_store();
+  uint32_t acct, inbox;
+  ck_assert_int_eq(ms_account_create(st, &acct, "bob", 3, 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &inbox, acct, "INBOX", 5, MS_ROLE_INBOX), 0);
+  deliver_random(st, acct, inbox, 400);
+  fts_index *idx;
+  fts_index_settings small = {.flags = FTS_INDEX_NO_SYNC, .map_size = 64u << 10};
+  ck_assert_int_eq(fts_index_open(&idx, index_path, &small), 0);
+  srv_indexer *ix;
+  struct srv_indexer_settings s = {.batch = 400, .max_attempts = 3, .backoff_ms = 1};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
+  struct srv_indexer_report rep = {0};
+  int rc = srv_indexer_run_once(ix, &rep);
+  ck_assert_msg(rc == FTS_ERR_LIMIT, "run_once: %d %s", rc, srv_indexer_strerror(rc));
+  ck_assert_uint_eq(rep.retries, 2);
+  ck_assert_uint_eq(rep.entries, 0);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.queued, 400);
+  ck_assert_uint_eq(status.indexed, 0);
+  ck_assert_uint_eq(status.failed, 0);
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  idx = open_index(index_path, 0);
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
+  ck_assert_int_eq(srv_indexer_run(ix, NULL, NULL), 0);
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.queued, 0);
+  ck_assert_uint_eq(status.indexed, 400);
+  // The margin that makes the first attempt fail: twice the small map.
+  ck_assert_int_gt(fts_index_file_size(idx), 128 << 10);
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("servers-common-indexer");
   TCase *tc = tcase_create("indexer");
@@ -454,6 +498,7 @@ int main(void) {
   tcase_add_test(tc, delivery_to_query_and_expunge_to_removal);
   tcase_add_test(tc, poison_message_is_given_up_after_k_attempts);
   tcase_add_test(tc, sigkill_mid_batch_equals_fresh_rebuild);
+  tcase_add_test(tc, failed_commit_is_retried_and_acknowledges_nothing);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -144,6 +144,11 @@ struct ms_settings {
   // changes_keep_seconds: change log entries older than this are pruned
   // too; default 30 days. UINT32_MAX keeps them regardless of age.
   uint32_t changes_keep_seconds;
+  // index_max_bytes: memory the packed mailbox index (see "Packed mailbox
+  // index") may keep, least recently used mailboxes dropped first; about
+  // 56 bytes per message; default 64 MiB (1.2 million messages). A mailbox
+  // whose index alone would exceed it is read from LMDB every time.
+  uint64_t index_max_bytes;
 };
 
 // System flags (RFC 9051 2.3.2), stored per mailbox membership.
@@ -933,6 +938,40 @@ MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_thread(ms_store *store, char *out, s
                                                    uint32_t account, uint32_t mailbox,
                                                    const uint32_t *uids, size_t uid_count,
                                                    int algorithm);
+
+// Packed mailbox index.
+//
+// The handle keeps, for recently used mailboxes, a packed array in UID
+// order of each message's UID, flags, message id, MODSEQ, internal date,
+// sent date, size and thread id, built from one snapshot on first use.
+// ms_mailbox_list (flag fetches: pages of at least an eighth of the
+// mailbox build it, smaller pages only use a current one),
+// ms_mailbox_changes (CONDSTORE/QRESYNC: changed since a MODSEQ) and
+// ms_mailbox_sort (whole-mailbox sorts whose keys are all MS_SORT_ARRIVAL,
+// MS_SORT_SIZE or MS_SORT_DATE; DATE only when every message had a stored
+// summary at build time; the order of the first single-key sort is kept
+// with the array) answer from it. An array carries the UIDVALIDITY and
+// HIGHESTMODSEQ of the snapshot it was built from; every write to a
+// mailbox's messages raises its HIGHESTMODSEQ in the same transaction, and
+// each call compares the stamp read in its own read transaction with the
+// array's, rebuilding on a mismatch, so answers are those of the caller's
+// snapshot whichever process wrote. A rebuild reads the membership records
+// again but takes each message's size, date and thread from the previous
+// array. Memory is bounded by ms_settings.index_max_bytes.
+
+// ms_index_info describes the handle's packed index.
+struct ms_index_info {
+  uint64_t mailboxes; // arrays cached now
+  uint64_t bytes;     // memory they use
+  uint64_t hits;      // calls answered from a current array
+  uint64_t builds;    // arrays built (first use or after a change)
+  uint64_t rebuilds;  // of those, built because the mailbox changed
+  uint64_t evictions; // arrays dropped for index_max_bytes
+};
+
+// ms_store_index_info copies the handle's index figures into *out. Errors:
+// MS_ERR_INVALID_ARGUMENT (NULL). Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_store_index_info(ms_store *store, struct ms_index_info *out);
 
 #ifdef __cplusplus
 }

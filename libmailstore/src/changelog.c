@@ -46,6 +46,7 @@ int cl_open(ms_store *s, MDB_txn *t, struct cl_writer *w) {
   w->t = t;
   w->nslot = 0;
   w->nseen = 0;
+  w->append = 0;
   w->now = (int64_t)time(NULL);
   return lmdb_err(mdb_cursor_open(t, s->changes, &w->c));
 }
@@ -104,10 +105,8 @@ static int drop_entries(struct cl_writer *w, struct cl_slot *sl, uint64_t throug
       sl->vfloor = e.modseq;
     if (sl->count)
       sl->count--;
-    // Search again rather than trust the cursor's position after a delete.
-    entry_key(k, sl->acct, seq + 1);
-    key = val(k, sizeof k);
-    r = mdb_cursor_get(w->c, &key, &v, MDB_SET_RANGE);
+    // After a delete LMDB's MDB_NEXT yields the entry that followed.
+    r = mdb_cursor_get(w->c, &key, &v, MDB_NEXT);
   }
   return r == 0 || r == MDB_NOTFOUND ? 0 : lmdb_err(r);
 }
@@ -156,6 +155,8 @@ static int prune_vanished(struct cl_writer *w, uint32_t acct, uint64_t vfloor) {
 
 // slot_store applies retention to one account and writes its head.
 static int slot_store(struct cl_writer *w, struct cl_slot *sl) {
+  // The head's key may lie beyond the entries: decide appending anew.
+  w->append = 0;
   uint64_t keep = keep_count(w->s), vfloor = sl->vfloor;
   int rc = 0;
   if (sl->overflow) {
@@ -214,9 +215,25 @@ int cl_add(struct cl_writer *w, uint32_t acct, int kind, int type, uint64_t id, 
       .kind = (uint32_t)kind, .type = (uint32_t)type, .id = id, .modseq = modseq, .time = w->now};
   msr_clentry_encode(buf, &e);
   MDB_val key = val(k, sizeof k), data = val(buf, sizeof buf);
-  // Sequence numbers grow, so within one account every key is the last.
-  if ((rc = lmdb_err(mdb_cursor_put(w->c, &key, &data, 0))) < 0)
+  if (w->append == 0) {
+    MDB_val lk, ld;
+    int r = mdb_cursor_get(w->c, &lk, &ld, MDB_LAST);
+    if (r != 0 && r != MDB_NOTFOUND)
+      return lmdb_err(r);
+    int cmp = 1; // k against the last key, in LMDB's memcmp order
+    if (r == 0) {
+      size_t n = lk.mv_size < sizeof k ? lk.mv_size : sizeof k;
+      cmp = memcmp(k, lk.mv_data, n);
+      if (cmp == 0)
+        cmp = sizeof k > lk.mv_size ? 1 : -1;
+    }
+    w->append = cmp > 0 ? 1 : 2;
+  } else if (w->append == 1 && memcmp(k, w->last, sizeof k) <= 0) {
+    w->append = 2; // another account's entries came in between
+  }
+  if ((rc = lmdb_err(mdb_cursor_put(w->c, &key, &data, w->append == 1 ? MDB_APPEND : 0))) < 0)
     return rc;
+  memcpy(w->last, k, sizeof k);
   sl->count++;
   return 0;
 }

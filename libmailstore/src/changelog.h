@@ -38,6 +38,11 @@ struct cl_writer {
   MDB_txn *t;
   MDB_cursor *c;
   int64_t now;
+  // Entries go in with MDB_APPEND (pages filled to the end rather than
+  // split in half) while each key lies beyond the DBI's last: append is 0
+  // undecided, 1 appending, 2 ordinary puts; last is the previous key.
+  int append;
+  uint8_t last[12];
   struct cl_slot slot[CL_SLOTS];
   size_t nslot;
   // Mailboxes whose counts this transaction already logged.

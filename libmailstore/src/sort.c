@@ -3,6 +3,7 @@
 // mailbox loader sort.c and thread.c share: one snapshot's walk of the
 // mailbox's uid records, each joined with its summary, keeping only the
 // numbers and the strings the caller's keys need.
+#include "index.h"
 #include "meta.h"
 
 #include "mailstore.h"
@@ -339,8 +340,14 @@ int ms_mailbox_sort(ms_store *store, uint32_t *out, size_t out_cap, size_t *out_
       return MS_ERR_INVALID_ARGUMENT;
     want |= field[k];
   }
+  // Numeric keys over the whole mailbox: the packed index holds them.
+  int rc = uids ? 0
+                : msi_sort(store, out, out_cap, out_len, out_total, account, mailbox, keys,
+                           key_count, offset);
+  if (rc != 0)
+    return rc < 0 ? rc : 0;
   struct mitems m;
-  int rc = mitems_load(store, &m, account, mailbox, want, uids, uid_count);
+  rc = mitems_load(store, &m, account, mailbox, want, uids, uid_count);
   if (rc < 0)
     return rc;
   if (m.n > UINT32_MAX) {

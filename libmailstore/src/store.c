@@ -3,6 +3,7 @@
 // with, and every operation as one write transaction that is retried after
 // doubling the map when LMDB reports MDB_MAP_FULL.
 #include "changelog.h"
+#include "index.h"
 #include "keywords.h"
 #include "mailstore.h"
 #include "meta.h"
@@ -484,6 +485,7 @@ static void store_free(ms_store *s) {
   for (size_t i = 0; i < s->nddicts; i++)
     ZSTD_freeDDict(s->ddicts[i].dd);
   free(s->ddicts);
+  msi_destroy(s->index);
   pthread_mutex_destroy(&s->dictlock);
   pthread_mutex_destroy(&s->poollock);
   pthread_cond_destroy(&s->qdone);
@@ -545,6 +547,12 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
   pthread_cond_init(&s->qarrive, NULL);
   pthread_mutex_init(&s->poollock, NULL);
   pthread_mutex_init(&s->dictlock, NULL);
+  if (!s->set.index_max_bytes)
+    s->set.index_max_bytes = 64u << 20;
+  if (!(s->index = msi_create(s->set.index_max_bytes))) {
+    store_free(s);
+    return -ENOMEM;
+  }
   rc = lmdb_err(mdb_env_create(&s->env));
   if (rc < 0) {
     store_free(s);
@@ -1564,6 +1572,7 @@ struct xfer {
   MDB_cursor *sq; // search queue: a destroyed message's removal
   uint64_t sq_next;
   uint64_t modseq;
+  MDB_cursor *sc; // summaries: deleted in id order without root descents
 };
 
 // xfer_remove deletes the uid record under x->uc (UID uid of mailbox mbox,
@@ -1597,7 +1606,7 @@ static int xfer_remove(struct xfer *x, uint32_t mbox, struct msr_mailbox *m, uin
     return lmdb_err(mdb_cursor_put(x->mc, &key, &data, MDB_CURRENT));
   }
   if ((rc = lmdb_err(mdb_cursor_del(x->mc, 0))) < 0 ||
-      (rc = meta_destroy(x->s, mdb_cursor_txn(x->mc), x->acct, u->message)) < 0)
+      (rc = meta_destroy_at(x->sc, x->acct, u->message)) < 0)
     return rc;
   uint8_t rk[8];
   msr_be64(rk, x->rel_next++);
@@ -1635,8 +1644,9 @@ static int xfer_tx(ms_store *s, MDB_txn *t, struct batch_ctx *c, int op) {
   struct cl_writer w;
   if ((rc = cl_open(s, t, &w)) < 0 || (rc = cl_expect(&w, c->acct, c->nsel)) < 0)
     return rc;
-  MDB_cursor **cs[] = {&x.uc, &x.mc, &x.van.c, &x.dst.c, &x.rel.c, &x.sq};
-  const MDB_dbi ds[] = {s->uids, s->messages, s->vanished, s->uids, s->release, s->squeue};
+  MDB_cursor **cs[] = {&x.uc, &x.mc, &x.van.c, &x.dst.c, &x.rel.c, &x.sq, &x.sc};
+  const MDB_dbi ds[] = {s->uids,    s->messages, s->vanished, s->uids,
+                        s->release, s->squeue,   s->summaries};
   size_t ncs = sizeof cs / sizeof cs[0];
   if ((rc = cursors_open(t, cs, ds, ncs)) < 0) {
     cursors_close(cs, ncs);
@@ -1863,7 +1873,15 @@ int ms_mailbox_list(ms_store *store, struct ms_entry *out, size_t out_cap, size_
     return rc;
   struct msr_mailbox m;
   MDB_cursor *cur = NULL;
-  if ((rc = mbox_load(store, t, account, mailbox, &m)) == 0)
+  struct msi_box *ix = NULL;
+  if ((rc = mbox_load(store, t, account, mailbox, &m)) == 0 &&
+      (rc = msi_get(store, t, account, mailbox, &m, out_cap >= m.total / 8, &ix)) > 0) {
+    msi_list(ix, out, out_cap, out_len, first_uid);
+    msi_release(store, ix);
+    txn_abort(store, t);
+    return 0;
+  }
+  if (rc == 0)
     rc = lmdb_err(mdb_cursor_open(t, store->uids, &cur));
   if (rc == 0) {
     uint8_t k[12];
@@ -1906,7 +1924,12 @@ int ms_mailbox_changes(ms_store *store, struct ms_entry *out, size_t out_cap, si
   }
   MDB_cursor *cur;
   size_t n = 0;
-  if ((rc = lmdb_err(mdb_cursor_open(t, store->uids, &cur))) == 0) {
+  struct msi_box *ix = NULL;
+  if ((rc = msi_get(store, t, account, mailbox, &m, 1, &ix)) > 0) {
+    n = msi_changes(ix, out, out_cap, since);
+    msi_release(store, ix);
+    rc = 0;
+  } else if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, store->uids, &cur))) == 0) {
     uint8_t k[12];
     uid_key(k, account, mailbox, 0);
     MDB_val key = val(k, sizeof k), v;

@@ -57,6 +57,7 @@ struct ms_store {
   MDB_dbi keywords;           // per-account keyword names (keywords.c)
   MDB_dbi changes;            // per-account change log (changelog.c)
   MDB_dbi summaries, threads; // message summaries, thread index (summary.c, thread.c)
+  struct msi_cache *index;    // packed mailbox index (index.c)
   struct ms_settings set;
   // Every transaction of this process holds maplock shared; resizing the map
   // holds it exclusive, because LMDB allows mdb_env_set_mapsize only while

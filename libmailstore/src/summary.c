@@ -405,6 +405,14 @@ int meta_destroy(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id) {
   return rc == MS_ERR_NOTFOUND ? 0 : rc;
 }
 
+int meta_destroy_at(MDB_cursor *c, uint32_t acct, uint64_t id) {
+  MDB_val v;
+  int rc = summary_seek(c, acct, id, &v);
+  if (rc <= 0)
+    return rc;
+  return lmdb_err(mdb_cursor_del(c, 0));
+}
+
 // copy_out copies record r (n bytes) to the caller's buffer and decodes it
 // there, so that the result outlives any transaction.
 static int copy_out(struct ms_summary *out, uint8_t *buf, size_t buf_cap, size_t *buf_len,

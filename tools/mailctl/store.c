@@ -45,6 +45,7 @@ static void store_usage(FILE *f) {
           "                                     train a zstd dictionary on the stored mail;\n"
           "                                     with --recompress, re-encode every blob with it\n"
           "  recompress PATH                    re-encode blobs with the newest dictionary\n"
+          "  summarize PATH                     store the summaries older messages lack\n"
           "Exit status: 0 done, 1 failed (with a message), 2 usage error.\n");
 }
 
@@ -1076,15 +1077,63 @@ static int cmd_recompress(int argc, char **argv) {
   return 0;
 }
 
+// summarize_bar draws the summarize progress on standard error when it is a
+// terminal, at most ten times a second and always at the end.
+static void summarize_bar(uint64_t done, uint64_t total, int final, uint64_t *last) {
+  if (!isatty(2))
+    return;
+  uint64_t t = now_ns();
+  if (!final && t - *last < 100000000u)
+    return;
+  *last = t;
+  double frac = total ? (double)done / (double)total : 1.0;
+  frac = frac > 1 ? 1 : frac;
+  char bar[41];
+  for (int i = 0; i < 40; i++)
+    bar[i] = i < (int)(frac * 40) ? '#' : '.';
+  bar[40] = 0;
+  fprintf(stderr, "\rsummarize [%s] %3d%%  %" PRIu64 " messages%s", bar, (int)(frac * 100), done,
+          final ? "\n" : "");
+  fflush(stderr);
+}
+
+// cmd_summarize stores the summaries that messages written before summaries
+// existed lack, 65,536 per transaction, until ms_store_summarize finds none;
+// the bar measures against every message of the store (an upper bound of
+// those without one).
+static int cmd_summarize(int argc, char **argv) {
+  if (argc != 1) {
+    store_usage(stderr);
+    return MAILCTL_USAGE;
+  }
+  ms_store *st;
+  int r = open_existing(argv[0], &st, NULL);
+  if (r)
+    return r;
+  struct ms_store_stats stats;
+  int rc = ms_store_stats_get(st, &stats);
+  uint64_t total = 0, last = 0;
+  while (rc >= 0 && (rc = ms_store_summarize(st, 65536)) > 0) {
+    total += (uint64_t)rc;
+    summarize_bar(total, stats.messages, 0, &last);
+  }
+  ms_store_close(st);
+  if (rc < 0)
+    return fail("summarize in", argv[0], rc);
+  summarize_bar(total, 0, 1, &last); // total 0: a full bar
+  printf("summarized %" PRIu64 " messages\n", total);
+  return 0;
+}
+
 int mailctl_store_main(int argc, char **argv) {
   static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
-  } cmds[] = {{"create", cmd_create},        {"add-account", cmd_add_account},
-              {"import", cmd_import},        {"export", cmd_export},
-              {"stats", cmd_stats},          {"verify", cmd_verify},
-              {"collect", cmd_collect},      {"train", cmd_train},
-              {"recompress", cmd_recompress}};
+  } cmds[] = {{"create", cmd_create},         {"add-account", cmd_add_account},
+              {"import", cmd_import},         {"export", cmd_export},
+              {"stats", cmd_stats},           {"verify", cmd_verify},
+              {"collect", cmd_collect},       {"train", cmd_train},
+              {"recompress", cmd_recompress}, {"summarize", cmd_summarize}};
   if (argc < 1) {
     store_usage(stderr);
     return MAILCTL_USAGE;

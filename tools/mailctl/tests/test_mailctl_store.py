@@ -212,6 +212,33 @@ def main():
     check(p.returncode == 0 and b"\rimport [" in seen and b"100%" in seen,
           "a progress bar is drawn on a terminal", seen[-300:])
 
+    # 6b. summarize: every message delivered by this library already has its
+    # summary, so nothing is left to do; the bar is drawn on a terminal only.
+    r = run("summarize", store)
+    check(r.returncode == 0 and "summarized 0 messages" in r.stdout and "[" not in r.stderr,
+          "summarize finds every summary stored at delivery", r.stdout + r.stderr)
+    r = run("summarize", store, "extra")
+    check(r.returncode == 2, "summarize with extra arguments is a usage error", r.stderr)
+    r = run("summarize", os.path.join(WORK, "nothing"))
+    check(r.returncode == 1 and "no store" in r.stderr, "summarize of a missing store", r.stderr)
+    master, slave = pty.openpty()
+    p = subprocess.Popen([MAILCTL, "store", "summarize", store], stdout=subprocess.PIPE,
+                         stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    p.wait(timeout=120)
+    os.close(master)
+    check(p.returncode == 0 and b"\rsummarize [" in seen and b"100%" in seen,
+          "summarize draws its bar on a terminal", seen[-300:])
+
     # 7. dictionaries.
     def stats_of(path):
         r = run("stats", path)

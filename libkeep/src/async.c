@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keep_common.h"
 #include "keep_internal.h"
 #include "keep_tls.h"
 
@@ -111,12 +112,6 @@ struct keep_async {
   void *event_user;
 };
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void list_push(struct areq **head, struct areq **tail, struct areq *r) {
   r->next = NULL;
   r->prev = *tail;
@@ -137,42 +132,6 @@ static void list_unlink(struct areq **head, struct areq **tail, struct areq *r) 
   else
     *tail = r->prev;
   r->prev = r->next = NULL;
-}
-
-// answer_status maps an answer to a status, as the blocking client does
-// (keep.h, "Client").
-static int answer_status(const keep_frame *f) {
-  switch (f->opcode) {
-  case KEEP_OP_OK:
-    return 0;
-  case KEEP_OP_NOT_FOUND:
-    return KEEP_ERR_NOT_FOUND;
-  case KEEP_OP_EXISTS:
-    return KEEP_ERR_EXISTS;
-  case KEEP_OP_BUSY:
-    return KEEP_ERR_BUSY;
-  case KEEP_OP_MOVED:
-    return KEEP_ERR_MOVED;
-  case KEEP_OP_NOT_YET:
-    return KEEP_ERR_NOT_YET;
-  case KEEP_OP_ERROR:
-    switch (f->num) {
-    case KEEP_CODE_OUT_OF_MEMORY:
-      return KEEP_ERR_OUT_OF_MEMORY;
-    case KEEP_CODE_WRONG_TYPE:
-      return KEEP_ERR_WRONG_TYPE;
-    case KEEP_CODE_TOO_LARGE:
-      return KEEP_ERR_TOO_LARGE;
-    case KEEP_CODE_OVERFLOW:
-      return KEEP_ERR_OVERFLOW;
-    case KEEP_CODE_INVALID:
-      return KEEP_ERR_INVALID_ARGUMENT;
-    default:
-      return KEEP_ERR_SERVER;
-    }
-  default:
-    return KEEP_ERR_PROTOCOL;
-  }
 }
 
 static void complete(keep_async *a, struct areq *r, int status, const keep_frame *f) {
@@ -272,7 +231,8 @@ static void conn_fail(keep_async *a, struct aconn *c, int status) {
     a->members[c->member].num_shards = 0;
     a->members[c->member].dup_tries = 0;
     if (a->cluster)
-      a->members[c->member].down_until_ns = now_ns() + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
+      a->members[c->member].down_until_ns =
+          keep_now_ns() + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
   }
   while (head != NULL) {
     struct areq *r = head;
@@ -295,41 +255,27 @@ static int out_reserve(struct aconn *c, size_t need) {
     if (c->out_cap - c->out_len >= need)
       return 0;
   }
-  size_t cap = c->out_cap ? c->out_cap : 4096;
-  while (cap - c->out_len < need)
-    cap *= 2;
-  uint8_t *p = realloc(c->out, cap);
-  if (p == NULL)
-    return -ENOMEM;
-  c->out = p;
-  c->out_cap = cap;
-  return 0;
+  return keep_buf_grow(&c->out, &c->out_cap, c->out_len + need);
 }
 
 // conn_start begins a non-blocking connect of connection slot `c`.
 static int conn_start(keep_async *a, struct aconn *c) {
   struct amember *m = &a->members[c->member];
-  int fd = socket(m->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return -errno;
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (connect(fd, (const struct sockaddr *)&m->addr, m->addr_len) < 0 && errno != EINPROGRESS) {
-    int rc = -errno;
-    close(fd);
+  int fd;
+  int rc = keep_connect_start(&fd, (const struct sockaddr *)&m->addr, m->addr_len);
+  if (rc < 0)
     return rc;
-  }
   struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT};
   ev.data.u64 = (uint64_t)(c - a->conns) << 32 | c->gen;
   if (epoll_ctl(a->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-    int rc = -errno;
+    rc = -errno;
     close(fd);
     return rc;
   }
   c->fd = fd;
   c->ep_events = ev.events;
   c->state = CONN_CONNECTING;
-  c->connect_deadline_ns = now_ns() + (uint64_t)a->connect_timeout_ms * 1000000u;
+  c->connect_deadline_ns = keep_now_ns() + (uint64_t)a->connect_timeout_ms * 1000000u;
   c->shard = -1;
   c->assigned = false;
   // Every connection first asks PING: the answer names the shard holding it.
@@ -348,7 +294,7 @@ static int conn_start(keep_async *a, struct aconn *c) {
   r->op = KEEP_OP_PING;
   r->internal = true;
   r->conn = (int)(c - a->conns);
-  r->first_ns = r->sent_ns = now_ns();
+  r->first_ns = r->sent_ns = keep_now_ns();
   memcpy(c->out + c->out_len, r->frame, len);
   c->out_len += len;
   list_push(&c->head, &c->tail, r);
@@ -373,7 +319,7 @@ static int route(keep_async *a, bool keyed, uint32_t slot, bool primary_only) {
   int rc = KEEP_ERR_INVALID_ARGUMENT;
   for (size_t tries = 0; tries < a->num_members; tries++) {
     size_t m;
-    uint64_t now = now_ns();
+    uint64_t now = keep_now_ns();
     if (a->cluster && keyed) {
       uint64_t alive;
       member_alive_mask(a, now, &alive);
@@ -426,7 +372,7 @@ static int dispatch(keep_async *a, struct areq *r) {
     return rc;
   r->id = a->next_id++;
   keep_put_le(r->frame + 8, 8, r->id);
-  r->sent_ns = now_ns();
+  r->sent_ns = keep_now_ns();
   r->conn = ci;
   memcpy(c->out + c->out_len, r->frame, r->frame_len);
   c->out_len += r->frame_len;
@@ -471,7 +417,7 @@ static int submit(keep_async *a, keep_frame *f, uint64_t lease_ms, keep_async_cb
   r->keyed = f->key_len > 0;
   if (r->keyed)
     r->slot = keep_hash_slot(keep_siphash24(a->secret, f->key, f->key_len));
-  r->first_ns = now_ns();
+  r->first_ns = keep_now_ns();
   if ((rc = dispatch(a, r)) < 0) {
     free(r);
     return rc;
@@ -515,20 +461,12 @@ static int add_sub(keep_async *a, struct aconn *c, const uint8_t *t, size_t tl, 
 // learn_moved records the owner a MOVED answer names; false if it names no
 // member of the list.
 static bool learn_moved(keep_async *a, const keep_frame *f) {
-  if (f->num >= KEEP_SLOTS || f->text_len == 0 || f->text_len > 5)
+  size_t i;
+  uint32_t slot;
+  if (!keep_moved_member(&i, &slot, f, a->ids, a->num_members))
     return false;
-  unsigned id = 0;
-  for (size_t i = 0; i < f->text_len; i++) {
-    if (f->text[i] < '0' || f->text[i] > '9')
-      return false;
-    id = id * 10 + (unsigned)(f->text[i] - '0');
-  }
-  for (size_t i = 0; i < a->num_members; i++)
-    if (a->ids[i] == id) {
-      a->moved_to[f->num] = (uint8_t)(i + 1);
-      return true;
-    }
-  return false;
+  a->moved_to[slot] = (uint8_t)(i + 1);
+  return true;
 }
 
 // open_shard_conns opens more connections to member `m` until each of its
@@ -601,11 +539,11 @@ static void on_answer(keep_async *a, struct aconn *c, const keep_frame *f) {
   list_unlink(&c->head, &c->tail, r);
   if (r->internal) {
     on_ping(a, c, f);
-    complete(a, r, answer_status(f), f);
+    complete(a, r, keep_answer_status(f), f);
     return;
   }
-  int status = answer_status(f);
-  uint64_t now = now_ns();
+  int status = keep_answer_status(f);
+  uint64_t now = keep_now_ns();
   if (status == KEEP_ERR_BUSY && r->attempt < KEEP_ASYNC_BUSY_RETRIES) {
     uint64_t pause = (uint64_t)1000000u << r->attempt;
     if (now + pause < r->first_ns + (uint64_t)a->io_timeout_ms * 1000000u) {
@@ -825,7 +763,7 @@ static void conn_connected(keep_async *a, struct aconn *c) {
 }
 
 static void run_timers(keep_async *a) {
-  uint64_t now = now_ns();
+  uint64_t now = keep_now_ns();
   uint64_t io = (uint64_t)a->io_timeout_ms * 1000000u;
   size_t total = a->num_members * a->conns_per_member;
   for (size_t i = 0; i < total; i++) {
@@ -901,7 +839,7 @@ int keep_async_process(keep_async *a) {
 int keep_async_next_timeout_ms(const keep_async *a) {
   if (a == NULL)
     return -1;
-  uint64_t now = now_ns(), best = UINT64_MAX;
+  uint64_t now = keep_now_ns(), best = UINT64_MAX;
   uint64_t io = (uint64_t)a->io_timeout_ms * 1000000u;
   size_t total = a->num_members * a->conns_per_member;
   for (size_t i = 0; i < total; i++) {
@@ -939,71 +877,24 @@ size_t keep_async_connections(const keep_async *a) {
   return n;
 }
 
-static bool is_loopback_addr(const struct sockaddr *sa) {
-  if (sa->sa_family == AF_INET)
-    return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-  return sa->sa_family == AF_INET6 &&
-         IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
-}
-
 // resolve parses "host:port" or "[v6]:port" and resolves it once, at
 // creation, since getaddrinfo blocks.
 static int resolve(struct amember *m, const char *member, bool tls) {
-  const char *colon = member != NULL ? strrchr(member, ':') : NULL;
-  if (colon == NULL || colon[1] == '\0' || strlen(colon + 1) > 5)
-    return KEEP_ERR_INVALID_ARGUMENT;
   char host[256];
-  const char *h = member;
-  size_t hl = (size_t)(colon - member);
-  if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
-    h++;
-    hl -= 2;
-  }
-  if (hl == 0 || hl >= sizeof host)
+  const char *port;
+  if (keep_member_split(host, sizeof host, &port, member, KEEP_PORT_NUM_MAX_LEN) < 0)
     return KEEP_ERR_INVALID_ARGUMENT;
-  memcpy(host, h, hl);
-  host[hl] = '\0';
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
   struct addrinfo *res;
-  if (getaddrinfo(host, colon + 1, &hints, &res) != 0 || res == NULL)
+  if (getaddrinfo(host, port, &hints, &res) != 0 || res == NULL)
     return KEEP_ERR_INVALID_ARGUMENT;
   int rc = KEEP_ERR_INVALID_ARGUMENT;
-  if (res->ai_addrlen <= sizeof m->addr && (tls || is_loopback_addr(res->ai_addr))) {
+  if (res->ai_addrlen <= sizeof m->addr && (tls || keep_is_loopback_addr(res->ai_addr))) {
     memcpy(&m->addr, res->ai_addr, res->ai_addrlen);
     m->addr_len = res->ai_addrlen;
     rc = 0;
   }
   freeaddrinfo(res);
-  return rc;
-}
-
-// async_tls_init loads the key files of `t` into a client TLS context, as
-// the blocking client does.
-static int async_tls_init(keep_async *a, const keep_tls_settings *t) {
-  if (t->key_file == NULL)
-    return KEEP_ERR_INVALID_ARGUMENT;
-  uint8_t *buf;
-  size_t len;
-  EVP_PKEY *key = NULL;
-  keep_tls_pins *pins = NULL;
-  int rc = keep_tls_read_file(&buf, &len, t->key_file);
-  if (rc < 0)
-    return rc;
-  rc = keep_tls_key_parse(&key, buf, len);
-  keep_tls_wipe_free(buf, len); // a private key
-  if (rc < 0)
-    return rc;
-  if (t->server_key_file != NULL) {
-    if ((rc = keep_tls_read_file(&buf, &len, t->server_key_file)) == 0) {
-      rc = keep_tls_pins_parse(&pins, buf, len, false);
-      free(buf);
-    }
-  } else {
-    rc = keep_tls_pins_of_key(&pins, key);
-  }
-  if (rc == 0)
-    rc = keep_tls_ctx_new(&a->tls_ctx, key, pins, false);
-  keep_tls_key_free(key);
   return rc;
 }
 
@@ -1063,7 +954,7 @@ int keep_async_new(keep_async **out, const keep_settings *s, const keep_async_op
     if ((rc = resolve(&a->members[i], s->members[i], s->tls != NULL)) < 0)
       goto fail;
   }
-  if (s->tls != NULL && (rc = async_tls_init(a, s->tls)) < 0)
+  if (s->tls != NULL && (rc = keep_tls_client_ctx_load(&a->tls_ctx, s->tls)) < 0)
     goto fail;
   a->epfd = epoll_create1(EPOLL_CLOEXEC);
   if (a->epfd < 0) {

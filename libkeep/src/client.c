@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keep_common.h"
 #include "keep_internal.h"
 #include "keep_resp.h"
 #include "keep_tls.h"
@@ -89,12 +90,6 @@ struct keep_batch {
   bool ran;
 };
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 uint32_t keep_slot(const uint8_t *secret, const void *key, size_t key_len) {
   static const uint8_t zero[KEEP_SECRET_LEN];
   return keep_hash_slot(keep_siphash24(secret ? secret : zero, key, key_len));
@@ -111,80 +106,30 @@ static void client_disconnect(keep_client *c) {
   c->num_subs = 0; // the server forgets them with the connection
 }
 
-// split_member parses "host:port" or "[v6]:port" into the two buffers.
-static int split_member(const char *m, char *host, size_t host_cap, char *port, size_t port_cap) {
-  const char *colon = strrchr(m, ':');
-  if (colon == NULL || colon[1] == '\0' || strlen(colon + 1) >= port_cap)
-    return KEEP_ERR_INVALID_ARGUMENT;
-  const char *h = m;
-  size_t hl = (size_t)(colon - m);
-  if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
-    h++;
-    hl -= 2;
-  }
-  if (hl == 0 || hl >= host_cap)
-    return KEEP_ERR_INVALID_ARGUMENT;
-  memcpy(host, h, hl);
-  host[hl] = '\0';
-  strcpy(port, colon + 1);
-  return 0;
-}
-
 // keep_client_tls_init loads the key files of `t` into a TLS context; with
 // `t` NULL the client stays in plaintext.
 static int keep_client_tls_init(keep_client *c, const keep_tls_settings *t) {
   if (t == NULL)
     return 0;
-  if (t->key_file == NULL)
-    return KEEP_ERR_INVALID_ARGUMENT;
-  uint8_t *buf;
-  size_t len;
-  EVP_PKEY *key = NULL;
-  keep_tls_pins *pins = NULL;
-  int rc = keep_tls_read_file(&buf, &len, t->key_file);
-  if (rc < 0)
-    return rc;
-  rc = keep_tls_key_parse(&key, buf, len);
-  keep_tls_wipe_free(buf, len);
-  if (rc < 0)
-    return rc;
-  if (t->server_key_file != NULL) {
-    if ((rc = keep_tls_read_file(&buf, &len, t->server_key_file)) == 0) {
-      rc = keep_tls_pins_parse(&pins, buf, len, false);
-      free(buf);
-    }
-  } else {
-    rc = keep_tls_pins_of_key(&pins, key);
-  }
-  if (rc == 0)
-    rc = keep_tls_ctx_new(&c->tls_ctx, key, pins, false);
-  keep_tls_key_free(key);
-  return rc;
-}
-
-static bool is_loopback_addr(const struct sockaddr *sa) {
-  if (sa->sa_family == AF_INET)
-    return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-  return sa->sa_family == AF_INET6 &&
-         IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+  return keep_tls_client_ctx_load(&c->tls_ctx, t);
 }
 
 // keep_client_tls_start runs the TLS handshake on the connected socket `fd`
 // within the connect timeout, or checks that plaintext stays on loopback.
 static int keep_client_tls_start(keep_client *c, int fd, const struct sockaddr *peer) {
   if (c->tls_ctx == NULL)
-    return is_loopback_addr(peer) ? 0 : KEEP_ERR_INVALID_ARGUMENT;
+    return keep_is_loopback_addr(peer) ? 0 : KEEP_ERR_INVALID_ARGUMENT;
   keep_tls_conn *t;
   int rc = keep_tls_wrap_fd(&t, c->tls_ctx, fd);
   if (rc < 0)
     return rc;
-  uint64_t deadline = now_ns() + (uint64_t)c->connect_timeout_ms * 1000000u;
+  uint64_t deadline = keep_now_ns() + (uint64_t)c->connect_timeout_ms * 1000000u;
   for (;;) {
     short want = 0;
     rc = keep_tls_handshake(t, &want);
     if (rc != 0)
       break;
-    uint64_t now = now_ns();
+    uint64_t now = keep_now_ns();
     if (now >= deadline) {
       rc = KEEP_ERR_TIMEOUT;
       break;
@@ -204,8 +149,9 @@ static int keep_client_tls_start(keep_client *c, int fd, const struct sockaddr *
 }
 
 static int connect_one(keep_client *c, const char *member) {
-  char host[256], port[16];
-  int rc = split_member(member, host, sizeof host, port, sizeof port);
+  char host[256];
+  const char *port;
+  int rc = keep_member_split(host, sizeof host, &port, member, KEEP_PORT_MAX_LEN);
   if (rc < 0)
     return rc;
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
@@ -214,22 +160,13 @@ static int connect_one(keep_client *c, const char *member) {
     return -EHOSTUNREACH;
   rc = -ECONNREFUSED;
   for (struct addrinfo *ai = res; ai != NULL; ai = ai->ai_next) {
-    if (c->tls_ctx == NULL && !is_loopback_addr(ai->ai_addr)) {
+    if (c->tls_ctx == NULL && !keep_is_loopback_addr(ai->ai_addr)) {
       rc = KEEP_ERR_INVALID_ARGUMENT; // plaintext never leaves the host
       continue;
     }
-    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-      rc = -errno;
+    int fd;
+    if ((rc = keep_connect_start(&fd, ai->ai_addr, ai->ai_addrlen)) < 0)
       continue;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0 && errno != EINPROGRESS) {
-      rc = -errno;
-      close(fd);
-      continue;
-    }
     struct pollfd p = {.fd = fd, .events = POLLOUT};
     int n = poll(&p, 1, (int)c->connect_timeout_ms);
     int err = 0;
@@ -279,7 +216,7 @@ static int client_connect(keep_client *c) {
     if (rc == 0)
       return 0;
     if (c->ids != NULL)
-      c->down_until[i] = now_ns() + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
+      c->down_until[i] = keep_now_ns() + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
   }
   return rc;
 }
@@ -341,9 +278,9 @@ int keep_client_new(keep_client **out, const keep_settings *s) {
   }
   c->num_members = s->num_members;
   for (size_t i = 0; i < s->num_members; i++) {
-    char host[256], port[16];
-    if (s->members[i] == NULL ||
-        split_member(s->members[i], host, sizeof host, port, sizeof port) < 0) {
+    char host[256];
+    const char *port;
+    if (keep_member_split(host, sizeof host, &port, s->members[i], KEEP_PORT_MAX_LEN) < 0) {
       keep_client_free(c);
       return KEEP_ERR_INVALID_ARGUMENT;
     }
@@ -395,17 +332,7 @@ void keep_client_free(keep_client *c) {
 }
 
 static int ensure_out(keep_client *c, size_t need) {
-  if (need <= c->out_cap)
-    return 0;
-  size_t cap = c->out_cap ? c->out_cap : 4096;
-  while (cap < need)
-    cap *= 2;
-  uint8_t *p = realloc(c->out, cap);
-  if (p == NULL)
-    return -ENOMEM;
-  c->out = p;
-  c->out_cap = cap;
-  return 0;
+  return keep_buf_grow(&c->out, &c->out_cap, need);
 }
 
 // compact drops the bytes consumed by the last decoded answer.
@@ -449,7 +376,7 @@ static int read_some(keep_client *c) {
 
 static int wait_fd(keep_client *c, short events, uint64_t deadline, short *revents) {
   for (;;) {
-    uint64_t now = now_ns();
+    uint64_t now = keep_now_ns();
     if (now >= deadline)
       return KEEP_ERR_TIMEOUT;
     struct pollfd p = {.fd = c->fd, .events = events};
@@ -558,40 +485,6 @@ static int next_frame(keep_client *c, keep_frame *f, uint64_t want_id, uint64_t 
   }
 }
 
-static int answer_status(const keep_frame *f) {
-  switch (f->opcode) {
-  case KEEP_OP_OK:
-    return 0;
-  case KEEP_OP_NOT_FOUND:
-    return KEEP_ERR_NOT_FOUND;
-  case KEEP_OP_EXISTS:
-    return KEEP_ERR_EXISTS;
-  case KEEP_OP_BUSY:
-    return KEEP_ERR_BUSY;
-  case KEEP_OP_MOVED:
-    return KEEP_ERR_MOVED;
-  case KEEP_OP_NOT_YET:
-    return KEEP_ERR_NOT_YET;
-  case KEEP_OP_ERROR:
-    switch (f->num) {
-    case KEEP_CODE_OUT_OF_MEMORY:
-      return KEEP_ERR_OUT_OF_MEMORY;
-    case KEEP_CODE_WRONG_TYPE:
-      return KEEP_ERR_WRONG_TYPE;
-    case KEEP_CODE_TOO_LARGE:
-      return KEEP_ERR_TOO_LARGE;
-    case KEEP_CODE_OVERFLOW:
-      return KEEP_ERR_OVERFLOW;
-    case KEEP_CODE_INVALID:
-      return KEEP_ERR_INVALID_ARGUMENT;
-    default:
-      return KEEP_ERR_SERVER;
-    }
-  default:
-    return KEEP_ERR_PROTOCOL;
-  }
-}
-
 // frame_error_closes tells the error codes after which the server closes
 // the connection (docs/keep-protocol.md, "Errors"): reconnect on the next
 // call instead of failing it.
@@ -606,7 +499,7 @@ static int fail(keep_client *c, int rc) {
     // A member that stopped answering is routed around for a while, so
     // that the next request goes where the cluster moved its slots.
     if (c->ids != NULL && rc != KEEP_ERR_PROTOCOL)
-      c->down_until[c->cur] = now_ns() + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
+      c->down_until[c->cur] = keep_now_ns() + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
   }
   return rc;
 }
@@ -621,7 +514,7 @@ static int route(keep_client *c, const keep_frame *req) {
   uint32_t slot = keep_hash_slot(keep_siphash24(c->secret, req->key, req->key_len));
   int rc = KEEP_ERR_INVALID_ARGUMENT;
   for (size_t tries = 0; tries < c->num_members; tries++) {
-    uint64_t now = now_ns(), alive = 0;
+    uint64_t now = keep_now_ns(), alive = 0;
     for (size_t i = 0; i < c->num_members; i++)
       if (c->down_until[i] <= now)
         alive |= 1ull << i;
@@ -651,20 +544,12 @@ static int route(keep_client *c, const keep_frame *req) {
 // the slot and the owner's member id in decimal); false if it names no
 // member of the list.
 static bool learn_moved(keep_client *c, const keep_frame *ans) {
-  if (ans->num >= KEEP_SLOTS || ans->text_len == 0 || ans->text_len > 5)
+  size_t i;
+  uint32_t slot;
+  if (!keep_moved_member(&i, &slot, ans, c->ids, c->num_members))
     return false;
-  unsigned id = 0;
-  for (size_t i = 0; i < ans->text_len; i++) {
-    if (ans->text[i] < '0' || ans->text[i] > '9')
-      return false;
-    id = id * 10 + (unsigned)(ans->text[i] - '0');
-  }
-  for (size_t i = 0; i < c->num_members; i++)
-    if (c->ids[i] == id) {
-      c->moved_to[ans->num] = (uint8_t)(i + 1);
-      return true;
-    }
-  return false;
+  c->moved_to[slot] = (uint8_t)(i + 1);
+  return true;
 }
 
 static int ensure_connected(keep_client *c) {
@@ -687,25 +572,25 @@ static int call_routed(keep_client *c, keep_frame *req, keep_frame *ans, uint64_
     return KEEP_ERR_INVALID_ARGUMENT;
   if ((rc = ensure_out(c, need)) < 0)
     return rc;
-  uint64_t deadline = now_ns() + (uint64_t)c->io_timeout_ms * 1000000u;
+  uint64_t deadline = keep_now_ns() + (uint64_t)c->io_timeout_ms * 1000000u;
   for (unsigned attempt = 0;; attempt++) {
     compact(c);
     req->id = c->next_id++;
     size_t len;
     if ((rc = keep_frame_encode(c->out, c->out_cap, &len, req)) < 0)
       return rc;
-    uint64_t start = now_ns();
+    uint64_t start = keep_now_ns();
     if (sent_ns != NULL)
       *sent_ns = start;
     if ((rc = send_all(c, len, deadline)) < 0)
       return fail(c, rc);
     if ((rc = next_frame(c, ans, req->id, deadline)) < 0)
       return fail(c, rc);
-    rc = answer_status(ans);
+    rc = keep_answer_status(ans);
     if (ans->opcode == KEEP_OP_ERROR && frame_error_closes(ans->num))
       client_disconnect(c);
     uint64_t pause = (uint64_t)1000000u << attempt;
-    if (rc != KEEP_ERR_BUSY || attempt == KEEP_BUSY_RETRIES || now_ns() + pause >= deadline)
+    if (rc != KEEP_ERR_BUSY || attempt == KEEP_BUSY_RETRIES || keep_now_ns() + pause >= deadline)
       return rc;
     struct timespec ts = {0, (long)pause};
     nanosleep(&ts, NULL);
@@ -967,7 +852,7 @@ int keep_next_event(keep_client *c, keep_event *out, uint32_t timeout_ms) {
   }
   if (c->fd < 0)
     return KEEP_ERR_CLOSED;
-  uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
+  uint64_t deadline = keep_now_ns() + (uint64_t)timeout_ms * 1000000u;
   for (;;) {
     int rc = next_frame(c, &f, 0, deadline);
     if (rc == KEEP_ERR_TIMEOUT)
@@ -1099,7 +984,7 @@ int keep_batch_run(keep_client *c, keep_batch *b) {
       return rc;
     off += len;
   }
-  uint64_t deadline = now_ns() + (uint64_t)c->io_timeout_ms * 1000000u;
+  uint64_t deadline = keep_now_ns() + (uint64_t)c->io_timeout_ms * 1000000u;
   if ((rc = send_all(c, off, deadline)) < 0)
     return fail(c, rc);
   size_t pending = b->num;
@@ -1130,7 +1015,7 @@ int keep_batch_run(keep_client *c, keep_batch *b) {
     if (r->answered)
       return fail(c, KEEP_ERR_PROTOCOL);
     r->answered = true;
-    r->status = answer_status(&f);
+    r->status = keep_answer_status(&f);
     r->num = (int64_t)f.num;
     if (f.value_len > 0) {
       r->value = malloc(f.value_len);

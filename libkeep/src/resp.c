@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keep_common.h"
 #include "keep_resp.h"
 
 // KEEP_RESP_MAX_REPLY bounds one reply: the largest value plus room for its
@@ -95,12 +96,6 @@ struct keep_resp {
   struct rsub *subs;
   size_t num_subs;
 };
-
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 bool keep_resp_url(const char *m) {
   return m != NULL && (strncmp(m, "redis://", 8) == 0 || strncmp(m, "valkey://", 9) == 0);
@@ -227,7 +222,7 @@ static void conn_close(struct rconn *c) {
 
 static int wait_fd(int fd, short events, uint64_t deadline) {
   for (;;) {
-    uint64_t now = now_ns();
+    uint64_t now = keep_now_ns();
     if (now >= deadline)
       return KEEP_ERR_TIMEOUT;
     struct pollfd p = {.fd = fd, .events = events};
@@ -242,17 +237,11 @@ static int wait_fd(int fd, short events, uint64_t deadline) {
 static int conn_open(struct keep_resp *r, struct rconn *c) {
   if (c->fd >= 0)
     return 0;
-  int fd = socket(r->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0)
-    return -errno;
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  if (connect(fd, (const struct sockaddr *)&r->addr, r->addr_len) < 0 && errno != EINPROGRESS) {
-    int rc = -errno;
-    close(fd);
+  int fd;
+  int rc = keep_connect_start(&fd, (const struct sockaddr *)&r->addr, r->addr_len);
+  if (rc < 0)
     return rc;
-  }
-  int rc = wait_fd(fd, POLLOUT, now_ns() + (uint64_t)r->connect_timeout_ms * 1000000u);
+  rc = wait_fd(fd, POLLOUT, keep_now_ns() + (uint64_t)r->connect_timeout_ms * 1000000u);
   int err = 0;
   socklen_t len = sizeof err;
   if (rc == 0 && (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err != 0))
@@ -417,14 +406,14 @@ static int fail_conn(struct rconn *c, int rc) {
 // is returned as its status. Returns 0 or a status.
 static int roundtrip(struct keep_resp *r, struct rreply *p, struct rval *out, unsigned num_replies,
                      uint64_t *sent_ns) {
-  uint64_t deadline = now_ns() + (uint64_t)r->io_timeout_ms * 1000000u;
+  uint64_t deadline = keep_now_ns() + (uint64_t)r->io_timeout_ms * 1000000u;
   int rc = conn_open(r, &r->cmd);
   if (rc < 0) {
     r->out_len = 0;
     return rc;
   }
   if (sent_ns != NULL)
-    *sent_ns = now_ns();
+    *sent_ns = keep_now_ns();
   rc = send_out(r, &r->cmd, deadline);
   r->out_len = 0;
   r->out_failed = false;
@@ -491,7 +480,7 @@ static int subscription(struct keep_resp *r, const keep_frame *req, bool on, uin
     return KEEP_ERR_NOT_FOUND;
   if (on && i < 0 && r->num_subs == KEEP_RESP_MAX_SUBS)
     return -ENOBUFS;
-  uint64_t deadline = now_ns() + (uint64_t)r->io_timeout_ms * 1000000u;
+  uint64_t deadline = keep_now_ns() + (uint64_t)r->io_timeout_ms * 1000000u;
   int rc = conn_open(r, &r->sub);
   if (rc < 0)
     return rc;
@@ -500,7 +489,7 @@ static int subscription(struct keep_resp *r, const keep_frame *req, bool on, uin
   cmd_str(r, verb);
   cmd_arg(r, req->key, req->key_len);
   if (sent_ns != NULL)
-    *sent_ns = now_ns();
+    *sent_ns = keep_now_ns();
   rc = send_out(r, &r->sub, deadline);
   r->out_len = 0;
   r->out_failed = false;
@@ -709,7 +698,7 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
 int keep_resp_next_event(struct keep_resp *r, keep_event *out, uint32_t timeout_ms) {
   if (r->sub.fd < 0 || r->num_subs == 0)
     return KEEP_ERR_CLOSED;
-  uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
+  uint64_t deadline = keep_now_ns() + (uint64_t)timeout_ms * 1000000u;
   for (;;) {
     struct rreply p;
     struct rval v;
@@ -728,33 +717,18 @@ int keep_resp_next_event(struct keep_resp *r, keep_event *out, uint32_t timeout_
   }
 }
 
-static bool is_loopback_addr(const struct sockaddr *sa) {
-  if (sa->sa_family == AF_INET)
-    return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
-  return sa->sa_family == AF_INET6 &&
-         IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
-}
-
 int keep_resp_open(struct keep_resp **out, const keep_settings *s) {
   *out = NULL;
   if (s->num_members != 1 || s->member_ids != NULL || s->tls != NULL ||
       !keep_resp_url(s->members[0]))
     return KEEP_ERR_INVALID_ARGUMENT;
   const char *hp = strstr(s->members[0], "://") + 3;
-  const char *colon = strrchr(hp, ':');
   char host[256];
-  if (colon == NULL || colon[1] == '\0' || strlen(colon + 1) > 5 || strchr(colon, '/') != NULL)
+  const char *port;
+  // A URL may carry a path after the port; this adapter takes none.
+  if (keep_member_split(host, sizeof host, &port, hp, KEEP_PORT_NUM_MAX_LEN) < 0 ||
+      strchr(port, '/') != NULL)
     return KEEP_ERR_INVALID_ARGUMENT;
-  size_t hl = (size_t)(colon - hp);
-  const char *h = hp;
-  if (hl >= 2 && h[0] == '[' && h[hl - 1] == ']') {
-    h++;
-    hl -= 2;
-  }
-  if (hl == 0 || hl >= sizeof host)
-    return KEEP_ERR_INVALID_ARGUMENT;
-  memcpy(host, h, hl);
-  host[hl] = '\0';
   struct keep_resp *r = calloc(1, sizeof *r);
   if (r == NULL)
     return -ENOMEM;
@@ -770,9 +744,9 @@ int keep_resp_open(struct keep_resp **out, const keep_settings *s) {
   struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
   struct addrinfo *res;
   int rc = KEEP_ERR_INVALID_ARGUMENT;
-  if (getaddrinfo(host, colon + 1, &hints, &res) == 0) {
+  if (getaddrinfo(host, port, &hints, &res) == 0) {
     // RESP here is plaintext: like keep/1 without TLS, loopback only.
-    if (res->ai_addrlen <= sizeof r->addr && is_loopback_addr(res->ai_addr)) {
+    if (res->ai_addrlen <= sizeof r->addr && keep_is_loopback_addr(res->ai_addr)) {
       memcpy(&r->addr, res->ai_addr, res->ai_addrlen);
       r->addr_len = res->ai_addrlen;
       rc = 0;

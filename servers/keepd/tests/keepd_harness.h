@@ -6,8 +6,10 @@
 #ifndef KEEPD_HARNESS_H
 #define KEEPD_HARNESS_H
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,30 +110,73 @@ static inline int keepd_start(struct keepd_proc *p, const char *bin, const char 
   return -1;
 }
 
+// keepd_wait_exit waits up to 10 s for the child `pid` to end, so that no
+// test hangs on a daemon that does not; returns its exit status, or -1 if it
+// died of a signal or had to be killed with SIGKILL.
+static inline int keepd_wait_exit(pid_t pid) {
+  for (int i = 0; i < 1000; i++) {
+    int st;
+    if (waitpid(pid, &st, WNOHANG) == pid)
+      return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    keepd_sleep_ms(10);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, NULL, 0);
+  return -1;
+}
+
 // keepd_stop sends SIGTERM and waits up to 10 s; returns the exit status, or
 // -1 if it had to be killed or died of a signal.
 static inline int keepd_stop(struct keepd_proc *p) {
   int result = -1;
   if (p->pid > 0) {
     kill(p->pid, SIGTERM);
-    for (int i = 0; i < 1000; i++) {
-      int st;
-      if (waitpid(p->pid, &st, WNOHANG) == p->pid) {
-        result = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-        p->pid = 0;
-        break;
-      }
-      keepd_sleep_ms(10);
-    }
-    if (p->pid > 0) {
-      kill(p->pid, SIGKILL);
-      waitpid(p->pid, NULL, 0);
-      p->pid = 0;
-    }
+    result = keepd_wait_exit(p->pid);
+    p->pid = 0;
   }
   unlink(p->port_file);
   rmdir(p->dir);
   return result;
+}
+
+// keepd_run runs `bin` with the NULL-ended `args` (at most 14 are passed) to
+// its end, for the commands that do not serve (keygen, refused start-ups):
+// stdout goes to /dev/null, stderr too when `quiet`. Returns the exit status,
+// -1 if it could not be started, died of a signal or ran over 10 s.
+static inline int keepd_run(const char *bin, const char *const *args, bool quiet) {
+  const char *argv[16] = {bin};
+  int n = 1;
+  for (int i = 0; args[i] != NULL && n < 15; i++)
+    argv[n++] = args[i];
+  argv[n] = NULL;
+  pid_t pid = fork();
+  if (pid < 0)
+    return -1;
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    if (quiet)
+      dup2(null, STDERR_FILENO);
+    execv(bin, (char *const *)argv);
+    _exit(127);
+  }
+  return keepd_wait_exit(pid);
+}
+
+// keepd_connect_loopback opens a blocking TCP connection to 127.0.0.1:`port`,
+// for tests that speak to keepd below the client library. Returns the socket
+// (the caller closes it) or -1.
+static inline int keepd_connect_loopback(unsigned port) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0)
+    return -1;
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
 }
 
 #endif // KEEPD_HARNESS_H

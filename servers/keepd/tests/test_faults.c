@@ -407,9 +407,9 @@ static void run_scenario(enum fault fault) {
   // both; the others keep serving it throughout.
   bool moves = fault == SYMMETRIC || fault == ONE_WAY || fault == STOP;
   uint64_t t0 = keepd_test_now_ns();
-  uint64_t fault_at = t0 + (moves ? 3000000000ull : 2600000000ull);
+  uint64_t fault_at = t0 + (moves ? 3300000000ull : 2600000000ull);
   uint64_t fault_end = fault_at + 2000000000ull;
-  uint64_t until = fault_end + (moves ? 2600000000ull : 1200000000ull);
+  uint64_t until = fault_end + (moves ? 3200000000ull : 1200000000ull);
   pid_t proxy = 0;
   if (fault == PROXY) {
     // Member 2's heartbeats and client connections go through the proxy

@@ -5,7 +5,10 @@
 // their remaining TTL and lease; locks on absent keys of those slots are
 // granted at once, since the handoff skips the quarantine. A leaving member
 // killed with SIGKILL in the middle of the handoff leaves its slots to the
-// quarantine instead, and both members answer BUSY for them meanwhile.
+// quarantine instead, and the new owner answers BUSY for them meanwhile.
+// Pulls and confirmations are refused (BUSY) by a member that is not
+// leaving, and by a leaving one (ERROR) with a wrong MAC or from an unknown
+// id.
 #include <sched.h>
 
 #include "corvid_libtest.h"
@@ -173,6 +176,88 @@ START_TEST(test_kill9_mid_handoff_keeps_quarantine) {
 }
 END_TEST
 
+// raw_call sends one frame to member `i` on a fresh connection and reads
+// the first answer frame into `*out` (its bytes in `buf`).
+static void raw_call(struct cluster *cl, int i, const keep_frame *q, keep_frame *out, uint8_t *buf,
+                     size_t cap) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)cl->port[i])};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  struct timeval tv = {5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  size_t len, have = 0, used;
+  ck_assert_int_eq(keep_frame_encode(buf, cap, &len, q), 0);
+  ck_assert_int_eq(send(fd, buf, len, MSG_NOSIGNAL), (ssize_t)len);
+  for (;;) {
+    int rc = keep_frame_decode(out, &used, buf, have, 0);
+    ck_assert_int_ge(rc, 0);
+    if (rc == 1)
+      break;
+    ssize_t n = recv(fd, buf + have, cap - have, 0);
+    ck_assert_int_gt(n, 0);
+    have += (size_t)n;
+  }
+  close(fd);
+}
+
+// The handoff requests are refused unless they come from a member, with the
+// right MAC, to a member that is leaving.
+START_TEST(test_handoff_requests_checked) {
+  struct cluster cl;
+  // The peers' own pulls wait 2 s, which keeps the leaving member waiting
+  // for their confirmations while this test talks to it.
+  setenv("KEEPD_TEST_HANDOFF_PAUSE_MS", "2000", 1);
+  cluster_start(&cl, "0");
+  unsetenv("KEEPD_TEST_HANDOFF_PAUSE_MS");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  static uint8_t buf[1 << 20];
+  uint8_t bitmap[KEEP_SLOTS / 8], mac[32];
+  memset(bitmap, 0xff, sizeof bitmap);
+  memset(mac, 0x5a, sizeof mac);
+  keep_frame q, a;
+  keep_frame_init(&q, KEEP_OP_HANDOFF_PULL, 41);
+  q.num = ids[0];
+  q.value = bitmap;
+  q.value_len = sizeof bitmap;
+  q.text = mac;
+  q.text_len = sizeof mac;
+  keep_frame d;
+  keep_frame_init(&d, KEEP_OP_HANDOFF_DONE, 42);
+  d.num = ids[0];
+  d.text = mac;
+  d.text_len = sizeof mac;
+  // Not leaving: its keys may still change, so nothing is handed out.
+  raw_call(&cl, LEAVER, &q, &a, buf, sizeof buf);
+  ck_assert_uint_eq(a.opcode, KEEP_OP_BUSY);
+  ck_assert_uint_eq(a.id, 41);
+  raw_call(&cl, LEAVER, &d, &a, buf, sizeof buf);
+  ck_assert_uint_eq(a.opcode, KEEP_OP_BUSY);
+  // Leaving: a wrong MAC, or an id that is no member, is refused, and no
+  // ENTRY comes before the refusal.
+  ck_assert_int_eq(kill(cl.p[LEAVER].pid, SIGTERM), 0);
+  keepd_sleep_ms(200);
+  raw_call(&cl, LEAVER, &q, &a, buf, sizeof buf);
+  ck_assert_uint_eq(a.opcode, KEEP_OP_ERROR);
+  ck_assert_uint_eq(a.num, KEEP_CODE_INVALID);
+  q.num = 999;
+  raw_call(&cl, LEAVER, &q, &a, buf, sizeof buf);
+  ck_assert_uint_eq(a.opcode, KEEP_OP_ERROR);
+  raw_call(&cl, LEAVER, &d, &a, buf, sizeof buf);
+  ck_assert_uint_eq(a.opcode, KEEP_OP_ERROR);
+  ck_assert_uint_eq(a.num, KEEP_CODE_INVALID);
+  // The peers' real pulls still go through: the member exits well before
+  // its 5 s wait.
+  uint64_t t0 = keepd_test_now_ns();
+  ck_assert_int_eq(keepd_stop(&cl.p[LEAVER]), 0);
+  ck_assert_uint_lt(keepd_test_now_ns() - t0, LEAVE_SETTLED_NS);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s KEEPD\n", argv[0]);
@@ -193,6 +278,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_leave_hands_keys_over);
   tcase_add_test(tc, test_kill9_mid_handoff_keeps_quarantine);
+  tcase_add_test(tc, test_handoff_requests_checked);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

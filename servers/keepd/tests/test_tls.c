@@ -41,30 +41,7 @@ struct env {
 // run_keepd runs keepd with `args` (NULL-ended, after the binary) and returns
 // its exit status, -1 if it did not end within 10 s.
 static int run_keepd(const char *const *args, bool quiet) {
-  const char *argv[16] = {keepd_bin};
-  int n = 1;
-  for (int i = 0; args[i] != NULL && n < 15; i++)
-    argv[n++] = args[i];
-  argv[n] = NULL;
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    int null = open("/dev/null", O_WRONLY);
-    dup2(null, STDOUT_FILENO);
-    if (quiet)
-      dup2(null, STDERR_FILENO);
-    execv(keepd_bin, (char *const *)argv);
-    _exit(127);
-  }
-  for (int i = 0; i < 1000; i++) {
-    int st;
-    if (waitpid(pid, &st, WNOHANG) == pid)
-      return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    keepd_sleep_ms(10);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, NULL, 0);
-  return -1;
+  return keepd_run(keepd_bin, args, quiet);
 }
 
 static void keygen(char *key, char *pub, const char *dir, const char *name) {
@@ -140,8 +117,16 @@ static void start_tls(struct keepd_proc *p, const struct env *e, const char *ext
   start_tls_shards(p, e, extra, "2");
 }
 
-// stop_counters stops keepd and reads its handshake counters from the log.
-static void stop_counters(struct keepd_proc *p, const struct env *e, unsigned long long out[6]) {
+// env_start makes the keys of `e` and starts keepd on them over two shards:
+// the opening of most tests below.
+static void env_start(struct env *e, struct keepd_proc *p, const char *extra) {
+  env_init(e);
+  start_tls(p, e, extra);
+}
+
+// env_stop stops keepd, reads its handshake counters from the log into `out`
+// and removes the keys and the log of `e`: the closing of most tests below.
+static void env_stop(struct env *e, struct keepd_proc *p, unsigned long long out[6]) {
   ck_assert_int_eq(keepd_stop(p), 0);
   FILE *f = fopen(e->log, "r");
   ck_assert_ptr_nonnull(f);
@@ -155,6 +140,7 @@ static void stop_counters(struct keepd_proc *p, const struct env *e, unsigned lo
       found = true;
   fclose(f);
   ck_assert_msg(found, "no TLS counters in the log");
+  env_cleanup(e);
 }
 
 static bool log_has(const struct env *e, const char *needle) {
@@ -167,6 +153,13 @@ static bool log_has(const struct env *e, const char *needle) {
     found = strstr(line, needle) != NULL;
   fclose(f);
   return found;
+}
+
+// wait_log waits up to 5 s for keepd to log `needle`; true if it did.
+static bool wait_log(const struct env *e, const char *needle) {
+  for (int i = 0; i < 500 && !log_has(e, needle); i++)
+    keepd_sleep_ms(10);
+  return log_has(e, needle);
 }
 
 static int client_new(keep_client **c, const struct keepd_proc *p, const char *key,
@@ -205,9 +198,8 @@ static bool refused(const struct keepd_proc *p, const char *key, const char *ser
 
 START_TEST(mutual_handshake_succeeds) {
   struct env e;
-  env_init(&e);
   struct keepd_proc p;
-  start_tls(&p, &e, NULL);
+  env_start(&e, &p, NULL);
   keep_client *c;
   // A client with its own key on the allowed list.
   ck_assert_int_eq(client_new(&c, &p, e.c1_key, e.cluster_pub), 0);
@@ -219,18 +211,16 @@ START_TEST(mutual_handshake_succeeds) {
   ck_assert_int_eq(round_trip(c, "k2"), 0);
   keep_client_free(c);
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[0], 2);
   ck_assert_uint_eq(n[1] + n[2] + n[3] + n[4], 0);
-  env_cleanup(&e);
 }
 END_TEST
 
 START_TEST(large_values_and_pipelines_over_tls) {
   struct env e;
-  env_init(&e);
   struct keepd_proc p;
-  start_tls(&p, &e, NULL);
+  env_start(&e, &p, NULL);
   keep_client *c;
   ck_assert_int_eq(client_new(&c, &p, e.c1_key, e.cluster_pub), 0);
   // A 1 MiB value spans many records each way.
@@ -262,41 +252,36 @@ START_TEST(large_values_and_pipelines_over_tls) {
   free(back);
   keep_client_free(c);
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[0], 1);
-  env_cleanup(&e);
 }
 END_TEST
 
 START_TEST(wrong_cluster_key_is_refused_by_the_client) {
   struct env e;
-  env_init(&e);
   struct keepd_proc p;
-  start_tls(&p, &e, NULL);
+  env_start(&e, &p, NULL);
   keep_client *c = NULL;
   // The client pins another key than the one keepd holds: the client sees
   // the mismatch in its own handshake.
   ck_assert_int_eq(client_new(&c, &p, e.c1_key, e.other_pub), KEEP_ERR_TLS);
   ck_assert_ptr_null(c);
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[0], 0);
   ck_assert_uint_eq(n[1] + n[2], 1); // the client's alert ends it
-  env_cleanup(&e);
 }
 END_TEST
 
 START_TEST(unknown_client_key_is_refused) {
   struct env e;
-  env_init(&e);
   struct keepd_proc p;
-  start_tls(&p, &e, NULL);
+  env_start(&e, &p, NULL);
   ck_assert(refused(&p, e.other_key, e.cluster_pub));
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[0], 0);
   ck_assert_uint_ge(n[1], 1);
-  env_cleanup(&e);
 }
 END_TEST
 
@@ -308,10 +293,8 @@ static int no_cert_client(unsigned port) {
   ck_assert(SSL_CTX_set_min_proto_version(ctx, TLS1_3_VERSION));
   ck_assert(SSL_CTX_set_verify_algorithm_prefs(ctx, ed, 1));
   SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, NULL);
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  int fd = keepd_connect_loopback(port);
+  ck_assert_int_ge(fd, 0);
   struct timeval tv = {5, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   SSL *ssl = SSL_new(ctx);
@@ -336,23 +319,20 @@ static int no_cert_client(unsigned port) {
 
 START_TEST(client_without_certificate_is_refused) {
   struct env e;
-  env_init(&e);
   struct keepd_proc p;
-  start_tls(&p, &e, NULL);
+  env_start(&e, &p, NULL);
   ck_assert_int_eq(no_cert_client(p.port), 0);
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[0], 0);
   ck_assert_uint_eq(n[1], 1);
-  env_cleanup(&e);
 }
 END_TEST
 
 START_TEST(revoked_client_is_refused_after_sighup) {
   struct env e;
-  env_init(&e);
   struct keepd_proc p;
-  start_tls(&p, &e, NULL);
+  env_start(&e, &p, NULL);
   keep_client *c1, *c2, *held;
   ck_assert_int_eq(client_new(&c1, &p, e.c1_key, e.cluster_pub), 0);
   ck_assert_int_eq(round_trip(c1, "a"), 0);
@@ -362,9 +342,7 @@ START_TEST(revoked_client_is_refused_after_sighup) {
   // Revoke c2: the list without it, then SIGHUP. The cluster key stays.
   write_text(e.clients, e.c1_pub, NULL);
   ck_assert_int_eq(kill(p.pid, SIGHUP), 0);
-  for (int i = 0; i < 500 && !log_has(&e, "client keys reloaded"); i++)
-    keepd_sleep_ms(10);
-  ck_assert(log_has(&e, "client keys reloaded"));
+  ck_assert(wait_log(&e, "client keys reloaded"));
   ck_assert(refused(&p, e.c2_key, e.cluster_pub));
   // The connection c2 held is cut too (each shard checks on its next tick).
   keepd_sleep_ms(50);
@@ -383,15 +361,12 @@ START_TEST(revoked_client_is_refused_after_sighup) {
   fputs("-----BEGIN PUBLIC KEY-----\nnot base64!\n-----END PUBLIC KEY-----\n", f);
   fclose(f);
   ck_assert_int_eq(kill(p.pid, SIGHUP), 0);
-  for (int i = 0; i < 500 && !log_has(&e, "the previous client list stays"); i++)
-    keepd_sleep_ms(10);
-  ck_assert(log_has(&e, "the previous client list stays"));
+  ck_assert(wait_log(&e, "the previous client list stays"));
   ck_assert(!refused(&p, e.c1_key, e.cluster_pub));
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[1], 1);
   ck_assert_uint_eq(n[5], 1);
-  env_cleanup(&e);
 }
 END_TEST
 
@@ -410,46 +385,39 @@ static int s_client(const struct env *e, unsigned port, const char *version) {
 
 START_TEST(tls12_is_refused) {
   struct env e;
-  env_init(&e);
   struct keepd_proc p;
-  start_tls(&p, &e, NULL);
+  env_start(&e, &p, NULL);
   ck_assert_int_eq(s_client(&e, p.port, "-tls1_3"), 0); // the same client in TLS 1.3
   ck_assert_int_ne(s_client(&e, p.port, "-tls1_2"), 0);
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[0], 1);
   ck_assert_uint_eq(n[2], 1);
-  env_cleanup(&e);
 }
 END_TEST
 
 START_TEST(plaintext_client_is_refused) {
   struct env e;
-  env_init(&e);
   struct keepd_proc p;
-  start_tls(&p, &e, NULL);
+  env_start(&e, &p, NULL);
   keep_client *c = NULL;
   int rc = client_new(&c, &p, NULL, NULL); // plaintext to loopback: allowed client-side
   ck_assert_int_eq(rc, 0);
   ck_assert_int_lt(keep_ping(c), 0);
   keep_client_free(c);
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[0], 0);
   ck_assert_uint_eq(n[2], 1);
-  env_cleanup(&e);
 }
 END_TEST
 
 START_TEST(silent_peer_times_out) {
   struct env e;
-  env_init(&e);
   struct keepd_proc p;
-  start_tls(&p, &e, "300");
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p.port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  env_start(&e, &p, "300");
+  int fd = keepd_connect_loopback(p.port);
+  ck_assert_int_ge(fd, 0);
   uint64_t t0 = keepd_test_now_ns();
   struct pollfd pf = {.fd = fd, .events = POLLIN};
   ck_assert_int_eq(poll(&pf, 1, 5000), 1);
@@ -460,9 +428,8 @@ START_TEST(silent_peer_times_out) {
   ck_assert_uint_le(waited_ms, 3000);
   close(fd);
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[3], 1);
-  env_cleanup(&e);
 }
 END_TEST
 
@@ -496,10 +463,8 @@ START_TEST(stalled_handshakes_are_bounded) {
   // Each peer sends its ClientHello and then nothing: the server has
   // answered and holds the handshake's state until the timeout.
   for (int i = 0; i < STALLED; i++) {
-    fds[i] = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p.port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ck_assert_int_eq(connect(fds[i], (struct sockaddr *)&a, sizeof a), 0);
+    fds[i] = keepd_connect_loopback(p.port);
+    ck_assert_int_ge(fds[i], 0);
     // The hello is made into memory and sent by hand, so that nothing ever
     // answers the server's flight.
     ssl[i] = SSL_new(ctx);
@@ -537,9 +502,8 @@ START_TEST(stalled_handshakes_are_bounded) {
   }
   SSL_CTX_free(ctx);
   unsigned long long n[6];
-  stop_counters(&p, &e, n);
+  env_stop(&e, &p, n);
   ck_assert_uint_eq(n[4], STALLED - KEEPD_TEST_MAX_HANDSHAKES);
-  env_cleanup(&e);
 }
 END_TEST
 

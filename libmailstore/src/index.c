@@ -347,27 +347,8 @@ static int ent_cmp(const struct sort_ctx *c, uint32_t x, uint32_t y) {
   return (x > y) - (x < y);
 }
 
-// sort_idx is a bottom-up merge sort of positions (stable by construction,
-// and the comparison ends with the position anyway).
-static void sort_idx(const struct sort_ctx *c, uint32_t *v, uint32_t *tmp, size_t n) {
-  uint32_t *src = v, *dst = tmp;
-  for (size_t w = 1; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t i = lo, j = mid, o = lo;
-      while (i < mid && j < hi)
-        dst[o++] = ent_cmp(c, src[j], src[i]) < 0 ? src[j++] : src[i++];
-      while (i < mid)
-        dst[o++] = src[i++];
-      while (j < hi)
-        dst[o++] = src[j++];
-    }
-    uint32_t *x = src;
-    src = dst;
-    dst = x;
-  }
-  if (src != v)
-    memcpy(v, src, n * sizeof *v);
+static int ent_cmp_indices(const void *c, uint32_t x, uint32_t y) {
+  return ent_cmp(c, x, y);
 }
 
 int msi_sort(ms_store *s, uint32_t *out, size_t out_cap, size_t *out_len, size_t *out_total,
@@ -413,7 +394,7 @@ int msi_sort(ms_store *s, uint32_t *out, size_t out_cap, size_t *out_len, size_t
     for (size_t i = 0; i < b->n; i++)
       idx[i] = (uint32_t)i;
     struct sort_ctx c = {b->v, keys, key_count};
-    sort_idx(&c, idx, idx + b->n, b->n);
+    meta_sort_indices(idx, idx + b->n, b->n, ent_cmp_indices, &c);
     order = idx;
   }
   size_t n = 0;

@@ -7,6 +7,9 @@
 
 #include "store_internal.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #define summary_build mss_summary_build
 #define summary_decode mss_summary_decode
 #define summary_load mss_summary_load
@@ -132,5 +135,46 @@ int meta_verify(ms_store *s, MDB_txn *t, struct ms_diag *diag);
 // out_threads not NULL).
 int thread_run(const struct mitems *m, int algorithm, char *out, size_t out_cap, size_t *out_len,
                size_t *out_threads);
+
+// meta_sort_indices sorts the n indices at v stably by `cmp` (negative,
+// zero or positive, as strcmp), with tmp room for n more: insertion-sorted
+// runs of 16, then bottom-up merges. Stability keeps UID order among equal
+// keys, which RFC 5256 asks for. It is static inline so that each caller's
+// comparator, a constant here, is inlined into the loops.
+static inline void meta_sort_indices(uint32_t *v, uint32_t *tmp, size_t n,
+                                     int (*cmp)(const void *ctx, uint32_t a, uint32_t b),
+                                     const void *ctx) {
+  const size_t run = 16;
+  for (size_t lo = 0; lo < n; lo += run) {
+    size_t hi = lo + run < n ? lo + run : n;
+    for (size_t i = lo + 1; i < hi; i++) {
+      uint32_t x = v[i];
+      size_t j = i;
+      while (j > lo && cmp(ctx, v[j - 1], x) > 0) {
+        v[j] = v[j - 1];
+        j--;
+      }
+      v[j] = x;
+    }
+  }
+  uint32_t *src = v, *dst = tmp;
+  for (size_t w = run; w < n; w *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * w) {
+      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+      size_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi)
+        dst[o++] = cmp(ctx, src[j], src[i]) < 0 ? src[j++] : src[i++];
+      while (i < mid)
+        dst[o++] = src[i++];
+      while (j < hi)
+        dst[o++] = src[j++];
+    }
+    uint32_t *x = src;
+    src = dst;
+    dst = x;
+  }
+  if (src != v)
+    memcpy(v, src, n * sizeof *v);
+}
 
 #endif // MS_META_H

@@ -279,41 +279,9 @@ static int item_cmp(const struct sort_ctx *c, const struct mitem *a, const struc
   return 0;
 }
 
-// merge_sort sorts the n item indices at v stably (tmp has room for n):
-// stability keeps UID order among equal keys, which RFC 5256 asks for.
-static void merge_sort(const struct sort_ctx *c, uint32_t *v, uint32_t *tmp, size_t n) {
-  // Bottom-up, starting from insertion-sorted runs of 16.
-  const size_t run = 16;
-  for (size_t lo = 0; lo < n; lo += run) {
-    size_t hi = lo + run < n ? lo + run : n;
-    for (size_t i = lo + 1; i < hi; i++) {
-      uint32_t x = v[i];
-      size_t j = i;
-      while (j > lo && item_cmp(c, &c->m->v[v[j - 1]], &c->m->v[x]) > 0) {
-        v[j] = v[j - 1];
-        j--;
-      }
-      v[j] = x;
-    }
-  }
-  uint32_t *src = v, *dst = tmp;
-  for (size_t w = run; w < n; w *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * w) {
-      size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
-      size_t i = lo, j = mid, o = lo;
-      while (i < mid && j < hi)
-        dst[o++] = item_cmp(c, &c->m->v[src[j]], &c->m->v[src[i]]) < 0 ? src[j++] : src[i++];
-      while (i < mid)
-        dst[o++] = src[i++];
-      while (j < hi)
-        dst[o++] = src[j++];
-    }
-    uint32_t *x = src;
-    src = dst;
-    dst = x;
-  }
-  if (src != v)
-    memcpy(v, src, n * sizeof *v);
+static int item_cmp_indices(const void *ctx, uint32_t x, uint32_t y) {
+  const struct sort_ctx *c = ctx;
+  return item_cmp(c, &c->m->v[x], &c->m->v[y]);
 }
 
 int ms_mailbox_sort(ms_store *store, uint32_t *out, size_t out_cap, size_t *out_len,
@@ -363,7 +331,7 @@ int ms_mailbox_sort(ms_store *store, uint32_t *out, size_t out_cap, size_t *out_
     idx[i] = (uint32_t)i;
   struct sort_ctx c = {.m = &m, .keys = keys, .nkeys = key_count};
   if (key_count)
-    merge_sort(&c, idx, idx + m.n, m.n);
+    meta_sort_indices(idx, idx + m.n, m.n, item_cmp_indices, &c);
   size_t n = 0;
   for (size_t i = offset; i < m.n && n < out_cap; i++)
     out[n++] = m.v[idx[i]].uid;

@@ -1,7 +1,7 @@
 // fuzz_records.c: the store's record decoders (src/records.c) on arbitrary
 // bytes, the first byte choosing the record type (account, mailbox, uid,
-// message, blob head of either codec, dictionary, search queue entry,
-// keyword name, change log head and entry). Property: a decoder either
+// message, blob head of any codec with a chunked blob's table, dictionary,
+// search queue entry, keyword name, change log head and entry). Property: a decoder either
 // rejects with MS_ERR_CORRUPT or accepts, and then re-encoding the record
 // gives back exactly the input (the encodings are canonical), so nothing a
 // decoder accepts is lost or invented.
@@ -64,15 +64,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     break;
   }
   case 4: {
-    // A blob head of either codec; the frame after it is opaque here.
+    // A blob head of any codec; the frames after it are opaque here, but
+    // a chunked blob's table is walked as a range read walks it.
     struct msr_blob b;
     rc = msr_blob_decode(&b, in, len);
     if (rc == 0) {
-      check(b.head_len == (b.codec == MSR_CODEC_ZSTD_DICT ? MSR_BLOB_HEAD_DICT : MSR_BLOB_HEAD));
+      size_t want = b.codec == MSR_CODEC_ZSTD        ? MSR_BLOB_HEAD
+                    : b.codec == MSR_CODEC_ZSTD_DICT ? MSR_BLOB_HEAD_DICT
+                                                     : MSR_BLOB_HEAD_CHUNKED;
       check(len > b.head_len);
-      check((b.codec == MSR_CODEC_ZSTD_DICT) == (b.dict != 0));
-      check(msr_blob_encode_head(out, &b) == b.head_len);
-      check(memcmp(out, in, b.head_len) == 0);
+      check(b.codec != MSR_CODEC_ZSTD_DICT || b.dict != 0);
+      check(b.codec == MSR_CODEC_CHUNKED || b.chunks == 1);
+      check(msr_blob_encode_head(out, &b) == want);
+      check(memcmp(out, in, want) == 0);
+      if (b.codec == MSR_CODEC_CHUNKED) {
+        check(b.chunks >= 2 && b.chunks == msr_blob_chunks(b.raw_len, b.chunk_size));
+        check(b.head_len == want + 8 * b.chunks && b.table == in + want);
+      } else {
+        check(b.head_len == want);
+      }
+      uint64_t raw_sum = 0;
+      for (uint64_t i = 0; i < b.chunks; i++) {
+        size_t off, clen, raw;
+        if (msr_blob_chunk(&b, len, i, &off, &clen, &raw) < 0)
+          continue;
+        check(off >= b.head_len && clen > 0 && off + clen <= len && raw > 0);
+        check(b.codec != MSR_CODEC_CHUNKED || raw <= b.chunk_size);
+        raw_sum += raw;
+      }
+      check(raw_sum <= b.raw_len);
+      check(msr_blob_chunk(&b, len, b.chunks, &(size_t){0}, &(size_t){0}, &(size_t){0}) ==
+            MS_ERR_CORRUPT);
     }
     break;
   }

@@ -149,6 +149,15 @@ struct ms_settings {
   // 56 bytes per message; default 64 MiB (1.2 million messages). A mailbox
   // whose index alone would exceed it is read from LMDB every time.
   uint64_t index_max_bytes;
+  // blob_chunk_size: a message longer than this is stored as independent
+  // zstd frames of this many raw bytes each (the last one shorter), so that
+  // ms_message_read_range decompresses only the chunks a range touches;
+  // default 256 KiB, clamped to 64 KiB .. 16 MiB. Smaller chunks make range
+  // reads cheaper and compress a little worse (each frame starts with an
+  // empty history; the dictionary, when there is one, helps each). It
+  // applies to blobs written from now on; readers need no setting.
+  // UINT32_MAX stores every message as one frame, as format 4 did.
+  uint32_t blob_chunk_size;
 };
 
 // System flags (RFC 9051 2.3.2), stored per mailbox membership.
@@ -235,21 +244,24 @@ MS_API MS_WARN_UNUSED_RESULT int ms_store_collect(ms_store *store, size_t max_it
 struct ms_store_stats {
   uint64_t accounts;
   uint64_t mailboxes;
-  uint64_t messages;      // message records (a message in several mailboxes counts once)
-  uint64_t memberships;   // (mailbox, UID) entries
-  uint64_t bytes;         // sum of the accounts' used bytes (raw message sizes)
-  uint64_t blobs;         // distinct stored bodies
-  uint64_t blob_raw;      // their raw size in bytes
-  uint64_t blob_stored;   // their compressed size in bytes, record heads included
-  uint64_t released;      // blob references queued for ms_store_collect
-  uint64_t map_used;      // bytes of the LMDB map in use (pages * page size)
-  uint64_t dicts;         // trained zstd dictionaries kept in the store
-  uint64_t dict_bytes;    // their total size
-  uint32_t dict_current;  // id of the dictionary new blobs use, 0 if none
-  uint64_t dict_blobs;    // blobs compressed with some dictionary
-  uint64_t dict_raw;      // their raw size in bytes
-  uint64_t dict_stored;   // their compressed size, record heads included
-  uint64_t search_queued; // search queue entries not yet acknowledged
+  uint64_t messages;       // message records (a message in several mailboxes counts once)
+  uint64_t memberships;    // (mailbox, UID) entries
+  uint64_t bytes;          // sum of the accounts' used bytes (raw message sizes)
+  uint64_t blobs;          // distinct stored bodies
+  uint64_t blob_raw;       // their raw size in bytes
+  uint64_t blob_stored;    // their compressed size in bytes, record heads included
+  uint64_t released;       // blob references queued for ms_store_collect
+  uint64_t map_used;       // bytes of the LMDB map in use (pages * page size)
+  uint64_t dicts;          // trained zstd dictionaries kept in the store
+  uint64_t dict_bytes;     // their total size
+  uint32_t dict_current;   // id of the dictionary new blobs use, 0 if none
+  uint64_t dict_blobs;     // blobs compressed with some dictionary
+  uint64_t dict_raw;       // their raw size in bytes
+  uint64_t dict_stored;    // their compressed size, record heads included
+  uint64_t chunked_blobs;  // blobs stored in chunks (ms_settings.blob_chunk_size)
+  uint64_t chunked_raw;    // their raw size in bytes
+  uint64_t chunked_stored; // their compressed size, heads and chunk tables included
+  uint64_t search_queued;  // search queue entries not yet acknowledged
 };
 
 // ms_store_train trains a zstd dictionary (ZDICT) on a sample of the store's
@@ -458,6 +470,26 @@ MS_API MS_WARN_UNUSED_RESULT int ms_message_get(ms_store *store, struct ms_messa
 MS_API MS_WARN_UNUSED_RESULT int ms_message_read(ms_store *store, uint8_t *out, size_t out_cap,
                                                  size_t *out_len, uint32_t account,
                                                  uint64_t message_id);
+
+// ms_message_read_range copies bytes [offset, offset + length) of message
+// `message_id` into out (out_cap bytes) and sets *out_len to the number
+// copied. The range is clamped to the message, as IMAP's partial FETCH
+// (BODY[]<offset.length>) is: an offset at or past the end copies nothing
+// and succeeds, a length running past the end (UINT64_MAX included) stops
+// at the end, so `(0, UINT64_MAX)` reads the whole message. A message
+// stored in chunks (ms_settings.blob_chunk_size) costs only the chunks the
+// range touches, read and decompressed from one snapshot; a message stored
+// as one frame is decompressed from its start up to the range's end only.
+// Errors: MS_ERR_INVALID_ARGUMENT (store or out_len NULL, out NULL with
+// out_cap non-zero), MS_ERR_NOTFOUND (no such message), MS_ERR_LIMIT
+// (out_cap smaller than the clamped range, whose length is then stored in
+// *out_len and nothing is copied), MS_ERR_CORRUPT (the stored blob does not
+// decode or decompress), -errno. *out_len is 0 after any other error, and
+// the bytes of out are then unspecified. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_message_read_range(ms_store *store, uint8_t *out,
+                                                       size_t out_cap, size_t *out_len,
+                                                       uint32_t account, uint64_t message_id,
+                                                       uint64_t offset, uint64_t length);
 
 // ms_flags_store adds `add` and then removes `remove` (MS_FLAG_* bits) on the
 // `count` UIDs of `mailbox`, in one transaction. UIDs not in the mailbox are

@@ -193,10 +193,13 @@ size_t msr_blob_encode_head(uint8_t out[MSR_BLOB_HEAD_MAX], const struct msr_blo
   msr_le64(out + 1, b->refs);
   msr_le64(out + 9, b->raw_len);
   out[17] = (uint8_t)b->codec;
-  if (b->codec != MSR_CODEC_ZSTD_DICT)
+  if (b->codec == MSR_CODEC_ZSTD)
     return MSR_BLOB_HEAD;
   msr_le32(out + 18, b->dict);
-  return MSR_BLOB_HEAD_DICT;
+  if (b->codec == MSR_CODEC_ZSTD_DICT)
+    return MSR_BLOB_HEAD_DICT;
+  msr_le32(out + 22, b->chunk_size);
+  return MSR_BLOB_HEAD_CHUNKED;
 }
 
 int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
@@ -209,7 +212,12 @@ int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
   b->raw_len = msr_get_le64(p + 9);
   b->codec = p[17];
   b->dict = 0;
+  b->chunk_size = 0;
+  b->chunks = 1;
+  b->table = NULL;
   b->head_len = MSR_BLOB_HEAD;
+  if (b->refs == 0 || b->raw_len == 0)
+    return MS_ERR_CORRUPT;
   if (b->codec == MSR_CODEC_ZSTD_DICT) {
     if (len < MSR_BLOB_HEAD_DICT)
       return MS_ERR_CORRUPT;
@@ -217,12 +225,54 @@ int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
     b->head_len = MSR_BLOB_HEAD_DICT;
     if (b->dict == 0)
       return MS_ERR_CORRUPT;
+  } else if (b->codec == MSR_CODEC_CHUNKED) {
+    if (len < MSR_BLOB_HEAD_CHUNKED)
+      return MS_ERR_CORRUPT;
+    b->dict = msr_get_le32(p + 18);
+    b->chunk_size = msr_get_le32(p + 22);
+    // A blob of one chunk is written as a single frame, so a chunked one
+    // has at least two; the table must fit in the value before anything
+    // is read from it (compared by division: no overflow).
+    if (b->chunk_size < MSR_CHUNK_MIN || b->chunk_size > MSR_CHUNK_MAX ||
+        b->raw_len <= b->chunk_size)
+      return MS_ERR_CORRUPT;
+    b->chunks = msr_blob_chunks(b->raw_len, b->chunk_size);
+    if (b->chunks > (len - MSR_BLOB_HEAD_CHUNKED) / 8)
+      return MS_ERR_CORRUPT;
+    b->table = p + MSR_BLOB_HEAD_CHUNKED;
+    b->head_len = MSR_BLOB_HEAD_CHUNKED + 8 * b->chunks;
+    // The last end offset is the payload's length; the others are checked
+    // when read (msr_blob_chunk), so a read touches only its own entries.
+    if (msr_get_le64(b->table + 8 * (b->chunks - 1)) != len - b->head_len)
+      return MS_ERR_CORRUPT;
   } else if (b->codec != MSR_CODEC_ZSTD) {
     return MS_ERR_CORRUPT;
   }
-  // A zstd frame is never empty, so the payload must be too.
-  if (b->refs == 0 || b->raw_len == 0 || len == b->head_len)
+  // A zstd frame is never empty, so the payload must not be either.
+  if (len == b->head_len)
     return MS_ERR_CORRUPT;
+  return 0;
+}
+
+int msr_blob_chunk(const struct msr_blob *b, size_t len, uint64_t i, size_t *off, size_t *clen,
+                   size_t *raw) {
+  if (i >= b->chunks || len <= b->head_len)
+    return MS_ERR_CORRUPT;
+  uint64_t payload = len - b->head_len;
+  if (b->codec != MSR_CODEC_CHUNKED) {
+    *off = (size_t)b->head_len;
+    *clen = (size_t)payload;
+    *raw = (size_t)b->raw_len;
+    return 0;
+  }
+  uint64_t start = i ? msr_get_le64(b->table + 8 * (i - 1)) : 0;
+  uint64_t end = msr_get_le64(b->table + 8 * i);
+  if (start >= end || end > payload)
+    return MS_ERR_CORRUPT;
+  uint64_t first = i * b->chunk_size;
+  *off = (size_t)(b->head_len + start);
+  *clen = (size_t)(end - start);
+  *raw = (size_t)(b->raw_len - first < b->chunk_size ? b->raw_len - first : b->chunk_size);
   return 0;
 }
 

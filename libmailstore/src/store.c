@@ -411,27 +411,186 @@ static size_t blob_compress(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, void
   return r;
 }
 
-// blob_decompress decompresses the blob b (decoded from v) into out, with
-// the dictionary it names; a frame that does not give exactly raw_len bytes,
-// or a missing dictionary, is MS_ERR_CORRUPT.
-static int blob_decompress(ms_store *s, MDB_txn *t, const struct msr_blob *b, const MDB_val *v,
-                           uint8_t *out, size_t cap) {
-  const uint8_t *src = (const uint8_t *)v->mv_data + b->head_len;
-  size_t srclen = v->mv_size - b->head_len, n;
-  if (b->codec == MSR_CODEC_ZSTD_DICT) {
-    ZSTD_DDict *dd;
-    int rc = ddict_get(s, t, b->dict, &dd);
-    if (rc < 0)
-      return rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
-    ZSTD_DCtx *dc = ZSTD_createDCtx();
-    if (!dc)
-      return -ENOMEM;
-    n = ZSTD_decompress_usingDDict(dc, out, cap, src, srclen, dd);
-    ZSTD_freeDCtx(dc);
-  } else {
-    n = ZSTD_decompress(out, cap, src, srclen);
+// dctx_take hands out a pooled decompression context (or a new one):
+// reads are frequent, and a context's first use allocates its tables.
+static ZSTD_DCtx *dctx_take(ms_store *s) {
+  ZSTD_DCtx *d = NULL;
+  pthread_mutex_lock(&s->poollock);
+  if (s->ndpool > 0)
+    d = s->dpool[--s->ndpool];
+  pthread_mutex_unlock(&s->poollock);
+  return d ? d : ZSTD_createDCtx();
+}
+
+static void dctx_give(ms_store *s, ZSTD_DCtx *d) {
+  if (!d)
+    return;
+  if (ZSTD_sizeof_DCtx(d) <= DCTX_KEEP) {
+    pthread_mutex_lock(&s->poollock);
+    if (s->ndpool < DCTX_POOL) {
+      s->dpool[s->ndpool++] = d;
+      d = NULL;
+    }
+    pthread_mutex_unlock(&s->poollock);
   }
-  return ZSTD_isError(n) || n != b->raw_len ? MS_ERR_CORRUPT : 0;
+  ZSTD_freeDCtx(d);
+}
+
+// blob_encode makes the whole record of a new blob of `in` (len bytes)
+// with reference count refs: one frame, or, when len exceeds chunk (0:
+// never), one independent frame per chunk behind the table of their end
+// offsets (FORMAT.md "blob record"). *out is malloc'd, *out_len bytes.
+static int blob_encode(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t dict_id,
+                       uint32_t chunk, uint64_t refs, const uint8_t *in, size_t len, uint8_t **out,
+                       size_t *out_len) {
+  struct msr_blob b = {.refs = refs,
+                       .raw_len = len,
+                       .codec = cd ? MSR_CODEC_ZSTD_DICT : MSR_CODEC_ZSTD,
+                       .dict = cd ? dict_id : 0};
+  size_t n = 1, per = len;
+  if (chunk && len > chunk) {
+    b.codec = MSR_CODEC_CHUNKED;
+    b.chunk_size = chunk;
+    n = (size_t)msr_blob_chunks(len, chunk);
+    per = chunk;
+  }
+  size_t table = n > 1 ? 8 * n : 0;
+  size_t cap = MSR_BLOB_HEAD_MAX + table + n * ZSTD_compressBound(per);
+  uint8_t *buf = malloc(cap);
+  if (!buf)
+    return -ENOMEM;
+  size_t hl = msr_blob_encode_head(buf, &b), start = hl + table, pos = start;
+  for (size_t i = 0; i < n; i++) {
+    size_t from = i * per, rl = len - from < per ? len - from : per;
+    size_t c = blob_compress(cc, level, cd, buf + pos, cap - pos, in + from, rl);
+    if (ZSTD_isError(c)) {
+      free(buf);
+      return cc ? -EIO : -ENOMEM;
+    }
+    pos += c;
+    if (n > 1)
+      msr_le64(buf + hl + 8 * i, pos - start);
+  }
+  *out = buf;
+  *out_len = pos;
+  return 0;
+}
+
+// blob_ddict gives the DDict blob b needs (NULL without a dictionary); a
+// dictionary that does not exist makes the blob MS_ERR_CORRUPT.
+static int blob_ddict(ms_store *s, MDB_txn *t, const struct msr_blob *b, ZSTD_DDict **dd) {
+  *dd = NULL;
+  if (!b->dict)
+    return 0;
+  int rc = ddict_get(s, t, b->dict, dd);
+  return rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
+}
+
+// frame_once decompresses a whole frame (or chunk frame) that must give
+// exactly raw bytes into out. A context that ever referenced a dictionary
+// would apply it to ZSTD_decompressDCtx, so callers reset dc first.
+static int frame_once(ZSTD_DCtx *dc, const ZSTD_DDict *dd, uint8_t *out, size_t raw,
+                      const uint8_t *src, size_t srclen) {
+  size_t n = dd ? ZSTD_decompress_usingDDict(dc, out, raw, src, srclen, dd)
+                : ZSTD_decompressDCtx(dc, out, raw, src, srclen);
+  return ZSTD_isError(n) || n != raw ? MS_ERR_CORRUPT : 0;
+}
+
+// SKIP_BUF is the scratch a range read decompresses the bytes before its
+// offset into, small enough to come from the heap, not a fresh mapping.
+#define SKIP_BUF ((size_t)64 << 10)
+
+// frame_range streams the frame at src through dc, dropping its first
+// `skip` bytes into scratch (SKIP_BUF bytes) and writing the next `want` to
+// out, and stops there: the rest of the frame is never decoded. A frame
+// that ends or stalls before is MS_ERR_CORRUPT.
+static int frame_range(ZSTD_DCtx *dc, const ZSTD_DDict *dd, const uint8_t *src, size_t srclen,
+                       size_t skip, uint8_t *out, size_t want, uint8_t *scratch) {
+  ZSTD_DCtx_reset(dc, ZSTD_reset_session_and_parameters);
+  if (dd && ZSTD_isError(ZSTD_DCtx_refDDict(dc, dd)))
+    return MS_ERR_CORRUPT;
+  ZSTD_inBuffer in = {src, srclen, 0};
+  while (skip || want) {
+    ZSTD_outBuffer o = {out, want, 0};
+    if (skip)
+      o = (ZSTD_outBuffer){scratch, skip < SKIP_BUF ? skip : SKIP_BUF, 0};
+    size_t before = in.pos;
+    size_t r = ZSTD_decompressStream(dc, &o, &in);
+    if (ZSTD_isError(r))
+      return MS_ERR_CORRUPT;
+    if (skip) {
+      skip -= o.pos;
+    } else {
+      out += o.pos;
+      want -= o.pos;
+    }
+    if ((skip || want) && (r == 0 || (in.pos == before && o.pos == 0)))
+      return MS_ERR_CORRUPT;
+  }
+  return 0;
+}
+
+// frame_fits tells whether the frame at src, about to be decoded only in
+// part, is the one its table entry promises: its header's content size is
+// raw and, for a chunk (whose blocks are few), it ends exactly at clen. A
+// damaged chunk table then fails the read instead of yielding another
+// chunk's bytes. A single large frame is not walked: that would touch all
+// of its pages.
+static int frame_fits(const struct msr_blob *b, const uint8_t *src, size_t clen, size_t raw) {
+  unsigned long long size = ZSTD_getFrameContentSize(src, clen);
+  if (size == ZSTD_CONTENTSIZE_ERROR || (size != ZSTD_CONTENTSIZE_UNKNOWN && size != raw))
+    return 0;
+  return b->codec != MSR_CODEC_CHUNKED || ZSTD_findFrameCompressedSize(src, clen) == clen;
+}
+
+// blob_read_range writes raw bytes [off, off + n) of blob b (decoded from
+// v; the range lies within raw_len) to out through dc. Of a chunked blob it
+// decodes only the chunks the range touches, of a single frame only up to
+// the range's end; whole frames are checked to give exactly their length.
+static int blob_read_range(ms_store *s, MDB_txn *t, ZSTD_DCtx *dc, const struct msr_blob *b,
+                           const MDB_val *v, uint64_t off, size_t n, uint8_t *out) {
+  ZSTD_DDict *dd;
+  int rc = blob_ddict(s, t, b, &dd);
+  if (rc < 0 || n == 0)
+    return rc;
+  ZSTD_DCtx_reset(dc, ZSTD_reset_session_and_parameters);
+  const uint8_t *base = v->mv_data;
+  uint64_t per = b->codec == MSR_CODEC_CHUNKED ? b->chunk_size : b->raw_len, end = off + n;
+  uint8_t *scratch = NULL;
+  for (uint64_t i = off / per; rc == 0 && i * per < end; i++) {
+    size_t at, clen, raw;
+    if ((rc = msr_blob_chunk(b, v->mv_size, i, &at, &clen, &raw)) < 0)
+      break;
+    uint64_t first = i * per;
+    size_t skip = off > first ? (size_t)(off - first) : 0;
+    size_t want = (size_t)(end < first + raw ? end - first : raw) - skip;
+    if (skip == 0 && want == raw) {
+      rc = frame_once(dc, dd, out, raw, base + at, clen);
+    } else if (!frame_fits(b, base + at, clen, raw)) {
+      rc = MS_ERR_CORRUPT;
+    } else if (skip && !scratch && !(scratch = malloc(SKIP_BUF))) {
+      rc = -ENOMEM;
+    } else {
+      rc = frame_range(dc, dd, base + at, clen, skip, out, want, scratch);
+      ZSTD_DCtx_reset(dc, ZSTD_reset_session_and_parameters);
+    }
+    out += want;
+  }
+  free(scratch);
+  return rc;
+}
+
+// blob_decompress decompresses the whole blob b (decoded from v) into out
+// (raw_len bytes), with the dictionary it names; a frame that does not give
+// exactly its length, or a missing dictionary, is MS_ERR_CORRUPT.
+static int blob_decompress(ms_store *s, MDB_txn *t, const struct msr_blob *b, const MDB_val *v,
+                           uint8_t *out) {
+  ZSTD_DCtx *dc = dctx_take(s);
+  if (!dc)
+    return -ENOMEM;
+  int rc = blob_read_range(s, t, dc, b, v, 0, (size_t)b->raw_len, out);
+  dctx_give(s, dc);
+  return rc;
 }
 
 // ---- open, close ----
@@ -464,9 +623,10 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
   uint32_t format = msr_get_le32(v.mv_data);
   // Format 1 lacks the release queue, format 2 the dictionaries and format
   // 3 the keyword table and change log, all empty in such a store (just
-  // created above), and every older uid record is a valid format 4 one
-  // without keywords: mark it format 4 so that an older library, which
-  // cannot read keyword bitmaps or dictionary blobs, refuses it from now on.
+  // created above); every older uid record is a valid format 4 one without
+  // keywords, and every format 4 blob a valid format 5 one. Mark it format
+  // 5 so that an older library, which cannot read keyword bitmaps,
+  // dictionary blobs or chunked blobs, refuses it from now on.
   if (format >= 1 && format < MSR_FORMAT_VERSION) {
     uint8_t f[4];
     msr_le32(f, MSR_FORMAT_VERSION);
@@ -479,6 +639,8 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
 static void store_free(ms_store *s) {
   for (int i = 0; i < s->npool; i++)
     ZSTD_freeCCtx(s->pool[i]);
+  for (int i = 0; i < s->ndpool; i++)
+    ZSTD_freeDCtx(s->dpool[i]);
   for (size_t i = 0; i < s->ncdicts; i++)
     ZSTD_freeCDict(s->cdicts[i]);
   free(s->cdicts);
@@ -528,6 +690,13 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
     s->set.dict_max_size = 1u << 20;
   if (s->set.dict_max_size < 1024)
     s->set.dict_max_size = 1024;
+  // UINT32_MAX keeps every blob one frame (what format 4 wrote).
+  if (!s->set.blob_chunk_size)
+    s->set.blob_chunk_size = 256u << 10;
+  if (s->set.blob_chunk_size != UINT32_MAX && s->set.blob_chunk_size < MSR_CHUNK_MIN)
+    s->set.blob_chunk_size = MSR_CHUNK_MIN;
+  if (s->set.blob_chunk_size != UINT32_MAX && s->set.blob_chunk_size > MSR_CHUNK_MAX)
+    s->set.blob_chunk_size = MSR_CHUNK_MAX;
   if (!s->set.max_name_len || s->set.max_name_len > MSR_NAME_MAX)
     s->set.max_name_len = MSR_NAME_MAX;
   if (s->set.initial_map_size > s->set.max_map_size)
@@ -847,6 +1016,11 @@ static void mbox_count_sub(struct msr_mailbox *m, uint32_t flags, uint64_t size)
   m->size -= size;
 }
 
+// blob_chunk is the chunk size new blobs are cut in, 0 for one frame.
+static uint32_t blob_chunk(const ms_store *s) {
+  return s->set.blob_chunk_size == UINT32_MAX ? 0 : s->set.blob_chunk_size;
+}
+
 // ---- delivery and group commit ----
 //
 // A delivery is split in two: the expensive, lock-free part (SHA-256 and
@@ -897,29 +1071,11 @@ static void cctx_give(ms_store *s, ZSTD_CCtx *c) {
 }
 
 // prepare hashes and compresses one message, with dictionary cd (id
-// dict_id) when it is not NULL.
-static int prepare(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t dict_id,
+// dict_id) when it is not NULL, in chunks of `chunk` bytes (0: one frame).
+static int prepare(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t dict_id, uint32_t chunk,
                    struct prepared *p, const uint8_t *data, size_t len) {
   SHA256(data, len, p->hash);
-  size_t cap = ZSTD_compressBound(len);
-  struct msr_blob b = {.refs = 1,
-                       .raw_len = len,
-                       .codec = cd ? MSR_CODEC_ZSTD_DICT : MSR_CODEC_ZSTD,
-                       .dict = cd ? dict_id : 0};
-  uint8_t head[MSR_BLOB_HEAD_MAX];
-  size_t hl = msr_blob_encode_head(head, &b);
-  uint8_t *buf = malloc(hl + cap);
-  if (!buf)
-    return -ENOMEM;
-  size_t clen = blob_compress(cc, level, cd, buf + hl, cap, data, len);
-  if (ZSTD_isError(clen)) {
-    free(buf);
-    return cc ? -EIO : -ENOMEM;
-  }
-  memcpy(buf, head, hl);
-  p->blob = buf;
-  p->blob_len = hl + clen;
-  return 0;
+  return blob_encode(cc, level, cd, dict_id, chunk, 1, data, len, &p->blob, &p->blob_len);
 }
 
 // blob_put_prepared stores p's blob, or adds a reference to the identical
@@ -1268,7 +1424,8 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
     else if (d->len > store->set.max_message_size)
       d->status = MS_ERR_LIMIT;
     else
-      d->status = prepare(cc, store->set.compression_level, cd, dict_id, &prep[i], d->data, d->len);
+      d->status = prepare(cc, store->set.compression_level, cd, dict_id, blob_chunk(store),
+                          &prep[i], d->data, d->len);
     if (d->status == 0)
       d->status = summary_build(&prep[i].summary, &prep[i].summary_len, d->data, d->len,
                                 d->internal_date) == -ENOMEM ? -ENOMEM : 0;
@@ -1323,10 +1480,11 @@ int ms_message_append(ms_store *store, uint64_t *out_message_id, uint32_t *out_u
   return 0;
 }
 
-int ms_message_read(ms_store *store, uint8_t *out, size_t out_cap, size_t *out_len,
-                    uint32_t account, uint64_t message_id) {
+int ms_message_read_range(ms_store *store, uint8_t *out, size_t out_cap, size_t *out_len,
+                          uint32_t account, uint64_t message_id, uint64_t offset, uint64_t length) {
   if (!store || !out_len || (!out && out_cap))
     return MS_ERR_INVALID_ARGUMENT;
+  *out_len = 0;
   MDB_txn *t;
   int rc = txn_begin(store, MDB_RDONLY, &t);
   if (rc < 0)
@@ -1340,20 +1498,33 @@ int ms_message_read(ms_store *store, uint8_t *out, size_t out_cap, size_t *out_l
       rc = MS_ERR_CORRUPT;
   }
   struct msr_blob b;
-  if (rc == 0)
-    rc = msr_blob_decode(&b, v.mv_data, v.mv_size);
+  if (rc == 0 && (rc = msr_blob_decode(&b, v.mv_data, v.mv_size)) == 0 && b.raw_len != msg.size)
+    rc = MS_ERR_CORRUPT;
+  // The range is clamped to the message, as IMAP's partial FETCH is: an
+  // offset at or past the end gives no bytes.
+  uint64_t start = 0, n = 0;
   if (rc == 0) {
-    *out_len = (size_t)b.raw_len;
-    if (b.raw_len != msg.size) {
-      rc = MS_ERR_CORRUPT;
-    } else if (out_cap < b.raw_len) {
+    start = offset < b.raw_len ? offset : b.raw_len;
+    n = b.raw_len - start < length ? b.raw_len - start : length;
+    if (out_cap < n)
       rc = MS_ERR_LIMIT;
-    } else {
-      rc = blob_decompress(store, t, &b, &v, out, out_cap);
-    }
+  }
+  if (rc == 0 && n) {
+    ZSTD_DCtx *dc = dctx_take(store);
+    rc = dc ? blob_read_range(store, t, dc, &b, &v, start, (size_t)n, out) : -ENOMEM;
+    dctx_give(store, dc);
   }
   txn_abort(store, t);
+  // The length is reported on success and, for a buffer too small, as the
+  // room needed; never for output left partial by an error.
+  if (rc == 0 || (rc == MS_ERR_LIMIT && n))
+    *out_len = (size_t)n;
   return rc;
+}
+
+int ms_message_read(ms_store *store, uint8_t *out, size_t out_cap, size_t *out_len,
+                    uint32_t account, uint64_t message_id) {
+  return ms_message_read_range(store, out, out_cap, out_len, account, message_id, 0, UINT64_MAX);
 }
 
 // Batch operations work on the selection (struct sel, store_internal.h)
@@ -2253,7 +2424,7 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
         break;
       }
       bi++;
-      if (b.codec == MSR_CODEC_ZSTD_DICT) {
+      if (b.dict) {
         uint8_t dk[4];
         MDB_val dv;
         msr_be32(dk, b.dict);
@@ -2269,7 +2440,7 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
         rc = -ENOMEM;
         break;
       }
-      rc = blob_decompress(s, t, &b, &v, raw, (size_t)b.raw_len);
+      rc = blob_decompress(s, t, &b, &v, raw);
       uint8_t h[32];
       if (rc == 0)
         SHA256(raw, (size_t)b.raw_len, h);
@@ -2420,7 +2591,12 @@ static int stats_tx(ms_store *s, MDB_txn *t, struct ms_store_stats *o) {
       break;
     o->blob_raw += b.raw_len;
     o->blob_stored += v.mv_size;
-    if (b.codec == MSR_CODEC_ZSTD_DICT) {
+    if (b.codec == MSR_CODEC_CHUNKED) {
+      o->chunked_blobs++;
+      o->chunked_raw += b.raw_len;
+      o->chunked_stored += v.mv_size;
+    }
+    if (b.dict) {
       o->dict_blobs++;
       o->dict_raw += b.raw_len;
       o->dict_stored += v.mv_size;
@@ -2806,35 +2982,6 @@ int ms_mailbox_subscribe(ms_store *store, uint32_t account, uint32_t mailbox, in
 
 // ---- training and recompressing ----
 
-// sample_read decompresses at most `take` bytes from the start of blob b
-// (decoded from v) into out, streaming, so a large message costs only the
-// prefix. Returns the bytes written or a negative code.
-static ptrdiff_t sample_read(ms_store *s, MDB_txn *t, ZSTD_DCtx *dc, const struct msr_blob *b,
-                             const MDB_val *v, uint8_t *out, size_t take) {
-  ZSTD_DCtx_reset(dc, ZSTD_reset_session_and_parameters);
-  if (b->codec == MSR_CODEC_ZSTD_DICT) {
-    ZSTD_DDict *dd;
-    int rc = ddict_get(s, t, b->dict, &dd);
-    if (rc < 0)
-      return rc == MS_ERR_NOTFOUND ? MS_ERR_CORRUPT : rc;
-    if (ZSTD_isError(ZSTD_DCtx_refDDict(dc, dd)))
-      return MS_ERR_CORRUPT;
-  }
-  ZSTD_inBuffer in = {(const uint8_t *)v->mv_data + b->head_len, v->mv_size - b->head_len, 0};
-  ZSTD_outBuffer o = {out, take, 0};
-  while (o.pos < o.size) {
-    size_t before_in = in.pos, before_out = o.pos;
-    size_t r = ZSTD_decompressStream(dc, &o, &in);
-    if (ZSTD_isError(r))
-      return MS_ERR_CORRUPT;
-    if (r == 0)
-      break;
-    if (in.pos == before_in && o.pos == before_out)
-      return MS_ERR_CORRUPT; // a truncated frame: no progress possible
-  }
-  return (ptrdiff_t)o.pos;
-}
-
 struct train_ctx {
   struct msr_dict d;
   uint32_t id;
@@ -2892,13 +3039,11 @@ int ms_store_train(ms_store *store, uint32_t *out_id, size_t max_samples) {
     size_t take = b.raw_len < TRAIN_SAMPLE_MAX ? (size_t)b.raw_len : TRAIN_SAMPLE_MAX;
     if (take > budget - used)
       take = budget - used;
-    ptrdiff_t got = sample_read(store, t, dc, &b, &v, samples + used, take);
-    if (got < 0) {
-      rc = (int)got;
+    // Only the start is read: of a chunked blob, its first chunk.
+    if ((rc = blob_read_range(store, t, dc, &b, &v, 0, take, samples + used)) < 0)
       break;
-    }
-    sizes[n++] = (size_t)got;
-    used += (size_t)got;
+    sizes[n++] = take;
+    used += take;
   }
   if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
     rc = lmdb_err(r);
@@ -2944,29 +3089,29 @@ int ms_store_train(ms_store *store, uint32_t *out_id, size_t max_samples) {
 struct recompress_ctx {
   size_t max;
   int level;
+  uint32_t chunk;
   const ZSTD_CDict *cd;
   uint32_t id;
   ZSTD_CCtx *cc;
   uint8_t (*keys)[32];
 };
 
+// recompress_one re-encodes blob k with the current dictionary, cut in
+// chunks as a new blob would be, keeping its key and reference count.
 static int recompress_one(ms_store *s, MDB_txn *t, struct recompress_ctx *c, const uint8_t *k) {
   MDB_val v;
   struct msr_blob b;
   int rc = get(t, s->blobs, k, 32, &v);
   if (rc < 0 || (rc = msr_blob_decode(&b, v.mv_data, v.mv_size)) < 0)
     return rc;
-  uint8_t *raw = malloc((size_t)b.raw_len);
-  size_t cap = ZSTD_compressBound((size_t)b.raw_len);
-  uint8_t *out = malloc(MSR_BLOB_HEAD_MAX + cap);
-  rc = raw && out ? blob_decompress(s, t, &b, &v, raw, (size_t)b.raw_len) : -ENOMEM;
-  if (rc == 0) {
-    b.codec = MSR_CODEC_ZSTD_DICT;
-    b.dict = c->id;
-    size_t hl = msr_blob_encode_head(out, &b);
-    size_t n = blob_compress(c->cc, c->level, c->cd, out + hl, cap, raw, (size_t)b.raw_len);
-    rc = ZSTD_isError(n) ? -EIO : put(t, s->blobs, k, 32, out, hl + n, 0);
-  }
+  uint8_t *raw = malloc((size_t)b.raw_len), *out = NULL;
+  size_t out_len = 0;
+  rc = raw ? blob_decompress(s, t, &b, &v, raw) : -ENOMEM;
+  if (rc == 0)
+    rc = blob_encode(c->cc, c->level, c->cd, c->id, c->chunk, b.refs, raw, (size_t)b.raw_len, &out,
+                     &out_len);
+  if (rc == 0)
+    rc = put(t, s->blobs, k, 32, out, out_len, 0);
   free(raw);
   free(out);
   return rc;
@@ -2988,7 +3133,7 @@ static int recompress_tx(ms_store *s, MDB_txn *t, void *p) {
       rc = MS_ERR_CORRUPT;
       break;
     }
-    if (b.codec == MSR_CODEC_ZSTD_DICT && b.dict == c->id)
+    if (b.dict == c->id)
       continue;
     memcpy(c->keys[n++], key.mv_data, 32);
   }
@@ -3008,7 +3153,8 @@ int ms_store_recompress(ms_store *store, size_t max_items) {
   if (rc < 0)
     return rc;
   struct recompress_ctx c = {.max = max_items ? max_items : 1024,
-                             .level = store->set.compression_level};
+                             .level = store->set.compression_level,
+                             .chunk = blob_chunk(store)};
   if (c.max > 65536)
     c.max = 65536;
   c.cd = dict_current(store, &c.id);

@@ -42,6 +42,11 @@
 // level 3 costs about a megabyte to set up, far more than compressing a
 // typical message.
 #define CCTX_POOL 16
+// DCTX_POOL bounds the decompression contexts kept for reuse; a context
+// grown beyond DCTX_KEEP bytes (streaming a large single frame allocates
+// its window) is freed instead, so the pool stays small.
+#define DCTX_POOL 16
+#define DCTX_KEEP ((size_t)4 << 20)
 
 struct deliver_req;
 
@@ -78,6 +83,8 @@ struct ms_store {
   pthread_mutex_t poollock;
   ZSTD_CCtx *pool[CCTX_POOL];
   int npool;
+  ZSTD_DCtx *dpool[DCTX_POOL];
+  int ndpool;
   // Dictionaries (under dictlock): the current one for compression, every
   // CDict and DDict made so far (threads use them outside the lock, so they
   // live until close), the newest id a delivery commit saw in the file, and

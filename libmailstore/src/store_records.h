@@ -7,11 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MSR_FORMAT_VERSION 4u
+#define MSR_FORMAT_VERSION 5u
 #define MSR_RECORD_VERSION 1u
 #define MSR_NAME_MAX 1024u
 #define MSR_CODEC_ZSTD 1u
 #define MSR_CODEC_ZSTD_DICT 2u
+#define MSR_CODEC_CHUNKED 3u
 
 // Keys are big-endian so LMDB's memcmp order is numeric order; values are
 // little-endian, the host order of every supported target.
@@ -93,17 +94,28 @@ struct msr_message {
 };
 #define MSR_MESSAGE_LEN 61u
 
-// A blob's head is 18 bytes for MSR_CODEC_ZSTD and 22 for
-// MSR_CODEC_ZSTD_DICT, which adds the id of the dictionary its frame needs.
+// A blob's head is 18 bytes for MSR_CODEC_ZSTD, 22 for MSR_CODEC_ZSTD_DICT,
+// which adds the id of the dictionary its frame needs, and 26 plus 8 per
+// chunk for MSR_CODEC_CHUNKED (format 5): dictionary id (0 for none), chunk
+// size, then each chunk frame's end offset from the end of the head.
 struct msr_blob {
   uint64_t refs, raw_len;
   uint32_t codec;
-  uint32_t dict;     // dictionary id, 0 for MSR_CODEC_ZSTD
-  uint32_t head_len; // set by the decoder: where the zstd frame starts
+  uint32_t dict;        // dictionary id, 0 for MSR_CODEC_ZSTD
+  uint32_t chunk_size;  // MSR_CODEC_CHUNKED: raw bytes per chunk, else 0
+  uint64_t chunks;      // MSR_CODEC_CHUNKED: number of chunks, else 1
+  const uint8_t *table; // MSR_CODEC_CHUNKED: the end offsets, in the value
+  uint64_t head_len;    // set by the decoder: where the first frame starts
 };
 #define MSR_BLOB_HEAD 18u
 #define MSR_BLOB_HEAD_DICT 22u
-#define MSR_BLOB_HEAD_MAX MSR_BLOB_HEAD_DICT
+#define MSR_BLOB_HEAD_CHUNKED 26u
+#define MSR_BLOB_HEAD_MAX MSR_BLOB_HEAD_CHUNKED
+// Bounds of a chunk (ms_settings.blob_chunk_size): below 64 KiB the table
+// and the per-frame overhead grow for little gain, above 16 MiB a range
+// read decompresses too much to be called partial.
+#define MSR_CHUNK_MIN (64u << 10)
+#define MSR_CHUNK_MAX (16u << 20)
 
 // A dictionary record: how it was trained, then the ZDICT dictionary bytes.
 struct msr_dict {
@@ -139,8 +151,23 @@ size_t msr_uid_encode(uint8_t out[MSR_UID_MAX], const struct msr_uid *u);
 int msr_uid_decode(struct msr_uid *u, const void *in, size_t len);
 void msr_message_encode(uint8_t out[MSR_MESSAGE_LEN], const struct msr_message *m);
 int msr_message_decode(struct msr_message *m, const void *in, size_t len);
+// msr_blob_encode_head writes the fixed head (for MSR_CODEC_CHUNKED without
+// the table, which follows it) and returns its length.
 size_t msr_blob_encode_head(uint8_t out[MSR_BLOB_HEAD_MAX], const struct msr_blob *b);
 int msr_blob_decode(struct msr_blob *b, const void *in, size_t len);
+// msr_blob_chunks returns the number of chunks of raw_len bytes cut every
+// chunk_size bytes (chunk_size non-zero).
+static inline uint64_t msr_blob_chunks(uint64_t raw_len, uint32_t chunk_size) {
+  return raw_len / chunk_size + (raw_len % chunk_size != 0);
+}
+// msr_blob_chunk finds chunk i (< b->chunks) of the blob b decoded from a
+// value of len bytes: its frame at *off (from the value's start), *clen
+// bytes long, which decompresses to *raw bytes. The decoder checked only
+// the last offset; this checks the two it reads, so a damaged table yields
+// MS_ERR_CORRUPT, never a read outside the value. Single-frame codecs have
+// one chunk, the whole payload.
+int msr_blob_chunk(const struct msr_blob *b, size_t len, uint64_t i, size_t *off, size_t *clen,
+                   size_t *raw);
 size_t msr_dict_encode_head(uint8_t out[MSR_DICT_HEAD], const struct msr_dict *d);
 int msr_dict_decode(struct msr_dict *d, const void *in, size_t len);
 void msr_squeue_encode(uint8_t out[MSR_SQUEUE_LEN], const struct msr_squeue *q);

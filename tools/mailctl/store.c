@@ -952,6 +952,9 @@ static int cmd_stats(int argc, char **argv) {
   uint64_t plain_raw = s.blob_raw - s.dict_raw, plain_stored = s.blob_stored - s.dict_stored;
   printf("plain compression ratio: %.2f\n",
          plain_stored ? (double)plain_raw / (double)plain_stored : 0.0);
+  printf("chunked blobs: %" PRIu64 "\n", s.chunked_blobs);
+  printf("chunked blob bytes raw: %" PRIu64 "\n", s.chunked_raw);
+  printf("chunked blob bytes stored: %" PRIu64 "\n", s.chunked_stored);
   printf("search queue: %" PRIu64 "\n", s.search_queued);
   // Account ids are dense from 1 and never reused.
   for (uint32_t id = 1; id <= s.accounts; id++) {

@@ -272,6 +272,95 @@ START_TEST(specials_at_every_offset) {
 }
 END_TEST
 
+// check_exact_capacity decodes `in` into a heap buffer of exactly the
+// decoded length (so that ASan sees any write past it) and one byte less,
+// and asserts that the first gives scalar's bytes and the second fails.
+// Output that runs short stops a kernel in mid-input, where a sequence
+// may straddle the last block.
+static void check_exact_capacity(const char *in, size_t n, const struct result *want) {
+  uint8_t *out = malloc(want->len ? want->len : 1);
+  ck_assert_ptr_nonnull(out);
+  size_t len = 0;
+  ck_assert_int_eq(enc_qp_decode(out, want->len, &len, in, n), 0);
+  ck_assert_uint_eq(len, want->len);
+  ck_assert_mem_eq(out, want->data, len);
+  if (want->len > 0)
+    ck_assert_int_eq(enc_qp_decode(out, want->len - 1, &len, in, n), ENC_ERR_BUFFER_TOO_SMALL);
+  free(out);
+}
+
+// The AVX-512 decoder takes 64 bytes at a time and the others 32, 16 or 8:
+// every sequence that a kernel treats specially (escapes, soft breaks, a
+// lone or split CR LF, malformed `=`, white space before a break) at every
+// offset of the first three 64-byte blocks, so that each one starts at
+// every place of a block and straddles each block end in every way; runs of
+// white space of every length ending at every offset around a block end;
+// and each case with an output buffer of exactly the decoded length.
+START_TEST(block_boundaries) {
+  static const char *const seqs[] = {
+      "=41",     "=e9",  "=\r\n", "=\n",    "=\r",   "=\rX",   "=\r=41", "=4",
+      "=4 \r\n", "=A\n", "==41",  "= \r\n", "=\t\n", "= X",    "=",      "\r\n",
+      "\r",      "\n",   " \r\n", "\t\n",   " =41",  "=3D=\n", "=\x80",  "\x80=",
+  };
+  static char in[256];
+  uint64_t rng = 64;
+  for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
+    size_t sl = strlen(seqs[k]);
+    for (size_t pos = 0; pos + sl <= 196; pos++) {
+      memset(in, 'p', sizeof in);
+      memcpy(in + pos, seqs[k], sl);
+      // The same sequence once more two blocks on, after the first has
+      // left its classes to the block that follows it.
+      memcpy(in + pos + 60, seqs[k], sl);
+      struct result r = check_vs_scalar(QP, ENC_DECODE, 0, 0, in, sizeof in);
+      ck_assert_int_eq(r.rc, 0);
+      check_exact_capacity(in, sizeof in, &r);
+      result_free(&r);
+      // Cut right after the sequence: it may end the input.
+      r = check_vs_scalar(QP, ENC_DECODE, 0, 0, in, pos + sl);
+      ck_assert_int_eq(r.rc, 0);
+      result_free(&r);
+      if (pos % 16 == 0)
+        check_splits(QP, ENC_DECODE, 0, 0, in, sizeof in, &rng);
+    }
+  }
+  // White space runs: 1..12 spaces and tabs ending at offsets 50..140, then
+  // a line break, a soft break or text.
+  static const char *const after[] = {"\r\nx", "\nx", "=\r\nx", "x", "\r", "\x01x"};
+  for (size_t a = 0; a < sizeof after / sizeof after[0]; a++) {
+    for (size_t run = 1; run <= 12; run++) {
+      for (size_t end = 50; end <= 140; end++) {
+        memset(in, 'p', sizeof in);
+        for (size_t j = end - run; j < end; j++)
+          in[j] = (j + run) % 3 ? ' ' : '\t';
+        memcpy(in + end, after[a], strlen(after[a]));
+        struct result r = check_vs_scalar(QP, ENC_DECODE, 0, 0, in, sizeof in);
+        ck_assert_int_eq(r.rc, 0);
+        check_exact_capacity(in, sizeof in, &r);
+        result_free(&r);
+      }
+    }
+  }
+  // Escapes and soft breaks back to back over many blocks, at a random
+  // offset each time, with exact output buffers.
+  static char text[2048];
+  static const char *const dense[] = {"=C3=A9", "=\r\n", "=\n", "ab", "=3d", " ", "=\r", "=4"};
+  for (int t = 0; t < 200; t++) {
+    size_t tl = rng_below(&rng, 64);
+    memset(text, 'q', tl);
+    while (tl < sizeof text - 8) {
+      const char *d = dense[rng_below(&rng, sizeof dense / sizeof dense[0])];
+      memcpy(text + tl, d, strlen(d));
+      tl += strlen(d);
+    }
+    struct result r = check_vs_scalar(QP, ENC_DECODE, 0, 0, text, tl);
+    ck_assert_int_eq(r.rc, 0);
+    check_exact_capacity(text, tl, &r);
+    result_free(&r);
+  }
+}
+END_TEST
+
 // Every kernel path at every length 0..300 and every alignment, with the
 // input and the exactly sized output against inaccessible pages: decoding
 // of text full of escapes, soft breaks and white space, and encoding of text
@@ -361,6 +450,7 @@ int main(void) {
   tcase_add_test(tc, round_trips);
   tcase_add_test(tc, adversarial_decode);
   tcase_add_test(tc, specials_at_every_offset);
+  tcase_add_test(tc, block_boundaries);
   tcase_add_loop_test(tc, guard_pages, 0, 3);
   tcase_add_test(tc, q_vectors);
   tcase_add_test(tc, buffer_sizes);

@@ -2,7 +2,8 @@
 // with a buffer of mp_typed_text_max_len(), output at most 3 * input bytes
 // and always valid UTF-8 without CR, LF or NUL, the same result twice, and
 // with a buffer one byte short exactly MP_ERR_BUFFER_TOO_SMALL and no
-// output length.
+// output length; and the RFC 5322 tokenizer's inline path gives the tokens
+// of the full tokenizer, with comments as tokens and as white space.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,8 +11,27 @@
 #include "corvid_fuzz.h"
 #include "corvid_utf8_valid.h"
 #include "mailparse.h"
+#include "typed_internal.h"
+
+static void same_tokens(const uint8_t *data, size_t size, bool comments) {
+  struct mp_cur a, b;
+  mp_cur_init(&a, data, size);
+  mp_cur_init(&b, data, size);
+  for (;;) {
+    struct mp_tok ta, tb;
+    mp_tok_next(&a, &ta, comments);
+    mp_tok_next_full(&b, &tb, comments);
+    FUZZ_CHECK(ta.type == tb.type && ta.p == tb.p && ta.len == tb.len &&
+               ta.ws_before == tb.ws_before && ta.unterminated == tb.unterminated);
+    FUZZ_CHECK(a.p == b.p && a.len == b.len);
+    if (ta.type == MP_TOK_END)
+      return;
+  }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  same_tokens(data, size, false);
+  same_tokens(data, size, true);
   const char *in = (const char *)data;
   size_t cap = mp_typed_text_max_len(size);
   char *a = malloc(cap), *b = malloc(cap);

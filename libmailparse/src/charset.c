@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <iconv.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "charset_internal.h"
+#include "core_internal.h"
 #include "mailparse.h"
 
 #if defined(__SSE2__)
@@ -494,36 +496,6 @@ static void decode_utf8(struct cs_sink *s, const uint8_t *in, size_t n) {
   }
 }
 
-static void decode_1252(struct cs_sink *s, const uint8_t *in, size_t n) {
-  // Latin text mixes ASCII and accented letters every few bytes, so both are
-  // gathered into one local block (ASCII 8 bytes at a time) and written out
-  // when it fills, instead of one sink call per run.
-  uint8_t buf[1024];
-  size_t b = 0, i = 0;
-  while (i < n) {
-    if (b + 8 > sizeof buf) {
-      sink_bytes(s, buf, b);
-      b = 0;
-    }
-    if (n - i >= 8) {
-      uint64_t w;
-      memcpy(&w, in + i, 8);
-      if ((w & 0x8080808080808080ull) == 0) {
-        memcpy(buf + b, in + i, 8);
-        b += 8;
-        i += 8;
-        continue;
-      }
-    }
-    uint8_t c = in[i++];
-    if (c < 0x80)
-      buf[b++] = c;
-    else
-      b += mp_utf8_encode_one(buf + b, mp_cp1252_high(c));
-  }
-  sink_bytes(s, buf, b);
-}
-
 static void decode_utf16(struct cs_sink *s, const uint8_t *in, size_t n, enum cs_kind kind) {
   bool be = kind != CS_UTF16LE;
   size_t i = 0;
@@ -569,12 +541,31 @@ static void decode_unknown(struct cs_sink *s, const uint8_t *in, size_t n) {
   }
 }
 
+// sink_ucs4 encodes iconv's code points into a local block and hands the
+// sink whole blocks: one bounds check per block, not one per character.
 static void sink_ucs4(struct cs_sink *s, const uint8_t *p, size_t n) {
+  uint8_t buf[1024];
+  size_t b = 0;
   for (size_t k = 0; k + 4 <= n; k += 4) {
+    if (b + 4 > sizeof buf) {
+      sink_bytes(s, buf, b);
+      b = 0;
+    }
     uint32_t cp = (uint32_t)p[k] | (uint32_t)p[k + 1] << 8 | (uint32_t)p[k + 2] << 16 |
                   (uint32_t)p[k + 3] << 24;
-    sink_cp(s, cp);
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      s->flags |= MP_CHARSET_REPLACED;
+    size_t w = mp_utf8_encode_one(buf + b, cp);
+    if (w > s->limit - s->len - b) {
+      // The character would pass the bound: what came before it goes out,
+      // and the sink stops at it, as if each had been written alone.
+      sink_bytes(s, buf, b);
+      sink_bytes(s, buf + b, w);
+      return;
+    }
+    b += w;
   }
+  sink_bytes(s, buf, b);
 }
 
 // decode_iconv converts through glibc into UCS-4LE and re-encodes each code
@@ -714,8 +705,114 @@ static void decode_iconv(struct cs_sink *s, const char *name, const uint8_t *in,
   iconv_release(cd, owned);
 }
 
+// Single-byte charsets decode by table (charset_sbcs.c). The tables are
+// built on first use of each charset, under a lock, and never change after
+// their state is published; a charset whose decoder turns out not to be a
+// stateless single-byte one stays on iconv.
+enum { SBCS_UNTRIED, SBCS_READY, SBCS_NONE };
+static struct mp_sbcs sbcs_tables[E_COUNT];
+static _Atomic uint8_t sbcs_state[E_COUNT];
+static pthread_mutex_t sbcs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// single_byte marks the charsets worth a table: one byte per character and
+// no state in glibc. windows-1255, windows-1258 and TCVN hold base letters
+// back to combine them, and mp_sbcs_build would refuse them anyway.
+static const bool single_byte[E_COUNT] = {
+    [E_8859_2] = true,  [E_8859_3] = true,  [E_8859_4] = true,   [E_8859_5] = true,
+    [E_8859_6] = true,  [E_8859_7] = true,  [E_8859_8] = true,   [E_8859_9] = true,
+    [E_8859_10] = true, [E_8859_13] = true, [E_8859_14] = true,  [E_8859_15] = true,
+    [E_8859_16] = true, [E_874] = true,     [E_1250] = true,     [E_1251] = true,
+    [E_1253] = true,    [E_1254] = true,    [E_1256] = true,     [E_1257] = true,
+    [E_KOI8R] = true,   [E_KOI8U] = true,   [E_KOI8RU] = true,   [E_IBM866] = true,
+    [E_IBM437] = true,  [E_IBM850] = true,  [E_IBM852] = true,   [E_MAC] = true,
+    [E_MACCYR] = true,  [E_VISCII] = true,  [E_ARMSCII8] = true, [E_GEOPS] = true,
+    [E_PT154] = true,   [E_KOI8T] = true,   [E_CP1125] = true,
+};
+
+static const struct mp_sbcs *sbcs_get(int id) {
+  if (!single_byte[id])
+    return NULL;
+  uint8_t st = atomic_load_explicit(&sbcs_state[id], memory_order_acquire);
+  if (st == SBCS_UNTRIED) {
+    if (pthread_mutex_lock(&sbcs_lock) != 0)
+      return NULL;
+    st = atomic_load_explicit(&sbcs_state[id], memory_order_relaxed);
+    if (st == SBCS_UNTRIED) {
+      st = mp_sbcs_build(&sbcs_tables[id], cs_entries[id].iconv) ? SBCS_READY : SBCS_NONE;
+      atomic_store_explicit(&sbcs_state[id], st, memory_order_release);
+    }
+    (void)pthread_mutex_unlock(&sbcs_lock);
+  }
+  return st == SBCS_READY ? &sbcs_tables[id] : NULL;
+}
+
+// decode_sbcs writes through a local block, as decode_1252 does: ASCII
+// eight bytes at a time when the table keeps it as is, every other byte by
+// lookup, an unmapped one as U+FFFD (what decode_iconv makes of EILSEQ).
+static void decode_sbcs(struct cs_sink *s, const struct mp_sbcs *t, const uint8_t *in, size_t n) {
+  uint8_t buf[1024];
+  size_t b = 0, i = 0;
+  while (i < n) {
+    if (b + 8 > sizeof buf) {
+      sink_bytes(s, buf, b);
+      b = 0;
+    }
+    if (t->ascii && n - i >= 8) {
+      uint64_t w;
+      memcpy(&w, in + i, 8);
+      if ((w & 0x8080808080808080ull) == 0) {
+        memcpy(buf + b, in + i, 8);
+        b += 8;
+        i += 8;
+        continue;
+      }
+    }
+    uint8_t c = in[i++];
+    if (t->map[c].len == 0) {
+      sink_bytes(s, buf, b);
+      b = 0;
+      sink_bad(s);
+      continue;
+    }
+    memcpy(buf + b, t->map[c].u8, 4);
+    b += t->map[c].len;
+  }
+  sink_bytes(s, buf, b);
+}
+
+// Windows-1252 (also what US-ASCII and ISO-8859-1 labels get) goes through
+// the same table decoder, with a table made once from mp_cp1252_high():
+// Latin text has an accented letter every few bytes, and a lookup of its
+// ready UTF-8 form costs less than mapping and encoding it each time.
+static struct mp_sbcs cp1252_table;
+static pthread_once_t cp1252_once = PTHREAD_ONCE_INIT;
+
+static void cp1252_build(void) {
+  cp1252_table.ascii = true;
+  for (unsigned b = 0; b < 256; b++)
+    cp1252_table.map[b].len =
+        (uint8_t)mp_utf8_encode_one(cp1252_table.map[b].u8, mp_cp1252_high((uint8_t)b));
+}
+
+static void decode_1252(struct cs_sink *s, const uint8_t *in, size_t n) {
+  if (pthread_once(&cp1252_once, cp1252_build) != 0) {
+    // Never in practice; decode byte by byte rather than fail.
+    for (size_t i = 0; i < n; i++)
+      sink_cp(s, mp_cp1252_high(in[i]));
+    return;
+  }
+  decode_sbcs(s, &cp1252_table, in, n);
+}
+
 static void decode(struct cs_sink *s, int id, const uint8_t *in, size_t n) {
   const struct cs_entry *e = &cs_entries[id];
+  if (e->kind == CS_ICONV) {
+    const struct mp_sbcs *t = sbcs_get(id);
+    if (t != NULL) {
+      decode_sbcs(s, t, in, n);
+      return;
+    }
+  }
   switch ((enum cs_kind)e->kind) {
   case CS_UTF8:
     decode_utf8(s, in, n);
@@ -852,6 +949,19 @@ int mp_charset_to_utf8_id(char *out, size_t out_cap, size_t *out_len, unsigned *
     if (charset_id == E_UNKNOWN)
       *out_flags = MP_CHARSET_UNKNOWN;
     return 0;
+  }
+  if (cs_entries[charset_id].kind == CS_UTF8) {
+    // Well-formed text, nearly all UTF-8 in mail, converts to itself: one
+    // vector check and one copy instead of a decode per character.
+    size_t bom = in_len >= 3 && in[0] == 0xEF && in[1] == 0xBB && in[2] == 0xBF ? 3 : 0;
+    if (mp_scanner_get()->utf8_valid(in + bom, in_len - bom)) {
+      if (out_cap < in_len - bom)
+        return MP_ERR_BUFFER_TOO_SMALL;
+      if (in_len > bom)
+        memcpy(out, in + bom, in_len - bom);
+      *out_len = in_len - bom;
+      return 0;
+    }
   }
   int ident = ascii_identity(charset_id);
   if (ident != 0 && text_is_plain_ascii(in, in_len, ident == 1)) {

@@ -4,6 +4,7 @@
 #ifndef MP_CHARSET_INTERNAL_H
 #define MP_CHARSET_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #if defined(__SSE2__)
@@ -141,6 +142,22 @@ static inline uint32_t mp_cp1252_high(uint8_t b) {
   };
   return b >= 0xA0 || b < 0x80 ? b : c1[b - 0x80];
 }
+
+// A single-byte charset as a table: the UTF-8 form of every byte (len 0
+// for a byte the charset leaves unmapped, which becomes U+FFFD). `ascii`
+// says bytes below 0x80 are themselves, so runs of them can be copied.
+struct mp_sbcs {
+  bool ascii;
+  struct {
+    uint8_t len;
+    uint8_t u8[4]; // mp_utf8_encode_one's room; BMP characters use 3
+  } map[256];
+};
+
+// mp_sbcs_build fills `t` from glibc's decoder `iconv_name` (charset_sbcs.c)
+// and returns true, or false when that decoder is not a stateless single-
+// byte one (or cannot be opened); it opens and closes its own descriptor.
+bool mp_sbcs_build(struct mp_sbcs *t, const char *iconv_name);
 
 // mp_charset_alias_count and mp_charset_alias_get expose charset.c's alias
 // table (normalised key and entry id) to the tests; internal symbols, hidden

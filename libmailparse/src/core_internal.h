@@ -163,6 +163,12 @@ typedef struct mp_scanner {
   size_t (*field_end)(const uint8_t *buf, size_t len, size_t from, size_t *colon, uint32_t *bits);
   // count_lf returns the number of LF bytes in [from, len).
   size_t (*count_lf)(const uint8_t *buf, size_t len, size_t from);
+  // utf8_valid tells whether all `len` bytes of `buf` are well-formed UTF-8
+  // (Unicode §3.9: no overlongs, surrogates, values above U+10FFFF or
+  // truncated sequences; NUL counts as a character). The charset converter
+  // asks it first, so that valid text, nearly all of it in mail, is copied
+  // once instead of decoded character by character.
+  bool (*utf8_valid)(const uint8_t *buf, size_t len);
 } mp_scanner;
 
 // mp_scanner_get returns the implementation in use, chosen once on first use

@@ -7,6 +7,9 @@
 // values. Charset conversion goes through mp_charset_to_utf8() when the
 // library has it; UTF-8, US-ASCII and ISO-8859-1 are handled here directly.
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "charclass.h"
 #include "encodify.h"
@@ -449,10 +452,36 @@ static int is_special(uint8_t b) {
 // scan_delimited consumes a comment, quoted string or domain literal whose
 // opening byte was already read; it stops after the closing byte or at the
 // end (returning false: unterminated).
+// delim_find returns the offset of the first byte of `p` (`n` bytes) that is
+// a backslash, `open` or `close`, or `n`: 16 bytes a step with SSE2, the
+// x86-64 baseline. Comments in Received fields and quoted display names run
+// to tens of bytes in which nothing else matters.
+static size_t delim_find(const uint8_t *p, size_t n, uint8_t open, uint8_t close) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i bs = _mm_set1_epi8('\\'), o = _mm_set1_epi8((char)open);
+  const __m128i cl = _mm_set1_epi8((char)close);
+  for (; n - i >= 16; i += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, bs), _mm_cmpeq_epi8(v, o)),
+                               _mm_cmpeq_epi8(v, cl));
+    unsigned m = (unsigned)_mm_movemask_epi8(hit);
+    if (m != 0)
+      return i + (size_t)__builtin_ctz(m);
+  }
+#endif
+  while (i < n && p[i] != '\\' && p[i] != open && p[i] != close)
+    i++;
+  return i;
+}
+
 static bool scan_delimited(struct mp_cur *c, uint8_t open, uint8_t close) {
   unsigned depth = 1;
   uint8_t b;
-  while (mp_cur_get_u8(c, &b)) {
+  for (;;) {
+    (void)mp_cur_skip(c, c->len > 0 ? delim_find(c->p, c->len, open, close) : 0);
+    if (!mp_cur_get_u8(c, &b))
+      break;
     if (b == '\\') {
       (void)mp_cur_skip(c, 1);
     } else if (b == close) {
@@ -465,7 +494,7 @@ static bool scan_delimited(struct mp_cur *c, uint8_t open, uint8_t close) {
   return false;
 }
 
-void mp_tok_next(struct mp_cur *c, struct mp_tok *t, bool comments) {
+void mp_tok_next_full(struct mp_cur *c, struct mp_tok *t, bool comments) {
   uint8_t b;
   memset(t, 0, sizeof *t);
   for (;;) {
@@ -541,11 +570,60 @@ size_t mp_typed_text_max_len(size_t in_len) {
   return 4 * in_len + 64;
 }
 
+// plain_text tells whether unstructured text holds nothing to decode or
+// replace: no NUL, no 8-bit byte and no "=?". Most header text in mail is
+// like that, and its decoding is then only the unfolding below.
+static bool plain_text(const uint8_t *p, size_t n) {
+  if (n == 0)
+    return true;
+  if (plain_prefix(p, n) != n)
+    return false;
+  for (const uint8_t *q = p; (q = memchr(q, '=', n - (size_t)(q - p))) != NULL; q++)
+    if ((size_t)(q - p) + 1 < n && q[1] == '?')
+      return false;
+  return true;
+}
+
+// unfold_plain writes what mp_tb_text() makes of plain text: white space
+// at both ends dropped, CR and LF dropped, everything else as it is.
+static int unfold_plain(char *out, size_t out_cap, size_t *out_len, const uint8_t *p, size_t n) {
+  size_t i = 0;
+  while (i < n && mp_is_wsp(p[i]))
+    i++;
+  while (n > i && mp_is_wsp(p[n - 1]))
+    n--;
+  size_t k = 0;
+  while (i < n) {
+    const uint8_t *lf = memchr(p + i, '\n', n - i);
+    size_t end = lf != NULL ? (size_t)(lf - p) : n, run = end - i;
+    // The CR of a CRLF fold ends the run too; a CR elsewhere is dropped
+    // the same way.
+    const uint8_t *cr = memchr(p + i, '\r', run);
+    if (cr != NULL) {
+      end = (size_t)(cr - p);
+      run = end - i;
+    }
+    if (run > out_cap - k)
+      return MP_ERR_BUFFER_TOO_SMALL;
+    if (run > 0)
+      memcpy(out + k, p + i, run);
+    k += run;
+    i = end + 1;
+  }
+  *out_len = k;
+  return 0;
+}
+
 int mp_rfc2047_decode(char *out, size_t out_cap, size_t *out_len, unsigned *out_flags,
                       const char *in, size_t in_len) {
   if (out_len == NULL || (out == NULL && out_cap > 0) || (in == NULL && in_len > 0))
     return MP_ERR_INVALID_ARGUMENT;
   *out_len = 0;
+  if (plain_text((const uint8_t *)in, in_len)) {
+    if (out_flags != NULL)
+      *out_flags = 0;
+    return unfold_plain(out, out_cap, out_len, (const uint8_t *)in, in_len);
+  }
   struct mp_tb tb;
   mp_tb_init(&tb, out, out_cap);
   mp_tb_begin(&tb);

@@ -1,14 +1,15 @@
 // scan.c: the scanner: the scalar scanning functions, which are the
 // specification every kernel must match byte for byte (line ends, line starts
 // that may be boundary delimiters, the extent, colon and byte classes of a
-// header field, line-feed counts), and the run-time choice among the
-// implementations (CONVENTIONS §6): the first entry of the table whose CPU
-// features are all present, or the one MAILPARSE_IMPL names, chosen once and
-// kept in an atomic pointer.
+// header field, line-feed counts, UTF-8 validity), and the run-time choice
+// among the implementations (CONVENTIONS §6): the first entry of the table
+// whose CPU features are all present, or the one MAILPARSE_IMPL names, chosen
+// once and kept in an atomic pointer.
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "charset_internal.h"
 #include "core_internal.h"
 #include "corvid_cpu.h"
 
@@ -78,6 +79,19 @@ static size_t scalar_count_lf(const uint8_t *buf, size_t len, size_t from) {
   return n;
 }
 
+// scalar_utf8_valid decodes character by character with the converter's
+// own decoder, so the kernels are held to the rule the conversion applies.
+static bool scalar_utf8_valid(const uint8_t *buf, size_t len) {
+  for (size_t i = 0; i < len;) {
+    uint32_t cp;
+    int bad = 0;
+    i += mp_utf8_decode_one(buf + i, len - i, &cp, &bad);
+    if (bad)
+      return false;
+  }
+  return true;
+}
+
 const mp_scanner mp_scanner_scalar = {
     .name = "scalar",
     .required = 0,
@@ -85,6 +99,7 @@ const mp_scanner mp_scanner_scalar = {
     .next_dash_line = scalar_next_dash_line,
     .field_end = scalar_field_end,
     .count_lf = scalar_count_lf,
+    .utf8_valid = scalar_utf8_valid,
 };
 
 // mp_message_parse() checks for this one before it scans anything.
@@ -95,18 +110,19 @@ const mp_scanner mp_scanner_unsupported = {
     .next_dash_line = scalar_next_dash_line,
     .field_end = scalar_field_end,
     .count_lf = scalar_count_lf,
+    .utf8_valid = scalar_utf8_valid,
 };
 
 // Priority order; scalar is last and always runs. The ISA files are built
 // for the same targets as these conditions (libmailparse/meson.build).
 static const mp_scanner *const impls[] = {
 #if defined(__x86_64__)
-    &mp_scanner_avx512, &mp_scanner_avx2, &mp_scanner_sse2,
+    &mp_scanner_avx512, &mp_scanner_avx2,   &mp_scanner_sse2,
 #endif
 #if defined(__aarch64__)
     &mp_scanner_neon,
 #endif
-    &mp_scanner_swar, &mp_scanner_scalar,
+    &mp_scanner_swar,   &mp_scanner_scalar,
 };
 enum { NUM_IMPLS = sizeof impls / sizeof impls[0] };
 

@@ -44,6 +44,13 @@ static inline int mp_scan_diff(const mp_scanner *ref, const mp_scanner *sc, cons
              b, a);
     return 1;
   }
+  // UTF-8 validity of the rest of the buffer, which ends where `buf` does.
+  bool va = ref->utf8_valid(buf + from, len - from), vb = sc->utf8_valid(buf + from, len - from);
+  if (va != vb) {
+    snprintf(why, why_cap, "%s utf8_valid(len %zu, from %zu): %d, scalar %d", sc->name, len, from,
+             (int)vb, (int)va);
+    return 1;
+  }
   return 0;
 }
 

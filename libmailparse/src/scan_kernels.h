@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "charset_internal.h"
 #include "core_internal.h"
 
 #define MP_KERNEL static inline __attribute__((always_inline))
@@ -159,9 +160,37 @@ MP_KERNEL size_t mp_k_count_lf(const uint8_t *buf, size_t len, size_t from, mp_e
   return n;
 }
 
+// mp_k_utf8_valid is the UTF-8 check of kernels without a vector table
+// lookup: blocks without NUL or 8-bit bytes are skipped by one classifier
+// call, and each run of 8-bit bytes is decoded by the scalar decoder (a NUL
+// that stopped the skip decodes as itself). Latin text, a few accented
+// letters in ASCII, costs little more than the skip.
+MP_KERNEL bool mp_k_utf8_valid(const uint8_t *buf, size_t len, mp_odd_fn odd) {
+  size_t i = 0;
+  while (i < len) {
+    if (len - i >= MP_BLOCK) {
+      uint64_t m = odd(buf + i);
+      if (m == 0) {
+        i += MP_BLOCK;
+        continue;
+      }
+      i += (size_t)__builtin_ctzll(m);
+    }
+    do {
+      uint32_t cp;
+      int bad = 0;
+      i += mp_utf8_decode_one(buf + i, len - i, &cp, &bad);
+      if (bad)
+        return false;
+    } while (i < len && buf[i] >= 0x80);
+  }
+  return true;
+}
+
 // MP_SCANNER_DEFINE defines the functions and the table of one kernel from
-// its two classifiers.
-#define MP_SCANNER_DEFINE(isa, req, eq, odd)                                                       \
+// its two classifiers and its UTF-8 check (mp_k_utf8_valid over `odd` where
+// the ISA has nothing better).
+#define MP_SCANNER_DEFINE(isa, req, eq, odd, utf8)                                                 \
   static size_t isa##_line_end(const uint8_t *buf, size_t len, size_t from) {                      \
     return mp_k_line_end(buf, len, from, eq);                                                      \
   }                                                                                                \
@@ -182,6 +211,7 @@ MP_KERNEL size_t mp_k_count_lf(const uint8_t *buf, size_t len, size_t from, mp_e
       .next_dash_line = isa##_next_dash_line,                                                      \
       .field_end = isa##_field_end,                                                                \
       .count_lf = isa##_count_lf,                                                                  \
+      .utf8_valid = (utf8),                                                                        \
   }
 
 #endif // MP_SCAN_KERNELS_H

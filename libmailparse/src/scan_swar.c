@@ -45,4 +45,8 @@ static inline uint64_t swar_odd(const uint8_t *p) {
   return m;
 }
 
-MP_SCANNER_DEFINE(swar, 0, swar_eq, swar_odd);
+static bool swar_utf8_valid(const uint8_t *buf, size_t len) {
+  return mp_k_utf8_valid(buf, len, swar_odd);
+}
+
+MP_SCANNER_DEFINE(swar, 0, swar_eq, swar_odd, swar_utf8_valid);

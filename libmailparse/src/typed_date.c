@@ -85,14 +85,23 @@ static int dt_value(const struct dt *t) {
 // word_index finds `w` (any case, full name or its first three letters) in
 // a table of full lower-case names.
 static int word_index(const uint8_t *w, size_t n, const char *const *names, int count) {
+  if (n < 3)
+    return -1;
+  // Every date has a month and most a weekday, nearly always abbreviated:
+  // the first three letters rule out all names but one before any strlen.
+  uint8_t a = mp_lower(w[0]), b = mp_lower(w[1]), c = mp_lower(w[2]);
   for (int i = 0; i < count; i++) {
-    size_t full = strlen(names[i]);
-    if (n < 3 || n > full)
+    const char *name = names[i];
+    if ((uint8_t)name[0] != a || (uint8_t)name[1] != b || (uint8_t)name[2] != c)
+      continue;
+    if (n == 3)
+      return i;
+    if (n != strlen(name))
       continue;
     bool ok = true;
-    for (size_t k = 0; k < n && ok; k++)
-      ok = mp_lower(w[k]) == (uint8_t)names[i][k];
-    if (ok && (n == 3 || n == full))
+    for (size_t k = 3; k < n && ok; k++)
+      ok = mp_lower(w[k]) == (uint8_t)name[k];
+    if (ok)
       return i;
   }
   return -1;
@@ -145,6 +154,97 @@ static int days_in_month(int y, int m) {
   return dm[m - 1];
 }
 
+// The fields of a date in the form nearly every mailer writes.
+struct canon {
+  int wday, day, month, year, hour, min, sec, zone;
+  bool zone_known;
+};
+
+// canon_sep skips what dt_next() skips between tokens, comments aside:
+// white space and commas.
+static size_t canon_sep(const uint8_t *p, size_t n, size_t i) {
+  while (i < n && (mp_is_wsp(p[i]) || p[i] == ','))
+    i++;
+  return i;
+}
+
+// canon_num reads exactly `digits` digits at `*i`, followed by something
+// other than a digit.
+static bool canon_num(const uint8_t *p, size_t n, size_t *i, size_t digits, int *v) {
+  if (n - *i < digits || (n - *i > digits && mp_is_digit(p[*i + digits])))
+    return false;
+  int x = 0;
+  for (size_t k = 0; k < digits; k++) {
+    if (!mp_is_digit(p[*i + k]))
+      return false;
+    x = x * 10 + (p[*i + k] - '0');
+  }
+  *i += digits;
+  *v = x;
+  return true;
+}
+
+static size_t canon_word(const uint8_t *p, size_t n, size_t i) {
+  size_t k = i;
+  while (k < n && mp_is_alpha(p[k]))
+    k++;
+  return k - i;
+}
+
+// canonical reads "[Www,] D[D] Mmm YYYY HH:MM:SS +ZZZZ" (RFC 5322 §3.3
+// without its obsolete forms) in one pass over the bytes, with the same
+// separators, names and ranges as the general loop below, which it spares
+// a token at a time for the dates of every Date and Received field. It
+// returns false, to leave the input to that loop, on anything else:
+// comments before the zone's end, other orders, obsolete zones, missing
+// parts or values the loop would reject or flag.
+static bool canonical(const uint8_t *p, size_t n, struct canon *f) {
+  size_t i = canon_sep(p, n, 0), w;
+  f->wday = -1;
+  if (i < n && mp_is_alpha(p[i])) {
+    w = canon_word(p, n, i);
+    if ((f->wday = word_index(p + i, w, wdays, 7)) < 0)
+      return false;
+    i = canon_sep(p, n, i + w);
+  }
+  if (!canon_num(p, n, &i, 2, &f->day) && !canon_num(p, n, &i, 1, &f->day))
+    return false;
+  i = canon_sep(p, n, i);
+  w = canon_word(p, n, i);
+  if ((f->month = word_index(p + i, w, months, 12) + 1) < 1)
+    return false;
+  i = canon_sep(p, n, i + w);
+  if (!canon_num(p, n, &i, 4, &f->year))
+    return false;
+  i = canon_sep(p, n, i);
+  if (!canon_num(p, n, &i, 2, &f->hour) || i >= n || p[i++] != ':' ||
+      !canon_num(p, n, &i, 2, &f->min) || i >= n || p[i++] != ':' ||
+      !canon_num(p, n, &i, 2, &f->sec))
+    return false;
+  i = canon_sep(p, n, i);
+  if (i >= n || (p[i] != '+' && p[i] != '-'))
+    return false;
+  uint8_t sign = p[i++];
+  int v;
+  if (!canon_num(p, n, &i, 4, &v) || v % 100 > 59)
+    return false;
+  // Comments after the zone ("(PST)") are skipped as the loop skips them.
+  for (i = canon_sep(p, n, i); i < n && p[i] == '('; i = canon_sep(p, n, i)) {
+    struct mp_cur c;
+    mp_cur_init(&c, p + i, n - i);
+    skip_comment(&c);
+    i = n - c.len;
+  }
+  if (i != n)
+    return false;
+  f->zone = (v / 100) * 60 + v % 100;
+  if (sign == '-')
+    f->zone = -f->zone;
+  f->zone_known = !(sign == '-' && v == 0); // "-0000": zone unknown (§3.3)
+  return f->day >= 1 && f->year >= 1900 && f->day <= days_in_month(f->year, f->month) &&
+         f->hour <= 23 && f->min <= 59 && f->sec <= 60;
+}
+
 int mp_date_parse(mp_date *out, unsigned *out_flags, const char *in, size_t in_len) {
   if (out == NULL || (in == NULL && in_len > 0))
     return MP_ERR_INVALID_ARGUMENT;
@@ -159,7 +259,21 @@ int mp_date_parse(mp_date *out, unsigned *out_flags, const char *in, size_t in_l
   struct mp_cur c;
   mp_cur_init(&c, in, in_len);
   struct dt t;
-  for (;;) {
+  struct canon f;
+  bool canon = in_len > 0 && canonical((const uint8_t *)in, in_len, &f);
+  if (canon) {
+    wday = f.wday;
+    day = f.day;
+    month = f.month;
+    year = f.year;
+    hour = f.hour;
+    min = f.min;
+    sec = f.sec;
+    zone = f.zone;
+    have_zone = true;
+    zone_known = f.zone_known;
+  }
+  while (!canon) {
     dt_next(&c, &t);
     if (t.type == DT_END)
       break;

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "charclass.h"
 #include "mailparse.h"
 
 // Bounded cursor (CONVENTIONS §5). Every accessor returns 1 or 0 and advances
@@ -167,9 +168,62 @@ struct mp_tok {
 // only keeps depth counters small).
 #define MP_TYPED_MAX_COMMENT_DEPTH 64
 
-// mp_tok_next reads the next token; comments are returned as tokens only
-// when `comments` is true (otherwise they count as white space).
-void mp_tok_next(struct mp_cur *c, struct mp_tok *t, bool comments);
+// mp_tok_next_full reads the next token; comments are returned as tokens
+// only when `comments` is true (otherwise they count as white space). It is
+// the whole tokenizer; mp_tok_next below calls it for what it does not do
+// inline.
+void mp_tok_next_full(struct mp_cur *c, struct mp_tok *t, bool comments);
+
+// mp_tok_next is mp_tok_next_full with the common tokens inline: white space,
+// atoms without a '=' (no encoded word can start in them) and the specials
+// that are one byte. A typed parser reads every byte of a structured value
+// through here, a few bytes per token, so a call and a cleared struct per
+// token were most of its cost. Comments, quoted strings, domain literals
+// and atoms holding a '=' go to the full tokenizer, from their first byte.
+static inline void mp_tok_next(struct mp_cur *c, struct mp_tok *t, bool comments) {
+  const uint8_t *p = c->p;
+  size_t n = c->len, i = 0;
+  while (i < n && (mp_charclass[p[i]] & MP_CC_WSP))
+    i++;
+  t->ws_before = i > 0;
+  t->unterminated = false;
+  if (i == n) {
+    if (n > 0) { // an empty cursor may hold NULL, which takes no offset
+      c->p = p + n;
+      c->len = 0;
+    }
+    t->type = MP_TOK_END;
+    t->p = c->p;
+    t->len = 0;
+    return;
+  }
+  uint8_t cls = mp_charclass[p[i]];
+  if (!(cls & MP_CC_ATOM_END)) {
+    size_t k = i + 1;
+    while (k < n && !(mp_charclass[p[k]] & MP_CC_ATOM_END))
+      k++;
+    if (k == n || p[k] != '=') {
+      t->type = MP_TOK_ATOM;
+      t->p = p + i;
+      t->len = k - i;
+      c->p = p + k;
+      c->len = n - k;
+      return;
+    }
+  } else if ((cls & (MP_CC_SPECIAL | MP_CC_OPENER)) == MP_CC_SPECIAL) {
+    t->type = MP_TOK_SPECIAL;
+    t->p = p + i;
+    t->len = 1;
+    c->p = p + i + 1;
+    c->len = n - i - 1;
+    return;
+  }
+  c->p = p + i;
+  c->len = n - i;
+  bool ws = i > 0;
+  mp_tok_next_full(c, t, comments);
+  t->ws_before = t->ws_before || ws;
+}
 
 // mp_tb_qcontent appends the content of a quoted string or comment with
 // quoted pairs resolved and folds unfolded; encoded words in it are decoded

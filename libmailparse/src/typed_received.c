@@ -54,6 +54,52 @@ static bool value_span(struct mp_cur *c, mp_str *out) {
   return true;
 }
 
+// date_start returns where the date-time begins: after the last top-level
+// ';' from `c` on, `date` (just past the first one) when there is no other.
+// What follows the first ';' is only searched for another, so it is read a
+// byte at a time rather than as tokens; comments, quoted strings, domain
+// literals and encoded words, where a ';' does not count, are still skipped
+// whole by the tokenizer, exactly as the clause loop would skip them.
+static const uint8_t *date_start(struct mp_cur c, const uint8_t *date) {
+  while (c.len > 0) {
+    uint8_t b = c.p[0];
+    if (b == '(' || b == '"' || b == '[' || b == '=') {
+      struct mp_tok t;
+      mp_tok_next_full(&c, &t, true);
+      continue;
+    }
+    (void)mp_cur_skip(&c, 1);
+    if (b == ';')
+      date = c.p;
+  }
+  return date;
+}
+
+// word_is compares `p` (any case) with the lower-case letters `lc`: OR-ing
+// 0x20 folds an ASCII letter to lower case and maps no other byte onto one.
+static bool word_is(const uint8_t *p, const char *lc, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if ((p[i] | 0x20) != (uint8_t)lc[i])
+      return false;
+  return true;
+}
+
+// clause_index returns the slot of a clause keyword (0 from, 1 by, 2 via,
+// 3 with, 4 id, 5 for) or 6 for any other word; every atom of the field is
+// asked, so the length picks the candidates.
+static size_t clause_index(const uint8_t *p, size_t n) {
+  switch (n) {
+  case 2:
+    return word_is(p, "by", 2) ? 1 : word_is(p, "id", 2) ? 4 : 6;
+  case 3:
+    return word_is(p, "via", 3) ? 2 : word_is(p, "for", 3) ? 5 : 6;
+  case 4:
+    return word_is(p, "from", 4) ? 0 : word_is(p, "with", 4) ? 3 : 6;
+  default:
+    return 6;
+  }
+}
+
 int mp_received_parse(mp_received *out, unsigned *out_flags, const char *in, size_t in_len) {
   if (out == NULL || (in == NULL && in_len > 0))
     return MP_ERR_INVALID_ARGUMENT;
@@ -69,19 +115,16 @@ int mp_received_parse(mp_received *out, unsigned *out_flags, const char *in, siz
     if (t.type == MP_TOK_END)
       break;
     if (t.type == MP_TOK_SPECIAL && t.p[0] == ';') {
-      date = c.p;
-      continue;
+      date = date_start(c, c.p);
+      break;
     }
-    if (date != NULL || t.type != MP_TOK_ATOM) {
-      if (date == NULL && t.type != MP_TOK_COMMENT)
+    if (t.type != MP_TOK_ATOM) {
+      if (t.type != MP_TOK_COMMENT)
         flags |= MP_TYPED_JUNK;
       continue;
     }
-    static const char *const names[] = {"from", "by", "via", "with", "id", "for"};
     mp_str *slots[] = {&out->from, &out->by, &out->via, &out->with, &out->id, &out->for_};
-    size_t k = 0;
-    while (k < 6 && !mp_ieq(t.p, t.len, names[k]))
-      k++;
+    size_t k = clause_index(t.p, t.len);
     if (k == 6) {
       flags |= MP_TYPED_JUNK;
       continue;

@@ -3,12 +3,14 @@
 // the C library's iconv, UTF-8 validation (every overlong, surrogate and
 // out-of-range class, and exhaustively over short sequences against an
 // independent validator), UTF-16 byte orders, iconv charsets on known text,
-// unknown charsets, the output bound on adversarial input, buffer handling
-// and use from several threads.
+// single-byte charsets' tables against glibc's own conversion, unknown
+// charsets, the output bound on adversarial input, buffer handling and use
+// from several threads.
 #include <check.h>
 #include <iconv.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,6 +502,76 @@ START_TEST(iconv_errors_become_replacement) {
 }
 END_TEST
 
+// Single-byte charsets decode by tables read out of glibc byte by byte
+// (charset_sbcs.c). The reference here is glibc converting the whole input
+// in one pass to UTF-8 (an unmapped byte: U+FFFD, skipped), which also
+// shows that no byte depends on its neighbours. Every byte value occurs, in
+// runs of ASCII of every length around them; the composing windows-1255
+// and windows-1258 must keep their iconv path and still agree.
+static size_t glibc_single_pass(char *out, size_t cap, const char *name, const uint8_t *in,
+                                size_t n, bool *replaced) {
+  iconv_t cd = iconv_open("UTF-8", name);
+  ck_assert_msg(cd != (iconv_t)-1, "%s", name);
+  char *ip = (char *)(uintptr_t)in, *op = out;
+  size_t il = n, ol = cap;
+  *replaced = false;
+  while (il > 0) {
+    if (iconv(cd, &ip, &il, &op, &ol) != (size_t)-1)
+      break;
+    ck_assert_msg(ol >= 3, "%s: output buffer", name);
+    memcpy(op, "\xEF\xBF\xBD", 3);
+    op += 3;
+    ol -= 3;
+    ip++;
+    il--;
+    *replaced = true;
+  }
+  (void)iconv(cd, NULL, NULL, &op, &ol);
+  iconv_close(cd);
+  return cap - ol;
+}
+
+START_TEST(single_byte_tables_match_iconv) {
+  static const char *const names[] = {
+      "ISO-8859-2",  "ISO-8859-3",  "ISO-8859-4",  "ISO-8859-5",  "ISO-8859-6",   "ISO-8859-7",
+      "ISO-8859-8",  "ISO-8859-9",  "ISO-8859-10", "ISO-8859-13", "ISO-8859-14",  "ISO-8859-15",
+      "ISO-8859-16", "CP874",       "CP1250",      "CP1251",      "CP1253",       "CP1254",
+      "CP1256",      "CP1257",      "KOI8-R",      "KOI8-U",      "KOI8-RU",      "IBM866",
+      "CP437",       "CP850",       "CP852",       "MACINTOSH",   "MAC-CYRILLIC", "VISCII",
+      "ARMSCII-8",   "GEORGIAN-PS", "PT154",       "KOI8-T",      "CP1125",       "CP1255",
+      "CP1258",
+  };
+  static uint8_t in[4096];
+  static char want[4 * sizeof in];
+  size_t n = 0;
+  for (unsigned b = 0; b < 256; b++) {
+    for (unsigned k = 0; k < b % 11; k++)
+      in[n++] = (uint8_t)("plain text"[k % 10]);
+    in[n++] = (uint8_t)b;
+    in[n++] = (uint8_t)(255 - b);
+  }
+  static struct mp_sbcs table;
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    // The composing ones are refused as tables; all others are tables.
+    bool composing = strcmp(names[i], "CP1255") == 0 || strcmp(names[i], "CP1258") == 0;
+    ck_assert_msg(mp_sbcs_build(&table, names[i]) == !composing, "%s", names[i]);
+    bool replaced;
+    size_t want_len = glibc_single_pass(want, sizeof want, names[i], in, n, &replaced);
+    const char *got = conv(names[i], in, n);
+    ck_assert_msg(conv_len == want_len && memcmp(got, want, want_len) == 0, "%s differs", names[i]);
+    ck_assert_msg(conv_flags == (replaced ? MP_CHARSET_REPLACED : 0u), "%s flags %u", names[i],
+                  conv_flags);
+    // Every length of a prefix, for the 8-byte ASCII steps and the tail.
+    for (size_t len = 0; len < 80; len++) {
+      want_len = glibc_single_pass(want, sizeof want, names[i], in + 300, len, &replaced);
+      got = conv(names[i], in + 300, len);
+      ck_assert_msg(conv_len == want_len && memcmp(got, want, want_len) == 0, "%s len %zu",
+                    names[i], len);
+    }
+  }
+}
+END_TEST
+
 // Descriptors are reused within a thread: each conversion must start in the
 // initial shift state with nothing held back from the previous one.
 START_TEST(reused_descriptors_start_fresh) {
@@ -716,6 +788,7 @@ int main(void) {
   tcase_add_test(tc, utf16_byte_orders);
   tcase_add_test(tc, iconv_charsets_known_text);
   tcase_add_test(tc, iconv_errors_become_replacement);
+  tcase_add_test(tc, single_byte_tables_match_iconv);
   tcase_add_test(tc, reused_descriptors_start_fresh);
   tcase_add_test(tc, unknown_charset_keeps_ascii);
   tcase_add_test(tc, bound_holds_for_every_charset);

@@ -918,6 +918,30 @@ START_TEST(test_bodies_large) {
     ck_assert_uint_eq(check_bodies(b.p, b.len, "stretch end"), 2);
     free(b.p);
   }
+  // Lines longer than a whole stretch (one with no LF in it at all): a
+  // base64 body on one line, quoted-printable lines of 20 and 40 KB, one of
+  // them starting with "--" but no delimiter, and a body whose only line
+  // runs to the end of the message with no LF.
+  for (int lf = 0; lf < 2; lf++) {
+    const char *eol = lf ? "\n" : "\r\n";
+    b = (struct big){0};
+    big_str(&b, "Content-Type: multipart/mixed; boundary=ll\r\n\r\n--ll\r\n"
+                "Content-Transfer-Encoding: base64\r\n\r\n");
+    big_base64(&b, 60000, 100000, eol, 7);
+    big_str(&b, "--ll\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n");
+    for (int i = 0; i < 20000; i++)
+      big_str(&b, "q");
+    big_str(&b, eol);
+    big_str(&b, "--not the delimiter ");
+    for (int i = 0; i < 4000; i++)
+      big_str(&b, "caf=C3=A9 ");
+    big_str(&b, eol);
+    big_str(&b, "--ll\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+    for (int i = 0; i < 10000; i++)
+      big_str(&b, "QUJD");
+    ck_assert_uint_eq(check_bodies(b.p, b.len, "long lines"), 3);
+    free(b.p);
+  }
 }
 END_TEST
 

@@ -1,13 +1,15 @@
 // test_rfc2047.c: mp_rfc2047_decode (src/rfc2047.c): the RFC 2047 §8
 // examples, RFC 2231 §5 language suffixes, real-world breakages (encoded
 // words glued to text, split UTF-8 characters, bad padding, raw 8-bit),
-// buffer sizing and argument errors.
+// buffer sizing and argument errors; and the RFC 5322 tokenizer's inline
+// path against the full tokenizer.
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "corvid_libtest.h"
 #include "mailparse.h"
+#include "typed_internal.h"
 
 struct vec {
   const char *in;
@@ -156,6 +158,176 @@ START_TEST(arguments) {
 }
 END_TEST
 
+// The tokenizer (rfc2047.c): mp_tok_next, the inline path for plain atoms,
+// specials and white space, must give exactly the tokens of
+// mp_tok_next_full, the whole tokenizer, with the cursor in the same place,
+// on text made of the bytes that steer it (comments, quotes, literals,
+// escapes, encoded words, folds and 8-bit bytes), both with comments as
+// tokens and as white space.
+static uint64_t tok_rng = 0x2545F4914F6CDD1Du;
+
+static uint64_t tok_rnd(void) {
+  tok_rng ^= tok_rng << 13;
+  tok_rng ^= tok_rng >> 7;
+  tok_rng ^= tok_rng << 17;
+  return tok_rng;
+}
+
+START_TEST(tokenizer_inline_matches_full) {
+  static const char *const pieces[] = {
+      "a",
+      "word",
+      "x.y",
+      " ",
+      "\t",
+      "\r\n ",
+      "(",
+      ")",
+      "(c (n) x)",
+      "\"",
+      "\"q\"",
+      "\\",
+      "\\\"",
+      "[",
+      "]",
+      "[1.2.3.4]",
+      "<",
+      ">",
+      "@",
+      ",",
+      ";",
+      ":",
+      ".",
+      "=",
+      "=?",
+      "?=",
+      "=?utf-8?q?a;b?=",
+      "==",
+      "\xC3\xA9",
+      "\xFF",
+      "=?x?b?QQ==?=",
+      "a=b",
+      "?",
+      "/",
+  };
+  enum { NP = sizeof pieces / sizeof pieces[0] };
+  char buf[256];
+  size_t tokens = 0;
+  for (int it = 0; it < 20000; it++) {
+    size_t n = 0, want = tok_rnd() % 60;
+    while (n < want) {
+      const char *p = pieces[tok_rnd() % NP];
+      size_t k = strlen(p);
+      memcpy(buf + n, p, k);
+      n += k;
+    }
+    for (int comments = 0; comments < 2; comments++) {
+      struct mp_cur a, b;
+      mp_cur_init(&a, buf, n);
+      mp_cur_init(&b, buf, n);
+      for (;;) {
+        struct mp_tok ta, tb;
+        mp_tok_next(&a, &ta, comments != 0);
+        mp_tok_next_full(&b, &tb, comments != 0);
+        ck_assert_msg(ta.type == tb.type && ta.p == tb.p && ta.len == tb.len &&
+                          ta.ws_before == tb.ws_before && ta.unterminated == tb.unterminated &&
+                          a.p == b.p && a.len == b.len,
+                      "input %.*s: token at %td differs", (int)n, buf,
+                      (const char *)tb.p - (const char *)buf);
+        tokens++;
+        if (ta.type == MP_TOK_END)
+          break;
+      }
+    }
+  }
+  ck_assert_uint_gt(tokens, 100000);
+}
+END_TEST
+
+// Comments, quoted strings and domain literals end where a byte-at-a-time
+// reading of RFC 5322 §3.2 ends them (a backslash quotes the next byte,
+// comments nest up to MP_TYPED_MAX_COMMENT_DEPTH); the tokenizer finds the
+// bytes that matter 16 at a time, so long ones with those bytes at every
+// offset are compared with this reference.
+static size_t delimited_end(const uint8_t *p, size_t n, bool *closed) {
+  uint8_t open = p[0], close = open == '(' ? ')' : open == '[' ? ']' : '"';
+  unsigned depth = 1;
+  for (size_t i = 1; i < n; i++) {
+    if (p[i] == '\\')
+      i++;
+    else if (p[i] == close && --depth == 0) {
+      *closed = true;
+      return i + 1;
+    } else if (p[i] == open && open == '(' && depth < MP_TYPED_MAX_COMMENT_DEPTH)
+      depth++;
+  }
+  *closed = false;
+  return n;
+}
+
+START_TEST(delimited_tokens_end_right) {
+  static const char fill[] = "ab ()\\\"[]xyz.,;  \t";
+  uint8_t buf[120];
+  for (int it = 0; it < 20000; it++) {
+    size_t n = 1 + tok_rnd() % sizeof buf;
+    buf[0] = "(\"["[it % 3];
+    for (size_t i = 1; i < n; i++)
+      buf[i] = tok_rnd() % 4 == 0 ? (uint8_t)fill[tok_rnd() % (sizeof fill - 1)] : 'w';
+    bool closed;
+    size_t end = delimited_end(buf, n, &closed);
+    struct mp_cur c;
+    mp_cur_init(&c, buf, n);
+    struct mp_tok t;
+    mp_tok_next_full(&c, &t, true);
+    ck_assert_msg((size_t)(c.p - buf) == end && t.unterminated == !closed, "%.*s: %td, want %zu",
+                  (int)n, buf, c.p - buf, end);
+  }
+}
+END_TEST
+
+// Plain text (no NUL, 8-bit byte or "=?") takes a short path in
+// mp_rfc2047_decode: it must give what the text builder gives, byte for
+// byte and with the same flags, for every mix of words, white space, folds
+// and stray CR and LF, and fail the same way with a buffer one byte short.
+START_TEST(plain_text_matches_builder) {
+  static const char *const pieces[] = {"a",  "Word", " ",   "  ", "\t", "\r\n ", "\r\n\t", "\r",
+                                       "\n", "=",    "a=b", "?",  "=x", "x=",    "(c)",    "\"q\""};
+  enum { NP = sizeof pieces / sizeof pieces[0] };
+  char in[200], want[1024], got[1024];
+  size_t nonempty = 0;
+  for (int it = 0; it < 20000; it++) {
+    size_t n = 0, len = tok_rnd() % 40;
+    while (n < len) {
+      const char *p = pieces[tok_rnd() % NP];
+      size_t k = strlen(p);
+      memcpy(in + n, p, k);
+      n += k;
+    }
+    if (n > 0 && in[n - 1] == '=') // "=" then "?" would be an encoded word
+      in[n - 1] = 'z';
+    struct mp_tb tb;
+    mp_tb_init(&tb, want, sizeof want);
+    mp_tb_begin(&tb);
+    mp_tb_text(&tb, (const uint8_t *)in, n, true);
+    const char *w;
+    size_t wn;
+    mp_tb_end(&tb, &w, &wn);
+    ck_assert_int_eq(tb.err, 0);
+    size_t gn = 99;
+    unsigned flags = 99;
+    ck_assert_int_eq(mp_rfc2047_decode(got, sizeof got, &gn, &flags, in, n), 0);
+    ck_assert_msg(gn == wn && (wn == 0 || memcmp(got, w, wn) == 0), "input %.*s", (int)n, in);
+    ck_assert_uint_eq(flags, tb.flags);
+    if (wn > 0) {
+      nonempty++;
+      ck_assert_int_eq(mp_rfc2047_decode(got, wn - 1, &gn, &flags, in, n), MP_ERR_BUFFER_TOO_SMALL);
+      ck_assert_uint_eq(gn, 0);
+    }
+  }
+  ck_assert_uint_gt(nonempty, 10000);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rfc2047");
   TCase *tc = tcase_create("decode");
@@ -163,6 +335,9 @@ int main(void) {
   tcase_add_test(tc, unknown_charset);
   tcase_add_test(tc, overlong_word_is_literal);
   tcase_add_test(tc, arguments);
+  tcase_add_test(tc, tokenizer_inline_matches_full);
+  tcase_add_test(tc, plain_text_matches_builder);
+  tcase_add_test(tc, delimited_tokens_end_right);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -4,7 +4,9 @@
 // 0..63, LF, CRLF and bare CR line ends, "--" and "\n--" at the buffer end
 // and at the 16/32/64-byte block edges, inputs that end exactly before a
 // PROT_NONE guard page) and on random ones, whole-message parses compared
-// field by field, and the implementation table and MAILPARSE_IMPL.
+// field by field, the implementation table and MAILPARSE_IMPL, and the UTF-8
+// check (scalar against hand-checked sequences, every kernel against scalar
+// on generated text with and without ill-formed pieces).
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,6 +257,209 @@ START_TEST(random_inputs) {
 }
 END_TEST
 
+// UTF-8 validity. The scalar check on hand-checked sequences first: it is
+// the converter's decoder, so this pins the rule the kernels must follow.
+START_TEST(utf8_scalar_table) {
+  static const struct {
+    const char *s;
+    bool valid;
+  } t[] = {
+      {"", true},
+      {"plain ascii", true},
+      {"nul\0inside", true},
+      {"\xC2\x80", true},          // U+0080
+      {"\xDF\xBF", true},          // U+07FF
+      {"\xE0\xA0\x80", true},      // U+0800
+      {"\xED\x9F\xBF", true},      // U+D7FF
+      {"\xEE\x80\x80", true},      // U+E000
+      {"\xEF\xBF\xBF", true},      // U+FFFF
+      {"\xF0\x90\x80\x80", true},  // U+10000
+      {"\xF4\x8F\xBF\xBF", true},  // U+10FFFF
+      {"\xC0\x80", false},         // overlong NUL
+      {"\xC1\xBF", false},         // overlong
+      {"\xE0\x9F\xBF", false},     // overlong
+      {"\xF0\x8F\xBF\xBF", false}, // overlong
+      {"\xED\xA0\x80", false},     // surrogate
+      {"\xED\xBF\xBF", false},     // surrogate
+      {"\xF4\x90\x80\x80", false}, // above U+10FFFF
+      {"\xF5\x80\x80\x80", false}, // no such lead
+      {"\xFF", false},             // no such byte
+      {"\x80", false},             // stray continuation
+      {"a\xBF", false},            // stray continuation
+      {"\xC2", false},             // truncated at the end
+      {"\xE2\x82", false},         // truncated at the end
+      {"\xF0\x9F\x98", false},     // truncated at the end
+      {"\xE2\x82"
+       "a",
+       false},                     // truncated by ASCII
+      {"\xE2\x82\xAC\xAC", false}, // one continuation too many
+      {"\xF0\x9F\x98\x80\x80", false},
+      {"\xE2\x82\xAC", true},     // U+20AC
+      {"\xF0\x9F\x98\x80", true}, // U+1F600
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    size_t n = i == 2 ? 10 : strlen(t[i].s);
+    ck_assert_msg(mp_scanner_scalar.utf8_valid((const uint8_t *)t[i].s, n) == t[i].valid,
+                  "case %zu", i);
+  }
+}
+END_TEST
+
+// check_utf8 compares every supported implementation's UTF-8 check with
+// scalar's on suffixes of `buf` (the first and last few, and every 7th:
+// start alignments and starts inside a sequence), and returns scalar's
+// verdict on the whole.
+static bool check_utf8(const uint8_t *buf, size_t len) {
+  for (size_t i = 0;; i++) {
+    bool sup;
+    const mp_scanner *sc = mp_scanner_at(i, &sup);
+    if (sc == NULL)
+      break;
+    if (!sup || sc == &mp_scanner_scalar)
+      continue;
+    for (size_t from = 0; from <= len; from++) {
+      if (from > 4 && from + 4 < len && from % 7 != 0)
+        continue;
+      bool want = mp_scanner_scalar.utf8_valid(buf + from, len - from);
+      ck_assert_msg(sc->utf8_valid(buf + from, len - from) == want,
+                    "%s utf8_valid(len %zu, from %zu) != scalar %d", sc->name, len, from,
+                    (int)want);
+    }
+  }
+  return mp_scanner_scalar.utf8_valid(buf, len);
+}
+
+// put_utf8_piece appends one piece of text: mostly well-formed characters of
+// every length (boundary values among them), runs of ASCII among them, and,
+// when `bad`, one of the ill-formed forms.
+static size_t put_utf8_piece(uint8_t *out, bool bad) {
+  static const char *const good[] = {
+      "a",
+      " ",
+      "\n",
+      "\xC2\x80",
+      "\xDF\xBF",
+      "\xC3\xA9",
+      "\xE0\xA0\x80",
+      "\xED\x9F\xBF",
+      "\xEE\x80\x80",
+      "\xEF\xBF\xBF",
+      "\xE2\x82\xAC",
+      "\xF0\x90\x80\x80",
+      "\xF4\x8F\xBF\xBF",
+      "\xF0\x9F\x98\x80",
+      "\xD0\x9F\xD1\x80",
+      "\xE6\x97\xA5\xE6\x9C\xAC",
+      "plain words ",
+  };
+  static const char *const ill[] = {
+      "\x80",
+      "\xBF",
+      "\xC0\x80",
+      "\xC1\xBF",
+      "\xC2",
+      "\xC2\x61",
+      "\xE0\x80\x80",
+      "\xE0\x9F\xBF",
+      "\xED\xA0\x80",
+      "\xED\xBF\xBF",
+      "\xE2\x82",
+      "\xF0\x80\x80\x80",
+      "\xF0\x8F\xBF\xBF",
+      "\xF4\x90\x80\x80",
+      "\xF5\x80\x80\x80",
+      "\xF8\x88\x80\x80",
+      "\xFE",
+      "\xFF",
+      "\xF0\x9F\x98",
+      "\xE2\x82\xAC\x80",
+      "\xC3\xA9\xA9",
+  };
+  const char *p;
+  if (bad)
+    p = ill[rnd() % (sizeof ill / sizeof ill[0])];
+  else
+    p = good[rnd() % (sizeof good / sizeof good[0])];
+  size_t n = strlen(p);
+  memcpy(out, p, n);
+  return n;
+}
+
+// Well-formed text with at most one ill-formed piece, at every length up to
+// 300 and every alignment, each also cut at its last bytes (truncated
+// sequences at the very end), and longer runs for the 64-byte main loop.
+START_TEST(utf8_kernels) {
+  uint8_t *mem = aligned_alloc(64, 64 + 1024);
+  ck_assert_ptr_nonnull(mem);
+  size_t valid = 0, invalid = 0;
+  for (int it = 0; it < 3000; it++) {
+    uint8_t *buf = mem + (it % 64);
+    size_t want = (size_t)(rnd() % (it < 2500 ? 300 : 900)), len = 0;
+    size_t bad_at = rnd() % 3 == 0 ? SIZE_MAX : (size_t)(rnd() % (want + 1));
+    while (len < want) {
+      bool bad = bad_at != SIZE_MAX && len >= bad_at;
+      len += put_utf8_piece(buf + len, bad);
+      if (bad)
+        bad_at = SIZE_MAX;
+    }
+    for (size_t cut = 0; cut < 4 && cut <= len; cut++) {
+      if (check_utf8(buf, len - cut))
+        valid++;
+      else
+        invalid++;
+    }
+  }
+  // Both verdicts must have been exercised, or the comparison proves little.
+  ck_assert_uint_gt(valid, 1000);
+  ck_assert_uint_gt(invalid, 1000);
+  // ASCII blocks around one multi-byte character, so that it sits at every
+  // offset of a block and a sequence is split across two blocks.
+  for (size_t at = 0; at < 200; at++) {
+    memset(mem, 'x', 256);
+    memcpy(mem + at, "\xF0\x9F\x98\x80", 4);
+    ck_assert(check_utf8(mem, 256));
+    memcpy(mem + at, "\xF0\x9F\x98x", 4); // cut short inside
+    ck_assert(!check_utf8(mem, 256));
+    ck_assert(!check_utf8(mem, at + 3)); // cut short by the end
+  }
+  free(mem);
+}
+END_TEST
+
+// Every two-byte and three-byte input with bytes from a set that covers
+// each table row and column of the vector check, after an ASCII prefix that
+// puts them at the end of a 64-byte block and across into the next.
+START_TEST(utf8_exhaustive_pairs) {
+  static const uint8_t bytes[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF,
+                                  0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE,
+                                  0xEF, 0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF7, 0xF8, 0xFF};
+  enum { NB = sizeof bytes };
+  uint8_t buf[70];
+  for (size_t pre = 60; pre <= 64; pre += 2)
+    for (size_t a = 0; a < NB; a++)
+      for (size_t b = 0; b < NB; b++)
+        for (size_t c = 0; c < NB; c++) {
+          memset(buf, 'y', pre);
+          buf[pre] = bytes[a];
+          buf[pre + 1] = bytes[b];
+          buf[pre + 2] = bytes[c];
+          buf[pre + 3] = 0x80 | (uint8_t)(c & 0x3F);
+          for (size_t len = pre + 2; len <= pre + 4; len++) {
+            bool want = mp_scanner_scalar.utf8_valid(buf, len);
+            for (size_t i = 0;; i++) {
+              bool sup;
+              const mp_scanner *sc = mp_scanner_at(i, &sup);
+              if (sc == NULL)
+                break;
+              if (sup)
+                ck_assert_msg(sc->utf8_valid(buf, len) == want, "%s %02x %02x %02x len %zu",
+                              sc->name, bytes[a], bytes[b], bytes[c], len - pre);
+            }
+          }
+        }
+}
+END_TEST
+
 // Whole messages: every supported implementation parses to the same headers,
 // parts and problems as scalar.
 static void compare_parses(const uint8_t *in, size_t len, const mp_settings *st) {
@@ -383,7 +588,8 @@ int main(void) {
   } cases[] = {{"scalar_tables", scalar_tables}, {"lengths_and_alignments", lengths_and_alignments},
                {"block_edges", block_edges},     {"guard_page", guard_page},
                {"random_inputs", random_inputs}, {"whole_messages", whole_messages},
-               {"impl_table", impl_table}};
+               {"impl_table", impl_table},       {"utf8_scalar_table", utf8_scalar_table},
+               {"utf8_kernels", utf8_kernels},   {"utf8_exhaustive_pairs", utf8_exhaustive_pairs}};
   if (env != NULL && env[0] != '\0' && strcmp(mp_impl_name(), "unsupported") == 0) {
     TCase *tc = tcase_create("impl_unsupported");
     tcase_add_test(tc, impl_unsupported);

@@ -2,8 +2,10 @@
 // 5322 Appendix A messages (A.1.1, A.5, A.6.2), obsolete zones of §4.3,
 // real-world broken forms (missing seconds, two-digit years, missing day of
 // the week, extra text, unsigned zones, asctime order) and the range checks
-// that make invalid dates errors.
+// that make invalid dates errors; and the one-pass path for the common form
+// against the general loop.
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "corvid_libtest.h"
@@ -114,12 +116,67 @@ START_TEST(fields) {
 }
 END_TEST
 
+// Dates in the common form take a one-pass path; the same text with a
+// comment before the zone cannot (such comments go to the general loop,
+// which ignores them), so both must give the same result, error, fields and
+// flags, over
+// values in and out of range, with and without a (right or wrong) day of
+// the week, in any case, with the separators the loop accepts.
+static uint32_t date_rng = 12345;
+
+static unsigned date_rnd(unsigned n) {
+  date_rng = date_rng * 1103515245u + 12345u;
+  return (date_rng >> 8) % n;
+}
+
+START_TEST(common_form_matches_general) {
+  static const char *const wdays[] = {"",     "Mon, ", "Tue, ",    "wed, ",
+                                      "THU ", "Fri,",  "Sunday, ", "Xyz, "};
+  static const char *const months[] = {"Jan", "feb", "MAR", "Apr", "May",      "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "November", "Dex"};
+  static const char *const seps[] = {" ", "  ", ", ", "\r\n ", "\t"};
+  char a[160], b[200];
+  int ok = 0;
+  for (int it = 0; it < 20000; it++) {
+    const char *sep = seps[date_rnd(5)];
+    int n = snprintf(
+        a, sizeof a, "%s%0*u%s%s%s%u%s%02u:%02u:%02u%s%c%02u%02u%s", wdays[date_rnd(8)],
+        (int)(1 + date_rnd(2)), date_rnd(33), sep, months[date_rnd(12)], sep, 1895 + date_rnd(210),
+        sep, date_rnd(25), date_rnd(61), date_rnd(62), sep, date_rnd(2) ? '+' : '-',
+        date_rnd(3) ? date_rnd(15) : 0, date_rnd(4) ? date_rnd(61) : 0, date_rnd(3) ? "" : " ,");
+    ck_assert_int_lt(n, (int)sizeof a);
+    // The comment goes before the zone, where only the loop takes it; one
+    // after the zone, which both take, is added to `a` at times.
+    size_t z = strlen(a);
+    while (z > 0 && a[z - 1] != '+' && a[z - 1] != '-')
+      z--;
+    ck_assert_uint_gt(z, 0);
+    snprintf(b, sizeof b, "%.*s(c) %s", (int)(z - 1), a, a + z - 1);
+    if (date_rnd(3) == 0) {
+      strcat(a, " (PST) ");
+      strcat(b, " (PST) ");
+    }
+    mp_date da, db;
+    unsigned fa = 99, fb = 77;
+    int ra = mp_date_parse(&da, &fa, a, strlen(a));
+    int rb = mp_date_parse(&db, &fb, b, strlen(b));
+    ck_assert_msg(ra == rb && fa == fb, "%s: rc %d/%d flags %u/%u", a, ra, rb, fa, fb);
+    if (ra == 0) {
+      ok++;
+      ck_assert_msg(memcmp(&da, &db, sizeof da) == 0, "%s: fields differ", a);
+    }
+  }
+  ck_assert_int_gt(ok, 5000); // most are valid dates, so the fields are compared
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("typed_date");
   TCase *tc = tcase_create("date");
   tcase_add_loop_test(tc, good_dates, 0, (int)(sizeof good / sizeof good[0]));
   tcase_add_loop_test(tc, bad_dates, 0, (int)(sizeof bad / sizeof bad[0]));
   tcase_add_test(tc, fields);
+  tcase_add_test(tc, common_form_matches_general);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -76,11 +76,43 @@ START_TEST(real_world) {
 }
 END_TEST
 
+// The date-time follows the last top-level ';'; one inside a comment, a
+// quoted string, a domain literal or an encoded word does not count (if it
+// did, the date would start after it and fail to parse; trailing text after
+// a date is tolerated).
+START_TEST(last_semicolon) {
+  static const struct {
+    const char *in;
+    int has_date;
+  } t[] = {
+      {"from a by b; junk; Mon, 2 Jan 2006 15:04:05 +0000", 1},
+      {"from a by b; Mon, 2 Jan 2006 15:04:05 +0000 (x; y)", 1},
+      {"from a by b; Mon, 2 Jan 2006 15:04:05 +0000 \"q;\"", 1},
+      {"from a by b; x \"q;x\" [1;2] =?utf-8?q?a;b?= ; Mon, 2 Jan 2006 15:04:05 +0000", 1},
+      {"from a by b; Mon, 2 Jan 2006 15:04:05 +0000 =?utf-8?q?a;b?=", 1},
+      {"from a by b; Mon, 2 Jan 2006 15:04:05 +0000 [;", 1},
+      {"from a by b; Mon, 2 Jan 2006 15:04:05 +0000 (;", 1},
+      {"from a by b; x;", 0},
+  };
+  for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+    mp_received r;
+    unsigned flags = 0;
+    ck_assert_int_eq(mp_received_parse(&r, &flags, t[i].in, strlen(t[i].in)), 0);
+    eq(r.from, "a");
+    eq(r.by, "b");
+    ck_assert_msg(r.has_date == t[i].has_date, "case %zu", i);
+    if (r.has_date)
+      ck_assert_int_eq(r.date.time, 1136214245);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("typed_received");
   TCase *tc = tcase_create("received");
   tcase_add_test(tc, rfc5322_a4);
   tcase_add_test(tc, real_world);
+  tcase_add_test(tc, last_semicolon);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -33,4 +33,8 @@ static inline uint64_t neon_odd(const uint8_t *p) {
                    vcleq_s8(vld1q_s8((const int8_t *)(p + 48)), z));
 }
 
-MP_SCANNER_DEFINE(neon, CORVID_CPU_NEON, neon_eq, neon_odd);
+static bool neon_utf8_valid(const uint8_t *buf, size_t len) {
+  return mp_k_utf8_valid(buf, len, neon_odd);
+}
+
+MP_SCANNER_DEFINE(neon, CORVID_CPU_NEON, neon_eq, neon_odd, neon_utf8_valid);

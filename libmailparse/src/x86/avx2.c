@@ -1,11 +1,13 @@
 // avx2.c: the AVX2 scanner: the shared algorithms of scan_kernels.h with two
-// 32-byte compares and VPMOVMSKB per 64-byte block; built with the avx2 ISA
-// level's flags (BMI and LZCNT turn the mask arithmetic into single
-// instructions) and chosen only when the CPU and the OS support AVX2.
+// 32-byte compares and VPMOVMSKB per 64-byte block, and the table-lookup
+// UTF-8 check of x86/utf8_avx2.h; built with the avx2 ISA level's flags (BMI
+// and LZCNT turn the mask arithmetic into single instructions) and chosen
+// only when the CPU and the OS support AVX2.
 #include <immintrin.h>
 
 #include "corvid_cpu.h"
 #include "scan_kernels.h"
+#include "x86/utf8_avx2.h"
 
 static inline uint64_t avx2_eq(const uint8_t *p, uint8_t c) {
   __m256i v = _mm256_set1_epi8((char)c);
@@ -29,4 +31,4 @@ static inline uint64_t avx2_odd(const uint8_t *p) {
 MP_SCANNER_DEFINE(avx2,
                   CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 | CORVID_CPU_LZCNT |
                       CORVID_CPU_POPCNT,
-                  avx2_eq, avx2_odd);
+                  avx2_eq, avx2_odd, mp_utf8_valid_avx2);

@@ -10,6 +10,7 @@
 
 #include "corvid_cpu.h"
 #include "scan_kernels.h"
+#include "x86/utf8_avx2.h"
 
 static inline uint64_t avx512_eq(const uint8_t *p, uint8_t c) {
   __m512i v = _mm512_loadu_si512((const void *)p);
@@ -71,6 +72,7 @@ static size_t avx512_next_dash_line(const uint8_t *buf, size_t len, size_t from,
 // header-only parsing ran about 15% slower with 512-bit classifiers than
 // with 256-bit ones, so line and field ends use the AVX2 classifiers (this file is built
 // with AVX2 too); the body scan above and the line counts use 512 bits.
+// The UTF-8 check is the AVX2 one as well (x86/utf8_avx2.h).
 static inline uint64_t ymm_eq(const uint8_t *p, uint8_t c) {
   __m256i v = _mm256_set1_epi8((char)c);
   __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
@@ -109,4 +111,5 @@ const mp_scanner mp_scanner_avx512 = {
     .next_dash_line = avx512_next_dash_line,
     .field_end = avx512_field_end,
     .count_lf = avx512_count_lf,
+    .utf8_valid = mp_utf8_valid_avx2,
 };

@@ -28,4 +28,8 @@ static inline uint64_t sse2_odd(const uint8_t *p) {
   return m;
 }
 
-MP_SCANNER_DEFINE(sse2, CORVID_CPU_SSE2, sse2_eq, sse2_odd);
+static bool sse2_utf8_valid(const uint8_t *buf, size_t len) {
+  return mp_k_utf8_valid(buf, len, sse2_odd);
+}
+
+MP_SCANNER_DEFINE(sse2, CORVID_CPU_SSE2, sse2_eq, sse2_odd, sse2_utf8_valid);

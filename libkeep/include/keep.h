@@ -316,7 +316,11 @@ KEEP_API KEEP_WARN_UNUSED_RESULT int keep_lock(keep_client *c, uint64_t *out_dea
 
 // keep_unlock releases the lock `key` held by `holder`. Errors:
 // KEEP_ERR_NOT_FOUND (no such lock, or it expired), KEEP_ERR_EXISTS (held by
-// another holder), and the common ones.
+// another holder), and the common ones. An UNLOCK that failed with
+// KEEP_ERR_TIMEOUT or KEEP_ERR_CLOSED may still reach the server later (TCP
+// retransmits it, for instance once a partition heals) and release a later
+// lock of the same holder id: use a holder id per hold (append a counter)
+// when a later hold must not be released by an earlier unlock.
 KEEP_API KEEP_WARN_UNUSED_RESULT int keep_unlock(keep_client *c, const void *key, size_t key_len,
                                                  const void *holder, size_t holder_len);
 
@@ -350,10 +354,17 @@ KEEP_API KEEP_WARN_UNUSED_RESULT int keep_subscribe(keep_client *c, const void *
 KEEP_API KEEP_WARN_UNUSED_RESULT int keep_unsubscribe(keep_client *c, const void *topic,
                                                       size_t topic_len);
 
-// keep_event_kind tells an event from a heartbeat.
+// keep_event_kind tells an event from a heartbeat, and (non-blocking client
+// only) a subscription that was renewed.
 enum keep_event_kind {
   KEEP_EVENT_MESSAGE = 1,
   KEEP_EVENT_HEARTBEAT = 2,
+  // KEEP_EVENT_RESUBSCRIBED (keep_async_event_cb): the subscription was
+  // made again after its connection failed, moved to the member that now
+  // owns its topic's slot, or confirmed again after a failed check. Events
+  // published since the interruption or the move may be lost, how many is
+  // unknown; `seq` is the sequence number the next events count on from.
+  KEEP_EVENT_RESUBSCRIBED = 3,
 };
 
 // keep_event is what keep_next_event() returns. `topic` and `payload` point
@@ -368,7 +379,11 @@ typedef struct keep_event {
   // the server sent on this subscription.
   uint64_t seq;
   // missed counts the events lost just before this one: sequence numbers
-  // skipped (an event) or announced by a heartbeat but never received.
+  // skipped (an event) or announced by a heartbeat but never received. A
+  // member also skips one when the topic's slot moved to another member
+  // while it kept the subscription (docs/keep-protocol.md): after a gap in
+  // a cluster, subscribe again (the non-blocking client does so by
+  // itself).
   uint64_t missed;
 } keep_event;
 
@@ -460,17 +475,30 @@ KEEP_API int keep_batch_result(const keep_batch *b, size_t index, int64_t *out_n
 // When a connection fails (closed, reset, refused, timed out, or a
 // malformed answer), every request queued or written on it completes with
 // the failure's status (KEEP_ERR_CLOSED, KEEP_ERR_TIMEOUT, KEEP_ERR_PROTOCOL
-// or -errno): such a request may or may not have been executed. Its
-// subscriptions end (see keep_async_event_cb). The next request reconnects;
-// subscriptions are not renewed by the library.
+// or -errno): such a request may or may not have been executed. The next
+// request reconnects.
+//
+// Subscriptions are renewed by the library (keep_async_event_cb): when the
+// connection of one fails, it is reported interrupted and subscribed again
+// on the topic's owner, every 100 ms until a member takes it. In cluster
+// mode each live subscription is also confirmed every 500 ms with a
+// SUBSCRIBE of the library's own on its connection (not counted in
+// keep_async_pending): one left on a member that no longer owns the
+// topic's slot (a member rejoined and took it back) moves to the owner,
+// through the member's MOVED answer, and one whose member cannot confirm
+// that it owns the slot (BUSY: no majority) is reported interrupted until
+// a check succeeds; a heartbeat with a gap (which is how a member says the
+// slot moved away) brings the check forward. KEEP_EVENT_RESUBSCRIBED reports each renewal, move or
+// confirmation after an interruption: events published in between may
+// have been lost; every other loss shows as a gap count.
+// docs/keep-guarantees.md says what is and is not guaranteed.
 //
 // TLS (keep_settings.tls) works as in the blocking client: each connection
 // runs its mutual TLS 1.3 handshake inside keep_async_process(), within
 // connect_timeout_ms, and a refused one fails its requests with
 // KEEP_ERR_TLS (or, when the server refuses this client's key after the
 // handshake, KEEP_ERR_TLS or KEEP_ERR_CLOSED). Without it only loopback
-// members are accepted. Not offered: batches (pipelining replaces them)
-// and a renewal of subscriptions after a reconnect.
+// members are accepted. Not offered: batches (pipelining replaces them).
 //
 // Threading: a keep_async is not thread-safe; use it from the thread of its
 // event loop. Callbacks run inside keep_async_process() or
@@ -521,10 +549,19 @@ typedef void (*keep_async_cb)(void *user, const keep_async_result *result);
 
 // keep_async_event_cb receives subscription traffic. With `status` 0, `ev`
 // is an event or heartbeat as keep_next_event() describes, with the same
-// sequence numbers and gap count (`missed`); its pointers are valid during
-// the callback only. With a negative `status` the subscription to
-// `ev->topic` has ended (kind 0, seq the last sequence number seen): the
-// connection failed (its status), or keep_async_free() ran (-ECANCELED).
+// sequence numbers and gap count (`missed`), or KEEP_EVENT_RESUBSCRIBED;
+// its pointers are valid during the callback only. With a negative
+// `status` (kind 0, seq the last sequence number seen) the subscription to
+// `ev->topic` was interrupted: its connection failed (that failure's
+// status), or a check found that its member no longer owns the topic's
+// slot or cannot confirm it (the check's status: KEEP_ERR_BUSY,
+// KEEP_ERR_MOVED, ...); events published from then on may be lost, and the
+// library
+// renews it, reporting KEEP_EVENT_RESUBSCRIBED once a member has taken it;
+// or, with -ECANCELED from keep_async_free(), it has ended for good. A
+// subscription is reported interrupted once until it is renewed, however
+// many attempts that takes. After keep_async_unsubscribe() nothing more
+// is reported for the topic.
 typedef void (*keep_async_event_cb)(void *user, int status, const keep_event *ev);
 
 // keep_async_options holds what keep_settings lacks for a non-blocking
@@ -603,7 +640,10 @@ KEEP_API size_t keep_async_connections(const keep_async *a);
 // exactly once with `user` and the outcome, which has the status the
 // blocking call would return and what it would set in its out-parameters
 // (see keep_async_result). Arguments are copied. Subscription events go to
-// keep_async_options.on_event. Errors at queuing (nothing is queued and
+// keep_async_options.on_event. An unsubscribe goes to the connection the
+// subscription lives on (routed like a subscribe while it is being
+// renewed), and once it is queued nothing more of that topic reaches
+// on_event. Errors at queuing (nothing is queued and
 // `cb` never runs): KEEP_ERR_INVALID_ARGUMENT (NULL `a`, a key, topic or
 // holder length out of range, a NULL value with a length, lease 0),
 // KEEP_ERR_TOO_LARGE (a value over KEEP_MAX_VALUE_LEN), -ENOBUFS

@@ -33,6 +33,20 @@
 // keep_async_process() call, so that one busy connection cannot starve the
 // others or the caller's loop.
 #define KEEP_ASYNC_READ_BUDGET (256u * 1024u)
+// KEEP_ASYNC_RENEW_MS is the pause between two attempts to renew a
+// subscription whose connection failed or whose slot moved: short, since
+// events published meanwhile are lost, but enough not to spin while no
+// member can take it.
+#define KEEP_ASYNC_RENEW_MS 100u
+// KEEP_ASYNC_SUB_CHECK_MS is how often a live subscription in cluster mode
+// is confirmed by sending SUBSCRIBE again: a member that no longer owns the
+// topic's slot answers MOVED and the subscription moves to the owner. It
+// bounds how long events are lost unseen when the slot moves away from a
+// member that stays up (a member rejoining takes its slots back) and the
+// member's heartbeat that says so is lost, at the cost of one small request
+// per subscription and period, against the server's heartbeat after every
+// 30 ms of silence.
+#define KEEP_ASYNC_SUB_CHECK_MS 500u
 // KEEP_ASYNC_DUP_FACTOR bounds the connections opened to find every shard of
 // a member: the kernel spreads new connections over shards, so a few times
 // the shard count finds them all with high probability.
@@ -56,10 +70,18 @@ struct areq {
   uint8_t frame[]; // the encoded request; its id is patched on resend
 };
 
+// asub is one subscription the caller asked for. It lives on one
+// connection (`conn`), or on none while it is renewed; the client renews
+// and checks it with SUBSCRIBE requests of its own (`inflight`).
 struct asub {
   uint8_t topic[KEEP_MAX_KEY];
   size_t topic_len;
   uint64_t last_seq;
+  int conn;         // connection index, -1 while it is being renewed
+  bool inflight;    // an internal SUBSCRIBE for it is out
+  bool interrupted; // the caller was told; KEEP_EVENT_RESUBSCRIBED is owed
+  bool notify;      // conn_fail's mark: the interruption is to be reported
+  uint64_t due_ns;  // next renewal (conn < 0) or placement check
 };
 
 struct aconn {
@@ -78,8 +100,6 @@ struct aconn {
   uint8_t *out;
   size_t out_len, out_off, out_cap;
   struct areq *head, *tail; // written or queued, in send order
-  struct asub *subs;
-  size_t num_subs, subs_cap;
 };
 
 struct amember {
@@ -108,6 +128,8 @@ struct keep_async {
   size_t num_pending, pending_bytes, num_subs;
   uint64_t next_id;
   struct areq *retry_head, *retry_tail;
+  struct asub *subs; // num_subs of subs_cap
+  size_t subs_cap;
   keep_async_event_cb on_event;
   void *event_user;
 };
@@ -134,10 +156,79 @@ static void list_unlink(struct areq **head, struct areq **tail, struct areq *r) 
   r->prev = r->next = NULL;
 }
 
+// Subscriptions.
+//
+// The client keeps the subscriptions its caller asked for in one array, each
+// on the connection its SUBSCRIBE was answered on. When that connection
+// fails, the caller hears of it (a negative status) and the client renews
+// the subscription on the topic's owner, every KEEP_ASYNC_RENEW_MS until a
+// member takes it. In cluster mode it also sends SUBSCRIBE again every
+// KEEP_ASYNC_SUB_CHECK_MS on the connection of a live one: a member that
+// lost the topic's slot answers MOVED, and the subscription moves to the
+// owner; one that cannot confirm it owns the slot (BUSY), or an owner that
+// does not take the subscription, makes the subscription count as
+// interrupted, reported as for a failed connection, until a check succeeds.
+// A renewed, moved or confirmed-again subscription is announced with
+// KEEP_EVENT_RESUBSCRIBED: what was published since the interruption (or
+// the move) may be lost. Every event lost thus lies in a gap count or
+// between those two reports.
+
+// A keyed request's body starts with its key: u8 length, then the bytes.
+static const uint8_t *req_key(const struct areq *r, size_t *len) {
+  *len = r->frame[KEEP_HEADER_LEN];
+  return r->frame + KEEP_HEADER_LEN + 1;
+}
+
+static int sub_find(const keep_async *a, const uint8_t *t, size_t tl) {
+  for (size_t i = 0; i < a->num_subs; i++)
+    if (a->subs[i].topic_len == tl && memcmp(a->subs[i].topic, t, tl) == 0)
+      return (int)i;
+  return -1;
+}
+
+static void sub_remove(keep_async *a, int i) {
+  a->subs[i] = a->subs[--a->num_subs];
+}
+
+// sub_report tells the caller about subscription `i`: an interruption
+// (`status` < 0) or a renewal (`kind`). The callback may subscribe or
+// unsubscribe, which moves the array: nothing of it is used afterwards.
+static void sub_report(keep_async *a, int i, int status, int kind) {
+  if (a->on_event == NULL)
+    return;
+  uint8_t topic[KEEP_MAX_KEY];
+  size_t tl = a->subs[i].topic_len;
+  memcpy(topic, a->subs[i].topic, tl);
+  keep_event ev = {.kind = kind, .topic = topic, .topic_len = tl, .seq = a->subs[i].last_seq};
+  a->on_event(a->event_user, status, &ev);
+}
+
+// sub_request_failed handles an internal SUBSCRIBE that got no OK: the
+// subscription is tried again soon, renewed or checked. A failed check
+// (sent on the subscription's own connection, and from there only on to
+// the member a MOVED named) means the subscription may miss events: the
+// caller is told, once.
+static void sub_request_failed(keep_async *a, const struct areq *r, int status) {
+  size_t tl;
+  const uint8_t *t = req_key(r, &tl);
+  int i = sub_find(a, t, tl);
+  if (i < 0)
+    return;
+  struct asub *s = &a->subs[i];
+  s->inflight = false;
+  s->due_ns = keep_now_ns() + (uint64_t)KEEP_ASYNC_RENEW_MS * 1000000u;
+  if (s->conn >= 0 && !s->interrupted) {
+    s->interrupted = true;
+    sub_report(a, i, status < 0 ? status : KEEP_ERR_CLOSED, 0);
+  }
+}
+
 static void complete(keep_async *a, struct areq *r, int status, const keep_frame *f) {
   if (!r->internal) {
     a->num_pending--;
     a->pending_bytes -= r->frame_len;
+  } else if (r->op == KEEP_OP_SUBSCRIBE && f == NULL && !a->closing) {
+    sub_request_failed(a, r, status); // an answer was dealt with in on_answer
   }
   if (r->cb != NULL) {
     keep_async_result res = {.status = status};
@@ -168,11 +259,10 @@ static int ep_set(keep_async *a, struct aconn *c, uint32_t events) {
   return 0;
 }
 
-// conn_detach closes `c` and moves its requests to `*head`/`*tail` and its
-// subscriptions to the caller, who completes them once no connection state
-// is being walked any more (callbacks may submit new requests).
-static void conn_detach(keep_async *a, struct aconn *c, struct areq **head, struct areq **tail,
-                        struct asub **subs, size_t *num_subs) {
+// conn_detach closes `c` and moves its requests to `*head`/`*tail`, for
+// the caller to complete once no connection state is being walked any more
+// (callbacks may submit new requests).
+static void conn_detach(keep_async *a, struct aconn *c, struct areq **head, struct areq **tail) {
   keep_tls_conn_free(c->tls);
   c->tls = NULL;
   c->handshaking = false;
@@ -196,37 +286,21 @@ static void conn_detach(keep_async *a, struct aconn *c, struct areq **head, stru
     list_unlink(&c->head, &c->tail, r);
     list_push(head, tail, r);
   }
-  *subs = c->subs;
-  *num_subs = c->num_subs;
-  a->num_subs -= c->num_subs;
-  c->subs = NULL;
-  c->num_subs = c->subs_cap = 0;
 }
 
-static void end_subs(keep_async *a, struct asub *subs, size_t n, int status) {
-  for (size_t i = 0; i < n; i++) {
-    if (a->on_event == NULL)
-      continue;
-    keep_event ev = {
-        .topic = subs[i].topic, .topic_len = subs[i].topic_len, .seq = subs[i].last_seq};
-    a->on_event(a->event_user, status, &ev);
-  }
-  free(subs);
-}
-
-// conn_fail closes `c` and fails everything on it with `status`. When the
-// primary connection of a member goes, its shard connections go too: they
-// lead to the same process, which most likely went with it.
+// conn_fail closes `c` and fails everything on it with `status`; its
+// subscriptions are reported interrupted and renewed by run_timers(). When
+// the primary connection of a member goes, its shard connections go too:
+// they lead to the same process, which most likely went with it.
 static void conn_fail(keep_async *a, struct aconn *c, int status) {
   struct areq *head = NULL, *tail = NULL;
   size_t first = c->member * a->conns_per_member;
   bool primary = (size_t)(c - a->conns) == first;
   size_t n = primary ? a->conns_per_member : 1;
   struct aconn *from = primary ? &a->conns[first] : c;
-  struct asub *subs[KEEP_ASYNC_MAX_SHARD_CONNS + 1];
-  size_t num_subs[KEEP_ASYNC_MAX_SHARD_CONNS + 1];
+  int lo = (int)(from - a->conns), hi = lo + (int)n;
   for (size_t i = 0; i < n; i++)
-    conn_detach(a, &from[i], &head, &tail, &subs[i], &num_subs[i]);
+    conn_detach(a, &from[i], &head, &tail);
   if (primary) {
     a->members[c->member].num_shards = 0;
     a->members[c->member].dup_tries = 0;
@@ -239,8 +313,29 @@ static void conn_fail(keep_async *a, struct aconn *c, int status) {
     list_unlink(&head, &tail, r);
     complete(a, r, status, NULL);
   }
-  for (size_t i = 0; i < n; i++)
-    end_subs(a, subs[i], num_subs[i], status);
+  if (a->closing)
+    return; // keep_async_free() ends the subscriptions itself
+  uint64_t now = keep_now_ns();
+  for (size_t i = 0; i < a->num_subs; i++) {
+    struct asub *s = &a->subs[i];
+    if (s->conn >= lo && s->conn < hi) {
+      s->conn = -1;
+      s->due_ns = now; // renewed at the end of this keep_async_process()
+      s->notify = !s->interrupted;
+      s->interrupted = true;
+    }
+  }
+  // A callback may change the array: start over after each one; the marks
+  // make sure each subscription is reported once.
+  for (size_t i = 0; i < a->num_subs;) {
+    if (!a->subs[i].notify) {
+      i++;
+      continue;
+    }
+    a->subs[i].notify = false;
+    sub_report(a, (int)i, status < 0 ? status : KEEP_ERR_CLOSED, 0);
+    i = 0;
+  }
 }
 
 static int out_reserve(struct aconn *c, size_t need) {
@@ -359,13 +454,8 @@ static int route(keep_async *a, bool keyed, uint32_t slot, bool primary_only) {
   return rc;
 }
 
-// dispatch writes `r` (new or resent) to the connection its key routes to.
-static int dispatch(keep_async *a, struct areq *r) {
-  // A subscription lives on one connection, so subscribe and unsubscribe
-  // stay on the member's first one, which outlives its shard connections.
-  int ci = route(a, r->keyed, r->slot, r->op == KEEP_OP_SUBSCRIBE || r->op == KEEP_OP_UNSUBSCRIBE);
-  if (ci < 0)
-    return ci;
+// conn_queue writes `r` (new or resent) to connection `ci`.
+static int conn_queue(keep_async *a, struct areq *r, int ci) {
   struct aconn *c = &a->conns[ci];
   int rc = out_reserve(c, r->frame_len);
   if (rc < 0)
@@ -385,12 +475,24 @@ static int dispatch(keep_async *a, struct areq *r) {
   return 0;
 }
 
+// dispatch writes `r` (new or resent) to the connection its key routes to.
+static int dispatch(keep_async *a, struct areq *r) {
+  // A subscription lives on one connection, so subscribe and unsubscribe
+  // stay on the member's first one, which outlives its shard connections.
+  int ci = route(a, r->keyed, r->slot, r->op == KEEP_OP_SUBSCRIBE || r->op == KEEP_OP_UNSUBSCRIBE);
+  if (ci < 0)
+    return ci;
+  return conn_queue(a, r, ci);
+}
+
 static bool key_ok(const void *key, size_t key_len) {
   return key != NULL && key_len > 0 && key_len <= KEEP_MAX_KEY;
 }
 
-// submit encodes `f`, checks the limits and queues it.
-static int submit(keep_async *a, keep_frame *f, uint64_t lease_ms, keep_async_cb cb, void *user) {
+// submit_to encodes `f`, checks the limits and queues it: on connection
+// `conn`, or where its key routes when `conn` is negative.
+static int submit_to(keep_async *a, keep_frame *f, uint64_t lease_ms, keep_async_cb cb, void *user,
+                     int conn) {
   if (a == NULL)
     return KEEP_ERR_INVALID_ARGUMENT;
   if (a->closing)
@@ -418,7 +520,7 @@ static int submit(keep_async *a, keep_frame *f, uint64_t lease_ms, keep_async_cb
   if (r->keyed)
     r->slot = keep_hash_slot(keep_siphash24(a->secret, f->key, f->key_len));
   r->first_ns = keep_now_ns();
-  if ((rc = dispatch(a, r)) < 0) {
+  if ((rc = conn >= 0 ? conn_queue(a, r, conn) : dispatch(a, r)) < 0) {
     free(r);
     return rc;
   }
@@ -427,34 +529,112 @@ static int submit(keep_async *a, keep_frame *f, uint64_t lease_ms, keep_async_cb
   return 0;
 }
 
-static bool conn_has_sub(const struct aconn *c, const uint8_t *t, size_t tl, size_t *out) {
-  for (size_t i = 0; i < c->num_subs; i++)
-    if (c->subs[i].topic_len == tl && memcmp(c->subs[i].topic, t, tl) == 0) {
-      *out = i;
+static int submit(keep_async *a, keep_frame *f, uint64_t lease_ms, keep_async_cb cb, void *user) {
+  return submit_to(a, f, lease_ms, cb, user, -1);
+}
+
+// sub_send queues an internal SUBSCRIBE (renewal or check) or UNSUBSCRIBE
+// of `t`: routed by its slot when `conn` is negative, else on `conn`.
+static int sub_send(keep_async *a, uint8_t op, const uint8_t *t, size_t tl, int conn) {
+  keep_frame f;
+  keep_frame_init(&f, op, 0);
+  f.key = t;
+  f.key_len = tl;
+  size_t len = keep_frame_encoded_len(&f), used;
+  struct areq *r = calloc(1, sizeof *r + len);
+  if (r == NULL)
+    return -ENOMEM;
+  int rc = keep_frame_encode(r->frame, len, &used, &f);
+  if (rc == 0) {
+    r->frame_len = used;
+    r->op = op;
+    r->internal = true;
+    r->keyed = true;
+    r->slot = keep_hash_slot(keep_siphash24(a->secret, t, tl));
+    r->first_ns = keep_now_ns();
+    rc = conn >= 0 ? conn_queue(a, r, conn) : dispatch(a, r);
+  }
+  if (rc < 0)
+    free(r);
+  return rc;
+}
+
+// sub_pending_on says whether a SUBSCRIBE of `t` waits for its answer on
+// connection `c`.
+static bool sub_pending_on(const struct aconn *c, const uint8_t *t, size_t tl) {
+  for (const struct areq *r = c->head; r != NULL; r = r->next) {
+    if (r->op != KEEP_OP_SUBSCRIBE)
+      continue; // a PING has no key to read
+    size_t kl;
+    const uint8_t *k = req_key(r, &kl);
+    if (kl == tl && memcmp(k, t, tl) == 0)
       return true;
-    }
+  }
   return false;
 }
 
-static int add_sub(keep_async *a, struct aconn *c, const uint8_t *t, size_t tl, uint64_t seq) {
-  size_t i;
-  if (conn_has_sub(c, t, tl, &i)) {
-    c->subs[i].last_seq = seq;
+// sub_drop_stale ends, as far as it can, a server's subscription to `t` on
+// connection `ci` that the client no longer follows, so that it stops
+// sending heartbeats. Not when a SUBSCRIBE of `t` waits on that connection:
+// the UNSUBSCRIBE would then end the subscription it makes. Best effort:
+// should it fail, the stale subscription's traffic is ignored until the
+// connection ends.
+static void sub_drop_stale(keep_async *a, int ci, const uint8_t *t, size_t tl) {
+  if (ci < 0 || a->conns[ci].state == CONN_DOWN || sub_pending_on(&a->conns[ci], t, tl))
+    return;
+  (void)sub_send(a, KEEP_OP_UNSUBSCRIBE, t, tl, ci);
+}
+
+// sub_answered applies an OK answer to SUBSCRIBE of connection `c`, the
+// caller's or an internal one. Returns 0 or -ENOMEM.
+static int sub_answered(keep_async *a, struct aconn *c, const struct areq *r, uint64_t seq) {
+  size_t tl;
+  const uint8_t *t = req_key(r, &tl);
+  int ci = (int)(c - a->conns);
+  int i = sub_find(a, t, tl);
+  uint64_t now = keep_now_ns();
+  if (i < 0) {
+    if (r->internal) { // unsubscribed meanwhile
+      sub_drop_stale(a, ci, t, tl);
+      return 0;
+    }
+    if (a->num_subs == a->subs_cap) {
+      size_t cap = a->subs_cap ? a->subs_cap * 2 : 8;
+      struct asub *n = realloc(a->subs, cap * sizeof *n);
+      if (n == NULL)
+        return -ENOMEM;
+      a->subs = n;
+      a->subs_cap = cap;
+    }
+    i = (int)a->num_subs++;
+    a->subs[i] = (struct asub){.topic_len = tl, .last_seq = seq, .conn = ci};
+    memcpy(a->subs[i].topic, t, tl);
+    a->subs[i].due_ns = now + (uint64_t)KEEP_ASYNC_SUB_CHECK_MS * 1000000u;
     return 0;
   }
-  if (c->num_subs == c->subs_cap) {
-    size_t cap = c->subs_cap ? c->subs_cap * 2 : 4;
-    struct asub *s = realloc(c->subs, cap * sizeof *s);
-    if (s == NULL)
-      return -ENOMEM;
-    c->subs = s;
-    c->subs_cap = cap;
+  struct asub *s = &a->subs[i];
+  if (r->internal)
+    s->inflight = false;
+  s->due_ns = now + (uint64_t)KEEP_ASYNC_SUB_CHECK_MS * 1000000u;
+  // A check on the subscription's own connection confirms it, unless the
+  // server's sequence number went back: it forgot the subscription and
+  // made a new one, so events may be lost.
+  if (s->conn == ci && (!r->internal || seq >= s->last_seq)) {
+    if (!r->internal)
+      s->last_seq = seq;
+    if (s->interrupted) { // a check failed before: confirmed again
+      s->interrupted = false;
+      sub_report(a, i, 0, KEEP_EVENT_RESUBSCRIBED);
+    }
+    return 0;
   }
-  struct asub *s = &c->subs[c->num_subs++];
-  memcpy(s->topic, t, tl);
-  s->topic_len = tl;
+  int old = s->conn;
+  s->conn = ci;
   s->last_seq = seq;
-  a->num_subs++;
+  s->interrupted = false;
+  if (old >= 0 && old != ci)
+    sub_drop_stale(a, old, t, tl);
+  sub_report(a, i, 0, KEEP_EVENT_RESUBSCRIBED);
   return 0;
 }
 
@@ -516,10 +696,7 @@ static void on_ping(keep_async *a, struct aconn *c, const keep_frame *f) {
   } else if (!primary) {
     // A second connection to a shard that has one: close it and try again.
     struct areq *h = NULL, *t = NULL;
-    struct asub *subs;
-    size_t ns;
-    conn_detach(a, c, &h, &t, &subs, &ns);
-    free(subs);
+    conn_detach(a, c, &h, &t);
     while (h != NULL) {
       struct areq *r = h;
       list_unlink(&h, &t, r);
@@ -537,14 +714,19 @@ static void on_answer(keep_async *a, struct aconn *c, const keep_frame *f) {
   if (r == NULL)
     return; // e.g. the answer to a request whose connection was replaced
   list_unlink(&c->head, &c->tail, r);
-  if (r->internal) {
-    on_ping(a, c, f);
-    complete(a, r, keep_answer_status(f), f);
+  int status = keep_answer_status(f);
+  // The client's own PING and UNSUBSCRIBE are neither retried nor followed:
+  // an UNSUBSCRIBE sent elsewhere could end the subscription that lives
+  // there.
+  if (r->internal && r->op != KEEP_OP_SUBSCRIBE) {
+    if (r->op == KEEP_OP_PING)
+      on_ping(a, c, f);
+    complete(a, r, status, f);
     return;
   }
-  int status = keep_answer_status(f);
   uint64_t now = keep_now_ns();
-  if (status == KEEP_ERR_BUSY && r->attempt < KEEP_ASYNC_BUSY_RETRIES) {
+  // The client's own SUBSCRIBE is retried on its own, slower timer.
+  if (status == KEEP_ERR_BUSY && r->attempt < KEEP_ASYNC_BUSY_RETRIES && !r->internal) {
     uint64_t pause = (uint64_t)1000000u << r->attempt;
     if (now + pause < r->first_ns + (uint64_t)a->io_timeout_ms * 1000000u) {
       r->attempt++;
@@ -559,25 +741,21 @@ static void on_answer(keep_async *a, struct aconn *c, const keep_frame *f) {
     if (dispatch(a, r) == 0)
       return;
   }
-  // A keyed request's body starts with its key: u8 length, then the bytes.
-  if (status == 0 && r->op == KEEP_OP_SUBSCRIBE &&
-      add_sub(a, c, r->frame + KEEP_HEADER_LEN + 1, r->frame[KEEP_HEADER_LEN], f->num) < 0)
-    status = -ENOMEM;
-  if (status == 0 && r->op == KEEP_OP_UNSUBSCRIBE) {
-    size_t i;
-    if (conn_has_sub(c, r->frame + KEEP_HEADER_LEN + 1, r->frame[KEEP_HEADER_LEN], &i)) {
-      c->subs[i] = c->subs[--c->num_subs];
-      a->num_subs--;
-    }
+  if (r->op == KEEP_OP_SUBSCRIBE) {
+    if (status == 0)
+      status = sub_answered(a, c, r, f->num);
+    else if (r->internal)
+      sub_request_failed(a, r, status);
   }
   complete(a, r, status, f);
 }
 
 static void on_event_frame(keep_async *a, struct aconn *c, const keep_frame *f) {
-  size_t i;
-  if (!conn_has_sub(c, f->key, f->key_len, &i))
-    return; // unsubscribed; in flight before the server knew
-  struct asub *s = &c->subs[i];
+  int i = sub_find(a, f->key, f->key_len);
+  // Not followed (any more) on this connection: unsubscribed, or moved.
+  if (i < 0 || a->subs[i].conn != (int)(c - a->conns))
+    return;
+  struct asub *s = &a->subs[i];
   keep_event ev = {.topic = f->key, .topic_len = f->key_len, .seq = f->num};
   if (f->opcode == KEEP_OP_EVENT) {
     ev.kind = KEEP_EVENT_MESSAGE;
@@ -590,6 +768,10 @@ static void on_event_frame(keep_async *a, struct aconn *c, const keep_frame *f) 
   }
   if (f->num > s->last_seq)
     s->last_seq = f->num;
+  // A heartbeat with a gap may be the member saying the topic moved away
+  // (docs/keep-protocol.md): check now rather than at the next period.
+  if (a->cluster && ev.kind == KEEP_EVENT_HEARTBEAT && ev.missed > 0)
+    s->due_ns = 0;
   if (a->on_event != NULL)
     a->on_event(a->event_user, 0, &ev);
 }
@@ -792,6 +974,23 @@ static void run_timers(keep_async *a) {
     if (rc < 0)
       complete(a, r, rc, NULL);
   }
+  // Subscriptions due for renewal or a check. Sending runs no callback, so
+  // the array stays put.
+  for (size_t i = 0; i < a->num_subs; i++) {
+    struct asub *s = &a->subs[i];
+    if (s->inflight || s->due_ns > now)
+      continue;
+    if (s->conn >= 0 && !a->cluster) {
+      s->due_ns = UINT64_MAX; // one member: only its connection's end moves it
+      continue;
+    }
+    // A check goes where the subscription lives; a renewal where the topic
+    // routes.
+    if (sub_send(a, KEEP_OP_SUBSCRIBE, s->topic, s->topic_len, s->conn) == 0)
+      s->inflight = true;
+    else
+      s->due_ns = now + (uint64_t)KEEP_ASYNC_RENEW_MS * 1000000u;
+  }
 }
 
 int keep_async_process(keep_async *a) {
@@ -852,6 +1051,9 @@ int keep_async_next_timeout_ms(const keep_async *a) {
   for (const struct areq *r = a->retry_head; r != NULL; r = r->next)
     if (r->retry_at_ns < best)
       best = r->retry_at_ns;
+  for (size_t i = 0; i < a->num_subs; i++)
+    if (!a->subs[i].inflight && a->subs[i].due_ns < best)
+      best = a->subs[i].due_ns;
   if (best == UINT64_MAX)
     return -1;
   if (best <= now)
@@ -972,6 +1174,11 @@ void keep_async_free(keep_async *a) {
   if (a == NULL)
     return;
   a->closing = true;
+  // Every subscription ends here, whether live or being renewed; the
+  // callbacks cannot subscribe or unsubscribe any more (-ECANCELED).
+  for (size_t i = 0; i < a->num_subs; i++)
+    sub_report(a, (int)i, -ECANCELED, 0);
+  a->num_subs = 0;
   if (a->conns != NULL)
     for (size_t m = 0; m < a->num_members; m++)
       conn_fail(a, &a->conns[m * a->conns_per_member], -ECANCELED);
@@ -984,7 +1191,6 @@ void keep_async_free(keep_async *a) {
     for (size_t i = 0; i < a->num_members * a->conns_per_member; i++) {
       free(a->conns[i].in);
       free(a->conns[i].out);
-      free(a->conns[i].subs);
     }
   if (a->epfd >= 0)
     close(a->epfd);
@@ -993,6 +1199,7 @@ void keep_async_free(keep_async *a) {
   free(a->members);
   free(a->ids);
   free(a->moved_to);
+  free(a->subs);
   free(a);
 }
 
@@ -1094,5 +1301,18 @@ int keep_async_subscribe(keep_async *a, const void *topic, size_t topic_len, kee
 
 int keep_async_unsubscribe(keep_async *a, const void *topic, size_t topic_len, keep_async_cb cb,
                            void *user) {
-  return key_op(a, KEEP_OP_UNSUBSCRIBE, topic, topic_len, 0, 0, NULL, 0, cb, user);
+  if (a == NULL || !key_ok(topic, topic_len))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  // Sent where the subscription lives, which may not be where the topic
+  // routes now; from here on its traffic is dropped, and a renewal in
+  // flight is undone when its answer comes.
+  int i = sub_find(a, topic, topic_len);
+  keep_frame f;
+  keep_frame_init(&f, KEEP_OP_UNSUBSCRIBE, 0);
+  f.key = topic;
+  f.key_len = topic_len;
+  int rc = submit_to(a, &f, 0, cb, user, i >= 0 ? a->subs[i].conn : -1);
+  if (rc == 0 && i >= 0)
+    sub_remove(a, i);
+  return rc;
 }

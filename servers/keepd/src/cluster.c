@@ -12,7 +12,9 @@
 // a per-member atomic deadline, so shards decide each request without a
 // lock, and a stalled thread makes every confirmation lapse by itself.
 // Whenever a slot starts being served after not being served, new locks on
-// absent keys wait out the quarantine, counted from that moment.
+// absent keys wait out the quarantine, counted from that moment. A slot
+// served for the first time since this member started is first pulled from
+// the member that owns it without this one (handoff.c).
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -312,10 +314,42 @@ static void tick(struct keepd_cluster *cl, uint64_t now) {
     if (new_fresh[j] > now)
       after |= 1ull << j;
   }
+  // The owners without this member: for a slot served for the first time,
+  // who served it meanwhile. copies[self] is build_view's unused row.
+  uint64_t others = own & ~(1ull << cl->self);
+  const uint8_t *interim = NULL;
+  if (others != 0 && !leaving) {
+    memcpy(cl->copies[cl->self], owners_for(cl, others), KEEP_SLOTS);
+    interim = cl->copies[cl->self];
+  }
+  struct keepd_ho_job *joins[KEEP_MAX_MEMBERS] = {0};
   for (uint32_t s = 0; s < KEEP_SLOTS; s++) {
     bool next = !leaving && servable(cl, v, s, after);
     bool continuous = cl->serving[s] && servable(cl, old, s, before);
     uint8_t ho = atomic_load_explicit(&cl->ho_state[s], memory_order_acquire);
+    if (next && !cl->served_ever[s] && ho == HO_NONE && interim != NULL && interim[s] < cl->n &&
+        interim[s] != cl->self) {
+      // BUSY from here (the view that makes it servable is published
+      // after) until its keys are pulled from the interim owner.
+      unsigned p = interim[s];
+      if (joins[p] == NULL && (joins[p] = calloc(1, sizeof *joins[p])) != NULL) {
+        joins[p]->peer = p;
+        joins[p]->peer_inc = cl->peers[p].inc;
+        joins[p]->join = true;
+      }
+      if (joins[p] != NULL) {
+        joins[p]->slots[s >> 3] |= (uint8_t)(1u << (s & 7));
+        atomic_store_explicit(&cl->ho_state[s], HO_PENDING, memory_order_release);
+        ho = HO_PENDING;
+      }
+    }
+    // served_until ends with the tick that stops serving the slot, whose
+    // view is published below: a joining member's pull waits from then on,
+    // however late this tick ran.
+    if (next)
+      cl->served_ever[s] = true;
+    if (next || cl->serving[s])
+      atomic_store_explicit(&cl->served_until[s], now, memory_order_relaxed);
     // A slot received whole by handoff skips the quarantine (every lock
     // granted on it came along), provided it is served within a quarantine
     // of the leave: any other member that took the slot meanwhile started
@@ -329,11 +363,14 @@ static void tick(struct keepd_cluster *cl, uint64_t now) {
       // Served since before the handoff ended: its quarantine goes now.
       atomic_store_explicit(&cl->quarantine_until[s], 0, memory_order_relaxed);
       atomic_store_explicit(&cl->ho_state[s], HO_NONE, memory_order_relaxed);
-    } else if (ho == HO_FAILED || (ho == HO_RECEIVED && !received)) {
+    } else if (ho == HO_FAILED || ho == HO_JOINED || (ho == HO_RECEIVED && !received)) {
       atomic_store_explicit(&cl->ho_state[s], HO_NONE, memory_order_relaxed);
     }
     cl->serving[s] = next;
   }
+  for (unsigned j = 0; j < cl->n; j++)
+    if (joins[j] != NULL)
+      keepd_ho_queue(cl, joins[j]);
   if (leaving) {
     // The leave is settled once every live peer that is not leaving too
     // has confirmed its handoff.
@@ -422,6 +459,9 @@ int keepd_cluster_new(struct keepd_cluster **out, const struct keepd_cluster_con
   const char *pause = getenv("KEEPD_TEST_HANDOFF_PAUSE_MS");
   if (pause != NULL)
     cl->test_pause_ms = strtoull(pause, NULL, 10);
+  const char *join_pause = getenv("KEEPD_TEST_JOIN_PAUSE_MS");
+  if (join_pause != NULL)
+    cl->test_join_pause_ms = strtoull(join_pause, NULL, 10);
   pthread_mutex_init(&cl->ho_mu, NULL);
   pthread_cond_init(&cl->ho_cv, NULL);
   memcpy(cl->secret, secret, KEEP_SECRET_LEN);

@@ -1,4 +1,5 @@
-// handoff.c: the key handoff of a clean leave, both sides. The leaving
+// handoff.c: the key handoff of a clean leave, both sides, and the same
+// pull towards a member that joins or rejoins. The leaving
 // member, which answers BUSY for every key from the moment it announces the
 // leave, serves HANDOFF_PULL pages out of each shard's store (a walk of the
 // table by cursor, exact because nothing is inserted any more) and waits for
@@ -11,8 +12,12 @@
 // without the lock quarantine, since every lock of theirs came along with
 // its remaining lease. Any failure (the leaving member dies, stops
 // answering, or the data does not check) leaves the quarantine in place.
+// A joining member pulls the slots it starts serving from their interim
+// owner in the same way, without the confirmation and without skipping the
+// quarantine; the interim owner hands a slot out once it has stopped
+// serving it (join_settled()).
 // Requests are authenticated like heartbeats: HMAC-SHA256 under the
-// heartbeat key over the request and the leaving member's incarnation; with
+// heartbeat key over the request and the serving member's incarnation; with
 // mutual TLS on, they also travel inside a member-to-member TLS connection
 // made with the cluster key (keepd_tls.h).
 #include <errno.h>
@@ -137,10 +142,37 @@ static void out_error(struct keepd_buf *b, uint64_t id, unsigned code, const cha
   out_frame(b, &f);
 }
 
-// The leaving side.
+// The serving side: a leaving member, or the interim owner of a joining
+// member's slots.
 
 uint32_t keepd_handoff_pull_slot(const keep_frame *f) {
   return (uint32_t)(f->num >> 16) & (KEEP_SLOTS - 1);
+}
+
+// join_settled says whether a member that is not leaving may hand peer `j`
+// the slots of `bitmap`: its view gives each of them to `j`, and it stopped
+// serving each long enough ago that nothing routed before is still on its
+// way to the store.
+static bool join_settled(struct keepd_cluster *cl, unsigned j, const uint8_t *bitmap,
+                         uint64_t now) {
+  const struct view *v = atomic_load_explicit(&cl->view, memory_order_acquire);
+  if (v == NULL)
+    return false;
+  for (uint32_t s = 0; s < KEEP_SLOTS; s++) {
+    if (!bit_of(bitmap, s))
+      continue;
+    uint64_t until = atomic_load_explicit(&cl->served_until[s], memory_order_relaxed);
+    if (v->owner[s] != j || now < until + KEEPD_JOIN_SETTLE_MS * MS)
+      return false;
+  }
+  return true;
+}
+
+// join_recent says whether this member served `slot` lately enough for its
+// keys to be the slot's latest contents.
+static bool join_recent(struct keepd_cluster *cl, uint32_t slot, uint64_t now) {
+  uint64_t until = atomic_load_explicit(&cl->served_until[slot], memory_order_relaxed);
+  return until != 0 && now - until < KEEPD_JOIN_RECENT_MS * MS;
 }
 
 void keepd_handoff_serve(struct keepd_cluster *cl, struct keepd_store *st, unsigned shard,
@@ -150,13 +182,15 @@ void keepd_handoff_serve(struct keepd_cluster *cl, struct keepd_store *st, unsig
     out_error(b, f->id, KEEP_CODE_UNKNOWN_OP, "not a cluster member");
     return;
   }
-  if (!atomic_load(&cl->leaving)) {
+  bool leaving = atomic_load(&cl->leaving);
+  int j = peer_index(cl, f->num & 0xffff);
+  bool shaped = j >= 0 && f->value_len == KEEPD_HANDOFF_BITMAP_LEN;
+  if (!leaving && (!shaped || !join_settled(cl, (unsigned)j, f->value, now))) {
     out_answer(b, KEEP_OP_BUSY, f->id); // its keys may still change
     return;
   }
   uint8_t want[MAC_LEN];
-  int j = peer_index(cl, f->num & 0xffff);
-  if (j < 0 || f->value_len != KEEPD_HANDOFF_BITMAP_LEN || f->text_len != MAC_LEN) {
+  if (!shaped || f->text_len != MAC_LEN) {
     out_error(b, f->id, KEEP_CODE_INVALID, "bad handoff request");
     return;
   }
@@ -175,7 +209,8 @@ void keepd_handoff_serve(struct keepd_cluster *cl, struct keepd_store *st, unsig
   while (entries < KEEPD_HANDOFF_PAGE_ENTRIES && bytes < KEEPD_HANDOFF_PAGE_BYTES &&
          visited < PAGE_VISITS && (rc = keepd_store_next(st, &cursor, now, &e)) == 1) {
     visited++;
-    if (!bit_of(f->value, slot_of_key(cl, e->key, e->key_len)))
+    uint32_t slot = slot_of_key(cl, e->key, e->key_len);
+    if (!bit_of(f->value, slot) || (!leaving && !join_recent(cl, slot, now)))
       continue;
     keep_frame a;
     uint8_t le[8];
@@ -536,7 +571,8 @@ static bool run_job(struct keepd_cluster *cl, struct keepd_ho_job *job) {
     return false;
   }
   // The fault tests stretch the handoff here to kill its source midway.
-  for (uint64_t t = 0; t < cl->test_pause_ms && !atomic_load(&cl->stop); t += 10)
+  uint64_t pause = job->join ? cl->test_join_pause_ms : cl->test_pause_ms;
+  for (uint64_t t = 0; t < pause && !atomic_load(&cl->stop); t += 10)
     sleep_ms(10);
   bool ok = true;
   struct sbuf per_shard[KEEPD_MAX_SHARDS];
@@ -560,8 +596,9 @@ static bool run_job(struct keepd_cluster *cl, struct keepd_ho_job *job) {
   for (unsigned i = 0; i < KEEPD_MAX_SHARDS; i++)
     free(per_shard[i].p);
   // The confirmation lets the leaving member go; its answer changes
-  // nothing here (the keys are stored), so it is not waited for long.
-  if (ok) {
+  // nothing here (the keys are stored), so it is not waited for long. An
+  // interim owner waits for none.
+  if (ok && !job->join) {
     uint8_t tag[MAC_LEN];
     keep_frame q, f;
     size_t used;
@@ -584,6 +621,13 @@ static void finish_job(struct keepd_cluster *cl, const struct keepd_ho_job *job,
   for (uint32_t s = 0; s < KEEP_SLOTS; s++) {
     if (!bit_of(job->slots, s))
       continue;
+    if (job->join) {
+      // Served from now on, with the quarantine it had since it became
+      // servable: some of its locks may have been granted by a member that
+      // served it before the interim owner, and did not come along.
+      atomic_store_explicit(&cl->ho_state[s], HO_JOINED, memory_order_release);
+      continue;
+    }
     // Within a quarantine of the leave (see tick() in cluster.c).
     if (ok && now - cl->ho_at[s] < cl->quarantine_ns)
       atomic_store_explicit(&cl->quarantine_until[s], 0, memory_order_relaxed);
@@ -626,6 +670,10 @@ void keepd_ho_begin(struct keepd_cluster *cl, unsigned j, const uint8_t *before,
     // BUSY from here: the view that makes the slot ours is published after.
     atomic_store_explicit(&cl->ho_state[s], HO_PENDING, memory_order_release);
   }
+  keepd_ho_queue(cl, job);
+}
+
+void keepd_ho_queue(struct keepd_cluster *cl, struct keepd_ho_job *job) {
   pthread_mutex_lock(&cl->ho_mu);
   job->next = cl->jobs;
   cl->jobs = job;

@@ -129,6 +129,13 @@ uint16_t keepd_cluster_self_id(const struct keepd_cluster *cl);
 // their remaining TTL or lease, and confirms with HANDOFF_DONE; slots
 // received whole skip the lock quarantine. The leaving member answers BUSY
 // for every key meanwhile and stays up until each live peer confirmed.
+//
+// The same pull runs the other way when a member joins or rejoins: for
+// each slot it starts serving for the first time since it started, it
+// answers BUSY and pulls the slot's keys from the member that owns the slot
+// without it (the interim owner), which hands them out once its own view
+// gives the slot to the puller and it stopped serving the slot at least
+// KEEPD_JOIN_SETTLE_MS ago. Such slots keep the lock quarantine.
 
 // KEEPD_HANDOFF_WAIT_MS bounds how long a leaving member waits for the
 // peers' confirmations before it exits anyway.
@@ -142,6 +149,16 @@ uint16_t keepd_cluster_self_id(const struct keepd_cluster *cl);
 // shard for long.
 #define KEEPD_HANDOFF_PAGE_ENTRIES 1024u
 #define KEEPD_HANDOFF_PAGE_BYTES (512u * 1024u)
+// KEEPD_JOIN_SETTLE_MS: an interim owner hands out a slot's keys to a
+// joining member this long after it stopped serving the slot at the
+// earliest, so that requests already routed to its shards before its view
+// changed have been executed (a shard loop turns every 10 ms; a view
+// changes on a 25 ms tick).
+#define KEEPD_JOIN_SETTLE_MS 60u
+// KEEPD_JOIN_RECENT_MS: only the keys of slots the interim owner served
+// within this long are handed to a joining member: older ones are left
+// over from an earlier time it owned the slot, not its latest contents.
+#define KEEPD_JOIN_RECENT_MS 10000u
 // KEEPD_HANDOFF_BITMAP_LEN: a pull names the slots it wants, a bit each.
 #define KEEPD_HANDOFF_BITMAP_LEN (KEEP_SLOTS / 8)
 
@@ -155,9 +172,12 @@ uint32_t keepd_handoff_pull_slot(const keep_frame *f);
 // keepd_handoff_serve answers a HANDOFF_PULL on the shard `shard` (of
 // `num_shards`) that holds store `st`: ENTRY frames for the live keys of
 // the wanted slots from the cursor on, then OK with the next cursor
-// (UINT64_MAX: this shard is done) and the last slot this shard holds. BUSY
-// while this member is not leaving; ERROR (invalid) for a bad MAC, an
-// unknown peer or a cursor the store no longer honours. Shard thread.
+// (UINT64_MAX: this shard is done) and the last slot this shard holds. A
+// member that is not leaving serves a joining member's pull: BUSY until its
+// view gives every wanted slot to the puller and it stopped serving them
+// KEEPD_JOIN_SETTLE_MS ago, and then only the keys of slots it served in
+// the last KEEPD_JOIN_RECENT_MS. ERROR (invalid) for a bad MAC, an unknown
+// peer or a cursor the store no longer honours. Shard thread.
 void keepd_handoff_serve(struct keepd_cluster *cl, struct keepd_store *st, unsigned shard,
                          unsigned num_shards, const keep_frame *f, uint64_t now,
                          struct keepd_buf *b);

@@ -61,6 +61,12 @@ struct keepd_cluster {
   unsigned cache_next;
   uint8_t copies[KEEP_MAX_MEMBERS][KEEP_SLOTS]; // build_view's scratch
   bool serving[KEEP_SLOTS];
+  // served_ever: served at least once since this member started (a slot
+  // started for the first time is pulled from its interim owner);
+  // served_until: the last tick that served it or stopped serving it, 0
+  // never (read by the shards that answer a joining member's pull).
+  bool served_ever[KEEP_SLOTS];
+  _Atomic uint64_t served_until[KEEP_SLOTS];
   _Atomic uint64_t quarantine_until[KEEP_SLOTS];
   _Atomic uint64_t fresh_until[KEEP_MAX_MEMBERS];
   _Atomic(struct view *) view;
@@ -86,20 +92,25 @@ struct keepd_cluster {
   struct keepd_ho_batch *_Atomic inbox[KEEPD_MAX_SHARDS]; // for each shard to apply
   int wake_fd1[KEEPD_MAX_SHARDS]; // each shard's eventfd + 1 (0: none), set before the threads
   uint64_t test_pause_ms;         // KEEPD_TEST_HANDOFF_PAUSE_MS, fault tests only
+  uint64_t test_join_pause_ms;    // KEEPD_TEST_JOIN_PAUSE_MS, the same for joins
   // The leaving side: peers whose DONE arrived (bit per member index), and
   // whether every live peer that is not leaving itself has sent one.
   _Atomic uint64_t done_mask;
   atomic_bool leave_settled;
 };
 
-enum { HO_NONE = 0, HO_PENDING = 1, HO_RECEIVED = 2, HO_FAILED = 3 };
+// HO_JOINED: a joining member's pull ended (whole or not); the slot is
+// served with the quarantine it got when it was first servable.
+enum { HO_NONE = 0, HO_PENDING = 1, HO_RECEIVED = 2, HO_FAILED = 3, HO_JOINED = 4 };
 
-// keepd_ho_job is one leaving peer to pull from: the slots that were its
-// own and are now ours.
+// keepd_ho_job is one peer to pull from: a leaving peer and the slots that
+// were its own and are now ours, or (`join`) the interim owner of slots we
+// start serving for the first time.
 struct keepd_ho_job {
   struct keepd_ho_job *next;
   unsigned peer;
   uint64_t peer_inc;
+  bool join;
   uint8_t slots[KEEP_SLOTS / 8];
 };
 
@@ -108,6 +119,9 @@ struct keepd_ho_job {
 // Heartbeat thread.
 void keepd_ho_begin(struct keepd_cluster *cl, unsigned j, const uint8_t *before,
                     const uint8_t *after, uint64_t now);
+// keepd_ho_queue hands `job` (its slots already HO_PENDING) to the handoff
+// thread, which frees it. Heartbeat thread.
+void keepd_ho_queue(struct keepd_cluster *cl, struct keepd_ho_job *job);
 // keepd_ho_start and keepd_ho_stop run and join the handoff thread.
 int keepd_ho_start(struct keepd_cluster *cl);
 void keepd_ho_stop(struct keepd_cluster *cl);

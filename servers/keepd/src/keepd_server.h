@@ -40,6 +40,7 @@ struct keepd_sub {
 struct keepd_topic {
   struct keepd_topic *next;
   uint64_t hash;
+  bool moved; // another member owned its slot at the last heartbeat pass
   struct keepd_sub *subs;
   size_t num_subs, cap;
   size_t name_len;

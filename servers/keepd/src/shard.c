@@ -396,7 +396,21 @@ static void topics_drop_conn(struct keepd_shard *s, unsigned shard, int fd, uint
 
 static void heartbeats(struct keepd_shard *s) {
   for (size_t b = 0; b < KEEPD_TOPIC_BUCKETS; b++)
-    for (struct keepd_topic *t = s->topics[b]; t != NULL; t = t->next)
+    for (struct keepd_topic *t = s->topics[b]; t != NULL; t = t->next) {
+      // Once another member owns the topic's slot, events are published
+      // there and this subscription misses them: it skips a sequence
+      // number, once per move, in a heartbeat sent now, so that the
+      // subscriber sees a possible loss instead of a quiet topic.
+      if (s->srv->cl != NULL) {
+        uint16_t owner;
+        bool moved = keepd_cluster_route(s->srv->cl, keep_hash_slot(t->hash), s->now, &owner) ==
+                     KEEPD_ROUTE_MOVED;
+        for (size_t i = 0; moved && !t->moved && i < t->num_subs; i++) {
+          t->subs[i].seq++;
+          t->subs[i].last_sent_ns = 0;
+        }
+        t->moved = moved;
+      }
       for (size_t i = 0; i < t->num_subs; i++) {
         struct keepd_sub *u = &t->subs[i];
         if (s->now - u->last_sent_ns < KEEPD_HEARTBEAT_NS)
@@ -409,6 +423,7 @@ static void heartbeats(struct keepd_shard *s) {
         deliver(s, u, &f);
         u->last_sent_ns = s->now;
       }
+    }
 }
 
 // Execution.
@@ -716,7 +731,10 @@ static void handle_frame(struct keepd_shard *s, struct keepd_conn *c, const keep
   bool pull = f->opcode == KEEP_OP_HANDOFF_PULL;
   uint64_t h =
       pull ? keepd_handoff_pull_slot(f) : keep_key_hash(srv->set.secret, f->key, f->key_len);
-  if (srv->cl != NULL && !pull) {
+  // UNSUBSCRIBE only ends this connection's subscription here, whoever owns
+  // the topic now: a client whose subscription moved to the topic's new
+  // owner ends the one left behind.
+  if (srv->cl != NULL && !pull && f->opcode != KEEP_OP_UNSUBSCRIBE) {
     // In a cluster the slot must be this member's, confirmed by a majority.
     uint16_t owner_id = 0;
     int route = keepd_cluster_route(srv->cl, keep_hash_slot(h), s->now, &owner_id);

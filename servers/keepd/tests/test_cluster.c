@@ -2,11 +2,12 @@
 // daemon; distinct TCP and UDP ports per member) and libkeep's cluster
 // mode: client and servers agree on every slot's owner, a request to the
 // wrong member is answered MOVED with the owner's id and the client follows
-// it, a member that leaves cleanly hands its slots over at once, a member
-// killed with SIGKILL loses its slots within a few hundred milliseconds and
-// locks on them are refused (not-yet) for the quarantine, and a member cut
-// off from the others (they are stopped with SIGSTOP) stops serving within
-// the one-second quorum window.
+// it (UNSUBSCRIBE excepted, executed anywhere), a member that leaves
+// cleanly hands its slots over at once, a member killed with SIGKILL loses
+// its slots within a few hundred milliseconds and locks on them are refused
+// (not-yet) for the quarantine, and a member cut off from the others (they
+// are stopped with SIGSTOP) stops serving within the one-second quorum
+// window.
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
@@ -75,6 +76,11 @@ START_TEST(test_placement_agreement) {
   ck_assert_uint_eq(f.text_len, 2);
   ck_assert_int_eq(memcmp(f.text, "33", 2), 0);
   close(fd);
+  // SUBSCRIBE follows placement like any keyed request; UNSUBSCRIBE is
+  // executed wherever it arrives, so that a client can end a subscription
+  // left on a member that no longer owns the topic.
+  ck_assert_int_eq(keep_subscribe(one[0], key, strlen(key)), KEEP_ERR_MOVED);
+  ck_assert_int_eq(keep_unsubscribe(one[0], key, strlen(key)), KEEP_ERR_NOT_FOUND);
   for (int i = 0; i < N; i++)
     keep_client_free(one[i]);
   keep_client_free(c);
@@ -142,6 +148,84 @@ START_TEST(test_clean_leave) {
   size_t vl;
   ck_assert_int_eq(keep_get(c, v, sizeof v, &vl, key, strlen(key)), 0);
   keep_client_free(b);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
+// publish_reaching publishes `payload` on `topic` until a subscriber is
+// reached (the slot may still be BUSY after a change of owner), at most 5 s.
+static void publish_reaching(keep_client *c, const char *topic, const char *payload) {
+  uint64_t t0 = keepd_test_now_ns();
+  size_t n = 0;
+  int rc;
+  while ((rc = keep_publish(c, &n, topic, strlen(topic), payload, strlen(payload))) != 0 ||
+         n == 0) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "no subscriber reached: %s",
+                  keep_strerror(rc));
+    keepd_sleep_ms(20);
+  }
+}
+
+// next_message waits up to 3 s for an event (heartbeats are skipped).
+static void next_message(keep_client *c, keep_event *ev) {
+  uint64_t t0 = keepd_test_now_ns();
+  do {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 3000000000ull, "no event");
+    ck_assert_int_ge(keep_next_event(c, ev, 100), 0);
+  } while (ev->kind != KEEP_EVENT_MESSAGE);
+}
+
+// A member that loses a topic's slot while it stays up (the owner came
+// back) keeps the subscription, but skips a sequence number in a heartbeat:
+// the blocking subscriber sees a gap rather than a topic gone quiet, and
+// subscribing again follows the topic.
+START_TEST(test_subscription_moved_away_shows_a_gap) {
+  struct cluster cl;
+  cluster_start(&cl, "0");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  char topic[64];
+  key_owned(topic, sizeof topic, "gap", 2, 0, -1);
+  kill9(&cl.p[2]);
+  keep_client *sub = client_for(&cl, cl.addrs, ids, N);
+  uint64_t t0 = keepd_test_now_ns();
+  int rc;
+  while ((rc = keep_subscribe(sub, topic, strlen(topic))) != 0) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "%s", keep_strerror(rc));
+    keepd_sleep_ms(20);
+  }
+  keep_event ev;
+  publish_reaching(c, topic, "one");
+  next_message(sub, &ev);
+  ck_assert_uint_eq(ev.seq, 1);
+  ck_assert_uint_eq(ev.missed, 0);
+  // The owner is back: the interim owner's next heartbeat skips one.
+  start_member(&cl, 2, "0");
+  t0 = keepd_test_now_ns();
+  bool gap = false;
+  while (!gap) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "no gap reported");
+    rc = keep_next_event(sub, &ev, 100);
+    ck_assert_int_ge(rc, 0);
+    if (rc == 1) {
+      ck_assert_int_eq(ev.kind, KEEP_EVENT_HEARTBEAT);
+      gap = ev.missed > 0;
+    }
+  }
+  ck_assert_uint_eq(ev.missed, 1);
+  ck_assert_uint_eq(ev.seq, 2);
+  // Subscribing again reaches the owner, and events flow.
+  t0 = keepd_test_now_ns();
+  while ((rc = keep_subscribe(sub, topic, strlen(topic))) != 0) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "%s", keep_strerror(rc));
+    keepd_sleep_ms(20);
+  }
+  publish_reaching(c, topic, "two");
+  next_message(sub, &ev);
+  ck_assert_uint_eq(ev.payload_len, 3);
+  ck_assert_int_eq(memcmp(ev.payload, "two", 3), 0);
+  keep_client_free(sub);
   keep_client_free(c);
   cluster_stop(&cl);
 }
@@ -287,6 +371,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, test_moved_followed);
   tcase_add_test(tc, test_clean_leave);
   tcase_add_test(tc, test_kill9_moves_slots);
+  tcase_add_test(tc, test_subscription_moved_away_shows_a_gap);
   tcase_add_test(tc, test_quorum_loss);
   tcase_add_test(tc, test_config_file);
   suite_add_tcase(s, tc);

@@ -177,9 +177,13 @@ static void subscriber(struct cluster *cl, uint64_t until) {
 
 static void worker(struct cluster *cl, int w, uint64_t until) {
   keep_client *c = client_for(cl, cl->addrs, ids, cluster_n);
-  char holder[8];
-  snprintf(holder, sizeof holder, "w%d", w);
+  char holder[24];
+  unsigned holds = 0;
   while (keepd_test_now_ns() < until) {
+    // A holder id per attempt: an UNLOCK that timed out may still reach the
+    // member later (TCP retransmits it once a partition heals) and must not
+    // release a later hold of the same worker (keep.h, keep_unlock).
+    snprintf(holder, sizeof holder, "w%d.%u", w, holds++);
     uint64_t dl;
     int rc = keep_lock(c, &dl, lock_key, strlen(lock_key), holder, strlen(holder), LEASE_MS);
     if (getenv("KEEPD_FAULTS_DEBUG") != NULL)
@@ -209,7 +213,10 @@ static void worker(struct cluster *cl, int w, uint64_t until) {
       }
       uint64_t t2 = keepd_test_now_ns();
       record((struct rec){(uint8_t)w, OP_HOLD, 0, committed, t1, t2, v, dl});
-      (void)!keep_unlock(c, lock_key, strlen(lock_key), holder, strlen(holder));
+      int u = keep_unlock(c, lock_key, strlen(lock_key), holder, strlen(holder));
+      if (getenv("KEEPD_FAULTS_DEBUG") != NULL)
+        fprintf(stderr, "# w%d unlock %s at %llu\n", w, keep_strerror(u),
+                (unsigned long long)keepd_test_now_ns());
     }
     int64_t v = 0;
     uint64_t t0 = keepd_test_now_ns();

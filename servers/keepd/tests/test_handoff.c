@@ -8,7 +8,9 @@
 // quarantine instead, and the new owner answers BUSY for them meanwhile.
 // Pulls and confirmations are refused (BUSY) by a member that is not
 // leaving, and by a leaving one (ERROR) with a wrong MAC or from an unknown
-// id.
+// id. A member killed and restarted pulls its slots' keys back from the
+// members that served them meanwhile: it answers BUSY for them until then,
+// never absent, and keeps the lock quarantine.
 #include <sched.h>
 
 #include "corvid_libtest.h"
@@ -125,6 +127,106 @@ START_TEST(test_leave_hands_keys_over) {
     keepd_sleep_ms((unsigned)((3000000000ull - since) / 1000000u) + 200);
   ck_assert_int_eq(keep_get(c, got, sizeof got, &len, ttl_key, strlen(ttl_key)),
                    KEEP_ERR_NOT_FOUND);
+  keep_client_free(c);
+  cluster_stop(&cl);
+}
+END_TEST
+
+// get_served reads `key` from `c`, waiting out BUSY answers (a pull under
+// way), at most 10 s.
+static int get_served(keep_client *c, char *out, size_t cap, size_t *len, const char *key) {
+  uint64_t t0 = keepd_test_now_ns();
+  int rc;
+  while ((rc = keep_get(c, out, cap, len, key, strlen(key))) == KEEP_ERR_BUSY &&
+         keepd_test_now_ns() - t0 < 10000000000ull)
+    keepd_sleep_ms(20);
+  return rc;
+}
+
+START_TEST(test_rejoin_pulls_keys_back) {
+  struct cluster cl;
+  cluster_start(&cl, "3000");
+  keep_client *c = client_for(&cl, cl.addrs, ids, N);
+  wait_ready(c);
+  kill9(&cl.p[LEAVER]);
+  // Written while the member is away, on the members that took its slots
+  // (the first write waits for them to serve).
+  enum { KEYS = 300 };
+  char key[96], val[64], got[256];
+  size_t len;
+  uint64_t t0 = keepd_test_now_ns();
+  for (int i = 0; i < KEYS; i++) {
+    owned_key(key, sizeof key, i % 3 ? "rj" : "a-rejoin-key-long-enough-to-live-out-of-line", i);
+    value_of(val, sizeof val, i);
+    int rc;
+    while ((rc = keep_set(c, key, strlen(key), val, strlen(val), 0)) != 0) {
+      ck_assert_msg(keepd_test_now_ns() - t0 < 10000000000ull, "%s", keep_strerror(rc));
+      keepd_sleep_ms(20);
+    }
+  }
+  char ctr_key[96], lock_key[96], free_key[96], ttl_key[96];
+  owned_key(ctr_key, sizeof ctr_key, "rjctr", 0);
+  owned_key(lock_key, sizeof lock_key, "rjlock", 0);
+  owned_key(free_key, sizeof free_key, "rjfree", 0);
+  owned_key(ttl_key, sizeof ttl_key, "rjttl", 0);
+  int64_t n;
+  ck_assert_int_eq(keep_incr(c, &n, ctr_key, strlen(ctr_key), 41, 0), 0);
+  lock_when_granted(c, lock_key, "h1", 9000);
+  uint64_t t_ttl = keepd_test_now_ns();
+  ck_assert_int_eq(keep_set(c, ttl_key, strlen(ttl_key), "short", 5, 3000), 0);
+
+  // Back, with its pull held for 800 ms: it answers BUSY for its slots
+  // meanwhile, and then serves what the others held, never an absent key.
+  setenv("KEEPD_TEST_JOIN_PAUSE_MS", "800", 1);
+  start_member(&cl, LEAVER, "3000");
+  unsetenv("KEEPD_TEST_JOIN_PAUSE_MS");
+  keep_client *back = single(&cl, LEAVER);
+  owned_key(key, sizeof key, "rj", 1);
+  value_of(val, sizeof val, 1);
+  unsigned busy = 0;
+  int rc;
+  t0 = keepd_test_now_ns();
+  while ((rc = keep_get(back, got, sizeof got, &len, key, strlen(key))) == KEEP_ERR_BUSY) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 10000000000ull, "slot never served");
+    busy++;
+    keepd_sleep_ms(20);
+  }
+  ck_assert_msg(rc == 0, "%s", keep_strerror(rc));
+  ck_assert_mem_eq(got, val, len);
+  fprintf(stderr, "# rejoin: served after %.1f ms, %u BUSY answers\n",
+          (keepd_test_now_ns() - t0) / 1e6, busy);
+  ck_assert_uint_gt(busy, 10); // the 800 ms pause, at least in part
+  // Everything written meanwhile is there, and served by the member itself
+  // (its slots came from two members, one pull after the other).
+  for (int i = 0; i < KEYS; i++) {
+    owned_key(key, sizeof key, i % 3 ? "rj" : "a-rejoin-key-long-enough-to-live-out-of-line", i);
+    value_of(val, sizeof val, i);
+    rc = get_served(back, got, sizeof got, &len, key);
+    ck_assert_msg(rc == 0, "%s: %s", key, keep_strerror(rc));
+    ck_assert_uint_eq(len, strlen(val));
+    ck_assert_mem_eq(got, val, len);
+  }
+  ck_assert_int_eq(keep_incr(back, &n, ctr_key, strlen(ctr_key), 1, 0), 0);
+  ck_assert_int_eq(n, 42);
+  // The lock came along with its lease; new locks on absent keys still
+  // wait out the quarantine of a slot that changed owner.
+  uint64_t dl;
+  ck_assert_int_eq(keep_lock(back, &dl, lock_key, strlen(lock_key), "h2", 2, 1000),
+                   KEEP_ERR_EXISTS);
+  ck_assert_int_eq(keep_extend(back, &dl, lock_key, strlen(lock_key), "h1", 2, 1000), 0);
+  ck_assert_int_eq(keep_lock(back, &dl, free_key, strlen(free_key), "h3", 2, 1000),
+                   KEEP_ERR_NOT_YET);
+  // The TTL travelled as time left.
+  uint64_t since = keepd_test_now_ns() - t_ttl;
+  if (since < 2500000000ull) {
+    ck_assert_int_eq(keep_get(back, got, sizeof got, &len, ttl_key, strlen(ttl_key)), 0);
+    keepd_sleep_ms((unsigned)((3000000000ull - since) / 1000000u) + 200);
+  } else {
+    keepd_sleep_ms(700);
+  }
+  ck_assert_int_eq(keep_get(back, got, sizeof got, &len, ttl_key, strlen(ttl_key)),
+                   KEEP_ERR_NOT_FOUND);
+  keep_client_free(back);
   keep_client_free(c);
   cluster_stop(&cl);
 }
@@ -278,6 +380,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_leave_hands_keys_over);
   tcase_add_test(tc, test_kill9_mid_handoff_keeps_quarantine);
+  tcase_add_test(tc, test_rejoin_pulls_keys_back);
   tcase_add_test(tc, test_handoff_requests_checked);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);

@@ -29,6 +29,10 @@
 #define CORVID_CPU_AVX512VBMI2 (1u << 12)
 #define CORVID_CPU_ADX (1u << 13) // adcx/adox
 #define CORVID_CPU_SHA (1u << 14) // SHA-NI (SHA-1 and SHA-256 rounds on XMM registers)
+// AVX-512 F and BW with OS support for the opmask and ZMM state (Skylake-X
+// and later): enough for byte compares into masks, which is all
+// libmailparse's avx512 scanner uses, so it need not wait for VBMI2.
+#define CORVID_CPU_AVX512BW (1u << 15)
 #define CORVID_CPU_NEON (1u << 16)
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -79,6 +83,8 @@ static inline uint32_t corvid_cpu_probe(void) {
     if (b & (1u << 29))
       f |= CORVID_CPU_SHA;
     // AVX-512 F (EBX 16), BW (EBX 30), VBMI (ECX 1) and VBMI2 (ECX 6).
+    if ((b & (1u << 16)) && (b & (1u << 30)) && os_avx512)
+      f |= CORVID_CPU_AVX512BW;
     if ((b & (1u << 16)) && (b & (1u << 30)) && (c & (1u << 1)) && (c & (1u << 6)) && os_avx512)
       f |= CORVID_CPU_AVX512VBMI2;
   }

@@ -1073,7 +1073,7 @@ MP_API MP_WARN_UNUSED_RESULT int mp_text_to_html(char *out, size_t out_cap, size
 // implementation chosen once, at first use: the first of mp_impl_get(0),
 // mp_impl_get(1), ... that this CPU supports ("avx512", "avx2", "sse2",
 // "neon", "swar", "scalar"; the list depends on the target; "avx512" asks
-// for AVX-512 F, BW, VBMI and VBMI2, Ice Lake and later), unless the
+// for AVX-512 F and BW, Skylake-X and later), unless the
 // environment variable MAILPARSE_IMPL names one. If it names one that is
 // unknown or that this CPU lacks, mp_message_parse() returns
 // MP_ERR_UNSUPPORTED (nothing aborts). Every implementation gives exactly the results of "scalar", the

@@ -3,9 +3,8 @@
 // block read with a masked load) and line counts with 512-bit compares; line
 // and field ends run the shared algorithms of scan_kernels.h with AVX2
 // classifiers (see below). Built with the avx512 ISA level's flags. It needs
-// only AVX-512 F and BW, but the shared CPU probe reports AVX-512 as one
-// level (F, BW, VBMI, VBMI2 and the OS's ZMM state: Ice Lake and later), so
-// that is what it asks for; older AVX-512 CPUs run the AVX2 kernel.
+// only AVX-512 F and BW (and the OS's ZMM state), so it asks for the CPU
+// probe's AVX512BW bit: Skylake-X and later run it.
 #include <immintrin.h>
 
 #include "corvid_cpu.h"
@@ -105,7 +104,7 @@ static size_t avx512_count_lf(const uint8_t *buf, size_t len, size_t from) {
 
 const mp_scanner mp_scanner_avx512 = {
     .name = "avx512",
-    .required = CORVID_CPU_AVX512VBMI2 | CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 |
+    .required = CORVID_CPU_AVX512BW | CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 |
                 CORVID_CPU_LZCNT | CORVID_CPU_POPCNT,
     .line_end = avx512_line_end,
     .next_dash_line = avx512_next_dash_line,

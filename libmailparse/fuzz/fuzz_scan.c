@@ -44,13 +44,8 @@ static const uint8_t *guarded(const uint8_t *data, size_t size) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *buf = guarded(data, size);
   char why[256];
-  for (size_t i = 0;; i++) {
-    bool sup;
-    const mp_scanner *sc = mp_scanner_at(i, &sup);
-    if (sc == NULL)
-      break;
-    if (!sup || sc == &mp_scanner_scalar)
-      continue;
+  size_t next = 0;
+  for (const mp_scanner *sc; (sc = mp_scanner_next_vector(&next)) != NULL;) {
     for (size_t from = 0; from <= size; from++) {
       if (size > 512 && from > 0 && buf[from - 1] != '\n' && from % 61 != 0 && from != size)
         continue;

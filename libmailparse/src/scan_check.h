@@ -11,6 +11,19 @@
 
 #include "core_internal.h"
 
+// mp_scanner_next_vector returns the next implementation after position `*i`
+// that this CPU supports and that is not scalar, advancing `*i`, or NULL
+// when none is left; start with `*i == 0`. Every differential check walks
+// the implementations this way.
+static inline const mp_scanner *mp_scanner_next_vector(size_t *i) {
+  for (;;) {
+    bool sup;
+    const mp_scanner *sc = mp_scanner_at((*i)++, &sup);
+    if (sc == NULL || (sup && sc != &mp_scanner_scalar))
+      return sc;
+  }
+}
+
 // mp_scan_diff runs every function of `sc` and of `ref` on (buf, len, from)
 // and returns 0 when all agree, else 1 with the first difference in `why`.
 static inline int mp_scan_diff(const mp_scanner *ref, const mp_scanner *sc, const uint8_t *buf,

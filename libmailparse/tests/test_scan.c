@@ -53,13 +53,8 @@ enum { EDGES, SAMPLED, ALL };
 // offsets `cover` names.
 static void check_all(const uint8_t *buf, size_t len, int cover) {
   char why[256];
-  for (size_t i = 0;; i++) {
-    bool sup;
-    const mp_scanner *sc = mp_scanner_at(i, &sup);
-    if (sc == NULL)
-      break;
-    if (!sup || sc == &mp_scanner_scalar)
-      continue;
+  size_t next = 0;
+  for (const mp_scanner *sc; (sc = mp_scanner_next_vector(&next)) != NULL;) {
     for (size_t from = 0; from <= len; from++) {
       bool edge = from <= 3 || from + 3 >= len;
       if (cover == EDGES && !edge)
@@ -310,13 +305,8 @@ END_TEST
 // start alignments and starts inside a sequence), and returns scalar's
 // verdict on the whole.
 static bool check_utf8(const uint8_t *buf, size_t len) {
-  for (size_t i = 0;; i++) {
-    bool sup;
-    const mp_scanner *sc = mp_scanner_at(i, &sup);
-    if (sc == NULL)
-      break;
-    if (!sup || sc == &mp_scanner_scalar)
-      continue;
+  size_t next = 0;
+  for (const mp_scanner *sc; (sc = mp_scanner_next_vector(&next)) != NULL;) {
     for (size_t from = 0; from <= len; from++) {
       if (from > 4 && from + 4 < len && from % 7 != 0)
         continue;
@@ -446,15 +436,10 @@ START_TEST(utf8_exhaustive_pairs) {
           buf[pre + 3] = 0x80 | (uint8_t)(c & 0x3F);
           for (size_t len = pre + 2; len <= pre + 4; len++) {
             bool want = mp_scanner_scalar.utf8_valid(buf, len);
-            for (size_t i = 0;; i++) {
-              bool sup;
-              const mp_scanner *sc = mp_scanner_at(i, &sup);
-              if (sc == NULL)
-                break;
-              if (sup)
-                ck_assert_msg(sc->utf8_valid(buf, len) == want, "%s %02x %02x %02x len %zu",
-                              sc->name, bytes[a], bytes[b], bytes[c], len - pre);
-            }
+            size_t next = 0;
+            for (const mp_scanner *sc; (sc = mp_scanner_next_vector(&next)) != NULL;)
+              ck_assert_msg(sc->utf8_valid(buf, len) == want, "%s %02x %02x %02x len %zu", sc->name,
+                            bytes[a], bytes[b], bytes[c], len - pre);
           }
         }
 }

@@ -167,6 +167,17 @@ static void publish_reaching(keep_client *c, const char *topic, const char *payl
   }
 }
 
+// subscribe_reaching subscribes `sub` to `topic` until the topic's owner
+// accepts (the slot may be BUSY or MOVED while ownership settles), at most 5 s.
+static void subscribe_reaching(keep_client *sub, const char *topic) {
+  uint64_t t0 = keepd_test_now_ns();
+  int rc;
+  while ((rc = keep_subscribe(sub, topic, strlen(topic))) != 0) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "%s", keep_strerror(rc));
+    keepd_sleep_ms(20);
+  }
+}
+
 // next_message waits up to 3 s for an event (heartbeats are skipped).
 static void next_message(keep_client *c, keep_event *ev) {
   uint64_t t0 = keepd_test_now_ns();
@@ -189,12 +200,7 @@ START_TEST(test_subscription_moved_away_shows_a_gap) {
   key_owned(topic, sizeof topic, "gap", 2, 0, -1);
   kill9(&cl.p[2]);
   keep_client *sub = client_for(&cl, cl.addrs, ids, N);
-  uint64_t t0 = keepd_test_now_ns();
-  int rc;
-  while ((rc = keep_subscribe(sub, topic, strlen(topic))) != 0) {
-    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "%s", keep_strerror(rc));
-    keepd_sleep_ms(20);
-  }
+  subscribe_reaching(sub, topic);
   keep_event ev;
   publish_reaching(c, topic, "one");
   next_message(sub, &ev);
@@ -202,7 +208,8 @@ START_TEST(test_subscription_moved_away_shows_a_gap) {
   ck_assert_uint_eq(ev.missed, 0);
   // The owner is back: the interim owner's next heartbeat skips one.
   start_member(&cl, 2, "0");
-  t0 = keepd_test_now_ns();
+  uint64_t t0 = keepd_test_now_ns();
+  int rc;
   bool gap = false;
   while (!gap) {
     ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "no gap reported");
@@ -216,11 +223,7 @@ START_TEST(test_subscription_moved_away_shows_a_gap) {
   ck_assert_uint_eq(ev.missed, 1);
   ck_assert_uint_eq(ev.seq, 2);
   // Subscribing again reaches the owner, and events flow.
-  t0 = keepd_test_now_ns();
-  while ((rc = keep_subscribe(sub, topic, strlen(topic))) != 0) {
-    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "%s", keep_strerror(rc));
-    keepd_sleep_ms(20);
-  }
+  subscribe_reaching(sub, topic);
   publish_reaching(c, topic, "two");
   next_message(sub, &ev);
   ck_assert_uint_eq(ev.payload_len, 3);

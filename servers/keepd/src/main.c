@@ -1,12 +1,14 @@
 // main.c: keepd's start-up and shutdown. It reads the configuration file
 // (servers/common's reader) and the command line, sizes the shards from the
 // CPU budget, opens one SO_REUSEPORT listening socket per shard on the shared
-// port before any thread starts, starts the shard threads (pinned when the
-// budget is whole CPUs) and then waits for SIGTERM or SIGINT, on which it
-// stops the shards, joins them and frees everything.
+// port before any thread starts (with a filter that keeps each connection on
+// the CPU that received it when the shards are pinned), starts the shard
+// threads (pinned when the budget is whole CPUs) and then waits for SIGTERM
+// or SIGINT, on which it stops the shards, joins them and frees everything.
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <linux/filter.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -245,6 +247,31 @@ static int open_listener(const keepd_settings *set, uint16_t port, bool probe, u
   return fd;
 }
 
+// steer_to_receiving_cpu attaches to the reuseport group of the listeners a
+// classic BPF program that picks, for a new connection, the listener of the
+// shard pinned to the CPU that is processing its SYN: the CPU the NIC queue
+// (or, on loopback, the connecting thread) delivered it to, so the
+// connection's packets and its shard share one CPU's caches. A SYN that
+// arrives on a CPU without a shard gets an index past the group's end, and
+// the kernel then falls back to its hash. Listeners join the group in shard
+// order (each is bound and listening before the next is opened), so group
+// index i is shard i. Returns 0 or -errno.
+static int steer_to_receiving_cpu(int lfd, const int *cpu_of_shard, unsigned shards) {
+  struct sock_filter code[2 + 2 * KEEPD_MAX_SHARDS];
+  unsigned n = 0;
+  code[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, SKF_AD_OFF + SKF_AD_CPU);
+  for (unsigned i = 0; i < shards; i++) {
+    code[n++] =
+        (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (uint32_t)cpu_of_shard[i], 0, 1);
+    code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, i);
+  }
+  code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffffffffu);
+  struct sock_fprog prog = {.len = (unsigned short)n, .filter = code};
+  if (setsockopt(lfd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof prog) < 0)
+    return -errno;
+  return 0;
+}
+
 static bool is_loopback(const char *addr) {
   struct in_addr a4;
   struct in6_addr a6;
@@ -319,6 +346,18 @@ int keepd_server_run(const keepd_settings *set) {
       break;
     }
   }
+  // Steering by CPU needs a shard that stays on each CPU; unpinned shards
+  // move, so their connections are spread by the kernel's hash instead.
+  const char *spread = "connections spread by the kernel's SO_REUSEPORT hash";
+  if (rc == 0 && pin && srv.num_shards > 1) {
+    int e = steer_to_receiving_cpu(srv.shards[0].lfd, budget.cpu_list, srv.num_shards);
+    if (e == 0)
+      spread = "connections kept on the shard of the CPU that received them "
+               "(SO_ATTACH_REUSEPORT_CBPF)";
+    else
+      fprintf(stderr, "keepd: cannot steer connections by CPU (%s); hashing instead\n",
+              strerror(-e));
+  }
   snprintf(srv.member, sizeof srv.member, strchr(set->listen, ':') ? "[%s]:%u" : "%s:%u",
            set->listen, port);
 
@@ -352,11 +391,11 @@ int keepd_server_run(const keepd_settings *set) {
   if (rc == 0) {
     fprintf(stderr,
             "keepd: listening on %s with %u shard%s (budget %u from %s: %u cpus, quota %u, %s), "
-            "%s; connections spread by the kernel's SO_REUSEPORT hash; memory cap %llu bytes%s; "
+            "%s; %s; memory cap %llu bytes%s; "
             "lock quarantine %llu ms\n",
             srv.member, srv.num_shards, srv.num_shards == 1 ? "" : "s", budget.budget,
             budget.source, budget.cpus, budget.quota_cpus,
-            budget.exclusive ? "exclusive" : "shared", pin ? "pinned" : "not pinned",
+            budget.exclusive ? "exclusive" : "shared", pin ? "pinned" : "not pinned", spread,
             (unsigned long long)set->memory_cap,
             srv.shards[0].store.huge_pages ? " (huge pages)" : "",
             (unsigned long long)set->lock_quarantine_ms);

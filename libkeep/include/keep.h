@@ -344,24 +344,28 @@ KEEP_API KEEP_WARN_UNUSED_RESULT int keep_publish(keep_client *c, size_t *out_re
 // through keep_next_event() with sequence numbers 1, 2, 3, ... per
 // subscription; an idle subscription gets a heartbeat at least every 100 ms
 // carrying the last sequence number sent. Subscribing twice to one topic is
-// one subscription. Errors: the common ones.
+// one subscription. The client then follows the topic by itself inside
+// keep_next_event(): see there. Errors: the common ones.
 KEEP_API KEEP_WARN_UNUSED_RESULT int keep_subscribe(keep_client *c, const void *topic,
                                                     size_t topic_len);
 
-// keep_unsubscribe ends the subscription to `topic`; events already in
-// flight may still be delivered. Errors: KEEP_ERR_NOT_FOUND if there was
-// none, and the common ones.
+// keep_unsubscribe ends the subscription to `topic` (on the member that
+// holds it, in cluster mode); nothing more of the topic is delivered. An
+// interrupted subscription that no member holds ends without an error.
+// Errors: KEEP_ERR_NOT_FOUND if there was none, and the common ones (the
+// client stops following the topic even then).
 KEEP_API KEEP_WARN_UNUSED_RESULT int keep_unsubscribe(keep_client *c, const void *topic,
                                                       size_t topic_len);
 
-// keep_event_kind tells an event from a heartbeat, and (non-blocking client
-// only) a subscription that was renewed.
+// keep_event_kind tells an event from a heartbeat and from a subscription
+// that was renewed.
 enum keep_event_kind {
   KEEP_EVENT_MESSAGE = 1,
   KEEP_EVENT_HEARTBEAT = 2,
-  // KEEP_EVENT_RESUBSCRIBED (keep_async_event_cb): the subscription was
-  // made again after its connection failed, moved to the member that now
-  // owns its topic's slot, or confirmed again after a failed check. Events
+  // KEEP_EVENT_RESUBSCRIBED (keep_next_event and keep_async_event_cb): the
+  // subscription was made again after its connection failed, moved to the
+  // member that now owns its topic's slot, or confirmed again after a
+  // failed check (cluster mode). Events
   // published since the interruption or the move may be lost, how many is
   // unknown; `seq` is the sequence number the next events count on from.
   KEEP_EVENT_RESUBSCRIBED = 3,
@@ -388,9 +392,21 @@ typedef struct keep_event {
 } keep_event;
 
 // keep_next_event waits up to `timeout_ms` for the next event or heartbeat on
-// any subscription and fills `*out`. Returns 1 when it filled `*out`, 0 when
-// the time passed with nothing, or an error: KEEP_ERR_CLOSED (the
-// subscriptions ended with the connection), KEEP_ERR_PROTOCOL, -errno.
+// any subscription and fills `*out`; in cluster mode it reads the
+// connections of every member that holds one of this client's
+// subscriptions. It also keeps the subscriptions alive, as the
+// non-blocking client does (docs/keep-guarantees.md, "Events"): one whose
+// connection failed is made again where its topic routes now, every 100 ms
+// until a member takes it; in cluster mode each is confirmed every 500 ms
+// on its own connection (at once after a heartbeat with a gap) and follows
+// a MOVED answer to the topic's new owner. Each renewal or move is returned
+// as a KEEP_EVENT_RESUBSCRIBED event: events published since the
+// interruption may have been lost. These requests run within the call and
+// may make it last up to the connect or I/O timeout longer than
+// `timeout_ms`. Returns 1 when it filled `*out`, 0 when the time passed
+// with nothing (also while no member takes an interrupted subscription),
+// or an error: KEEP_ERR_CLOSED (no subscription and no connection),
+// KEEP_ERR_PROTOCOL, -errno.
 KEEP_API KEEP_WARN_UNUSED_RESULT int keep_next_event(keep_client *c, keep_event *out,
                                                      uint32_t timeout_ms);
 

@@ -3,7 +3,8 @@
 // whose request id matches, with poll() bounding every wait. Events and
 // heartbeats that arrive while it waits for an answer are copied into a
 // bounded queue for keep_next_event(), which also does the per-subscription
-// sequence bookkeeping that turns lost events into a visible gap. In
+// sequence bookkeeping that turns lost events into a visible gap, and
+// renews subscriptions whose connection failed or whose topic moved. In
 // cluster mode it keeps one connection per member (the active one in the
 // client's fields, the others parked in `conns`), routes each keyed request
 // to its slot's owner by rendezvous placement, and learns from MOVED.
@@ -25,16 +26,29 @@
 
 // KEEP_BUSY_RETRIES is how many times a request answered BUSY is sent again.
 #define KEEP_BUSY_RETRIES 5
+// KEEP_RENEW_MS and KEEP_SUB_CHECK_MS are the non-blocking client's periods
+// (async.c), with the same reasons: a subscription whose connection failed
+// is made again every 100 ms until a member takes it, and in cluster mode a
+// live one is confirmed every 500 ms on its own connection, so that a topic
+// whose slot moved away from a member that stays up is followed.
+#define KEEP_RENEW_MS 100u
+#define KEEP_SUB_CHECK_MS 500u
 
 struct queued_event {
   uint8_t *bytes; // one encoded EVENT or HEARTBEAT frame
   size_t len;
+  size_t member; // whose connection it came on (0 outside cluster mode)
 };
 
 struct subscription {
   uint8_t topic[KEEP_MAX_KEY];
   size_t topic_len;
   uint64_t last_seq;
+  size_t member; // whose connection holds it (0 outside cluster mode)
+  bool live;     // false: interrupted, to be made again
+  // due_ns is when to make it again (not live) or, in cluster mode, to
+  // confirm it (live).
+  uint64_t due_ns;
 };
 
 // kconn is a member's connection while another member's is active.
@@ -103,7 +117,13 @@ static void client_disconnect(keep_client *c) {
   c->fd = -1;
   c->in_len = 0;
   c->in_consume = 0;
-  c->num_subs = 0; // the server forgets them with the connection
+  // The server forgets the connection's subscriptions with it: the next
+  // keep_next_event() makes them again.
+  for (size_t i = 0; i < c->num_subs; i++)
+    if (c->ids == NULL || c->subs[i].member == c->cur) {
+      c->subs[i].live = false;
+      c->subs[i].due_ns = 0;
+    }
 }
 
 // keep_client_tls_init loads the key files of `t` into a TLS context; with
@@ -445,6 +465,7 @@ static void queue_event(keep_client *c, const uint8_t *bytes, size_t len) {
   size_t slot = (c->ev_head + c->ev_count) % c->max_events;
   c->events[slot].bytes = copy;
   c->events[slot].len = len;
+  c->events[slot].member = c->ids != NULL ? c->cur : 0;
   c->ev_count++;
 }
 
@@ -558,15 +579,13 @@ static int ensure_connected(keep_client *c) {
   return client_connect(c);
 }
 
-// call sends `req` and waits for its answer into `ans` (pointing into c->in).
-// A BUSY answer means the request was not executed, so it is sent again,
-// after 1, 2, 4, 8 and 16 ms, as long as the I/O timeout allows. Returns the
-// answer's status, or a transport error. `*sent_ns` is when the request that
-// got the final answer was sent.
-static int call_routed(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *sent_ns) {
-  int rc = route(c, req);
-  if (rc < 0)
-    return rc;
+// exchange sends `req` on the active connection and waits for its answer
+// into `ans` (pointing into c->in). A BUSY answer means the request was not
+// executed, so it is sent again, after 1, 2, 4, 8 and 16 ms, as long as the
+// I/O timeout allows. Returns the answer's status, or a transport error.
+// `*sent_ns` is when the request that got the final answer was sent.
+static int exchange(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *sent_ns) {
+  int rc;
   size_t need = keep_frame_encoded_len(req);
   if (need == 0)
     return KEEP_ERR_INVALID_ARGUMENT;
@@ -595,6 +614,14 @@ static int call_routed(keep_client *c, keep_frame *req, keep_frame *ans, uint64_
     struct timespec ts = {0, (long)pause};
     nanosleep(&ts, NULL);
   }
+}
+
+// call_routed makes the connection of `req`'s owner active, then exchanges.
+static int call_routed(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *sent_ns) {
+  int rc = route(c, req);
+  if (rc < 0)
+    return rc;
+  return exchange(c, req, ans, sent_ns);
 }
 
 // call is call_routed, following one MOVED answer in cluster mode: the
@@ -774,11 +801,63 @@ int keep_publish(keep_client *c, size_t *out_receivers, const void *topic, size_
   return rc;
 }
 
-int keep_subscribe(keep_client *c, const void *topic, size_t topic_len) {
+// member_now is the member whose connection is active (0 outside cluster
+// mode), where a request just exchanged went.
+static size_t member_now(const keep_client *c) {
+  return c->ids != NULL ? c->cur : 0;
+}
+
+// sub_request exchanges a SUBSCRIBE or UNSUBSCRIBE of `topic`: on member
+// `on`'s connection when `on` names one (and fails with KEEP_ERR_CLOSED if
+// that connection is down), else routed to the topic's owner with MOVED
+// followed.
+static int sub_request(keep_client *c, uint8_t op, const uint8_t *topic, size_t topic_len,
+                       const size_t *on, keep_frame *ans) {
+  keep_frame req;
+  keep_frame_init(&req, op, 0);
+  req.key = topic;
+  req.key_len = topic_len;
+  if (on == NULL)
+    return call(c, &req, ans, NULL);
+  use_member(c, *on);
+  if (c->fd < 0)
+    return KEEP_ERR_CLOSED;
+  return exchange(c, &req, ans, NULL);
+}
+
+// drop_stale ends, best effort, the subscription to `topic` that member `m`
+// still holds after the client followed the topic elsewhere, so that it
+// stops sending heartbeats; should it fail, that traffic is ignored.
+static void drop_stale(keep_client *c, size_t m, const uint8_t *topic, size_t topic_len) {
+  if (c->ids == NULL || (m != c->cur && c->conns[m].fd < 0))
+    return;
   keep_frame ans;
-  int rc = key_only(c, KEEP_OP_SUBSCRIBE, topic, topic_len, 0, &ans);
+  (void)sub_request(c, KEEP_OP_UNSUBSCRIBE, topic, topic_len, &m, &ans);
+}
+
+// sub_took records that member_now() holds subscription `i` at sequence
+// number `seq`, dropping the copy of the member it moved from.
+static void sub_took(keep_client *c, size_t i, uint64_t seq) {
+  struct subscription *s = &c->subs[i];
+  size_t at = member_now(c), old = s->member;
+  s->member = at;
+  s->live = true;
+  s->last_seq = seq;
+  s->due_ns = keep_now_ns() + (uint64_t)KEEP_SUB_CHECK_MS * 1000000u;
+  if (old != at)
+    drop_stale(c, old, s->topic, s->topic_len);
+}
+
+int keep_subscribe(keep_client *c, const void *topic, size_t topic_len) {
+  if (c != NULL && c->resp != NULL)
+    return key_only(c, KEEP_OP_SUBSCRIBE, topic, topic_len, 0, &(keep_frame){0});
+  if (c == NULL || !key_ok(topic, topic_len))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  keep_frame ans;
+  int rc = sub_request(c, KEEP_OP_SUBSCRIBE, topic, topic_len, NULL, &ans);
   if (rc < 0)
     return rc;
+  uint64_t seq = ans.num;
   int i = find_sub(c, topic, topic_len);
   if (i < 0) {
     if (c->num_subs == c->subs_cap) {
@@ -790,27 +869,44 @@ int keep_subscribe(keep_client *c, const void *topic, size_t topic_len) {
       c->subs_cap = cap;
     }
     i = (int)c->num_subs++;
+    c->subs[i] = (struct subscription){.topic_len = topic_len, .member = member_now(c)};
     memcpy(c->subs[i].topic, topic, topic_len);
-    c->subs[i].topic_len = topic_len;
   }
-  c->subs[i].last_seq = ans.num;
+  sub_took(c, (size_t)i, seq);
   return 0;
 }
 
 int keep_unsubscribe(keep_client *c, const void *topic, size_t topic_len) {
+  if (c != NULL && c->resp != NULL)
+    return key_only(c, KEEP_OP_UNSUBSCRIBE, topic, topic_len, 0, &(keep_frame){0});
+  if (c == NULL || !key_ok(topic, topic_len))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  int i = find_sub(c, topic, topic_len);
+  // On the member that holds it (any member accepts UNSUBSCRIBE), else on
+  // the topic's owner.
+  size_t on = i >= 0 ? c->subs[i].member : 0;
+  bool there = i >= 0 && c->subs[i].live && c->ids != NULL;
   keep_frame ans;
-  int rc = key_only(c, KEEP_OP_UNSUBSCRIBE, topic, topic_len, 0, &ans);
-  int i = c != NULL && rc == 0 ? find_sub(c, topic, topic_len) : -1;
-  if (i >= 0)
+  int rc = sub_request(c, KEEP_OP_UNSUBSCRIBE, topic, topic_len, there ? &on : NULL, &ans);
+  // The client stops following the topic whatever the answer; a member
+  // that did not hear it sends traffic that is ignored. An interrupted
+  // subscription that no member holds any more ends without an error.
+  if ((i = find_sub(c, topic, topic_len)) >= 0) {
+    bool was_live = c->subs[i].live;
     c->subs[i] = c->subs[--c->num_subs];
+    if (!was_live && (rc == KEEP_ERR_NOT_FOUND || rc == KEEP_ERR_CLOSED))
+      rc = 0;
+  }
   return rc;
 }
 
-// fill_event turns a decoded EVENT or HEARTBEAT into `out`, doing the gap
-// bookkeeping. Returns 0 for a frame of a topic no longer subscribed.
-static int fill_event(keep_client *c, const keep_frame *f, keep_event *out) {
+// fill_event turns a decoded EVENT or HEARTBEAT that came on `member`'s
+// connection into `out`, doing the gap bookkeeping. Returns 0 for a frame
+// of a topic no longer subscribed, or from a member the subscription has
+// left.
+static int fill_event(keep_client *c, const keep_frame *f, size_t member, keep_event *out) {
   int i = find_sub(c, f->key, f->key_len);
-  if (i < 0)
+  if (i < 0 || c->subs[i].member != member)
     return 0;
   struct subscription *s = &c->subs[i];
   memset(out, 0, sizeof *out);
@@ -825,10 +921,75 @@ static int fill_event(keep_client *c, const keep_frame *f, keep_event *out) {
   } else {
     out->kind = KEEP_EVENT_HEARTBEAT;
     out->missed = f->num > s->last_seq ? f->num - s->last_seq : 0;
+    // A gap in a heartbeat is how a member says the topic's slot moved
+    // away from it: confirm the subscription now.
+    if (out->missed > 0 && c->ids != NULL)
+      s->due_ns = 0;
   }
   if (f->num > s->last_seq)
     s->last_seq = f->num;
   return 1;
+}
+
+// sub_maintain makes subscription `i` again when it is interrupted, or in
+// cluster mode confirms it on its own connection, following a MOVED answer
+// to the topic's owner. Returns 1 with KEEP_EVENT_RESUBSCRIBED in `*out`
+// when it was made again, moved, or confirmed after an interruption; else
+// 0, with the next attempt or check scheduled.
+static int sub_maintain(keep_client *c, size_t i, keep_event *out) {
+  struct subscription *s = &c->subs[i];
+  bool was_live = s->live;
+  size_t held_by = s->member;
+  uint8_t topic[KEEP_MAX_KEY];
+  size_t topic_len = s->topic_len;
+  memcpy(topic, s->topic, topic_len);
+  keep_frame ans;
+  int rc = sub_request(c, KEEP_OP_SUBSCRIBE, topic, topic_len, was_live ? &held_by : NULL, &ans);
+  if (rc == KEEP_ERR_MOVED && was_live && learn_moved(c, &ans))
+    rc = sub_request(c, KEEP_OP_SUBSCRIBE, topic, topic_len, NULL, &ans);
+  // A failed exchange may have ended other subscriptions too, never this
+  // array's order: `i` still names this one.
+  s = &c->subs[i];
+  uint64_t now = keep_now_ns();
+  if (rc < 0) {
+    s->live = false;
+    s->due_ns = now + (uint64_t)KEEP_RENEW_MS * 1000000u;
+    return 0;
+  }
+  // A confirmation on the same connection, unless the member's sequence
+  // number went back: it forgot the subscription and made a new one.
+  if (was_live && s->live && member_now(c) == held_by && ans.num >= s->last_seq) {
+    s->due_ns = now + (uint64_t)KEEP_SUB_CHECK_MS * 1000000u;
+    return 0;
+  }
+  sub_took(c, i, ans.num);
+  s = &c->subs[i];
+  memset(out, 0, sizeof *out);
+  out->kind = KEEP_EVENT_RESUBSCRIBED;
+  out->topic = s->topic;
+  out->topic_len = s->topic_len;
+  out->seq = s->last_seq;
+  return 1;
+}
+
+// pump returns in `*f` the next EVENT or HEARTBEAT already readable on the
+// active connection (copied into c->current_event), 0 when none is, or a
+// transport error.
+static int pump(keep_client *c, keep_frame *f) {
+  int rc = next_frame(c, f, 0, 0);
+  if (rc == KEEP_ERR_TIMEOUT)
+    return 0;
+  if (rc < 0)
+    return rc;
+  // Copy it out: the input buffer moves on the next read.
+  uint8_t *copy = malloc(c->in_consume);
+  if (copy == NULL)
+    return -ENOMEM;
+  memcpy(copy, c->in, c->in_consume);
+  size_t used;
+  free(c->current_event);
+  c->current_event = copy;
+  return keep_frame_decode(f, &used, copy, c->in_consume, 0) == 1 ? 1 : KEEP_ERR_PROTOCOL;
 }
 
 int keep_next_event(keep_client *c, keep_event *out, uint32_t timeout_ms) {
@@ -840,35 +1001,72 @@ int keep_next_event(keep_client *c, keep_event *out, uint32_t timeout_ms) {
   c->current_event = NULL;
   keep_frame f;
   size_t used;
-  while (c->ev_count > 0) {
-    struct queued_event *q = &c->events[c->ev_head];
-    c->ev_head = (c->ev_head + 1) % c->max_events;
-    c->ev_count--;
-    c->current_event = q->bytes;
-    if (keep_frame_decode(&f, &used, q->bytes, q->len, 0) == 1 && fill_event(c, &f, out))
-      return 1;
-    free(c->current_event);
-    c->current_event = NULL;
-  }
-  if (c->fd < 0)
-    return KEEP_ERR_CLOSED;
   uint64_t deadline = keep_now_ns() + (uint64_t)timeout_ms * 1000000u;
   for (;;) {
-    int rc = next_frame(c, &f, 0, deadline);
-    if (rc == KEEP_ERR_TIMEOUT)
-      return 0;
-    if (rc < 0)
-      return fail(c, rc);
-    // Copy it out: the input buffer moves on the next read.
-    uint8_t *copy = malloc(c->in_consume);
-    if (copy == NULL)
-      return -ENOMEM;
-    memcpy(copy, c->in, c->in_consume);
-    if (keep_frame_decode(&f, &used, copy, c->in_consume, 0) == 1 && fill_event(c, &f, out)) {
-      c->current_event = copy;
-      return 1;
+    while (c->ev_count > 0) {
+      struct queued_event *q = &c->events[c->ev_head];
+      c->ev_head = (c->ev_head + 1) % c->max_events;
+      c->ev_count--;
+      free(c->current_event);
+      c->current_event = q->bytes;
+      if (keep_frame_decode(&f, &used, q->bytes, q->len, 0) == 1 &&
+          fill_event(c, &f, q->member, out))
+        return 1;
     }
-    free(copy);
+    if (c->num_subs == 0 && c->fd < 0)
+      return KEEP_ERR_CLOSED;
+    // Subscriptions to make again or to confirm; their requests may queue
+    // events, which go first.
+    uint64_t now = keep_now_ns(), wake = deadline;
+    for (size_t i = 0; i < c->num_subs && c->ev_count == 0; i++) {
+      if (c->subs[i].live && c->ids == NULL)
+        continue;
+      if (c->subs[i].due_ns <= now && sub_maintain(c, i, out))
+        return 1;
+      if (c->subs[i].due_ns < wake)
+        wake = c->subs[i].due_ns;
+    }
+    if (c->ev_count > 0)
+      continue;
+    // Read every connection that holds a live subscription (the active one
+    // when there is none), then wait for any of them.
+    struct pollfd pfd[KEEP_MAX_MEMBERS];
+    size_t np = 0;
+    bool failed = false;
+    for (size_t m = 0; m < (c->ids != NULL ? c->num_members : 1) && !failed; m++) {
+      bool holds = c->num_subs == 0 && m == member_now(c);
+      for (size_t i = 0; i < c->num_subs && !holds; i++)
+        holds = c->subs[i].live && c->subs[i].member == m;
+      if (!holds)
+        continue;
+      use_member(c, m);
+      if (c->fd < 0)
+        continue;
+      for (;;) {
+        int rc = pump(c, &f);
+        if (rc == 1 && fill_event(c, &f, m, out))
+          return 1;
+        if (rc == 1)
+          continue;
+        if (rc < 0) {
+          (void)fail(c, rc); // interrupts this connection's subscriptions
+          failed = true;
+        } else {
+          pfd[np++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
+        }
+        break;
+      }
+    }
+    if (failed)
+      continue;
+    now = keep_now_ns();
+    if (now >= deadline)
+      return 0;
+    if (wake > deadline)
+      wake = deadline;
+    int ms = wake > now ? (int)((wake - now + 999999) / 1000000) : 0;
+    if (poll(pfd, np, ms) < 0 && errno != EINTR)
+      return -errno;
   }
 }
 

@@ -135,8 +135,10 @@ static void reg_worker(struct cluster *cl, int r, uint64_t until) {
 }
 
 // subscriber follows the topic until `until` and records every event and
-// heartbeat with the client's own gap count; it subscribes again when its
-// connection ends.
+// heartbeat with the client's own gap count. The client makes the
+// subscription again by itself when its connection ends or the topic moves
+// (KEEP_EVENT_RESUBSCRIBED): recorded as the end of one subscription and
+// the start of the next, at the sequence number the client reports.
 static void subscriber(struct cluster *cl, uint64_t until) {
   keep_client *c = client_for(cl, cl->addrs, ids, cluster_n);
   bool subscribed = false;
@@ -161,6 +163,11 @@ static void subscriber(struct cluster *cl, uint64_t until) {
     }
     if (rc == 0)
       continue;
+    if (ev.kind == KEEP_EVENT_RESUBSCRIBED) {
+      record((struct rec){SUBSCRIBER, OP_CLOSED, 0, 0, now, now, 0, 0});
+      record((struct rec){SUBSCRIBER, OP_SUB, 0, 0, now, now, 0, ev.seq});
+      continue;
+    }
     int64_t payload = 0;
     if (ev.kind == KEEP_EVENT_MESSAGE) {
       char buf[32];
@@ -333,7 +340,8 @@ static void check_events(uint32_t n, uint64_t publishers_until) {
     switch (r->op) {
     case OP_SUB:
       active = true;
-      prev = gaps = 0;
+      prev = r->aux; // 0 for a new subscription
+      gaps = 0;
       sub_at = r->end;
       memset(got, 0, MAX_RECS + 1);
       subs++;

@@ -3,8 +3,8 @@
 // the offending connection, pipelined frames all get answers, the cluster
 // view, heartbeats on an idle subscription, the memory cap answer, the value
 // limit, the lock quarantine after a start, keys and subscribers spread over
-// two shards, connections kept on the CPU of a pinned shard, and a clean exit
-// on SIGTERM.
+// two shards, connections kept on the CPU of a pinned shard, a subscription
+// renewed after a restart, and a clean exit on SIGTERM.
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
@@ -455,6 +455,55 @@ START_TEST(keys_spread_over_two_shards) {
 }
 END_TEST
 
+// next_kind waits up to 5 s for an event of `kind` on `c`, skipping others.
+static void next_kind(keep_client *c, keep_event *ev, int kind) {
+  uint64_t t0 = keepd_test_now_ns();
+  for (;;) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "no event of kind %d", kind);
+    int rc = keep_next_event(c, ev, 100);
+    ck_assert_int_ge(rc, 0);
+    if (rc == 1 && ev->kind == kind)
+      return;
+  }
+}
+
+// A blocking subscriber whose daemon restarts subscribes again by itself,
+// says so with KEEP_EVENT_RESUBSCRIBED, and then receives the new daemon's
+// events.
+START_TEST(subscription_renewed_after_restart) {
+  struct keepd_proc p;
+  start(&p, NULL);
+  keep_client *sub = client_for(&p);
+  ck_assert_int_eq(keep_subscribe(sub, "t", 1), 0);
+  char port[16];
+  snprintf(port, sizeof port, "%u", p.port);
+  stop(&p);
+  keep_event ev;
+  ck_assert_int_eq(keep_next_event(sub, &ev, 300), 0); // nobody to renew on
+  const char *same_port[] = {"--port", port, NULL};
+  start(&p, same_port);
+  next_kind(sub, &ev, KEEP_EVENT_RESUBSCRIBED);
+  ck_assert_uint_eq(ev.topic_len, 1);
+  ck_assert_int_eq(ev.topic[0], 't');
+  ck_assert_uint_eq(ev.seq, 0);
+  keep_client *pub = client_for(&p);
+  size_t n;
+  ck_assert_int_eq(keep_publish(pub, &n, "t", 1, "after", 5), 0);
+  ck_assert_uint_eq(n, 1);
+  next_kind(sub, &ev, KEEP_EVENT_MESSAGE);
+  ck_assert_uint_eq(ev.seq, 1);
+  ck_assert_uint_eq(ev.missed, 0);
+  ck_assert_int_eq(memcmp(ev.payload, "after", 5), 0);
+  // Unsubscribing ends it: the daemon has no subscriber left.
+  ck_assert_int_eq(keep_unsubscribe(sub, "t", 1), 0);
+  ck_assert_int_eq(keep_publish(pub, &n, "t", 1, "x", 1), 0);
+  ck_assert_uint_eq(n, 0);
+  keep_client_free(pub);
+  keep_client_free(sub);
+  stop(&p);
+}
+END_TEST
+
 START_TEST(sigterm_exits_cleanly_with_clients) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", NULL};
@@ -467,12 +516,15 @@ START_TEST(sigterm_exits_cleanly_with_clients) {
   uint64_t t0 = keepd_test_now_ns();
   stop(&p); // exit status 0, within the harness's 10 s
   ck_assert_uint_lt(keepd_test_now_ns() - t0, 5000 * 1000000ull);
+  // The subscriber sees its connection end: with no daemon to subscribe
+  // again on, it gets nothing more, and requests fail.
   keep_event ev;
   int rc;
   do
-    rc = keep_next_event(c, &ev, 1000);
-  while (rc == 1);
-  ck_assert_int_lt(rc, 0);
+    rc = keep_next_event(c, &ev, 300);
+  while (rc == 1 && ev.kind != KEEP_EVENT_RESUBSCRIBED);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_int_lt(keep_ping(c), 0);
   close(fd);
   keep_client_free(c);
 }
@@ -556,6 +608,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, value_limit_answers_too_large);
   tcase_add_test(tc, lock_quarantine_after_start);
   tcase_add_test(tc, keys_spread_over_two_shards);
+  tcase_add_test(tc, subscription_renewed_after_restart);
   tcase_add_test(tc, sigterm_exits_cleanly_with_clients);
   tcase_add_test(tc, configuration_file_is_read);
   tcase_add_test(tc, busy_port_is_refused);

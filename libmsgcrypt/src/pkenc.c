@@ -4,7 +4,10 @@
 // so is P-256, in p256.c, which ecdh_p256 below hands over to). For the rest
 // BoringSSL does the arithmetic (in constant time); this file validates
 // inputs, builds and frees BoringSSL's objects, fixes the output encodings,
-// and maps failures to MC_ERR_* with the error queue cleared.
+// and maps failures to MC_ERR_* with the error queue cleared. RSA with the
+// exponent 65537, nearly every key there is, takes rsa_pub.c's public
+// operation, which keeps each modulus's Montgomery context per thread; this
+// file pads for it (PKCS#1 v1.5 here, OAEP through BoringSSL's encoder).
 #include <string.h>
 
 #include <openssl/bn.h>
@@ -19,6 +22,7 @@
 #include "aead_internal.h"
 #include "impl_internal.h"
 #include "p256_internal.h"
+#include "rsa_pub.h"
 
 // strip_zeros skips the leading zero bytes of a big-endian integer.
 static void strip_zeros(const uint8_t **p, size_t *len) {
@@ -28,25 +32,30 @@ static void strip_zeros(const uint8_t **p, size_t *len) {
   }
 }
 
-// rsa_public_key builds BoringSSL's RSA public key from `n` and `e` after the
-// checks that libmsgcrypt promises (sizes, an odd exponent of at least 3),
-// leaving BoringSSL to check the rest when it uses the key. It sets `*out`
-// and returns 0, or returns MC_ERR_BAD_KEY or -ENOMEM.
+// rsa_key_check makes the checks that libmsgcrypt promises of an RSA public
+// key (sizes, an odd exponent of at least 3) and strips leading zero bytes
+// from `*n` and `*e`. It returns 0 or MC_ERR_BAD_KEY.
+static int rsa_key_check(const uint8_t **n, size_t *n_len, const uint8_t **e, size_t *e_len) {
+  strip_zeros(n, n_len);
+  strip_zeros(e, e_len);
+  MC_FAIL_IF(*n_len == 0 || *n_len > MC_RSA_MAX_MODULUS_LEN || *e_len == 0 || *e_len > 5,
+             MC_ERR_BAD_KEY);
+  unsigned n_bits = (unsigned)(*n_len - 1) * 8;
+  for (uint8_t top = (*n)[0]; top != 0; top >>= 1)
+    n_bits++;
+  MC_FAIL_IF(n_bits < MC_RSA_MIN_MODULUS_BITS || n_bits > MC_RSA_MAX_MODULUS_BITS, MC_ERR_BAD_KEY);
+  MC_FAIL_IF(((*n)[*n_len - 1] & 1) == 0 || ((*e)[*e_len - 1] & 1) == 0, MC_ERR_BAD_KEY);
+  MC_FAIL_IF(*e_len == 1 && (*e)[0] < 3, MC_ERR_BAD_KEY);
+  MC_FAIL_IF(*e_len == 5 && (*e)[0] > 1, MC_ERR_BAD_KEY); // at most 33 bits
+  return 0;
+}
+
+// rsa_public_key builds BoringSSL's RSA public key from `n` and `e`, which
+// rsa_key_check accepted, leaving BoringSSL to check the rest when it uses
+// the key. It sets `*out` and returns 0, or returns -ENOMEM.
 static int rsa_public_key(RSA **out, const uint8_t *n, size_t n_len, const uint8_t *e,
                           size_t e_len) {
   *out = NULL;
-  strip_zeros(&n, &n_len);
-  strip_zeros(&e, &e_len);
-  MC_FAIL_IF(n_len == 0 || n_len > MC_RSA_MAX_MODULUS_LEN || e_len == 0 || e_len > 5,
-             MC_ERR_BAD_KEY);
-  unsigned n_bits = (unsigned)(n_len - 1) * 8;
-  for (uint8_t top = n[0]; top != 0; top >>= 1)
-    n_bits++;
-  MC_FAIL_IF(n_bits < MC_RSA_MIN_MODULUS_BITS || n_bits > MC_RSA_MAX_MODULUS_BITS, MC_ERR_BAD_KEY);
-  MC_FAIL_IF((n[n_len - 1] & 1) == 0 || (e[e_len - 1] & 1) == 0, MC_ERR_BAD_KEY);
-  MC_FAIL_IF(e_len == 1 && e[0] < 3, MC_ERR_BAD_KEY);
-  MC_FAIL_IF(e_len == 5 && e[0] > 1, MC_ERR_BAD_KEY); // at most 33 bits
-
   RSA *rsa = RSA_new();
   BIGNUM *bn_n = BN_bin2bn(n, n_len, NULL);
   BIGNUM *bn_e = BN_bin2bn(e, e_len, NULL);
@@ -60,12 +69,39 @@ static int rsa_public_key(RSA **out, const uint8_t *n, size_t n_len, const uint8
   return 0;
 }
 
-// rsa_raw_encrypt applies the public RSA operation to the `k`-byte encoded
-// message `em` (already padded) and writes the `k`-byte ciphertext to `out`.
-static int rsa_raw_encrypt(RSA *rsa, uint8_t *out, size_t k, const uint8_t *em) {
+// rsa_raw_encrypt applies the public RSA operation for (`n`, `e`) to the
+// `n_len`-byte encoded message `em` (already padded, below n) and writes
+// the `n_len`-byte ciphertext to `out`: rsa_pub.c's for e = 65537,
+// BoringSSL's RSA_encrypt without padding for other exponents.
+static int rsa_raw_encrypt(uint8_t *out, const uint8_t *n, size_t n_len, const uint8_t *e,
+                           size_t e_len, const uint8_t *em) {
+  if (mc_rsa_pub_is_f4(e, e_len))
+    return mc_rsa_public_f4(out, n, n_len, em);
+  RSA *rsa;
+  MC_TRY(rsa_public_key(&rsa, n, n_len, e, e_len));
   size_t written = 0;
-  if (!RSA_encrypt(rsa, &written, out, k, em, k, RSA_NO_PADDING) || written != k)
-    return mc_bssl_fail(MC_ERR_BAD_KEY);
+  int ret = 0;
+  if (!RSA_encrypt(rsa, &written, out, n_len, em, n_len, RSA_NO_PADDING) || written != n_len)
+    ret = mc_bssl_fail(MC_ERR_BAD_KEY);
+  RSA_free(rsa);
+  return ret;
+}
+
+// pkcs1_pad writes RSAES-PKCS1-v1_5's encoded message (RFC 8017 §7.2.1):
+// 0x00 0x02, at least eight random non-zero bytes, 0x00, then `in`, `k`
+// bytes in all. A zero byte of the random string is drawn again until it
+// is not zero: the time shows how many were, which says nothing about `in`.
+static int pkcs1_pad(uint8_t *em, size_t k, const uint8_t *in, size_t in_len) {
+  size_t ps_len = k - 3 - in_len;
+  em[0] = 0;
+  em[1] = 2;
+  MC_TRY(mc_random_bytes(em + 2, ps_len));
+  for (size_t i = 2; i < 2 + ps_len; i++)
+    while (em[i] == 0)
+      MC_TRY(mc_random_bytes(em + i, 1));
+  em[2 + ps_len] = 0;
+  if (in_len > 0)
+    memcpy(em + 3 + ps_len, in, in_len);
   return 0;
 }
 
@@ -75,26 +111,18 @@ int mc_rsa_encrypt_pkcs1(uint8_t *out, size_t out_cap, size_t *out_len, const ui
   MC_FAIL_IF(out == NULL || out_len == NULL || modulus == NULL || exponent == NULL,
              MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(in == NULL && in_len != 0, MC_ERR_INVALID_ARGUMENT);
-  RSA *rsa;
-  MC_TRY(rsa_public_key(&rsa, modulus, modulus_len, exponent, exponent_len));
-  size_t k = RSA_size(rsa);
-  int ret = 0;
-  if (in_len > k - 11) {
-    ret = MC_ERR_INVALID_ARGUMENT;
-  } else if (out_cap < k) {
-    ret = MC_ERR_BUFFER_TOO_SMALL;
-  } else {
-    static const uint8_t empty[1] = {0};
-    size_t written = 0;
-    // BoringSSL draws the non-zero random padding string itself.
-    if (!RSA_encrypt(rsa, &written, out, out_cap, in != NULL ? in : empty, in_len,
-                     RSA_PKCS1_PADDING) ||
-        written != k)
-      ret = mc_bssl_fail(MC_ERR_BAD_KEY);
-    else
-      *out_len = k;
-  }
-  RSA_free(rsa);
+  MC_TRY(rsa_key_check(&modulus, &modulus_len, &exponent, &exponent_len));
+  size_t k = modulus_len;
+  MC_FAIL_IF(in_len > k - 11, MC_ERR_INVALID_ARGUMENT);
+  MC_FAIL_IF(out_cap < k, MC_ERR_BUFFER_TOO_SMALL);
+  // The encoded message holds the plaintext: it is wiped.
+  uint8_t em[MC_RSA_MAX_MODULUS_LEN];
+  int ret = pkcs1_pad(em, k, in, in_len);
+  if (ret == 0)
+    ret = rsa_raw_encrypt(out, modulus, modulus_len, exponent, exponent_len, em);
+  if (ret == 0)
+    *out_len = k;
+  mc_wipe(em, k);
   return ret;
 }
 
@@ -108,29 +136,23 @@ int mc_rsa_encrypt_oaep(mc_hash_alg alg, uint8_t *out, size_t out_cap, size_t *o
              MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF((in == NULL && in_len != 0) || (label == NULL && label_len != 0),
              MC_ERR_INVALID_ARGUMENT);
-  RSA *rsa;
-  MC_TRY(rsa_public_key(&rsa, modulus, modulus_len, exponent, exponent_len));
-  size_t k = RSA_size(rsa);
+  MC_TRY(rsa_key_check(&modulus, &modulus_len, &exponent, &exponent_len));
+  size_t k = modulus_len;
+  MC_FAIL_IF(k < 2 * hash_len + 2 || in_len > k - 2 * hash_len - 2, MC_ERR_INVALID_ARGUMENT);
+  MC_FAIL_IF(out_cap < k, MC_ERR_BUFFER_TOO_SMALL);
+  // The encoded message masks the plaintext with a hash of a random seed:
+  // it is as secret as the plaintext and is wiped.
+  static const uint8_t empty[1] = {0};
+  uint8_t em[MC_RSA_MAX_MODULUS_LEN];
   int ret = 0;
-  if (k < 2 * hash_len + 2 || in_len > k - 2 * hash_len - 2) {
-    ret = MC_ERR_INVALID_ARGUMENT;
-  } else if (out_cap < k) {
-    ret = MC_ERR_BUFFER_TOO_SMALL;
-  } else {
-    // The encoded message masks the plaintext with a hash of a random seed:
-    // it is as secret as the plaintext and is wiped.
-    static const uint8_t empty[1] = {0};
-    uint8_t em[MC_RSA_MAX_MODULUS_LEN];
-    if (!RSA_padding_add_PKCS1_OAEP_mgf1(em, k, in != NULL ? in : empty, in_len,
-                                         label != NULL ? label : empty, label_len, md, md))
-      ret = mc_bssl_fail(MC_ERR_INVALID_ARGUMENT);
-    else
-      ret = rsa_raw_encrypt(rsa, out, k, em);
-    if (ret == 0)
-      *out_len = k;
-    mc_wipe(em, k);
-  }
-  RSA_free(rsa);
+  if (!RSA_padding_add_PKCS1_OAEP_mgf1(em, k, in != NULL ? in : empty, in_len,
+                                       label != NULL ? label : empty, label_len, md, md))
+    ret = mc_bssl_fail(MC_ERR_INVALID_ARGUMENT);
+  else
+    ret = rsa_raw_encrypt(out, modulus, modulus_len, exponent, exponent_len, em);
+  if (ret == 0)
+    *out_len = k;
+  mc_wipe(em, k);
   return ret;
 }
 

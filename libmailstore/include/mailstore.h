@@ -158,6 +158,13 @@ struct ms_settings {
   // applies to blobs written from now on; readers need no setting.
   // UINT32_MAX stores every message as one frame, as format 4 did.
   uint32_t blob_chunk_size;
+  // no_transform nonzero: store every message as it is. 0 (default): the
+  // Base64 bodies of a new or recompressed message that have a regular
+  // shape (lines of one length, one line break style) and re-encode to
+  // exactly their bytes are stored decoded and re-encoded on read
+  // (FORMAT.md "Transforms"), which zstd compresses far better. Reads are
+  // byte-exact either way; readers need no setting.
+  uint32_t no_transform;
 };
 
 // System flags (RFC 9051 2.3.2), stored per mailbox membership.
@@ -223,10 +230,12 @@ struct ms_diag {
 // transaction: every record decodes, every membership points to a message,
 // message membership counts, blob reference counts (messages plus the
 // release queue), blob contents against their SHA-256 (decompressed with
-// the dictionary each names, which must exist), dictionaries, mailbox counts,
-// VANISHED entries and account usage all match. `diag` may be NULL; else it
-// receives the first problem found. Returns 0, MS_ERR_CORRUPT or -errno.
-// Thread-safe; it reads the whole store, so its cost grows with it.
+// the dictionary each names, which must exist, and Base64 bodies stored
+// decoded re-encoded, so the hash is of the bytes a read returns),
+// dictionaries, mailbox counts, VANISHED entries and account usage all
+// match. `diag` may be NULL; else it receives the first problem found.
+// Returns 0, MS_ERR_CORRUPT or -errno. Thread-safe; it reads the whole
+// store, so its cost grows with it.
 MS_API MS_WARN_UNUSED_RESULT int ms_store_verify(ms_store *store, struct ms_diag *diag);
 
 // ms_store_collect finishes what expunges left: a destroyed message's blob
@@ -262,6 +271,12 @@ struct ms_store_stats {
   uint64_t chunked_raw;    // their raw size in bytes
   uint64_t chunked_stored; // their compressed size, heads and chunk tables included
   uint64_t search_queued;  // search queue entries not yet acknowledged
+  uint64_t xf_blobs;       // blobs with Base64 bodies stored decoded (no_transform)
+  uint64_t xf_raw;         // their raw size in bytes
+  uint64_t xf_stored;      // their compressed size, heads and tables included
+  uint64_t xf_segments;    // Base64 bodies stored decoded
+  uint64_t xf_encoded;     // their raw (Base64) size in bytes
+  uint64_t xf_decoded;     // their decoded size in bytes
 };
 
 // ms_store_train trains a zstd dictionary (ZDICT) on a sample of the store's
@@ -480,6 +495,10 @@ MS_API MS_WARN_UNUSED_RESULT int ms_message_read(ms_store *store, uint8_t *out, 
 // stored in chunks (ms_settings.blob_chunk_size) costs only the chunks the
 // range touches, read and decompressed from one snapshot; a message stored
 // as one frame is decompressed from its start up to the range's end only.
+// A message whose Base64 bodies are stored decoded (ms_settings.
+// no_transform) costs the stored bytes the range maps to (at most one
+// Base64 line more at each end) and re-encodes the lines it touches; the
+// range is held once more in a temporary buffer.
 // Errors: MS_ERR_INVALID_ARGUMENT (store or out_len NULL, out NULL with
 // out_cap non-zero), MS_ERR_NOTFOUND (no such message), MS_ERR_LIMIT
 // (out_cap smaller than the clamped range, whose length is then stored in

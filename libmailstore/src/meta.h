@@ -11,6 +11,7 @@
 #include <string.h>
 
 #define summary_build mss_summary_build
+#define summary_build_parsed mss_summary_build_parsed
 #define summary_decode mss_summary_decode
 #define summary_load mss_summary_load
 #define summary_seek mss_summary_seek
@@ -36,6 +37,12 @@
 // malformed mail never fails it (a field it cannot make is left empty).
 int summary_build(uint8_t **out, size_t *out_len, const uint8_t *data, size_t len,
                   int64_t internal_date);
+
+// summary_build_parsed is summary_build for a message of len bytes already
+// parsed as m (which it does not free).
+struct mp_message;
+int summary_build_parsed(uint8_t **out, size_t *out_len, const struct mp_message *m, size_t len,
+                         int64_t internal_date);
 
 // summarize_message reads message (acct, id) in a snapshot of its own and
 // builds its summary record (*rec malloc'd, *rec_len bytes), for messages

@@ -202,6 +202,119 @@ size_t msr_blob_encode_head(uint8_t out[MSR_BLOB_HEAD_MAX], const struct msr_blo
   return MSR_BLOB_HEAD_CHUNKED;
 }
 
+// ---- transform tables (MSR_CODEC_XF) ----
+
+// put_var writes v as a LEB128 varint and returns its length.
+static size_t put_var(uint8_t *out, uint64_t v) {
+  size_t n = 0;
+  while (v >= 0x80) {
+    out[n++] = (uint8_t)(v | 0x80);
+    v >>= 7;
+  }
+  out[n++] = (uint8_t)v;
+  return n;
+}
+
+// get_var reads a varint in its shortest form at p[*pos..len); returns 0
+// for a truncated, overlong or over-64-bit one.
+static int get_var(const uint8_t *p, size_t len, size_t *pos, uint64_t *v) {
+  uint64_t r = 0;
+  for (unsigned shift = 0; shift < 64 && *pos < len; shift += 7) {
+    uint8_t byte = p[(*pos)++];
+    if (shift == 63 && byte > 1)
+      return 0;
+    r |= (uint64_t)(byte & 0x7f) << shift;
+    if (!(byte & 0x80)) {
+      // A zero final byte after others would be a second encoding.
+      if (byte == 0 && shift)
+        return 0;
+      *v = r;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+uint64_t msr_xf_enc_len(uint64_t dec, uint32_t line, uint32_t flags) {
+  if (dec == 0 || dec > ((uint64_t)1 << 60))
+    return 0;
+  uint64_t chars = (flags & MSR_XF_NOPAD) ? (4 * dec + 2) / 3 : 4 * ((dec + 2) / 3);
+  if (!line)
+    return chars;
+  uint64_t lines = (chars + line - 1) / line;
+  return chars + (lines - 1) * ((flags & MSR_XF_CRLF) ? 2 : 1);
+}
+
+void msr_xf_begin(struct msr_xf_iter *it, const struct msr_blob *b) {
+  *it = (struct msr_xf_iter){.p = b->xf, .len = b->xf_len, .left = b->xf_count};
+}
+
+int msr_xf_next(struct msr_xf_iter *it, struct msr_xf_seg *seg) {
+  if (!it->left)
+    return 0;
+  uint64_t line, flags;
+  if (!get_var(it->p, it->len, &it->pos, &seg->gap) ||
+      !get_var(it->p, it->len, &it->pos, &seg->dec) || !get_var(it->p, it->len, &it->pos, &line) ||
+      it->pos >= it->len)
+    return MS_ERR_CORRUPT;
+  flags = it->p[it->pos++];
+  // One encoding per shape: a line length only for two lines or more, a
+  // line break style only with lines, no padding only where '=' would be.
+  if (line > MSR_XF_LINE_MAX || line % 4 || (flags & ~(uint64_t)MSR_XF_FLAGS) ||
+      (!line && (flags & MSR_XF_CRLF)) || ((flags & MSR_XF_NOPAD) && seg->dec % 3 == 0))
+    return MS_ERR_CORRUPT;
+  seg->line = (uint32_t)line;
+  seg->flags = (uint32_t)flags;
+  seg->enc = msr_xf_enc_len(seg->dec, seg->line, seg->flags);
+  if (seg->enc == 0 || (line && seg->enc <= line) || seg->gap > ((uint64_t)1 << 62) ||
+      seg->enc > ((uint64_t)1 << 62))
+    return MS_ERR_CORRUPT;
+  seg->off = it->raw_end + seg->gap;
+  seg->soff = it->stream_end + seg->gap;
+  it->raw_end = seg->off + seg->enc;
+  it->stream_end = seg->soff + seg->dec;
+  it->left--;
+  return 1;
+}
+
+size_t msr_xf_encode(uint8_t *out, const struct msr_xf_seg *seg, size_t n) {
+  size_t o = put_var(out, n);
+  for (size_t i = 0; i < n; i++) {
+    o += put_var(out + o, seg[i].gap);
+    o += put_var(out + o, seg[i].dec);
+    o += put_var(out + o, seg[i].line);
+    out[o++] = (uint8_t)seg[i].flags;
+  }
+  return o;
+}
+
+// xf_decode checks the transform table at p[pos..len) of blob b: it sets
+// b->xf*, b->stream_len and *pos past the table. Segments must lie in
+// order within the raw message.
+static int xf_decode(struct msr_blob *b, const uint8_t *p, size_t len, size_t *pos) {
+  uint64_t count;
+  if (!get_var(p, len, pos, &count) || count == 0 || count > MSR_XF_MAX_SEGMENTS)
+    return MS_ERR_CORRUPT;
+  b->xf = p + *pos;
+  b->xf_count = (uint32_t)count;
+  b->xf_len = len - *pos;
+  struct msr_xf_iter it;
+  struct msr_xf_seg seg;
+  msr_xf_begin(&it, b);
+  int r;
+  while ((r = msr_xf_next(&it, &seg)) == 1) {
+    // off and enc are each below 2^62, so their sum cannot wrap.
+    if (seg.off > b->raw_len || seg.enc > b->raw_len - seg.off)
+      return MS_ERR_CORRUPT;
+  }
+  if (r < 0)
+    return r;
+  b->xf_len = it.pos;
+  *pos += it.pos;
+  b->stream_len = it.stream_end + (b->raw_len - it.raw_end);
+  return 0;
+}
+
 int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
   if (len < MSR_BLOB_HEAD)
     return MS_ERR_CORRUPT;
@@ -216,6 +329,10 @@ int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
   b->chunks = 1;
   b->table = NULL;
   b->head_len = MSR_BLOB_HEAD;
+  b->stream_len = b->raw_len;
+  b->xf = NULL;
+  b->xf_len = 0;
+  b->xf_count = 0;
   if (b->refs == 0 || b->raw_len == 0)
     return MS_ERR_CORRUPT;
   if (b->codec == MSR_CODEC_ZSTD_DICT) {
@@ -225,22 +342,30 @@ int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
     b->head_len = MSR_BLOB_HEAD_DICT;
     if (b->dict == 0)
       return MS_ERR_CORRUPT;
-  } else if (b->codec == MSR_CODEC_CHUNKED) {
+  } else if (b->codec == MSR_CODEC_CHUNKED || b->codec == MSR_CODEC_XF) {
     if (len < MSR_BLOB_HEAD_CHUNKED)
       return MS_ERR_CORRUPT;
     b->dict = msr_get_le32(p + 18);
     b->chunk_size = msr_get_le32(p + 22);
+    size_t pos = MSR_BLOB_HEAD_CHUNKED;
+    int rc;
+    if (b->codec == MSR_CODEC_XF && (rc = xf_decode(b, p, len, &pos)) < 0)
+      return rc;
+    b->head_len = pos;
+    // A transformed blob may be one frame (chunk size 0).
+    if (b->codec == MSR_CODEC_XF && b->chunk_size == 0)
+      goto frames;
     // A blob of one chunk is written as a single frame, so a chunked one
     // has at least two; the table must fit in the value before anything
     // is read from it (compared by division: no overflow).
     if (b->chunk_size < MSR_CHUNK_MIN || b->chunk_size > MSR_CHUNK_MAX ||
-        b->raw_len <= b->chunk_size)
+        b->stream_len <= b->chunk_size)
       return MS_ERR_CORRUPT;
-    b->chunks = msr_blob_chunks(b->raw_len, b->chunk_size);
-    if (b->chunks > (len - MSR_BLOB_HEAD_CHUNKED) / 8)
+    b->chunks = msr_blob_chunks(b->stream_len, b->chunk_size);
+    if (b->chunks > (len - pos) / 8)
       return MS_ERR_CORRUPT;
-    b->table = p + MSR_BLOB_HEAD_CHUNKED;
-    b->head_len = MSR_BLOB_HEAD_CHUNKED + 8 * b->chunks;
+    b->table = p + pos;
+    b->head_len = pos + 8 * b->chunks;
     // The last end offset is the payload's length; the others are checked
     // when read (msr_blob_chunk), so a read touches only its own entries.
     if (msr_get_le64(b->table + 8 * (b->chunks - 1)) != len - b->head_len)
@@ -248,6 +373,7 @@ int msr_blob_decode(struct msr_blob *b, const void *in, size_t len) {
   } else if (b->codec != MSR_CODEC_ZSTD) {
     return MS_ERR_CORRUPT;
   }
+frames:
   // A zstd frame is never empty, so the payload must not be either.
   if (len == b->head_len)
     return MS_ERR_CORRUPT;
@@ -259,10 +385,10 @@ int msr_blob_chunk(const struct msr_blob *b, size_t len, uint64_t i, size_t *off
   if (i >= b->chunks || len <= b->head_len)
     return MS_ERR_CORRUPT;
   uint64_t payload = len - b->head_len;
-  if (b->codec != MSR_CODEC_CHUNKED) {
+  if (b->chunk_size == 0) {
     *off = (size_t)b->head_len;
     *clen = (size_t)payload;
-    *raw = (size_t)b->raw_len;
+    *raw = (size_t)b->stream_len;
     return 0;
   }
   uint64_t start = i ? msr_get_le64(b->table + 8 * (i - 1)) : 0;
@@ -272,7 +398,7 @@ int msr_blob_chunk(const struct msr_blob *b, size_t len, uint64_t i, size_t *off
   uint64_t first = i * b->chunk_size;
   *off = (size_t)(b->head_len + start);
   *clen = (size_t)(end - start);
-  *raw = (size_t)(b->raw_len - first < b->chunk_size ? b->raw_len - first : b->chunk_size);
+  *raw = (size_t)(b->stream_len - first < b->chunk_size ? b->stream_len - first : b->chunk_size);
   return 0;
 }
 

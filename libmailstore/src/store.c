@@ -9,6 +9,7 @@
 #include "meta.h"
 #include "store_internal.h"
 #include "store_records.h"
+#include "transform.h"
 
 #include <errno.h>
 #include <lmdb.h>
@@ -439,27 +440,37 @@ static void dctx_give(ms_store *s, ZSTD_DCtx *d) {
 // blob_encode makes the whole record of a new blob of `in` (len bytes)
 // with reference count refs: one frame, or, when len exceeds chunk (0:
 // never), one independent frame per chunk behind the table of their end
-// offsets (FORMAT.md "blob record"). *out is malloc'd, *out_len bytes.
+// offsets (FORMAT.md "blob record"). With nxf segments (codec MSR_CODEC_XF)
+// `in` is the stream msx_build made of a raw message of raw_len bytes, and
+// the transform table goes before the chunk table; without, raw_len is
+// len. *out is malloc'd, *out_len bytes.
 static int blob_encode(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t dict_id,
-                       uint32_t chunk, uint64_t refs, const uint8_t *in, size_t len, uint8_t **out,
+                       uint32_t chunk, uint64_t refs, const struct msr_xf_seg *xf, size_t nxf,
+                       uint64_t raw_len, const uint8_t *in, size_t len, uint8_t **out,
                        size_t *out_len) {
   struct msr_blob b = {.refs = refs,
-                       .raw_len = len,
+                       .raw_len = nxf ? raw_len : len,
                        .codec = cd ? MSR_CODEC_ZSTD_DICT : MSR_CODEC_ZSTD,
                        .dict = cd ? dict_id : 0};
+  if (nxf)
+    b.codec = MSR_CODEC_XF;
   size_t n = 1, per = len;
   if (chunk && len > chunk) {
-    b.codec = MSR_CODEC_CHUNKED;
+    if (!nxf)
+      b.codec = MSR_CODEC_CHUNKED;
     b.chunk_size = chunk;
     n = (size_t)msr_blob_chunks(len, chunk);
     per = chunk;
   }
-  size_t table = n > 1 ? 8 * n : 0;
-  size_t cap = MSR_BLOB_HEAD_MAX + table + n * ZSTD_compressBound(per);
+  size_t table = n > 1 ? 8 * n : 0, xft = nxf ? MSR_XF_TABLE_MAX(nxf) : 0;
+  size_t cap = MSR_BLOB_HEAD_MAX + xft + table + n * ZSTD_compressBound(per);
   uint8_t *buf = malloc(cap);
   if (!buf)
     return -ENOMEM;
-  size_t hl = msr_blob_encode_head(buf, &b), start = hl + table, pos = start;
+  size_t hl = msr_blob_encode_head(buf, &b);
+  if (nxf)
+    hl += msr_xf_encode(buf + hl, xf, nxf);
+  size_t start = hl + table, pos = start;
   for (size_t i = 0; i < n; i++) {
     size_t from = i * per, rl = len - from < per ? len - from : per;
     size_t c = blob_compress(cc, level, cd, buf + pos, cap - pos, in + from, rl);
@@ -540,22 +551,23 @@ static int frame_fits(const struct msr_blob *b, const uint8_t *src, size_t clen,
   unsigned long long size = ZSTD_getFrameContentSize(src, clen);
   if (size == ZSTD_CONTENTSIZE_ERROR || (size != ZSTD_CONTENTSIZE_UNKNOWN && size != raw))
     return 0;
-  return b->codec != MSR_CODEC_CHUNKED || ZSTD_findFrameCompressedSize(src, clen) == clen;
+  return b->chunk_size == 0 || ZSTD_findFrameCompressedSize(src, clen) == clen;
 }
 
-// blob_read_range writes raw bytes [off, off + n) of blob b (decoded from
-// v; the range lies within raw_len) to out through dc. Of a chunked blob it
-// decodes only the chunks the range touches, of a single frame only up to
-// the range's end; whole frames are checked to give exactly their length.
-static int blob_read_range(ms_store *s, MDB_txn *t, ZSTD_DCtx *dc, const struct msr_blob *b,
-                           const MDB_val *v, uint64_t off, size_t n, uint8_t *out) {
+// stream_read_range writes stream bytes [off, off + n) of blob b (decoded
+// from v; the range lies within stream_len, which is raw_len but for a
+// transformed blob) to out through dc. Of a chunked blob it decodes only
+// the chunks the range touches, of a single frame only up to the range's
+// end; whole frames are checked to give exactly their length.
+static int stream_read_range(ms_store *s, MDB_txn *t, ZSTD_DCtx *dc, const struct msr_blob *b,
+                             const MDB_val *v, uint64_t off, size_t n, uint8_t *out) {
   ZSTD_DDict *dd;
   int rc = blob_ddict(s, t, b, &dd);
   if (rc < 0 || n == 0)
     return rc;
   ZSTD_DCtx_reset(dc, ZSTD_reset_session_and_parameters);
   const uint8_t *base = v->mv_data;
-  uint64_t per = b->codec == MSR_CODEC_CHUNKED ? b->chunk_size : b->raw_len, end = off + n;
+  uint64_t per = b->chunk_size ? b->chunk_size : b->stream_len, end = off + n;
   uint8_t *scratch = NULL;
   for (uint64_t i = off / per; rc == 0 && i * per < end; i++) {
     size_t at, clen, raw;
@@ -580,6 +592,31 @@ static int blob_read_range(ms_store *s, MDB_txn *t, ZSTD_DCtx *dc, const struct 
   return rc;
 }
 
+// blob_read_range writes raw bytes [off, off + n) of blob b (decoded from
+// v; the range lies within raw_len) to out through dc. Of a transformed
+// blob it reads the stream bytes the range needs (the literal bytes, and
+// the decoded bytes of every Base64 line it touches) into a buffer of
+// their size and re-encodes from there; other blobs are their stream.
+static int blob_read_range(ms_store *s, MDB_txn *t, ZSTD_DCtx *dc, const struct msr_blob *b,
+                           const MDB_val *v, uint64_t off, size_t n, uint8_t *out) {
+  if (b->codec != MSR_CODEC_XF || n == 0)
+    return stream_read_range(s, t, dc, b, v, off, n, out);
+  uint64_t s0, s1;
+  int rc = msx_stream_range(b, off, n, &s0, &s1);
+  if (rc < 0)
+    return rc;
+  if (s1 < s0 || s1 > b->stream_len)
+    return MS_ERR_CORRUPT;
+  uint8_t *tmp = malloc(s1 > s0 ? (size_t)(s1 - s0) : 1);
+  if (!tmp)
+    return -ENOMEM;
+  rc = stream_read_range(s, t, dc, b, v, s0, (size_t)(s1 - s0), tmp);
+  if (rc == 0)
+    rc = msx_expand(b, off, n, tmp, s0, s1, out);
+  free(tmp);
+  return rc;
+}
+
 // blob_decompress decompresses the whole blob b (decoded from v) into out
 // (raw_len bytes), with the dictionary it names; a frame that does not give
 // exactly its length, or a missing dictionary, is MS_ERR_CORRUPT.
@@ -599,10 +636,10 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
   struct {
     const char *name;
     MDB_dbi *dbi;
-  } d[] = {{"meta", &s->meta},           {"accounts", &s->accounts}, {"names", &s->names},
-           {"mailboxes", &s->mailboxes}, {"uids", &s->uids},         {"messages", &s->messages},
-           {"blobs", &s->blobs},         {"vanished", &s->vanished}, {"release", &s->release},
-           {"dicts", &s->dicts},         {"squeue", &s->squeue},     {"keywords", &s->keywords},
+  } d[] = {{"meta", &s->meta},           {"accounts", &s->accounts},   {"names", &s->names},
+           {"mailboxes", &s->mailboxes}, {"uids", &s->uids},           {"messages", &s->messages},
+           {"blobs", &s->blobs},         {"vanished", &s->vanished},   {"release", &s->release},
+           {"dicts", &s->dicts},         {"squeue", &s->squeue},       {"keywords", &s->keywords},
            {"changes", &s->changes},     {"summaries", &s->summaries}, {"threads", &s->threads}};
   for (size_t i = 0; i < sizeof d / sizeof d[0]; i++) {
     int rc = lmdb_err(mdb_dbi_open(t, d[i].name, MDB_CREATE, d[i].dbi));
@@ -624,9 +661,9 @@ static int open_dbis(ms_store *s, MDB_txn *t) {
   // Format 1 lacks the release queue, format 2 the dictionaries and format
   // 3 the keyword table and change log, all empty in such a store (just
   // created above); every older uid record is a valid format 4 one without
-  // keywords, and every format 4 blob a valid format 5 one. Mark it format
-  // 5 so that an older library, which cannot read keyword bitmaps,
-  // dictionary blobs or chunked blobs, refuses it from now on.
+  // keywords, and every format 4 or 5 blob a valid format 6 one. Mark it
+  // format 6 so that an older library, which cannot read keyword bitmaps,
+  // dictionary blobs, chunked or transformed blobs, refuses it from now on.
   if (format >= 1 && format < MSR_FORMAT_VERSION) {
     uint8_t f[4];
     msr_le32(f, MSR_FORMAT_VERSION);
@@ -1070,12 +1107,53 @@ static void cctx_give(ms_store *s, ZSTD_CCtx *c) {
   ZSTD_freeCCtx(c);
 }
 
-// prepare hashes and compresses one message, with dictionary cd (id
-// dict_id) when it is not NULL, in chunks of `chunk` bytes (0: one frame).
+// blob_encode_msg is blob_encode for message `in` (len bytes), parsed as m:
+// with Base64 bodies stored decoded (msx_build) when m is not NULL and it
+// finds any, else as it is.
+static int blob_encode_msg(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t dict_id,
+                           uint32_t chunk, uint64_t refs, const mp_message *m, const uint8_t *in,
+                           size_t len, uint8_t **out, size_t *out_len) {
+  struct msr_xf_seg *xf = NULL;
+  size_t nxf = 0, sl = 0;
+  uint8_t *st = NULL;
+  int rc = m ? msx_build(m, in, len, &xf, &nxf, &st, &sl) : 0;
+  if (rc == 0)
+    rc =
+        nxf ? blob_encode(cc, level, cd, dict_id, chunk, refs, xf, nxf, len, st, sl, out, out_len)
+            : blob_encode(cc, level, cd, dict_id, chunk, refs, NULL, 0, len, in, len, out, out_len);
+  free(xf);
+  free(st);
+  return rc;
+}
+
+// prepare hashes, parses and compresses one message, with dictionary cd
+// (id dict_id) when it is not NULL, in chunks of `chunk` bytes (0: one
+// frame), its Base64 bodies stored decoded if xf is non-zero, and makes
+// its summary record from the same parse. A message libmailparse refuses
+// is stored as it is, without a summary (FORMAT.md "Message summaries").
 static int prepare(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t dict_id, uint32_t chunk,
-                   struct prepared *p, const uint8_t *data, size_t len) {
+                   int xf, struct prepared *p, const uint8_t *data, size_t len,
+                   int64_t internal_date) {
   SHA256(data, len, p->hash);
-  return blob_encode(cc, level, cd, dict_id, chunk, 1, data, len, &p->blob, &p->blob_len);
+  mp_settings set = MP_SETTINGS_INIT;
+  mp_message *m = NULL;
+  int rc = mp_message_parse(&m, &set, data, len, NULL);
+  if (rc == -ENOMEM)
+    return rc;
+  if (rc < 0)
+    m = NULL;
+  rc = blob_encode_msg(cc, level, cd, dict_id, chunk, 1, xf ? m : NULL, data, len, &p->blob,
+                       &p->blob_len);
+  if (rc == 0 && m &&
+      summary_build_parsed(&p->summary, &p->summary_len, m, len, internal_date) == -ENOMEM)
+    rc = -ENOMEM;
+  mp_message_free(m);
+  if (rc < 0) {
+    // A failed item must not reach the commit (it stores prepared blobs).
+    free(p->blob);
+    p->blob = NULL;
+  }
+  return rc;
 }
 
 // blob_put_prepared stores p's blob, or adds a reference to the identical
@@ -1425,10 +1503,7 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
       d->status = MS_ERR_LIMIT;
     else
       d->status = prepare(cc, store->set.compression_level, cd, dict_id, blob_chunk(store),
-                          &prep[i], d->data, d->len);
-    if (d->status == 0)
-      d->status = summary_build(&prep[i].summary, &prep[i].summary_len, d->data, d->len,
-                                d->internal_date) == -ENOMEM ? -ENOMEM : 0;
+                          !store->set.no_transform, &prep[i], d->data, d->len, d->internal_date);
     ready += d->status == 0;
   }
   cctx_give(store, cc);
@@ -2591,10 +2666,25 @@ static int stats_tx(ms_store *s, MDB_txn *t, struct ms_store_stats *o) {
       break;
     o->blob_raw += b.raw_len;
     o->blob_stored += v.mv_size;
-    if (b.codec == MSR_CODEC_CHUNKED) {
+    if (b.chunk_size) {
       o->chunked_blobs++;
       o->chunked_raw += b.raw_len;
       o->chunked_stored += v.mv_size;
+    }
+    if (b.codec == MSR_CODEC_XF) {
+      struct msr_xf_iter it;
+      struct msr_xf_seg seg;
+      o->xf_blobs++;
+      o->xf_raw += b.raw_len;
+      o->xf_stored += v.mv_size;
+      msr_xf_begin(&it, &b);
+      while ((rc = msr_xf_next(&it, &seg)) == 1) {
+        o->xf_segments++;
+        o->xf_encoded += seg.enc;
+        o->xf_decoded += seg.dec;
+      }
+      if (rc < 0)
+        break;
     }
     if (b.dict) {
       o->dict_blobs++;
@@ -3036,11 +3126,13 @@ int ms_store_train(ms_store *store, uint32_t *out_id, size_t max_samples) {
     struct msr_blob b;
     if ((rc = msr_blob_decode(&b, v.mv_data, v.mv_size)) < 0)
       break;
-    size_t take = b.raw_len < TRAIN_SAMPLE_MAX ? (size_t)b.raw_len : TRAIN_SAMPLE_MAX;
+    // The dictionary serves what the frames hold, so the sample is the
+    // start of the stream (a transformed blob's Base64 bodies decoded).
+    size_t take = b.stream_len < TRAIN_SAMPLE_MAX ? (size_t)b.stream_len : TRAIN_SAMPLE_MAX;
     if (take > budget - used)
       take = budget - used;
     // Only the start is read: of a chunked blob, its first chunk.
-    if ((rc = blob_read_range(store, t, dc, &b, &v, 0, take, samples + used)) < 0)
+    if ((rc = stream_read_range(store, t, dc, &b, &v, 0, take, samples + used)) < 0)
       break;
     sizes[n++] = take;
     used += take;
@@ -3088,7 +3180,7 @@ int ms_store_train(ms_store *store, uint32_t *out_id, size_t max_samples) {
 
 struct recompress_ctx {
   size_t max;
-  int level;
+  int level, xf;
   uint32_t chunk;
   const ZSTD_CDict *cd;
   uint32_t id;
@@ -3107,9 +3199,18 @@ static int recompress_one(ms_store *s, MDB_txn *t, struct recompress_ctx *c, con
   uint8_t *raw = malloc((size_t)b.raw_len), *out = NULL;
   size_t out_len = 0;
   rc = raw ? blob_decompress(s, t, &b, &v, raw) : -ENOMEM;
+  mp_message *m = NULL;
+  if (rc == 0 && c->xf) {
+    mp_settings set = MP_SETTINGS_INIT;
+    if ((rc = mp_message_parse(&m, &set, raw, (size_t)b.raw_len, NULL)) < 0) {
+      m = NULL;
+      rc = rc == -ENOMEM ? rc : 0;
+    }
+  }
   if (rc == 0)
-    rc = blob_encode(c->cc, c->level, c->cd, c->id, c->chunk, b.refs, raw, (size_t)b.raw_len, &out,
-                     &out_len);
+    rc = blob_encode_msg(c->cc, c->level, c->cd, c->id, c->chunk, b.refs, m, raw, (size_t)b.raw_len,
+                         &out, &out_len);
+  mp_message_free(m);
   if (rc == 0)
     rc = put(t, s->blobs, k, 32, out, out_len, 0);
   free(raw);
@@ -3154,6 +3255,7 @@ int ms_store_recompress(ms_store *store, size_t max_items) {
     return rc;
   struct recompress_ctx c = {.max = max_items ? max_items : 1024,
                              .level = store->set.compression_level,
+                             .xf = !store->set.no_transform,
                              .chunk = blob_chunk(store)};
   if (c.max > 65536)
     c.max = 65536;

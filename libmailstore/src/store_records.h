@@ -7,12 +7,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MSR_FORMAT_VERSION 5u
+#define MSR_FORMAT_VERSION 6u
 #define MSR_RECORD_VERSION 1u
 #define MSR_NAME_MAX 1024u
 #define MSR_CODEC_ZSTD 1u
 #define MSR_CODEC_ZSTD_DICT 2u
 #define MSR_CODEC_CHUNKED 3u
+#define MSR_CODEC_XF 4u
 
 // Keys are big-endian so LMDB's memcmp order is numeric order; values are
 // little-endian, the host order of every supported target.
@@ -98,14 +99,23 @@ struct msr_message {
 // which adds the id of the dictionary its frame needs, and 26 plus 8 per
 // chunk for MSR_CODEC_CHUNKED (format 5): dictionary id (0 for none), chunk
 // size, then each chunk frame's end offset from the end of the head.
+// MSR_CODEC_XF (format 6) has the same 26 fixed bytes (chunk size 0: one
+// frame), then the transform table (Base64 segments stored decoded, see
+// struct msr_xf_seg), then the chunk table when chunked. What the frames
+// hold is the "stream": the raw message with each segment replaced by its
+// decoded bytes; for the other codecs the stream is the raw message.
 struct msr_blob {
   uint64_t refs, raw_len;
   uint32_t codec;
   uint32_t dict;        // dictionary id, 0 for MSR_CODEC_ZSTD
-  uint32_t chunk_size;  // MSR_CODEC_CHUNKED: raw bytes per chunk, else 0
-  uint64_t chunks;      // MSR_CODEC_CHUNKED: number of chunks, else 1
-  const uint8_t *table; // MSR_CODEC_CHUNKED: the end offsets, in the value
+  uint32_t chunk_size;  // stream bytes per chunk when chunked, else 0
+  uint64_t chunks;      // number of chunks, 1 for a single frame
+  const uint8_t *table; // chunked: the end offsets, in the value
   uint64_t head_len;    // set by the decoder: where the first frame starts
+  uint64_t stream_len;  // bytes the frames decompress to (raw_len but for XF)
+  const uint8_t *xf;    // MSR_CODEC_XF: the segments' encoding, in the value
+  size_t xf_len;        // its length in bytes
+  uint32_t xf_count;    // number of segments (1..MSR_XF_MAX_SEGMENTS)
 };
 #define MSR_BLOB_HEAD 18u
 #define MSR_BLOB_HEAD_DICT 22u
@@ -116,6 +126,63 @@ struct msr_blob {
 // read decompresses too much to be called partial.
 #define MSR_CHUNK_MIN (64u << 10)
 #define MSR_CHUNK_MAX (16u << 20)
+
+// Transforms (format 6, MSR_CODEC_XF). A segment is a Base64 body of the
+// raw message in a regular shape: lines of exactly `line` characters
+// (a multiple of 4; 0: the segment is one line) separated by CRLF or LF
+// (MSR_XF_CRLF), the last line 1..line characters, '=' padding unless
+// MSR_XF_NOPAD, no other byte. It starts at its first character and ends
+// after its last (line breaks after it stay raw). The stream holds its
+// `dec` decoded bytes instead; reading re-encodes them. In the record a
+// segment is four LEB128 varints (shortest form) and a flag byte: gap (raw
+// bytes from the previous segment's end, or from 0, to its start), dec
+// (>= 1), line, then flags. The encoded length is not stored: it follows
+// from dec, line and flags (msr_xf_enc_len), so each segment has one
+// encoding. The table starts with the segment count as a varint.
+#define MSR_XF_CRLF 1u
+#define MSR_XF_NOPAD 2u
+#define MSR_XF_FLAGS (MSR_XF_CRLF | MSR_XF_NOPAD)
+// MSR_XF_LINE_MAX bounds `line`: RFC 5322 lines are at most 998 characters.
+#define MSR_XF_LINE_MAX 996u
+// MSR_XF_MAX_SEGMENTS bounds the segments of one blob (a message with more
+// Base64 parts keeps the rest raw), so that walking the table is cheap.
+#define MSR_XF_MAX_SEGMENTS 1024u
+// MSR_XF_SEG_MAX bounds one encoded segment's size in the record.
+#define MSR_XF_SEG_MAX 23u
+
+struct msr_xf_seg {
+  uint64_t gap;   // raw bytes between the previous segment (or 0) and this one
+  uint64_t dec;   // decoded bytes, >= 1
+  uint32_t line;  // characters per line, 0 for one line
+  uint32_t flags; // MSR_XF_*
+  // Derived by msr_xf_next:
+  uint64_t off;  // raw offset of its first character
+  uint64_t enc;  // raw bytes it spans (msr_xf_enc_len)
+  uint64_t soff; // stream offset of its decoded bytes
+};
+
+// msr_xf_enc_len returns the raw length of a segment of dec decoded bytes
+// with `line` and `flags`, or 0 when that does not fit in 62 bits.
+uint64_t msr_xf_enc_len(uint64_t dec, uint32_t line, uint32_t flags);
+
+// msr_xf_iter walks a blob's transform table in order.
+struct msr_xf_iter {
+  const uint8_t *p;
+  size_t len, pos;
+  uint32_t left;
+  uint64_t raw_end, stream_end; // end of the previous segment, raw and stream
+};
+// msr_xf_begin starts a walk over b's table (b decoded by msr_blob_decode).
+void msr_xf_begin(struct msr_xf_iter *it, const struct msr_blob *b);
+// msr_xf_next decodes the next segment into *seg with its derived fields.
+// Returns 1, 0 at the end, or MS_ERR_CORRUPT (the decoder checked the
+// table, so only a caller's misuse reaches it).
+int msr_xf_next(struct msr_xf_iter *it, struct msr_xf_seg *seg);
+// msr_xf_encode writes the table (count, then each segment's gap, dec,
+// line, flags) of the n segments at seg (only those fields are read) to
+// out, which has room for MSR_XF_TABLE_MAX(n) bytes; returns its length.
+#define MSR_XF_TABLE_MAX(n) (10u + (size_t)(n)*MSR_XF_SEG_MAX)
+size_t msr_xf_encode(uint8_t *out, const struct msr_xf_seg *seg, size_t n);
 
 // A dictionary record: how it was trained, then the ZDICT dictionary bytes.
 struct msr_dict {
@@ -155,8 +222,8 @@ int msr_message_decode(struct msr_message *m, const void *in, size_t len);
 // the table, which follows it) and returns its length.
 size_t msr_blob_encode_head(uint8_t out[MSR_BLOB_HEAD_MAX], const struct msr_blob *b);
 int msr_blob_decode(struct msr_blob *b, const void *in, size_t len);
-// msr_blob_chunks returns the number of chunks of raw_len bytes cut every
-// chunk_size bytes (chunk_size non-zero).
+// msr_blob_chunks returns the number of chunks of raw_len (stream) bytes
+// cut every chunk_size bytes (chunk_size non-zero).
 static inline uint64_t msr_blob_chunks(uint64_t raw_len, uint32_t chunk_size) {
   return raw_len / chunk_size + (raw_len % chunk_size != 0);
 }
@@ -164,8 +231,8 @@ static inline uint64_t msr_blob_chunks(uint64_t raw_len, uint32_t chunk_size) {
 // value of len bytes: its frame at *off (from the value's start), *clen
 // bytes long, which decompresses to *raw bytes. The decoder checked only
 // the last offset; this checks the two it reads, so a damaged table yields
-// MS_ERR_CORRUPT, never a read outside the value. Single-frame codecs have
-// one chunk, the whole payload.
+// MS_ERR_CORRUPT, never a read outside the value. Single-frame blobs have
+// one chunk, the whole payload. Chunks cut the stream (b->stream_len).
 int msr_blob_chunk(const struct msr_blob *b, size_t len, uint64_t i, size_t *off, size_t *clen,
                    size_t *raw);
 size_t msr_dict_encode_head(uint8_t out[MSR_DICT_HEAD], const struct msr_dict *d);

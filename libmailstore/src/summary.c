@@ -253,6 +253,16 @@ int summary_build(uint8_t **out, size_t *out_len, const uint8_t *data, size_t le
   int rc = mp_message_parse(&m, &set, data, len, NULL);
   if (rc < 0)
     return rc == -ENOMEM ? rc : -EIO;
+  rc = summary_build_parsed(out, out_len, m, len, internal_date);
+  mp_message_free(m);
+  return rc;
+}
+
+int summary_build_parsed(uint8_t **out, size_t *out_len, const mp_message *m, size_t len,
+                         int64_t internal_date) {
+  *out = NULL;
+  *out_len = 0;
+  int rc = 0;
   struct field f[SUMMARY_FIELDS];
   memset(f, 0, sizeof f);
   unsigned flags = 0;
@@ -280,7 +290,6 @@ int summary_build(uint8_t **out, size_t *out_len, const uint8_t *data, size_t le
       (rc = msgids(m, "In-Reply-To", &f[F_IN_REPLY_TO], 1)) == 0 &&
       (rc = msgids(m, "References", &f[F_REFERENCES], 0)) == 0)
     rc = body(m, &f[F_PREVIEW], &flags);
-  mp_message_free(m);
   size_t total = SUMMARY_HEAD;
   for (unsigned i = 0; i < SUMMARY_FIELDS; i++) {
     // A field cannot exceed a u32 length; the message size limit keeps

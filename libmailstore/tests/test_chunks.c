@@ -400,7 +400,7 @@ static unsigned raw_count_codec(const char *dir, uint8_t codec) {
 }
 
 // A store written as format 4 did (every blob one frame, chunking off),
-// marked format 4, opens with this library: it becomes format 5, its large
+// marked format 4, opens with this library: it becomes format 6, its large
 // single-frame message reads whole and by ranges, and new large messages
 // are chunked next to it. A format this library does not know is refused.
 START_TEST(format4_store_opens) {
@@ -423,7 +423,7 @@ START_TEST(format4_store_opens) {
   struct ms_settings now = {.blob_chunk_size = CHUNK};
   ck_assert_int_eq(ms_store_open(&st, dir, &now), 0);
   ms_store_close(st);
-  ck_assert_int_eq(raw_format(dir), 5);
+  ck_assert_int_eq(raw_format(dir), 6);
   ck_assert_int_eq(ms_store_open(&st, dir, &now), 0);
   read_back(st, acct, ida, a, len);
   check_ranges(st, acct, ida, a, len);
@@ -436,7 +436,7 @@ START_TEST(format4_store_opens) {
   verify_ok(st);
   ms_store_close(st);
   ck_assert_uint_eq(raw_count_codec(dir, 3), 1);
-  raw_set_format(dir, 6);
+  raw_set_format(dir, 7);
   ck_assert_int_eq(ms_store_open(&st, dir, &now), MS_ERR_CORRUPT);
   free(a);
   free(b);

@@ -612,21 +612,22 @@ static int raw_byte(const char *dbi, const void *key, size_t klen, size_t off) {
 }
 
 // Format 1 (no release queue), format 2 (no dictionaries), format 3 (no
-// keywords or change log) and format 4 (no chunked blobs) stores are
-// upgraded to format 5 on open; an unknown format is refused.
+// keywords or change log), format 4 (no chunked blobs) and format 5 (no
+// transformed blobs) stores are upgraded to format 6 on open; an unknown
+// format is refused.
 START_TEST(format_upgrade) {
   add(1, 0);
   ms_store_close(st);
-  ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 5);
-  for (uint8_t old = 1; old <= 4; old++) {
+  ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 6);
+  for (uint8_t old = 1; old <= 5; old++) {
     raw_patch("meta", (const uint8_t *)"format", 6, 0, old);
     ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
     ms_store_close(st);
-    ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 5);
+    ck_assert_int_eq(raw_byte("meta", "format", 6, 0), 6);
   }
-  raw_patch("meta", (const uint8_t *)"format", 6, 0, 6);
+  raw_patch("meta", (const uint8_t *)"format", 6, 0, 7);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), MS_ERR_CORRUPT);
-  raw_patch("meta", (const uint8_t *)"format", 6, 0, 5);
+  raw_patch("meta", (const uint8_t *)"format", 6, 0, 6);
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
   uint32_t one = 1;
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, &one, 1), 1);

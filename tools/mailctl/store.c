@@ -31,7 +31,7 @@ static void store_usage(FILE *f) {
           "commands:\n"
           "  create PATH                        create an empty store in directory PATH\n"
           "  add-account PATH NAME [--quota-bytes N] [--quota-messages N]\n"
-          "  import PATH ACCOUNT MAILBOX (--maildir DIR | --mbox FILE)\n"
+          "  import PATH ACCOUNT MAILBOX (--maildir DIR | --mbox FILE) [--no-transform]\n"
           "                                     add the messages (mailbox created if needed)\n"
           "  import PATH ACCOUNT --maildir DIR  add a Maildir++ tree (INBOX, .a.b as a/b)\n"
           "  export PATH ACCOUNT [MAILBOX] --maildir DIR\n"
@@ -41,10 +41,11 @@ static void store_usage(FILE *f) {
           "  stats PATH                         accounts, mailboxes, messages, bytes\n"
           "  verify PATH                        full consistency check (exit 1 on damage)\n"
           "  collect PATH                       drop the blobs that expunges released\n"
-          "  train PATH [--samples N] [--recompress]\n"
+          "  train PATH [--samples N] [--recompress] [--no-transform]\n"
           "                                     train a zstd dictionary on the stored mail;\n"
           "                                     with --recompress, re-encode every blob with it\n"
-          "  recompress PATH                    re-encode blobs with the newest dictionary\n"
+          "  recompress PATH [--no-transform]   re-encode blobs with the newest dictionary\n"
+          "  (--no-transform: keep Base64 bodies as they are instead of storing them decoded)\n"
           "  summarize PATH                     store the summaries older messages lack\n"
           "Exit status: 0 done, 1 failed (with a message), 2 usage error.\n");
 }
@@ -62,6 +63,20 @@ static int parse_u64(const char *s, uint64_t *out) {
     return -1;
   *out = v;
   return 0;
+}
+
+// take_no_transform removes "--no-transform" from argv[1..*argc) and fills
+// *set for it: ms_settings.no_transform is 1 if it was there, else 0.
+static void take_no_transform(int *argc, char **argv, struct ms_settings *set) {
+  memset(set, 0, sizeof *set);
+  for (int i = 1; i < *argc; i++) {
+    if (strcmp(argv[i], "--no-transform") == 0) {
+      memmove(argv + i, argv + i + 1, (size_t)(*argc - i - 1) * sizeof *argv);
+      (*argc)--;
+      set->no_transform = 1;
+      return;
+    }
+  }
 }
 
 // open_existing opens the store at path, refusing to create one there (a
@@ -602,6 +617,8 @@ static int import_account(struct importer *im, const char *dir) {
 // fills one mailbox, "import PATH ACCOUNT --maildir DIR" a whole Maildir++
 // tree.
 static int cmd_import(int argc, char **argv) {
+  struct ms_settings set;
+  take_no_transform(&argc, argv, &set);
   int whole = argc == 4 && strcmp(argv[2], "--maildir") == 0;
   if (!whole &&
       (argc != 5 || (strcmp(argv[3], "--maildir") != 0 && strcmp(argv[3], "--mbox") != 0))) {
@@ -610,7 +627,7 @@ static int cmd_import(int argc, char **argv) {
   }
   static struct importer im;
   memset(&im, 0, sizeof im);
-  int r = open_existing(argv[0], &im.st, NULL);
+  int r = open_existing(argv[0], &im.st, &set);
   if (r)
     return r;
   int rc = ms_account_find(im.st, &im.acct, argv[1], strlen(argv[1]));
@@ -955,6 +972,11 @@ static int cmd_stats(int argc, char **argv) {
   printf("chunked blobs: %" PRIu64 "\n", s.chunked_blobs);
   printf("chunked blob bytes raw: %" PRIu64 "\n", s.chunked_raw);
   printf("chunked blob bytes stored: %" PRIu64 "\n", s.chunked_stored);
+  printf("transformed blobs: %" PRIu64 "\n", s.xf_blobs);
+  printf("transformed blob bytes raw: %" PRIu64 "\n", s.xf_raw);
+  printf("transformed blob bytes stored: %" PRIu64 "\n", s.xf_stored);
+  printf("decoded bodies: %" PRIu64 " (%" PRIu64 " bytes of Base64 stored as %" PRIu64 ")\n",
+         s.xf_segments, s.xf_encoded, s.xf_decoded);
   printf("search queue: %" PRIu64 "\n", s.search_queued);
   // Account ids are dense from 1 and never reused.
   for (uint32_t id = 1; id <= s.accounts; id++) {
@@ -1022,6 +1044,8 @@ static int64_t recompress_all(ms_store *st) {
 }
 
 static int cmd_train(int argc, char **argv) {
+  struct ms_settings set;
+  take_no_transform(&argc, argv, &set);
   uint64_t samples = 0;
   int recompress = 0;
   for (int i = 1; i < argc; i++) {
@@ -1040,7 +1064,7 @@ static int cmd_train(int argc, char **argv) {
     return MAILCTL_USAGE;
   }
   ms_store *st;
-  int r = open_existing(argv[0], &st, NULL);
+  int r = open_existing(argv[0], &st, &set);
   if (r)
     return r;
   uint32_t id;
@@ -1064,12 +1088,14 @@ static int cmd_train(int argc, char **argv) {
 }
 
 static int cmd_recompress(int argc, char **argv) {
+  struct ms_settings set;
+  take_no_transform(&argc, argv, &set);
   if (argc != 1) {
     store_usage(stderr);
     return MAILCTL_USAGE;
   }
   ms_store *st;
-  int r = open_existing(argv[0], &st, NULL);
+  int r = open_existing(argv[0], &st, &set);
   if (r)
     return r;
   int64_t n = recompress_all(st);

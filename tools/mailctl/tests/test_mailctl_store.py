@@ -11,7 +11,9 @@ Usage: test_mailctl_store.py MAILCTL MKCORPUS WORKDIR [COUNT]
    (the mbox with its mboxrd quoting undone and CRLF line ends restored),
    with the Maildir flags and dates carried over from the Maildir import.
 3. stats: the counts and the sharing of identical bodies between the two
-   imports; verify on the good store.
+   imports; verify on the good store; the same Maildir imported with and
+   without --no-transform, stats showing Base64 bodies stored decoded and
+   the smaller size.
 4. An import into an account whose quota stops it part way: exit status 1,
    the refused messages named, the store still consistent.
 5. verify on a damaged copy of the store (one byte of a stored body flipped
@@ -157,6 +159,33 @@ def main():
     check(float(stats.get("compression ratio", 0)) > 1.2, "bodies are compressed", r.stdout)
     r = run("verify", store)
     check(r.returncode == 0 and "ok" in r.stdout, "verify passes on a good store", r.stderr)
+
+    # 3b. Base64 bodies stored decoded: the same Maildir in a store with
+    # them and one without (--no-transform); stats show the gain.
+    sizes = {}
+    for name, extra in (("xf", []), ("plain", ["--no-transform"])):
+        path = os.path.join(WORK, "store-" + name)
+        os.makedirs(path)
+        r = run("create", path)
+        r2 = run("add-account", path, "alice")
+        r3 = run("import", path, "alice", "INBOX", "--maildir", md, *extra)
+        check(r.returncode == 0 and r2.returncode == 0 and r3.returncode == 0,
+              f"import into a store {name}", r3.stdout + r3.stderr)
+        r = run("stats", path)
+        sizes[name] = dict(re.findall(r"^([a-z ,]+): (\d+)", r.stdout, re.M))
+    xf, plain = sizes["xf"], sizes["plain"]
+    check(int(xf.get("decoded bodies", 0)) > 0 and int(xf.get("transformed blobs", 0)) > 0 and
+          plain.get("decoded bodies") == "0" and plain.get("transformed blobs") == "0",
+          "stats count the Base64 bodies stored decoded, none with --no-transform",
+          f"{xf} {plain}")
+    check(int(xf.get("blob bytes stored", 0)) < int(plain.get("blob bytes stored", 0)),
+          "storing Base64 decoded makes the stored mail smaller",
+          f"{plain.get('blob bytes stored')} -> {xf.get('blob bytes stored')}")
+    r = run("verify", os.path.join(WORK, "store-xf"))
+    check(r.returncode == 0, "verify passes with transformed blobs", r.stderr)
+    r = run("recompress", os.path.join(WORK, "store-plain"), "--no-transform", "extra")
+    check(r.returncode == 2, "recompress --no-transform with an extra argument is a usage error",
+          r.stderr)
 
     # 4. quota stops an import part way.
     r = run("import", store, "bob", "INBOX", "--maildir", md)

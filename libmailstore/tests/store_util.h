@@ -1,5 +1,6 @@
 // store_util.h: helpers shared by the store tests: a fresh store in a
-// temporary directory that is removed afterwards, and a message generator.
+// temporary directory that is removed afterwards, with an account and its
+// INBOX; the full consistency check; and a message generator.
 #ifndef MS_STORE_UTIL_H
 #define MS_STORE_UTIL_H
 
@@ -36,6 +37,24 @@ static inline void rm_store_dir(char *dir) {
   }
   rmdir(dir);
   free(dir);
+}
+
+// verify_ok asserts that the store passes its full consistency check,
+// naming the first problem when it does not.
+static inline void verify_ok(ms_store *st) {
+  struct ms_diag dg;
+  ck_assert_msg(ms_store_verify(st, &dg) == 0, "verify: %s", dg.message);
+}
+
+// new_store opens a store with settings `set` in a fresh temporary
+// directory (*dir, for rm_store_dir) and creates an account named `name`
+// with its INBOX.
+static inline void new_store(char **dir, ms_store **st, const struct ms_settings *set,
+                             const char *name, uint32_t *acct, uint32_t *box) {
+  *dir = tmp_store_dir();
+  ck_assert_int_eq(ms_store_open(st, *dir, set), 0);
+  ck_assert_int_eq(ms_account_create(*st, acct, name, strlen(name), 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(*st, box, *acct, "INBOX", 5, MS_ROLE_INBOX), 0);
 }
 
 // make_message writes a small RFC 5322 message numbered n into buf.

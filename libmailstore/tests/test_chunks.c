@@ -41,19 +41,6 @@ static void big(uint8_t *out, size_t len, unsigned seed) {
   }
 }
 
-static void verify_ok(ms_store *st) {
-  struct ms_diag dg;
-  ck_assert_msg(ms_store_verify(st, &dg) == 0, "verify: %s", dg.message);
-}
-
-static void new_store(char **dir, ms_store **st, const struct ms_settings *set, uint32_t *acct,
-                      uint32_t *box) {
-  *dir = tmp_store_dir();
-  ck_assert_int_eq(ms_store_open(st, *dir, set), 0);
-  ck_assert_int_eq(ms_account_create(*st, acct, "cora", 4, 0, 0), 0);
-  ck_assert_int_eq(ms_mailbox_create(*st, box, *acct, "INBOX", 5, MS_ROLE_INBOX), 0);
-}
-
 // train delivers SMALL_MAILS varied small messages and trains a dictionary
 // on the store (which then holds the large ones too).
 static void train(ms_store *st, uint32_t acct, uint32_t box) {
@@ -132,7 +119,7 @@ static void round_trip(int with_dict) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, &set, &acct, &box);
+  new_store(&dir, &st, &set, "cora", &acct, &box);
   if (with_dict)
     train(st, acct, box);
   uint8_t *data[NSIZES];
@@ -193,7 +180,7 @@ START_TEST(range_errors) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, &set, &acct, &box);
+  new_store(&dir, &st, &set, "cora", &acct, &box);
   uint8_t data[CHUNK + 500], out[16];
   big(data, sizeof data, 7);
   uint64_t id;
@@ -261,7 +248,7 @@ START_TEST(chunk_size_bounds) {
     uint8_t *data = malloc(cases[i].len), out[64];
     ck_assert_ptr_nonnull(data);
     big(data, cases[i].len, 90 + (unsigned)i);
-    new_store(&dir, &st, &set, &acct, &box);
+    new_store(&dir, &st, &set, "cora", &acct, &box);
     ck_assert_int_eq(ms_message_append(st, &id, NULL, acct, box, data, cases[i].len, 0, 0), 0);
     size_t got;
     ck_assert_int_eq(
@@ -316,7 +303,7 @@ START_TEST(concurrent_range_reads) {
   uint8_t *data = malloc(len);
   ck_assert_ptr_nonnull(data);
   big(data, len, 50);
-  new_store(&dir, &st, &single, &acct, &box);
+  new_store(&dir, &st, &single, "cora", &acct, &box);
   struct reader r[4];
   uint64_t id[2];
   // Identical bytes would share one blob, so the chunked message is the
@@ -408,7 +395,7 @@ START_TEST(format4_store_opens) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, &old, &acct, &box);
+  new_store(&dir, &st, &old, "cora", &acct, &box);
   size_t len = 5 * CHUNK + 11;
   uint8_t *a = malloc(len), *b = malloc(len);
   ck_assert_ptr_nonnull(a);
@@ -453,7 +440,7 @@ START_TEST(train_and_recompress_chunked) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, &off, &acct, &box);
+  new_store(&dir, &st, &off, "cora", &acct, &box);
   size_t len = 4 * CHUNK + 3;
   uint8_t *m[3];
   uint64_t id[3];
@@ -601,7 +588,7 @@ START_TEST(verify_catches_chunk_table) {
     ms_store *st;
     uint32_t acct, box;
     uint64_t id;
-    new_store(&dir, &st, &set, &acct, &box);
+    new_store(&dir, &st, &set, "cora", &acct, &box);
     ck_assert_int_eq(ms_message_append(st, &id, NULL, acct, box, data, len, 0, 0), 0);
     verify_ok(st);
     size_t got = 7;

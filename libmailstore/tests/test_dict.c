@@ -86,26 +86,13 @@ static void read_range(ms_store *st, uint32_t acct, unsigned from, unsigned to,
   }
 }
 
-static void verify_ok(ms_store *st) {
-  struct ms_diag dg;
-  ck_assert_msg(ms_store_verify(st, &dg) == 0, "verify: %s", dg.message);
-}
-
-static void new_store(char **dir, ms_store **st, const struct ms_settings *set, uint32_t *acct,
-                      uint32_t *box) {
-  *dir = tmp_store_dir();
-  ck_assert_int_eq(ms_store_open(st, *dir, set), 0);
-  ck_assert_int_eq(ms_account_create(*st, acct, "dora", 4, 0, 0), 0);
-  ck_assert_int_eq(ms_mailbox_create(*st, box, *acct, "INBOX", 5, MS_ROLE_INBOX), 0);
-}
-
 START_TEST(train_mix_and_recompress) {
   static uint64_t ids[1000];
   struct ms_settings set = settings(UINT32_MAX);
   char *dir;
   ms_store *st;
   uint32_t acct, box, id = 0;
-  new_store(&dir, &st, &set, &acct, &box);
+  new_store(&dir, &st, &set, "dora", &acct, &box);
   deliver_range(st, acct, box, 0, 300, ids);
   struct ms_store_stats s0, s1, s2;
   ck_assert_int_eq(ms_store_stats_get(st, &s0), 0);
@@ -176,7 +163,7 @@ START_TEST(too_few_samples) {
   char *dir;
   ms_store *st;
   uint32_t acct, box, id = 77;
-  new_store(&dir, &st, &set, &acct, &box);
+  new_store(&dir, &st, &set, "dora", &acct, &box);
   ck_assert_int_eq(ms_store_train(st, &id, 0), MS_ERR_SAMPLES);
   deliver_range(st, acct, box, 0, 5, ids);
   ck_assert_int_eq(ms_store_train(st, &id, 0), MS_ERR_SAMPLES);
@@ -202,7 +189,7 @@ START_TEST(automatic_training) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, &set, &acct, &box);
+  new_store(&dir, &st, &set, "dora", &acct, &box);
   deliver_range(st, acct, box, 0, 199, ids);
   struct ms_store_stats s;
   ck_assert_int_eq(ms_store_stats_get(st, &s), 0);
@@ -239,7 +226,7 @@ START_TEST(other_process_dictionary) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, &set, &acct, &box);
+  new_store(&dir, &st, &set, "dora", &acct, &box);
   deliver_range(st, acct, box, 0, 200, ids);
   int go[2], ready[2];
   ck_assert_int_eq(pipe(go), 0);
@@ -313,7 +300,7 @@ START_TEST(verify_checks_dictionaries) {
   char *dir;
   ms_store *st;
   uint32_t acct, box, id;
-  new_store(&dir, &st, &set, &acct, &box);
+  new_store(&dir, &st, &set, "dora", &acct, &box);
   deliver_range(st, acct, box, 0, 200, ids);
   ck_assert_int_eq(ms_store_train(st, &id, 0), 0);
   deliver_range(st, acct, box, 200, 210, ids);
@@ -361,7 +348,7 @@ START_TEST(kill9_during_training) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, &set, &acct, &box);
+  new_store(&dir, &st, &set, "dora", &acct, &box);
   static uint64_t ids[200];
   deliver_range(st, acct, box, 0, 100, ids);
   ms_store_close(st);

@@ -107,21 +107,13 @@ static size_t mail(char **out, const struct shape *sh, int parts, unsigned seed)
   return n;
 }
 
-static void verify_ok(ms_store *st) {
-  struct ms_diag dg;
-  ck_assert_msg(ms_store_verify(st, &dg) == 0, "verify: %s", dg.message);
-}
-
-// new_store makes a store with settings set (NULL: defaults), without
+// new_xf_store makes a store with settings set (NULL: defaults), without
 // fsync: durability is not what these tests are about.
-static void new_store(char **dir, ms_store **st, const struct ms_settings *set, uint32_t *acct,
-                      uint32_t *box) {
+static void new_xf_store(char **dir, ms_store **st, const struct ms_settings *set, uint32_t *acct,
+                         uint32_t *box) {
   struct ms_settings s = set ? *set : (struct ms_settings){0};
   s.no_sync = 1;
-  *dir = tmp_store_dir();
-  ck_assert_int_eq(ms_store_open(st, *dir, &s), 0);
-  ck_assert_int_eq(ms_account_create(*st, acct, "xf", 2, 0, 0), 0);
-  ck_assert_int_eq(ms_mailbox_create(*st, box, *acct, "INBOX", 5, MS_ROLE_INBOX), 0);
+  new_store(dir, st, &s, "xf", acct, box);
 }
 
 static uint64_t segments(ms_store *st) {
@@ -184,7 +176,7 @@ START_TEST(shapes_round_trip) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, NULL, &acct, &box);
+  new_xf_store(&dir, &st, NULL, &acct, &box);
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
     const struct shape *sh = &shapes[i];
     for (int parts = 1; parts <= 3; parts += 2) {
@@ -214,7 +206,7 @@ START_TEST(irregular_stays_raw) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, NULL, &acct, &box);
+  new_xf_store(&dir, &st, NULL, &acct, &box);
   enum { TRAILING_SPACE, TRAILING_BITS, BAD_PAD, MIXED_EOL, UNEVEN, PAD_MID, CONTROL, CASES };
   for (int c = 0; c < CASES; c++) {
     struct shape sh = {"\r\n", 76, 1000, 1, 1};
@@ -275,7 +267,7 @@ START_TEST(single_part_and_nested) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, NULL, &acct, &box);
+  new_xf_store(&dir, &st, NULL, &acct, &box);
   size_t cap = 64 << 10, n = 0;
   char *m = malloc(cap);
   uint8_t d[6000];
@@ -322,8 +314,8 @@ START_TEST(chunked_transformed) {
   char *dir, *dir2;
   ms_store *st, *st2;
   uint32_t acct, box, acct2, box2;
-  new_store(&dir, &st, &set, &acct, &box);
-  new_store(&dir2, &st2, &raw, &acct2, &box2);
+  new_xf_store(&dir, &st, &set, &acct, &box);
+  new_xf_store(&dir2, &st2, &raw, &acct2, &box2);
   struct shape sh = {"\r\n", 76, 200000, 1, 1};
   char *m;
   size_t len = mail(&m, &sh, 3, 77);
@@ -414,7 +406,7 @@ START_TEST(upgrade_and_recompress) {
   char *dir;
   ms_store *st;
   uint32_t acct, box;
-  new_store(&dir, &st, &off, &acct, &box);
+  new_xf_store(&dir, &st, &off, &acct, &box);
   enum { N = 24 };
   char *m[N];
   size_t len[N];
@@ -516,7 +508,7 @@ START_TEST(verify_catches_table_damage) {
       char *dir;
       ms_store *st;
       uint32_t acct, box;
-      new_store(&dir, &st, NULL, &acct, &box);
+      new_xf_store(&dir, &st, NULL, &acct, &box);
       uint64_t id;
       ck_assert_int_eq(ms_message_append(st, &id, NULL, acct, box, (uint8_t *)m, len, 0, 1), 0);
       verify_ok(st);

@@ -306,6 +306,8 @@ static void emit_latency(const char *bench, const char *impl, uint64_t *s, size_
 
 int main(int argc, char **argv) {
   const char *corpus = NULL, *work = "/tmp/bench-ftsearch";
+  bool reuse = false, peer = true;
+  const char *only = NULL;
   size_t max_docs = 0, per_type = 100, reps = 3, batch_docs = 20000, mailbox_size = 25000;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
@@ -322,12 +324,24 @@ int main(int argc, char **argv) {
       batch_docs = strtoul(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--mailbox") && i + 1 < argc)
       mailbox_size = strtoul(argv[++i], NULL, 10);
+    else if (!strcmp(argv[i], "--reuse"))
+      reuse = true;
+    else if (!strcmp(argv[i], "--no-peer"))
+      peer = false;
+    else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+      only = argv[++i];
     else {
       fprintf(stderr,
               "usage: bench_ftsearch --corpus DIR [--work DIR] [--max-docs N] [--queries N]\n"
-              "                      [--reps N] [--batch N] [--mailbox N]\n"
+              "                      [--reps N] [--batch N] [--mailbox N] [--reuse]\n"
+              "                      [--no-peer] [--only rare|common|two_words|phrase|prefix]\n"
               "DIR: mkcorpus --format eml (or maildir) output, e.g.\n"
-              "  mkcorpus --seed 7 --count 50000 --format eml --max-size 65536 --out DIR\n");
+              "  mkcorpus --seed 7 --count 50000 --format eml --max-size 65536 --out DIR\n"
+              "--reuse: keep the two indexes a previous run of the same corpus and\n"
+              "  options left in --work (and its indexing figures) and only run the\n"
+              "  queries; without it both indexes are rebuilt and timed.\n"
+              "--no-peer: leave Xapian out (profiling; its columns are then 0).\n"
+              "--only: run the queries of one type only (profiling).\n");
       return 2;
     }
   }
@@ -342,53 +356,99 @@ int main(int argc, char **argv) {
       mailbox[mailbox_len++] = (uint32_t)i + 1;
   fprintf(stderr, "%zu messages, %.1f MB of subject and body text, mailbox of %zu\n", num_docs,
           (double)text_bytes / 1e6, mailbox_len);
-  char cmd[4200], ours_path[4200], xap_path[4200];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", work, work);
-  if (system(cmd) != 0)
-    die("work directory", -1);
+  char cmd[4200], ours_path[4200], xap_path[4200], saved_path[4200];
   snprintf(ours_path, sizeof ours_path, "%s/ftsearch.lmdb", work);
   snprintf(xap_path, sizeof xap_path, "%s/xapian", work);
+  snprintf(saved_path, sizeof saved_path, "%s.indexing.txt", work);
+  // The indexing figures of the run that built the indexes, for --reuse
+  // (beside --work, not in it, so as not to count in the index size).
+  uint64_t ours_index_ns = 0, ours_index_cpu = 0, xap_index_ns = 0, xap_index_cpu = 0;
+  uint64_t ours_bytes = 0, xap_bytes = 0;
+  struct fts_encode_stats es;
+  FILE *saved = reuse ? fopen(saved_path, "r") : NULL;
+  if (reuse) {
+    unsigned long long v[16], saved_docs;
+    if (!saved ||
+        fscanf(saved, "%llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
+               &saved_docs, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9],
+               &v[10], &v[11], &v[12], &v[13]) != 15 ||
+        saved_docs != num_docs)
+      die("--reuse: no indexes of this corpus in --work", -1);
+    fclose(saved);
+    ours_index_ns = v[0], ours_index_cpu = v[1], xap_index_ns = v[2], xap_index_cpu = v[3];
+    for (int k = 0; k < 3; k++)
+      es.containers[k] = v[4 + k], es.container_bytes[k] = v[7 + k];
+    es.pos_varint = v[10], es.pos_zstd = v[11], es.pos_raw_bytes = v[12];
+    es.pos_stored_bytes = v[13];
+  } else {
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", work, work);
+    if (system(cmd) != 0)
+      die("work directory", -1);
+  }
 
   // Indexing.
   fts_index *idx;
   int rc = fts_index_open(&idx, ours_path, NULL);
   if (rc)
     die("open", rc);
-  fts_batch *b;
-  if ((rc = fts_batch_new(idx, &b)) != 0)
-    die("batch", rc);
-  uint64_t t0 = corvid_bench_now_ns(), c0 = cpu_now_ns();
-  for (size_t i = 0; i < num_docs; i++) {
-    fts_doc_field f[2] = {
-        {FTS_FIELD_SUBJECT, NULL, (const uint8_t *)docs[i].subject, docs[i].subject_len},
-        {FTS_FIELD_BODY, NULL, (const uint8_t *)docs[i].body, docs[i].body_len},
-    };
-    if ((rc = fts_batch_add(b, 1, (uint32_t)i + 1, f, 2)) != 0)
-      die("add", rc);
-    if ((i + 1) % batch_docs == 0 && (rc = fts_batch_commit(b)) != 0)
+  if (!reuse) {
+    fts_batch *b;
+    if ((rc = fts_batch_new(idx, &b)) != 0)
+      die("batch", rc);
+    uint64_t t0 = corvid_bench_now_ns(), c0 = cpu_now_ns();
+    for (size_t i = 0; i < num_docs; i++) {
+      fts_doc_field f[2] = {
+          {FTS_FIELD_SUBJECT, NULL, (const uint8_t *)docs[i].subject, docs[i].subject_len},
+          {FTS_FIELD_BODY, NULL, (const uint8_t *)docs[i].body, docs[i].body_len},
+      };
+      if ((rc = fts_batch_add(b, 1, (uint32_t)i + 1, f, 2)) != 0)
+        die("add", rc);
+      if ((i + 1) % batch_docs == 0 && (rc = fts_batch_commit(b)) != 0)
+        die("commit", rc);
+      if (i % 10000 == 9999)
+        fprintf(stderr, "\rftsearch indexing %zu/%zu", i + 1, num_docs);
+    }
+    if ((rc = fts_batch_commit(b)) != 0)
       die("commit", rc);
+    ours_index_ns = corvid_bench_now_ns() - t0, ours_index_cpu = cpu_now_ns() - c0;
+    fts_batch_free(b);
+    fprintf(stderr, "\rftsearch indexed %zu in %.1f s\n", num_docs, (double)ours_index_ns / 1e9);
   }
-  if ((rc = fts_batch_commit(b)) != 0)
-    die("commit", rc);
-  uint64_t ours_index_ns = corvid_bench_now_ns() - t0, ours_index_cpu = cpu_now_ns() - c0;
-  fts_batch_free(b);
-  uint64_t ours_bytes = dir_bytes(work);
+  ours_bytes = dir_bytes(work);
 
-  if (peer_xapian_open(xap_path) != 0)
+  if (peer && peer_xapian_open(xap_path, !reuse) != 0)
     die("xapian open", -1);
-  t0 = corvid_bench_now_ns();
-  c0 = cpu_now_ns();
-  for (size_t i = 0; i < num_docs; i++) {
-    if (peer_xapian_add((uint32_t)i + 1, docs[i].lang, docs[i].subject, docs[i].subject_len,
-                        docs[i].body, docs[i].body_len, in_mailbox(i)) != 0)
-      die("xapian add", -1);
-    if ((i + 1) % batch_docs == 0 && peer_xapian_commit() != 0)
+  if (!reuse) {
+    uint64_t t0 = corvid_bench_now_ns(), c0 = cpu_now_ns();
+    for (size_t i = 0; i < num_docs && peer; i++) {
+      if (peer_xapian_add((uint32_t)i + 1, docs[i].lang, docs[i].subject, docs[i].subject_len,
+                          docs[i].body, docs[i].body_len, in_mailbox(i)) != 0)
+        die("xapian add", -1);
+      if ((i + 1) % batch_docs == 0 && peer_xapian_commit() != 0)
+        die("xapian commit", -1);
+      if (i % 10000 == 9999)
+        fprintf(stderr, "\rxapian indexing %zu/%zu", i + 1, num_docs);
+    }
+    if (peer && peer_xapian_commit() != 0)
       die("xapian commit", -1);
+    xap_index_ns = corvid_bench_now_ns() - t0, xap_index_cpu = cpu_now_ns() - c0;
+    fprintf(stderr, "\rxapian indexed %zu in %.1f s\n", num_docs, (double)xap_index_ns / 1e9);
+    fts_encode_stats_get(&es);
+    saved = fopen(saved_path, "w");
+    if (!saved ||
+        fprintf(
+            saved, "%zu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n",
+            num_docs, (unsigned long long)ours_index_ns, (unsigned long long)ours_index_cpu,
+            (unsigned long long)xap_index_ns, (unsigned long long)xap_index_cpu,
+            (unsigned long long)es.containers[0], (unsigned long long)es.containers[1],
+            (unsigned long long)es.containers[2], (unsigned long long)es.container_bytes[0],
+            (unsigned long long)es.container_bytes[1], (unsigned long long)es.container_bytes[2],
+            (unsigned long long)es.pos_varint, (unsigned long long)es.pos_zstd,
+            (unsigned long long)es.pos_raw_bytes, (unsigned long long)es.pos_stored_bytes) < 0 ||
+        fclose(saved) != 0)
+      die("saving the indexing figures", -1);
   }
-  if (peer_xapian_commit() != 0)
-    die("xapian commit", -1);
-  uint64_t xap_index_ns = corvid_bench_now_ns() - t0, xap_index_cpu = cpu_now_ns() - c0;
-  uint64_t xap_bytes = dir_bytes(xap_path);
+  xap_bytes = dir_bytes(xap_path);
 
   struct corvid_bench_result r = {ours_index_cpu, ours_index_cpu, 1};
   corvid_bench_emit(stdout, "index_cpu", "ftsearch", text_bytes, num_docs, &r);
@@ -402,8 +462,6 @@ int main(int argc, char **argv) {
          (unsigned long long)ours_bytes, (unsigned long long)text_bytes);
   printf("{\"bench\":\"index_size\",\"impl\":\"xapian\",\"bytes\":%llu,\"text_bytes\":%llu}\n",
          (unsigned long long)xap_bytes, (unsigned long long)text_bytes);
-  struct fts_encode_stats es;
-  fts_encode_stats_get(&es);
   printf(
       "{\"bench\":\"encodings\",\"impl\":\"ftsearch\",\"array\":%llu,\"packed\":%llu,"
       "\"bitmap\":%llu,\"array_bytes\":%llu,\"packed_bytes\":%llu,\"bitmap_bytes\":%llu,"
@@ -437,6 +495,12 @@ int main(int argc, char **argv) {
   static const char *const scopes[3] = {"", "/mailbox", "/mailbox_array"};
   for (int type = 0; type < BQ_NUM; type++)
     for (int mb = 0; mb < 3; mb++) {
+      memset(table[type][mb], 0, sizeof table[type][mb]);
+      memset(wall[type][mb], 0, sizeof wall[type][mb]);
+      hits[type][mb] = 0;
+      disagree[type][mb] = 0;
+      if (only && strcmp(only, qnames[type]) != 0)
+        continue;
       size_t ns = 0;
       hits[type][mb] = 0;
       disagree[type][mb] = 0;
@@ -456,7 +520,7 @@ int main(int argc, char **argv) {
           uint64_t bns = corvid_bench_now_ns(), bc = cpu_now_ns();
           if (rc)
             die(qs[q].text, rc);
-          long n_xap = peer_xapian_query(&qs[q], mb != 0, out, num_docs + 1);
+          long n_xap = peer ? peer_xapian_query(&qs[q], mb != 0, out, num_docs + 1) : (long)n_ours;
           uint64_t c = corvid_bench_now_ns(), cc = cpu_now_ns();
           if (n_xap < 0)
             die("xapian query", -1);
@@ -532,7 +596,8 @@ int main(int argc, char **argv) {
   free(w_ours);
   free(w_xap);
   fts_filter_free(mailbox_filter);
-  peer_xapian_close();
+  if (peer)
+    peer_xapian_close();
   fts_index_close(idx);
   return 0;
 }

@@ -24,7 +24,8 @@ struct bench_query {
 
 // The peer: 0 on success, negative on failure; query returns the number of
 // matching documents, their ids ascending in `out` (room for `out_cap`).
-int peer_xapian_open(const char *dir);
+// open empties the database at `dir` when `overwrite` is set, else reopens it.
+int peer_xapian_open(const char *dir, int overwrite);
 int peer_xapian_add(uint32_t doc, const char *lang, const char *subject, size_t subject_len,
                     const char *body, size_t body_len, int in_mailbox);
 int peer_xapian_commit(void);

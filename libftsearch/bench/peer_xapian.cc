@@ -20,9 +20,10 @@ static Xapian::Stem stemmer_for(const char *lang) {
   return Xapian::Stem();
 }
 
-extern "C" int peer_xapian_open(const char *dir) {
+extern "C" int peer_xapian_open(const char *dir, int overwrite) {
   try {
-    db.reset(new Xapian::WritableDatabase(dir, Xapian::DB_CREATE_OR_OVERWRITE));
+    db.reset(new Xapian::WritableDatabase(dir, overwrite ? Xapian::DB_CREATE_OR_OVERWRITE
+                                                         : Xapian::DB_CREATE_OR_OPEN));
   } catch (const Xapian::Error &) {
     return -1;
   }

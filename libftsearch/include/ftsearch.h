@@ -512,7 +512,8 @@ typedef struct fts_search_options {
                           // and stem a lone word in the fields' languages
   const uint32_t *filter; // if not NULL: only these documents, sorted
   size_t num_filter;      // ascending, no duplicates (else INVALID_ARGUMENT)
-  uint32_t top_k;         // > 0: rank by BM25, keep the best top_k
+  uint32_t top_k;         // > 0: rank by BM25 (a prefix as the sum over
+                          // its expansions; SEARCH.md), keep the best top_k
   fts_explain_fn explain; // optional
   void *explain_ctx;
   const fts_filter *prepared; // if not NULL: only these documents (and

@@ -75,6 +75,7 @@ int fts_index_open(fts_index **out, const char *path, const fts_index_settings *
     return rc;
   }
   pthread_mutex_init(&idx->query_lock, NULL);
+  pthread_mutex_init(&idx->txn_lock, NULL);
   bool ro = s->flags & FTS_INDEX_READ_ONLY;
   unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | (ro ? MDB_RDONLY : 0) |
                    (s->flags & FTS_INDEX_NO_SYNC ? MDB_NOSYNC : 0);
@@ -109,11 +110,49 @@ fail:
 void fts_index_close(fts_index *idx) {
   if (!idx)
     return;
+  for (size_t i = 0; i < idx->txn_pooled; i++)
+    mdb_txn_abort(idx->txn_pool[i]);
   if (idx->env)
     mdb_env_close(idx->env);
   fts_analyzer_free(idx->query_analyzer);
   pthread_mutex_destroy(&idx->query_lock);
+  pthread_mutex_destroy(&idx->txn_lock);
   free(idx);
+}
+
+int fts_read_txn_begin(fts_index *idx, MDB_txn **out) {
+  MDB_txn *txn = NULL;
+  pthread_mutex_lock(&idx->txn_lock);
+  if (idx->txn_pooled)
+    txn = idx->txn_pool[--idx->txn_pooled];
+  pthread_mutex_unlock(&idx->txn_lock);
+  if (txn) {
+    if (mdb_txn_renew(txn) == 0) {
+      *out = txn;
+      return 0;
+    }
+    mdb_txn_abort(txn);
+  }
+  int rc = mdb_txn_begin(idx->env, NULL, MDB_RDONLY, out);
+  if (rc != 0) {
+    *out = NULL;
+    return fts_mdb_error(rc);
+  }
+  return 0;
+}
+
+void fts_read_txn_end(fts_index *idx, MDB_txn *txn) {
+  if (!txn)
+    return;
+  mdb_txn_reset(txn);
+  pthread_mutex_lock(&idx->txn_lock);
+  if (idx->txn_pooled < FTS_TXN_POOL) {
+    idx->txn_pool[idx->txn_pooled++] = txn;
+    txn = NULL;
+  }
+  pthread_mutex_unlock(&idx->txn_lock);
+  if (txn)
+    mdb_txn_abort(txn);
 }
 
 int64_t fts_index_file_size(fts_index *idx) {

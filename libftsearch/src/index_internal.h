@@ -238,6 +238,10 @@ static inline size_t fts_term_key(uint8_t *out, uint32_t account, unsigned field
 
 // ---- the index handle ----
 
+// Read transactions an index keeps reset between searches (each holds one
+// of max_readers reader slots, without pinning any snapshot).
+#define FTS_TXN_POOL 4u
+
 struct fts_index {
   MDB_env *env;
   MDB_dbi post; // posting blocks
@@ -248,9 +252,21 @@ struct fts_index {
   fts_index_settings settings;
   fts_analyzer *query_analyzer; // guarded by query_lock
   pthread_mutex_t query_lock;
+  // Reset read transactions kept for the next searches (guarded by
+  // txn_lock): renewing one skips the reader-table lock and the allocation
+  // that mdb_txn_begin costs every search.
+  MDB_txn *txn_pool[FTS_TXN_POOL];
+  size_t txn_pooled;
+  pthread_mutex_t txn_lock;
 };
 
 int fts_mdb_error(int rc);
+
+// fts_read_txn_begin starts a read transaction on `idx` in `*out` (a pooled
+// one renewed when there is one); fts_read_txn_end ends it, keeping it reset
+// in the pool while there is room. Returns 0 or an error of fts_mdb_error.
+int fts_read_txn_begin(fts_index *idx, MDB_txn **out);
+void fts_read_txn_end(fts_index *idx, MDB_txn *txn);
 
 // Reads the live (or deleted) set of one block into `bitmap`; 0 if absent.
 int fts_set_read(MDB_txn *txn, MDB_dbi dbi, uint32_t account, uint32_t block, uint64_t *bitmap,

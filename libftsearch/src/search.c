@@ -2,14 +2,21 @@
 // analysed, choosing the posting blocks to read (those of the filter's
 // documents, or every block with live documents), evaluating the query tree
 // block by block on 65,536-bit bitmaps (phrases checked on positions,
-// prefixes expanded through the sorted dictionary), BM25 ranking, and the
-// strict substring search for IMAP SEARCH.
+// prefixes expanded through the sorted dictionary) or, for a word with few
+// documents per block, on document ids (the sparse path), BM25 ranking
+// (prefixes over their expansions), and the strict substring search for
+// IMAP SEARCH.
 #include "index_internal.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <utf8proc.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 enum { LEAF_EMPTY, LEAF_ALT, LEAF_PHRASE, LEAF_PREFIX };
 
@@ -51,7 +58,11 @@ struct ctx {
   uint64_t **live;  // per target block: live & filter
   uint16_t *docs16; // scratch
   struct fts_buf scratch;
-  bool neutral_all;                             // a query without terms matches every document
+  bool neutral_all;    // a query without terms matches every document
+  bool sparse;         // the sparse path answered: hits, not live
+  bool filter_checked; // opt->filter is known to ascend
+  uint32_t *hits;      // sparse path: the result, ascending
+  size_t num_hits, cap_hits;
   uint16_t present;                             // fields with words in the account
   uint8_t langs[FTS_LANG_MAX * FTS_LANG_ENTRY]; // last: not cleared per search
 };
@@ -379,10 +390,29 @@ static int pos_decode(const uint8_t *seg, size_t len, uint32_t *out, uint32_t ma
   return 0;
 }
 
+// gallop16 returns the first index at or after `at` of the ascending
+// f[0 … n) whose value is >= `v`.
+static size_t gallop16(const uint16_t *f, size_t at, size_t n, uint16_t v) {
+  size_t step = 1;
+  while (at + step <= n && f[at + step - 1] < v) {
+    at += step;
+    step *= 2;
+  }
+  size_t hi = at + step <= n ? at + step - 1 : n;
+  while (at < hi) {
+    size_t mid = at + (hi - at) / 2;
+    if (f[mid] < v)
+      at = mid + 1;
+    else
+      hi = mid;
+  }
+  return at;
+}
+
 // A phrase in one field of one block: candidates from the documents of
 // every word, then positions.
 static int phrase_field(struct ctx *x, const struct leaf *l, unsigned field, uint32_t block,
-                        uint64_t *out) {
+                        const uint64_t *live, uint64_t *out) {
   size_t m = l->num_terms;
   struct fts_block *b = calloc(m, sizeof *b);
   struct fts_buf *zs = calloc(m, sizeof *zs);
@@ -416,6 +446,13 @@ static int phrase_field(struct ctx *x, const struct leaf *l, unsigned field, uin
         goto out;
     }
   }
+  // Positions only of the documents that can count: live and in the filter
+  // (a mailbox's share of a block, not the whole block).
+  uint64_t any = 0;
+  for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
+    any |= cand[w] &= live[w];
+  if (!any)
+    goto out;
   size_t nc = 0;
   cands = malloc(FTS_BLOCK_DOCS * sizeof *cands);
   if (!cands) {
@@ -441,20 +478,55 @@ static int phrase_field(struct ctx *x, const struct leaf *l, unsigned field, uin
     struct fts_pos_iter it;
     if ((err = fts_pos_iter_init(&it, pos[i], pos_len[i])) < 0)
       goto out;
-    size_t k = 0;
-    for (uint32_t d = 0; d < b[i].n && k < nc; d++) {
-      const uint8_t *p;
-      size_t sl;
-      if ((err = fts_pos_iter_next(&it, &p, &sl)) < 0)
+    // The segment table, skipped up to each candidate's index: eight
+    // one-byte lengths at a time where they are (the rule), since a common
+    // word's table is read nearly to its end.
+    size_t k = 0, left = it.segs.len, d = 0, idx = 0;
+    const uint8_t *tp = it.table.p, *te = tp + it.table.len, *p = it.segs.p;
+    for (; k < nc; k++) {
+      idx = gallop16(docs, idx, b[i].n, cands[k]);
+      if (idx == b[i].n || docs[idx] != cands[k]) {
+        err = FTS_ERR_CORRUPT; // every candidate is in every word's block
         goto out;
-      if (docs[d] == cands[k]) {
-        segs[i * nc + k] = p;
-        seglens[i * nc + k++] = sl;
-        uint32_t cnt;
-        struct fts_cur cc = {p, sl};
-        if (fts_cur_varint(&cc, &cnt) && cnt > maxc)
-          maxc = cnt;
       }
+      size_t skip = 0;
+      while (d < idx) {
+        uint64_t v;
+        if (d + 8 <= idx && te - tp >= 8 && (memcpy(&v, tp, 8), !(v & 0x8080808080808080ull))) {
+          v = (v & 0x00ff00ff00ff00ffull) + ((v >> 8) & 0x00ff00ff00ff00ffull);
+          skip += (size_t)((v * 0x0001000100010001ull) >> 48);
+          tp += 8;
+          d += 8;
+          continue;
+        }
+        struct fts_cur tc = {tp, (size_t)(te - tp)};
+        uint32_t sl;
+        if (!fts_cur_varint(&tc, &sl)) {
+          err = FTS_ERR_CORRUPT;
+          goto out;
+        }
+        tp = tc.p;
+        skip += sl;
+        d++;
+      }
+      struct fts_cur tc = {tp, (size_t)(te - tp)};
+      uint32_t sl;
+      if (!fts_cur_varint(&tc, &sl) || sl == 0 || skip > left || sl > left - skip) {
+        err = FTS_ERR_CORRUPT;
+        goto out;
+      }
+      tp = tc.p;
+      d++;
+      p += skip;
+      left -= skip;
+      segs[i * nc + k] = p;
+      seglens[i * nc + k] = sl;
+      uint32_t cnt;
+      struct fts_cur cc = {p, sl};
+      if (fts_cur_varint(&cc, &cnt) && cnt > maxc)
+        maxc = cnt;
+      p += sl;
+      left -= sl;
     }
     if (k != nc) {
       err = FTS_ERR_CORRUPT;
@@ -538,7 +610,7 @@ static int eval_leaf(struct ctx *x, struct leaf *l, size_t bi, uint64_t *out) {
     if (!(l->fields & x->present & (1u << f)))
       continue;
     if (l->mode == LEAF_PHRASE) {
-      FTS_TRY(phrase_field(x, l, f, block, out));
+      FTS_TRY(phrase_field(x, l, f, block, x->live[bi], out));
       continue;
     }
     for (size_t i = 0; i < l->num_terms; i++) {
@@ -729,6 +801,89 @@ static int and_live(struct ctx *x) {
   return err;
 }
 
+// filter_sorted tells whether `f` ascends strictly. A mailbox filter has
+// 10^4-10^5 ids and is checked on every search: four at a time where the
+// baseline ISA has vectors (SSE2, NEON), with no early exit.
+static bool filter_sorted(const uint32_t *f, size_t n) {
+  size_t i = 1;
+#if defined(__SSE2__)
+  const __m128i sign = _mm_set1_epi32(INT32_MIN);
+  __m128i ok = _mm_set1_epi32(-1);
+  for (; i + 4 <= n; i += 4) {
+    __m128i cur = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(f + i)), sign);
+    __m128i prev = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(f + i - 1)), sign);
+    ok = _mm_and_si128(ok, _mm_cmpgt_epi32(cur, prev));
+  }
+  if (_mm_movemask_epi8(ok) != 0xffff)
+    return false;
+#elif defined(__ARM_NEON) && defined(__aarch64__)
+  uint32x4_t ok = vdupq_n_u32(UINT32_MAX);
+  for (; i + 4 <= n; i += 4)
+    ok = vandq_u32(ok, vcgtq_u32(vld1q_u32(f + i), vld1q_u32(f + i - 1)));
+  if (vminvq_u32(ok) != UINT32_MAX)
+    return false;
+#endif
+  unsigned bad = 0;
+  for (; i < n; i++)
+    bad |= f[i] <= f[i - 1];
+  return !bad;
+}
+
+// block_end returns the index after the last id of block `b` in the
+// ascending `f`, searching from `i` (an id of `b`) by galloping.
+static size_t block_end(const uint32_t *f, size_t i, size_t n, uint32_t b) {
+  uint64_t limit = ((uint64_t)b + 1) * FTS_BLOCK_DOCS;
+  size_t lo = i + 1, step = 1, hi;
+  while (lo + step <= n && f[lo + step - 1] < limit) {
+    lo += step;
+    step *= 2;
+  }
+  hi = lo + step <= n ? lo + step - 1 : n; // f[hi] >= limit, or hi = n
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (f[mid] < limit)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+// fill_bitmap sets the bits of the `n` ascending ids `f` of one block in
+// the zeroed `bm`. Setting one bit per id in place would make each write
+// wait for the previous one whenever two ids share a word: dense ids (8 or
+// more per word on average) are gathered in a register and each word
+// written once; sparser ones are set byte by byte, where neighbours seldom
+// share a byte (on little-endian machines, where the bytes of a word are
+// its bits in order).
+static void fill_bitmap(uint64_t *bm, const uint32_t *f, size_t n) {
+  uint32_t first = f[0] % FTS_BLOCK_DOCS, span = f[n - 1] % FTS_BLOCK_DOCS - first + 1;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  if (n * 8 < span) {
+    uint8_t *bytes = (uint8_t *)bm;
+    for (size_t j = 0; j < n; j++) {
+      uint32_t off = f[j] % FTS_BLOCK_DOCS;
+      bytes[off / 8] |= (uint8_t)(1u << (off % 8));
+    }
+    return;
+  }
+#else
+  (void)span;
+#endif
+  uint64_t word = 0;
+  uint32_t at = first / 64;
+  for (size_t j = 0; j < n; j++) {
+    uint32_t off = f[j] % FTS_BLOCK_DOCS;
+    if (off / 64 != at) {
+      bm[at] = word;
+      word = 0;
+      at = off / 64;
+    }
+    word |= 1ull << (off % 64);
+  }
+  bm[at] = word;
+}
+
 static int load_targets(struct ctx *x) {
   const fts_search_options *o = x->opt;
   size_t cap = 0;
@@ -760,20 +915,17 @@ static int load_targets(struct ctx *x) {
     return and_live(x);
   }
   if (o && o->filter) {
-    // One pass over the filter: order check, blocks and their bitmaps.
-    uint64_t *bm = NULL;
-    uint32_t prev = 0;
-    for (size_t i = 0; i < o->num_filter; i++) {
-      uint32_t d = o->filter[i];
-      if (i && d <= prev)
-        return FTS_ERR_INVALID_ARGUMENT;
-      prev = d;
-      uint32_t b = d / FTS_BLOCK_DOCS, off = d % FTS_BLOCK_DOCS;
-      if (!bm || x->blocks[x->num_blocks - 1] != b) {
-        FTS_TRY(add_block(x, b, &cap));
-        bm = x->live[x->num_blocks - 1];
-      }
-      bm[off / 64] |= 1ull << (off % 64);
+    // The order check (vectorised, unless the sparse path did it), then
+    // block by block the ids into bits.
+    const uint32_t *f = o->filter;
+    if (!x->filter_checked && !filter_sorted(f, o->num_filter))
+      return FTS_ERR_INVALID_ARGUMENT;
+    for (size_t i = 0, end; i < o->num_filter; i = end) {
+      uint32_t b = f[i] / FTS_BLOCK_DOCS;
+      end = block_end(f, i, o->num_filter, b);
+      FTS_TRY(add_block(x, b, &cap));
+      uint64_t *bm = x->live[x->num_blocks - 1];
+      fill_bitmap(bm, f + i, end - i);
     }
     return and_live(x);
   }
@@ -823,9 +975,9 @@ static void ctx_free(struct ctx *x) {
   free(x->live);
   free(x->blocks);
   free(x->docs16);
+  free(x->hits);
   fts_buf_free(&x->scratch);
-  if (x->txn)
-    mdb_txn_abort(x->txn);
+  fts_read_txn_end(x->idx, x->txn);
 }
 
 static int ctx_init(struct ctx *x, fts_index *idx, uint32_t account, const fts_query *q,
@@ -842,11 +994,7 @@ static int ctx_init(struct ctx *x, fts_index *idx, uint32_t account, const fts_q
   x->leaves = calloc(q->num_nodes ? q->num_nodes : 1, sizeof *x->leaves);
   if (!x->leaves)
     return -ENOMEM;
-  int rc = mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &x->txn);
-  if (rc != 0) {
-    x->txn = NULL;
-    return fts_mdb_error(rc);
-  }
+  FTS_TRY(fts_read_txn_begin(idx, &x->txn));
   // Fields that no document of the account has need no lookups.
   struct fts_acct_counts ac;
   FTS_TRY(fts_acct_read(x->txn, idx, account, &ac));
@@ -854,7 +1002,343 @@ static int ctx_init(struct ctx *x, fts_index *idx, uint32_t account, const fts_q
   for (unsigned f = 0; f < FTS_MAX_FIELDS; f++)
     if (ac.field_terms[f])
       x->present |= (uint16_t)(1u << f);
-  return load_targets(x);
+  return 0;
+}
+
+// ---- the sparse path ----
+//
+// A one-word query (the word and its stems) whose terms hold few documents
+// in every block it reads is answered without 8 KiB block bitmaps: each
+// term's posting blocks are read in one cursor walk (neighbouring keys, so
+// LMDB seldom descends from the root again), their documents decoded as ids
+// and merged, then checked against each block's live set (tested in its
+// stored container) and the filter (a prepared filter's bitmap, or the
+// caller's ascending array, searched by galloping). A posting block with
+// more than SPARSE_MAX documents hands the search to the bitmap path, which
+// is faster once a term is dense.
+#define SPARSE_MAX 2048u
+
+enum { LIVE_BYTES, LIVE_RANGE, LIVE_DECODED };
+
+// A target block of the sparse path: its live set as stored (bitmap bytes,
+// a run of documents, or another container decoded into `bm`) and its part
+// of the filter.
+struct starget {
+  uint32_t block;
+  uint8_t type;
+  const uint8_t *p;
+  size_t len;
+  uint32_t lo, hi;
+  uint64_t *bm;        // LIVE_DECODED (owned)
+  const uint64_t *fbm; // prepared filter bitmap, or NULL
+  const uint32_t *f;   // array filter ids of this block, or NULL
+  size_t nf;
+};
+
+struct sparse {
+  struct starget *t;
+  size_t num_t, cap_t;
+  uint32_t *ids[3]; // the merged ids, one term's, scratch
+  size_t cap[3];
+  uint16_t *offs; // one posting block's offsets
+};
+
+static void sparse_free(struct sparse *s) {
+  for (size_t i = 0; i < s->num_t; i++)
+    free(s->t[i].bm);
+  free(s->t);
+  for (int i = 0; i < 3; i++)
+    free(s->ids[i]);
+  free(s->offs);
+}
+
+static int ids_reserve(struct sparse *s, int which, size_t n) {
+  if (n <= s->cap[which])
+    return 0;
+  size_t nc = s->cap[which] ? s->cap[which] : 256;
+  while (nc < n)
+    nc *= 2;
+  uint32_t *p = realloc(s->ids[which], nc * sizeof *p);
+  if (!p)
+    return -ENOMEM;
+  s->ids[which] = p;
+  s->cap[which] = nc;
+  return 0;
+}
+
+// target_add appends block `b` with live set value `val` (varint n,
+// container).
+static int target_add(struct sparse *s, uint32_t b, const uint8_t *val, size_t len) {
+  if (s->num_t == s->cap_t) {
+    size_t nc = s->cap_t ? 2 * s->cap_t : 8;
+    struct starget *t = realloc(s->t, nc * sizeof *t);
+    if (!t)
+      return -ENOMEM;
+    s->t = t;
+    s->cap_t = nc;
+  }
+  struct starget *t = &s->t[s->num_t];
+  memset(t, 0, sizeof *t);
+  t->block = b;
+  struct fts_cur c = {val, len};
+  uint32_t n;
+  if (!fts_cur_varint(&c, &n) || n == 0 || n > FTS_BLOCK_DOCS || c.len == 0)
+    return FTS_ERR_CORRUPT;
+  if (c.p[0] == FTS_CONTAINER_BITMAP) {
+    if (c.len < 2 || c.len - 1 > FTS_BITMAP_BYTES || c.p[c.len - 1] == 0)
+      return FTS_ERR_CORRUPT;
+    t->type = LIVE_BYTES;
+    t->p = c.p + 1;
+    t->len = c.len - 1;
+  } else if (c.len == 4 && c.p[0] == FTS_CONTAINER_PACKED && c.p[1] == 0) {
+    // Bit width 0: the documents lo … lo + n - 1 (a full block).
+    t->type = LIVE_RANGE;
+    t->lo = (uint32_t)c.p[2] | (uint32_t)c.p[3] << 8;
+    t->hi = t->lo + n;
+    if (t->hi > FTS_BLOCK_DOCS)
+      return FTS_ERR_CORRUPT;
+  } else {
+    t->type = LIVE_DECODED;
+    if (!(t->bm = calloc(FTS_BITMAP_WORDS, sizeof *t->bm)))
+      return -ENOMEM;
+    s->num_t++; // owns bm from here on
+    return fts_docs_decode_or(c.p, c.len, t->bm, n);
+  }
+  s->num_t++;
+  return 0;
+}
+
+static bool target_has(const struct starget *t, uint32_t doc) {
+  uint32_t off = doc % FTS_BLOCK_DOCS;
+  bool live;
+  switch (t->type) {
+  case LIVE_BYTES:
+    live = off / 8 < t->len && (t->p[off / 8] >> (off % 8)) & 1;
+    break;
+  case LIVE_RANGE:
+    live = off >= t->lo && off < t->hi;
+    break;
+  default:
+    live = (t->bm[off / 64] >> (off % 64)) & 1;
+  }
+  return live && (!t->fbm || (t->fbm[off / 64] >> (off % 64)) & 1);
+}
+
+// gallop returns the first index at or after `at` of the ascending f[0 … n)
+// whose id is >= `doc`.
+static size_t gallop(const uint32_t *f, size_t at, size_t n, uint32_t doc) {
+  size_t step = 1;
+  while (at + step <= n && f[at + step - 1] < doc) {
+    at += step;
+    step *= 2;
+  }
+  size_t hi = at + step <= n ? at + step - 1 : n;
+  while (at < hi) {
+    size_t mid = at + (hi - at) / 2;
+    if (f[mid] < doc)
+      at = mid + 1;
+    else
+      hi = mid;
+  }
+  return at;
+}
+
+// sparse_targets lists the blocks to read with their live sets: the
+// account's, or the filter's that have live documents.
+static int sparse_targets(struct ctx *x, struct sparse *s, MDB_cursor *cur) {
+  const fts_search_options *o = x->opt;
+  uint8_t key[6];
+  fts_put_be32(key, x->account);
+  MDB_val k = {4, key}, v;
+  int rc;
+  if (!o || (!o->prepared && !o->filter)) {
+    for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+         rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+      if (k.mv_size != 6 || memcmp(k.mv_data, key, 4) != 0)
+        return 0;
+      const uint8_t *kp = k.mv_data;
+      FTS_TRY(target_add(s, (uint32_t)kp[4] << 8 | kp[5], v.mv_data, v.mv_size));
+    }
+    return rc == MDB_NOTFOUND ? 0 : fts_mdb_error(rc);
+  }
+  const fts_filter *pf = o->prepared;
+  const uint32_t *f = o->filter;
+  size_t nb = pf ? pf->num_blocks : o->num_filter;
+  for (size_t i = 0, end; i < nb; i = end) {
+    uint32_t b = pf ? pf->blocks[i] : f[i] / FTS_BLOCK_DOCS;
+    end = pf ? i + 1 : block_end(f, i, o->num_filter, b);
+    key[4] = (uint8_t)(b >> 8);
+    key[5] = (uint8_t)b;
+    k = (MDB_val){6, key};
+    rc = mdb_cursor_get(cur, &k, &v, MDB_SET_KEY);
+    if (rc == MDB_NOTFOUND)
+      continue;
+    if (rc != 0)
+      return fts_mdb_error(rc);
+    FTS_TRY(target_add(s, b, v.mv_data, v.mv_size));
+    struct starget *t = &s->t[s->num_t - 1];
+    if (pf) {
+      t->fbm = pf->bitmaps + i * FTS_BITMAP_WORDS;
+    } else {
+      t->f = f + i;
+      t->nf = end - i;
+    }
+  }
+  return 0;
+}
+
+// sparse_term appends to s->ids[1] the ids of one term in field `field`
+// within the target blocks; 1 when a posting block is too dense.
+static int sparse_term(struct ctx *x, struct sparse *s, MDB_cursor *cur, unsigned field,
+                       const struct aterm *term, size_t *n) {
+  uint8_t key[FTS_KEY_MAX];
+  size_t kl = fts_term_key(key, x->account, field, term->kind, term->bytes, term->len);
+  key[kl] = (uint8_t)(s->t[0].block >> 8);
+  key[kl + 1] = (uint8_t)s->t[0].block;
+  MDB_val k = {kl + 2, key}, v;
+  size_t ti = 0;
+  int rc;
+  *n = 0;
+  for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
+       rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    const uint8_t *kp = k.mv_data;
+    if (k.mv_size != kl + 2 || memcmp(kp, key, kl) != 0)
+      break;
+    uint32_t b = (uint32_t)kp[kl] << 8 | kp[kl + 1];
+    while (ti < s->num_t && s->t[ti].block < b)
+      ti++;
+    if (ti == s->num_t)
+      break;
+    if (s->t[ti].block != b)
+      continue;
+    struct fts_block blk;
+    FTS_TRY(fts_block_parse(&blk, v.mv_data, v.mv_size));
+    if (blk.n > SPARSE_MAX)
+      return 1;
+    FTS_TRY(fts_docs_decode(blk.docs, blk.docs_len, s->offs, blk.n));
+    FTS_TRY(ids_reserve(s, 1, *n + blk.n));
+    uint32_t base = b * FTS_BLOCK_DOCS, *out = s->ids[1] + *n;
+    for (uint32_t i = 0; i < blk.n; i++)
+      out[i] = base + s->offs[i];
+    *n += blk.n;
+  }
+  return rc == 0 || rc == MDB_NOTFOUND ? 0 : fts_mdb_error(rc);
+}
+
+static size_t union_ids(const uint32_t *a, size_t na, const uint32_t *b, size_t nb, uint32_t *out) {
+  size_t i = 0, j = 0, n = 0;
+  while (i < na && j < nb) {
+    uint32_t u = a[i], v = b[j];
+    out[n++] = u < v ? u : v;
+    i += u <= v;
+    j += v <= u;
+  }
+  while (i < na)
+    out[n++] = a[i++];
+  while (j < nb)
+    out[n++] = b[j++];
+  return n;
+}
+
+static int sparse_run(struct ctx *x, struct sparse *s, MDB_cursor *cur) {
+  if (s->num_t == 0)
+    return 0;
+  const struct leaf *l = &x->leaves[x->q->root];
+  if (!(s->offs = malloc(SPARSE_MAX * sizeof *s->offs)))
+    return -ENOMEM;
+  size_t n = 0;
+  for (unsigned f = 0; f < FTS_MAX_FIELDS; f++) {
+    if (!(l->fields & x->present & (1u << f)))
+      continue;
+    for (size_t i = 0; i < l->num_terms; i++) {
+      if (!(l->terms[i].fields & (1u << f)))
+        continue;
+      size_t m;
+      int rc = sparse_term(x, s, cur, f, &l->terms[i], &m);
+      if (rc != 0)
+        return rc;
+      if (n == 0) { // the first list is the merge so far
+        uint32_t *t = s->ids[0];
+        size_t c = s->cap[0];
+        s->ids[0] = s->ids[1];
+        s->cap[0] = s->cap[1];
+        s->ids[1] = t;
+        s->cap[1] = c;
+        n = m;
+      } else if (m) {
+        FTS_TRY(ids_reserve(s, 2, n + m));
+        n = union_ids(s->ids[0], n, s->ids[1], m, s->ids[2]);
+        uint32_t *t = s->ids[0];
+        size_t c = s->cap[0];
+        s->ids[0] = s->ids[2];
+        s->cap[0] = s->cap[2];
+        s->ids[2] = t;
+        s->cap[2] = c;
+      }
+    }
+  }
+  // Live and filter checks, in place.
+  uint32_t *ids = s->ids[0];
+  size_t kept = 0, ti = 0, at = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t d = ids[i], b = d / FTS_BLOCK_DOCS;
+    if (s->t[ti].block != b) {
+      while (s->t[ti].block < b)
+        ti++; // ids lie in target blocks only
+      at = 0;
+    }
+    const struct starget *t = &s->t[ti];
+    if (!target_has(t, d))
+      continue;
+    if (t->f) {
+      at = gallop(t->f, at, t->nf, d);
+      if (at == t->nf || t->f[at] != d)
+        continue;
+    }
+    ids[kept++] = d;
+  }
+  free(x->hits);
+  x->hits = ids;
+  x->num_hits = kept;
+  s->ids[0] = NULL;
+  s->cap[0] = 0;
+  return 0;
+}
+
+// sparse_search tries the sparse path for a query that is one word: 1 when
+// it answered (x->hits, *total), 0 when the bitmap path must, or an error.
+static int sparse_search(struct ctx *x, uint64_t *total) {
+  const fts_search_options *o = x->opt;
+  const struct fts_qnode *root = &x->q->nodes[x->q->root];
+  const struct leaf *l = &x->leaves[x->q->root];
+  if (root->type != FTS_Q_WORD || l->mode != LEAF_ALT || l->negated ||
+      (o && (o->top_k || o->explain || (o->prepared && o->filter))))
+    return 0;
+  if (o && o->filter && !filter_sorted(o->filter, o->num_filter))
+    return FTS_ERR_INVALID_ARGUMENT;
+  x->filter_checked = true;
+  MDB_cursor *live, *post;
+  int rc = mdb_cursor_open(x->txn, x->idx->live, &live);
+  if (rc != 0)
+    return fts_mdb_error(rc);
+  if ((rc = mdb_cursor_open(x->txn, x->idx->post, &post)) != 0) {
+    mdb_cursor_close(live);
+    return fts_mdb_error(rc);
+  }
+  struct sparse s = {0};
+  rc = sparse_targets(x, &s, live);
+  if (rc == 0)
+    rc = sparse_run(x, &s, post);
+  sparse_free(&s);
+  mdb_cursor_close(live);
+  mdb_cursor_close(post);
+  if (rc != 0) {
+    x->num_hits = 0;
+    return rc < 0 ? rc : 0;
+  }
+  x->sparse = true;
+  *total = x->num_hits;
+  return 1;
 }
 
 // Runs the tree over every target block into `x->live` (reused as results).
@@ -955,43 +1439,54 @@ static size_t find_doc(const uint32_t *docs, size_t n, uint32_t doc) {
   return lo < n && docs[lo] == doc ? lo : SIZE_MAX;
 }
 
-static int score_term(struct ctx *x, unsigned field, const struct aterm *t, uint8_t kind,
-                      const struct fts_acct_counts *ac, const uint32_t *docs, size_t n,
-                      float *scores, uint32_t *lengths) {
-  // Document frequency over every block of the account.
-  uint8_t key[FTS_KEY_MAX];
-  size_t kl = fts_term_key(key, x->account, field, kind, t->bytes, t->len);
-  MDB_cursor *cur;
-  int rc = mdb_cursor_open(x->txn, x->idx->post, &cur);
-  if (rc != 0)
-    return fts_mdb_error(rc);
-  MDB_val k = {kl, key}, v;
-  uint64_t df = 0;
-  for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0;
-       rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-    if (k.mv_size != kl + 2 || memcmp(k.mv_data, key, kl) != 0)
-      break;
-    struct fts_cur c = {v.mv_data, v.mv_size};
-    uint32_t bn;
-    if (fts_cur_varint(&c, &bn))
-      df += bn;
+// One term's posting blocks as read in a dictionary walk (values valid for
+// the transaction), and the term's document frequency over all of them.
+struct sterm {
+  struct sentry {
+    uint32_t block;
+    const uint8_t *v;
+    size_t len;
+  } * e;
+  size_t num, cap;
+  uint64_t df;
+};
+
+static int sterm_add(struct sterm *t, uint32_t block, const MDB_val *v) {
+  if (t->num == t->cap) {
+    size_t nc = t->cap ? 2 * t->cap : 8;
+    struct sentry *e = realloc(t->e, nc * sizeof *e);
+    if (!e)
+      return -ENOMEM;
+    t->e = e;
+    t->cap = nc;
   }
-  mdb_cursor_close(cur);
-  if (df == 0)
+  t->e[t->num++] = (struct sentry){block, v->mv_data, v->mv_size};
+  struct fts_cur c = {v->mv_data, v->mv_size};
+  uint32_t bn;
+  if (fts_cur_varint(&c, &bn))
+    t->df += bn;
+  return 0;
+}
+
+// score_entries adds the BM25 weight of one term of `field` (its blocks and
+// document frequency in `t`) to the scores of the result documents `docs`.
+static int score_entries(struct ctx *x, unsigned field, const struct sterm *t,
+                         const struct fts_acct_counts *ac, const uint32_t *docs, size_t n,
+                         float *scores, const uint32_t *lengths) {
+  if (t->df == 0)
     return 0;
-  double N = (double)ac->num_docs, idf = ln_pos(1.0 + (N - (double)df + 0.5) / ((double)df + 0.5));
+  double N = (double)ac->num_docs, df = (double)t->df;
+  double idf = ln_pos(1.0 + (N - df + 0.5) / (df + 0.5));
   double avgdl = ac->num_docs ? (double)ac->field_terms[field] / (double)ac->num_docs : 1.0;
   if (avgdl <= 0)
     avgdl = 1.0;
   const double k1 = 1.2, b = 0.75;
-  for (size_t bi = 0; bi < x->num_blocks; bi++) {
-    if (bitmap_empty(x->live[bi]))
+  for (size_t ei = 0; ei < t->num; ei++) {
+    size_t bi = find_block(x, t->e[ei].block);
+    if (bi == SIZE_MAX || bitmap_empty(x->live[bi]))
       continue;
     struct fts_block blk;
-    bool found;
-    FTS_TRY(get_block(x, field, t, kind, x->blocks[bi], &blk, &found));
-    if (!found)
-      continue;
+    FTS_TRY(fts_block_parse(&blk, t->e[ei].v, t->e[ei].len));
     const uint8_t *pos;
     size_t pos_len;
     if (!x->docs16) {
@@ -1025,6 +1520,78 @@ static int score_term(struct ctx *x, unsigned field, const struct aterm *t, uint
   return 0;
 }
 
+// score_term scores one term: its blocks in one dictionary walk, which
+// also gives its document frequency over every block of the account.
+static int score_term(struct ctx *x, unsigned field, const struct aterm *t, uint8_t kind,
+                      const struct fts_acct_counts *ac, const uint32_t *docs, size_t n,
+                      float *scores, const uint32_t *lengths) {
+  uint8_t key[FTS_KEY_MAX];
+  size_t kl = fts_term_key(key, x->account, field, kind, t->bytes, t->len);
+  MDB_cursor *cur;
+  int rc = mdb_cursor_open(x->txn, x->idx->post, &cur);
+  if (rc != 0)
+    return fts_mdb_error(rc);
+  MDB_val k = {kl, key}, v;
+  struct sterm st = {0};
+  int err = 0;
+  for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && !err;
+       rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    if (k.mv_size != kl + 2 || memcmp(k.mv_data, key, kl) != 0)
+      break;
+    const uint8_t *kp = k.mv_data;
+    err = sterm_add(&st, (uint32_t)kp[kl] << 8 | kp[kl + 1], &v);
+  }
+  if (!err && rc != 0 && rc != MDB_NOTFOUND)
+    err = fts_mdb_error(rc);
+  mdb_cursor_close(cur);
+  if (!err)
+    err = score_entries(x, field, &st, ac, docs, n, scores, lengths);
+  free(st.e);
+  return err;
+}
+
+// score_prefix scores a prefix as the OR of its expansions: every word of
+// `field` that begins with it adds its own BM25 weight (its own document
+// frequency), as if the query had named each (SEARCH.md).
+static int score_prefix(struct ctx *x, unsigned field, const struct aterm *t,
+                        const struct fts_acct_counts *ac, const uint32_t *docs, size_t n,
+                        float *scores, const uint32_t *lengths) {
+  uint8_t key[FTS_KEY_MAX];
+  size_t plen = fts_term_key(key, x->account, field, FTS_TERM_WORD, t->bytes, t->len) - 1;
+  MDB_cursor *cur;
+  int rc = mdb_cursor_open(x->txn, x->idx->post, &cur);
+  if (rc != 0)
+    return fts_mdb_error(rc);
+  MDB_val k = {plen, key}, v;
+  struct sterm st = {0};
+  const uint8_t *prev = NULL;
+  size_t prev_len = 0;
+  int err = 0;
+  for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && !err;
+       rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    if (k.mv_size < plen + 3 || memcmp(k.mv_data, key, plen) != 0)
+      break;
+    const uint8_t *kp = k.mv_data;
+    size_t tl = k.mv_size - 2; // the term with its NUL
+    if (prev && (prev_len != tl || memcmp(prev, kp, tl) != 0)) {
+      err = score_entries(x, field, &st, ac, docs, n, scores, lengths);
+      st.num = 0;
+      st.df = 0;
+    }
+    prev = kp;
+    prev_len = tl;
+    if (!err)
+      err = sterm_add(&st, (uint32_t)kp[tl] << 8 | kp[tl + 1], &v);
+  }
+  if (!err && rc != 0 && rc != MDB_NOTFOUND)
+    err = fts_mdb_error(rc);
+  mdb_cursor_close(cur);
+  if (!err && prev)
+    err = score_entries(x, field, &st, ac, docs, n, scores, lengths);
+  free(st.e);
+  return err;
+}
+
 static int rank(struct ctx *x, fts_result *res, uint32_t top_k) {
   struct fts_acct_counts ac;
   FTS_TRY(fts_acct_read(x->txn, x->idx, x->account, &ac));
@@ -1052,15 +1619,20 @@ static int rank(struct ctx *x, fts_result *res, uint32_t top_k) {
   }
   for (size_t i = 0; i < x->q->num_nodes && !err; i++) {
     const struct leaf *l = &x->leaves[i];
-    if (x->q->nodes[i].type < FTS_Q_WORD || l->negated ||
-        (l->mode != LEAF_ALT && l->mode != LEAF_PHRASE))
+    if (x->q->nodes[i].type < FTS_Q_WORD || l->negated || l->mode == LEAF_EMPTY)
       continue;
-    for (unsigned f = 0; f < FTS_MAX_FIELDS && !err; f++)
-      if (l->fields & x->present & (1u << f))
-        for (size_t t = 0; t < l->num_terms && !err; t++)
-          if (l->terms[t].fields & (1u << f))
-            err = score_term(x, f, &l->terms[t], l->terms[t].kind, &ac, res->docs, n, scores,
-                             lengths);
+    for (unsigned f = 0; f < FTS_MAX_FIELDS && !err; f++) {
+      if (!(l->fields & x->present & (1u << f)))
+        continue;
+      if (l->mode == LEAF_PREFIX) { // the OR of its expansions
+        err = score_prefix(x, f, &l->terms[0], &ac, res->docs, n, scores, lengths);
+        continue;
+      }
+      for (size_t t = 0; t < l->num_terms && !err; t++)
+        if (l->terms[t].fields & (1u << f))
+          err =
+              score_term(x, f, &l->terms[t], l->terms[t].kind, &ac, res->docs, n, scores, lengths);
+    }
   }
   free(lengths);
   struct scored *s = err ? NULL : malloc((n ? n : 1) * sizeof *s);
@@ -1090,13 +1662,32 @@ static int rank(struct ctx *x, fts_result *res, uint32_t top_k) {
 // ---- entry points ----
 
 static int collect_docs(struct ctx *x, uint64_t total, uint32_t *out) {
+  if (x->sparse) {
+    if (total != x->num_hits)
+      return FTS_ERR_CORRUPT;
+    if (total)
+      memcpy(out, x->hits, total * sizeof *out);
+    return 0;
+  }
   size_t n = 0;
-  // Stops at the last hit: a rare word's few documents end the walk early.
-  for (size_t bi = 0; bi < x->num_blocks && n < total; bi++)
-    for (size_t w = 0; w < FTS_BITMAP_WORDS && n < total; w++)
-      for (uint64_t v = x->live[bi][w]; v && n < total; v &= v - 1)
-        out[n++] =
-            x->blocks[bi] * FTS_BLOCK_DOCS + (uint32_t)(w * 64) + (uint32_t)__builtin_ctzll(v);
+  // Word by word, checked against the room left once per word; stops at the
+  // last hit (a rare word's few documents end the walk early).
+  for (size_t bi = 0; bi < x->num_blocks && n < total; bi++) {
+    const uint64_t *bm = x->live[bi];
+    uint32_t base = x->blocks[bi] * FTS_BLOCK_DOCS;
+    for (size_t w = 0; w < FTS_BITMAP_WORDS && n < total; w++) {
+      uint64_t v = bm[w];
+      if (!v)
+        continue;
+      if (fts_popcount64(v) > total - n)
+        return FTS_ERR_CORRUPT;
+      uint32_t at = base + (uint32_t)(w * 64);
+      do {
+        out[n++] = at + (uint32_t)__builtin_ctzll(v);
+        v &= v - 1;
+      } while (v);
+    }
+  }
   return n == total ? 0 : FTS_ERR_CORRUPT;
 }
 
@@ -1104,6 +1695,10 @@ static int search_prepare(struct ctx *x, fts_index *idx, uint32_t account, const
                           const fts_search_options *opt, uint64_t *total) {
   FTS_TRY(ctx_init(x, idx, account, q, opt));
   FTS_TRY(setup_leaves(x, q->root, false));
+  int rc = sparse_search(x, total);
+  if (rc != 0)
+    return rc < 0 ? rc : 0;
+  FTS_TRY(load_targets(x));
   FTS_TRY(prefix_all(x, q->root));
   FTS_TRY(run(x, total));
   explain_leaves(x);
@@ -1229,6 +1824,8 @@ int fts_search_substring(fts_index *idx, fts_result **out, uint32_t account, con
   fts_search_options o = opt ? *opt : (fts_search_options){0};
   o.top_k = 0;
   int err = ctx_init(&x, idx, account, &q, &o);
+  if (!err)
+    err = load_targets(&x);
   if (!err)
     err = fold(needle, needle_len, &fneedle, &fneedle_len);
   if (!err)

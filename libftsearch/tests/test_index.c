@@ -5,6 +5,8 @@
 // edges (documents 65535/65536) hold, accounts stay apart, and the limits
 // answer FTS_ERR_LIMIT.
 #include <check.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -490,6 +492,226 @@ START_TEST(one_word_queries_use_the_documents_languages) {
 }
 END_TEST
 
+// A prefix ranks as the OR of its expansions: every word beginning with it
+// adds its own BM25 weight, so more occurrences in a shorter text rank
+// higher, and a prefix with one expansion scores as that word.
+START_TEST(ranking_scores_prefix_expansions) {
+  fts_index *idx = open_fresh(NULL);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  add(b, 1, 20, "x", "banana");
+  add(b, 1, 21, "x", "bandana bandana bandana bandana");
+  add(b, 1, 22, "x", "band of many words here making this text very long indeed");
+  add(b, 1, 23, "x", "nothing relevant");
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  fts_batch_free(b);
+  fts_search_options o = {.top_k = 10};
+  ck_assert_str_eq(search_opt(idx, 1, "ban*", &o), "21 20 22");
+  o.top_k = 1;
+  ck_assert_str_eq(search_opt(idx, 1, "ban*", &o), "21");
+  float score[2];
+  const char *qs[2] = {"banan*", "banana"};
+  for (int i = 0; i < 2; i++) {
+    fts_query *q;
+    ck_assert_int_eq(fts_query_parse(&q, NULL, qs[i], strlen(qs[i]), NULL), 0);
+    fts_result *r;
+    o.top_k = 10;
+    ck_assert_int_eq(fts_search(idx, &r, 1, q, &o), 0);
+    ck_assert_uint_eq(r->num_docs, 1);
+    ck_assert_uint_eq(r->docs[0], 20);
+    ck_assert_ptr_nonnull(r->scores);
+    ck_assert_float_gt(r->scores[0], 0);
+    score[i] = r->scores[0];
+    fts_result_free(r);
+    fts_query_free(q);
+  }
+  ck_assert_float_eq_tol(score[0], score[1], 1e-6);
+  // Ranked or not, a prefix matches the same documents.
+  ck_assert_str_eq(search(idx, 1, "ban*"), "20 21 22");
+  fts_index_close(idx);
+}
+END_TEST
+
+// One-word searches whose documents are few per block take a sparse path
+// (document ids, no block bitmaps); dense words and explained searches take
+// the bitmap path. Both must agree with the documents' contents over a full
+// block (its live set a run), holes (live set a bitmap or bit-packed), a
+// second block, array and prepared filters.
+static bool deleted_doc(uint32_t d, int phase) {
+  if (phase == 0)
+    return false;
+  if (d < 65536)
+    return d % 10 == 0 || (d >= 1000 && d < 1100);
+  return d % 3 == 0;
+}
+
+static bool has_word(uint32_t d, int w) {
+  uint32_t o = d % 65536;
+  return w == 0 || (w == 1 && d % 7 == 0) || (w == 2 && o % 500 == 3);
+}
+
+static int explained;
+static void count_explain(void *ctx, const char *line) {
+  (void)ctx;
+  (void)line;
+  explained++;
+}
+
+START_TEST(sparse_and_bitmap_paths_agree) {
+  fts_index *idx = open_fresh(NULL);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  uint32_t ids[3100];
+  size_t num_ids = 0;
+  for (uint32_t d = 1; d <= 3000; d++)
+    ids[num_ids++] = d;
+  for (uint32_t d = 65536; d < 65636; d++)
+    ids[num_ids++] = d;
+  for (size_t i = 0; i < num_ids; i++) {
+    char body[64];
+    uint32_t d = ids[i];
+    snprintf(body, sizeof body, "alpha%s%s filler", has_word(d, 1) ? " beta" : "",
+             has_word(d, 2) ? " gamma" : "");
+    add(b, 1, d, "x", body);
+  }
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  uint32_t filter[3100];
+  size_t num_filter = 0;
+  for (size_t i = 0; i < num_ids; i++)
+    if (ids[i] % 3 == 1)
+      filter[num_filter++] = ids[i];
+  fts_filter *pf;
+  ck_assert_int_eq(fts_filter_new(&pf, filter, num_filter), 0);
+  static const char *const words[3] = {"alpha", "beta", "gamma"};
+  for (int phase = 0; phase < 2; phase++) {
+    if (phase == 1) {
+      for (size_t i = 0; i < num_ids; i++)
+        if (deleted_doc(ids[i], 1))
+          ck_assert_int_eq(fts_batch_delete(b, 1, ids[i]), 0);
+      ck_assert_int_eq(fts_batch_commit(b), 0);
+    }
+    for (int w = 0; w < 3; w++) {
+      fts_query *q;
+      ck_assert_int_eq(fts_query_parse(&q, NULL, words[w], strlen(words[w]), NULL), 0);
+      for (int scope = 0; scope < 3; scope++) {
+        uint32_t want[3100];
+        size_t num_want = 0;
+        for (size_t i = 0; i < num_ids; i++)
+          if (has_word(ids[i], w) && !deleted_doc(ids[i], phase) && (scope == 0 || ids[i] % 3 == 1))
+            want[num_want++] = ids[i];
+        ck_assert_uint_gt(num_want, 0);
+        for (int explain = 0; explain < 2; explain++) {
+          fts_search_options o = {0};
+          if (scope == 1) {
+            o.filter = filter;
+            o.num_filter = num_filter;
+          } else if (scope == 2) {
+            o.prepared = pf;
+          }
+          if (explain)
+            o.explain = count_explain;
+          explained = 0;
+          fts_result *r;
+          ck_assert_int_eq(fts_search(idx, &r, 1, q, &o), 0);
+          ck_assert_int_eq(explained > 0, explain);
+          ck_assert_msg(r->num_docs == num_want, "%s phase %d scope %d explain %d: %zu, want %zu",
+                        words[w], phase, scope, explain, r->num_docs, num_want);
+          ck_assert_mem_eq(r->docs, want, num_want * sizeof *want);
+          fts_result_free(r);
+          uint32_t into[3100];
+          size_t n;
+          ck_assert_int_eq(fts_search_into(idx, into, 3100, &n, 1, q, &o), 0);
+          ck_assert_uint_eq(n, num_want);
+          ck_assert_mem_eq(into, want, num_want * sizeof *want);
+        }
+      }
+      fts_query_free(q);
+    }
+  }
+  // An unsorted or repeating filter is refused wherever the fault lies.
+  fts_query *q;
+  ck_assert_int_eq(fts_query_parse(&q, NULL, "beta", 4, NULL), 0);
+  for (size_t at = 1; at < 40; at += 3) {
+    uint32_t bad[40];
+    for (size_t i = 0; i < 40; i++)
+      bad[i] = (uint32_t)(10 * i + 7);
+    bad[at] = at % 2 ? bad[at - 1] : bad[at - 1] - 1;
+    fts_search_options o = {.filter = bad, .num_filter = 40};
+    fts_result *r;
+    ck_assert_int_eq(fts_search(idx, &r, 1, q, &o), FTS_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_null(r);
+  }
+  fts_query_free(q);
+  fts_filter_free(pf);
+  fts_batch_free(b);
+  fts_index_close(idx);
+}
+END_TEST
+
+// Searches reuse reset read transactions (a small pool per index): each new
+// search must still see every commit made before it began, also with
+// several threads searching at once.
+struct searcher {
+  fts_index *idx;
+  fts_query *q;
+  int failures;
+};
+
+static void *search_loop(void *arg) {
+  struct searcher *s = arg;
+  for (int i = 0; i < 300; i++) {
+    fts_result *r;
+    if (fts_search(s->idx, &r, 1, s->q, NULL) != 0 || r->num_docs != 1 || r->docs[0] != 1)
+      s->failures++;
+    fts_result_free(r);
+  }
+  return NULL;
+}
+
+START_TEST(pooled_transactions_see_commits) {
+  fts_index *idx = open_fresh(NULL);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  add(b, 1, 1, "x", "steady word");
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  char q[32];
+  for (uint32_t i = 2; i < 14; i++) {
+    snprintf(q, sizeof q, "kiwi%u", i);
+    ck_assert_str_eq(search(idx, 1, q), "");
+    char body[32];
+    snprintf(body, sizeof body, "kiwi%u", i);
+    add(b, 1, i, "x", body);
+    ck_assert_int_eq(fts_batch_commit(b), 0);
+    char want[16];
+    snprintf(want, sizeof want, "%u", i);
+    ck_assert_str_eq(search(idx, 1, q), want);
+  }
+  struct searcher s[4];
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++) {
+    s[i] = (struct searcher){idx, NULL, 0};
+    ck_assert_int_eq(fts_query_parse(&s[i].q, NULL, "steady", 6, NULL), 0);
+    ck_assert_int_eq(pthread_create(&th[i], NULL, search_loop, &s[i]), 0);
+  }
+  for (uint32_t i = 100; i < 140; i++) { // commits while they search
+    add(b, 1, i, "x", "other text");
+    ck_assert_int_eq(fts_batch_commit(b), 0);
+  }
+  for (int i = 0; i < 4; i++) {
+    ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+    ck_assert_int_eq(s[i].failures, 0);
+    fts_query_free(s[i].q);
+  }
+  char all[256];
+  size_t at = 0;
+  for (uint32_t i = 100; i < 140; i++)
+    at += (size_t)snprintf(all + at, sizeof all - at, "%s%u", i > 100 ? " " : "", i);
+  ck_assert_str_eq(search(idx, 1, "other"), all);
+  fts_batch_free(b);
+  fts_index_close(idx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ftsearch-index");
   TCase *tc = tcase_create("index");
@@ -499,6 +721,9 @@ int main(void) {
   tcase_add_test(tc, phrases_and_prefixes);
   tcase_add_test(tc, filters_read_only_their_blocks);
   tcase_add_test(tc, ranking_orders_by_bm25);
+  tcase_add_test(tc, ranking_scores_prefix_expansions);
+  tcase_add_test(tc, sparse_and_bitmap_paths_agree);
+  tcase_add_test(tc, pooled_transactions_see_commits);
   tcase_add_test(tc, delete_merge_and_reindex);
   tcase_add_test(tc, block_edges_and_persistence);
   tcase_add_test(tc, limits_and_arguments);

@@ -175,10 +175,16 @@ MC_API MC_WARN_UNUSED_RESULT int mc_shake(mc_sha3_alg alg, uint8_t *out, size_t 
 // decapsulates. mc_mlkem_decaps and the private-key functions exist for tests
 // and for callers that hold their own keys.
 //
-// The functions share no state and are thread-safe. They allocate nothing and
-// write only to the caller's buffers, which must not overlap the inputs. They
-// run in time independent of secret data (seed, private key, encapsulation
-// randomness, shared secret) and wipe the secrets they copy before returning.
+// The functions are thread-safe and write only to the caller's buffers, which
+// must not overlap the inputs. Encapsulation keeps a per-thread cache of the
+// expansion (matrix, t-hat, H(ek)) of the last 4 public keys it used, keyed
+// by the whole key: about 46 KiB, allocated on a thread's first
+// encapsulation and freed when the thread exits; results are the same
+// without it (when it cannot be allocated, the call works uncached), and a
+// hit shows only that this thread used that public key lately. Nothing else
+// is allocated and no other state is shared. They run in time independent
+// of secret data (seed, private key, encapsulation randomness, shared
+// secret) and wipe the secrets they copy before returning.
 // Randomness comes from BoringSSL's RAND_bytes, which cannot fail (it aborts
 // the process instead). Key generation, encapsulation and decapsulation also
 // return MC_ERR_UNSUPPORTED, writing nothing, when MSGCRYPT_IMPL selected the

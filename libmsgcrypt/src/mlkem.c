@@ -11,6 +11,14 @@
 // The matrix A-hat is sampled whole, four entries at a time on the four-way
 // SHAKE of the implementation table (impl_internal.h), so the deepest call
 // (decapsulation at ML-KEM-1024) needs about 23 KiB of stack.
+//
+// Encapsulation keeps, per thread, what it derives from the last
+// MC_MLKEM_ENCAPS_CACHE_SLOTS encapsulation keys it was given (the
+// transposed matrix A-hat, the decoded t-hat and H(ek)): mail goes to the
+// same recipients again and again, and expanding A-hat is most of an
+// encapsulation. Everything cached is a function of the public key alone.
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/rand.h>
@@ -483,14 +491,33 @@ static void keygen_internal(const mlkem_params *p, uint8_t *ek, uint8_t *dk, con
   mc_wipe(acc, sizeof acc);
 }
 
-// K-PKE.Encrypt (Algorithm 14) of the 32-byte message `m` under `ek` with
-// randomness `r`. The ek coefficients are decoded modulo q, as ByteDecode_12
-// defines; encapsulation checks them beforehand, decapsulation does not need to.
-static void pke_encrypt(const mlkem_params *p, uint8_t *c, const uint8_t *ek, const uint8_t m[32],
-                        const uint8_t r[32]) {
+// What encryption needs of an encapsulation key ek, all of it public: H(ek)
+// (for Encaps_internal), the transposed matrix at[i][j] = A-hat[j][i] =
+// SampleNTT(rho || i || j) and t-hat = ByteDecode_12(ek) (modulo q, as
+// ByteDecode_12 defines; encapsulation checks the key beforehand,
+// decapsulation does not need to). Entries beyond k are unused.
+typedef struct {
+  uint8_t h[32];
+  mc_mlkem_poly at[MC_MLKEM_MAX_K][MC_MLKEM_MAX_K];
+  mc_mlkem_poly t[MC_MLKEM_MAX_K];
+} ek_expanded;
+
+// ek_expand fills `x` from `ek`; H(ek) only when `with_hash`.
+static void ek_expand(const mlkem_params *p, ek_expanded *x, const uint8_t *ek, int with_hash) {
   const unsigned k = p->k;
-  const uint8_t *rho = ek + POLY_BYTES * k;
-  mc_mlkem_poly y[MC_MLKEM_MAX_K], a, e[MC_MLKEM_MAX_K + 1], at[MC_MLKEM_MAX_K][MC_MLKEM_MAX_K];
+  if (with_hash)
+    hash_h(x->h, ek, pk_len(p));
+  gen_matrix(x->at, ek + POLY_BYTES * k, k, 1);
+  for (unsigned j = 0; j < k; j++)
+    poly_decode12(&x->t[j], ek + POLY_BYTES * j);
+}
+
+// K-PKE.Encrypt (Algorithm 14) of the 32-byte message `m` under the expanded
+// key `x` with randomness `r`.
+static void pke_encrypt(const mlkem_params *p, uint8_t *c, const ek_expanded *x,
+                        const uint8_t m[32], const uint8_t r[32]) {
+  const unsigned k = p->k;
+  mc_mlkem_poly y[MC_MLKEM_MAX_K], a, e[MC_MLKEM_MAX_K + 1];
   mc_mlkem_mulcache y_cache[MC_MLKEM_MAX_K];
   int32_t acc[MC_MLKEM_N];
   mc_mlkem_poly *noise[2 * MC_MLKEM_MAX_K + 1];
@@ -507,13 +534,11 @@ static void pke_encrypt(const mlkem_params *p, uint8_t *c, const uint8_t *ek, co
     mc_mlkem_ntt(&y[i]);
     mc_mlkem_mulcache_compute(&y_cache[i], &y[i]);
   }
-  // u[i] = NTT^-1(sum_j A-hat[j][i] o y-hat[j]) + e1[i], A-hat[j][i] from
-  // rho || i || j.
-  gen_matrix(at, rho, k, 1);
+  // u[i] = NTT^-1(sum_j A-hat[j][i] o y-hat[j]) + e1[i].
   for (unsigned i = 0; i < k; i++) {
     memset(acc, 0, sizeof acc);
     for (unsigned j = 0; j < k; j++)
-      mc_mlkem_basemul_acc(acc, &at[i][j], &y[j], &y_cache[j]);
+      mc_mlkem_basemul_acc(acc, &x->at[i][j], &y[j], &y_cache[j]);
     mc_mlkem_acc_reduce(&a, acc);
     mc_mlkem_invntt(&a);
     poly_add(&a, &e[i]);
@@ -521,10 +546,8 @@ static void pke_encrypt(const mlkem_params *p, uint8_t *c, const uint8_t *ek, co
   }
   // v = NTT^-1(t-hat^T o y-hat) + e2 + Decompress_1(m).
   memset(acc, 0, sizeof acc);
-  for (unsigned j = 0; j < k; j++) {
-    poly_decode12(&a, ek + POLY_BYTES * j);
-    mc_mlkem_basemul_acc(acc, &a, &y[j], &y_cache[j]);
-  }
+  for (unsigned j = 0; j < k; j++)
+    mc_mlkem_basemul_acc(acc, &x->t[j], &y[j], &y_cache[j]);
   mc_mlkem_acc_reduce(&a, acc);
   mc_mlkem_invntt(&a);
   poly_add(&a, &e[k]);
@@ -572,15 +595,103 @@ static void pke_decrypt(const mlkem_params *p, uint8_t m[32], const uint8_t *dk_
   mc_wipe(acc, sizeof acc);
 }
 
-// ML-KEM.Encaps_internal (Algorithm 17): (K, r) = G(m || H(ek)).
-static void encaps_internal(const mlkem_params *p, uint8_t *c, uint8_t ss[32], const uint8_t *ek,
+// ML-KEM.Encaps_internal (Algorithm 17): (K, r) = G(m || H(ek)), on the
+// expanded key `x`.
+static void encaps_internal(const mlkem_params *p, uint8_t *c, uint8_t ss[32], const ek_expanded *x,
                             const uint8_t m[32]) {
-  uint8_t h[32], kr[64];
-  hash_h(h, ek, pk_len(p));
-  hash_g(kr, m, 32, h, 32);
-  pke_encrypt(p, c, ek, m, kr + 32);
+  uint8_t kr[64];
+  hash_g(kr, m, 32, x->h, 32);
+  pke_encrypt(p, c, x, m, kr + 32);
   memcpy(ss, kr, 32);
   mc_wipe(kr, sizeof kr);
+}
+
+// The per-thread encapsulation-key cache. A slot holds one key's bytes and
+// their expansion; slots are replaced round robin. About 12 KiB a slot.
+typedef struct {
+  size_t ek_len; // 0: empty. The three levels' key lengths differ.
+  uint8_t ek[MC_MLKEM_MAX_PUBLIC_KEY_LEN];
+  ek_expanded x;
+} ek_slot;
+
+typedef struct {
+  ek_slot slot[MC_MLKEM_ENCAPS_CACHE_SLOTS];
+  unsigned next; // the slot replaced next
+  unsigned long hits;
+} ek_cache;
+
+// The calling thread's cache: allocated on first use and registered with a
+// pthread key whose destructor frees it when the thread exits.
+static _Thread_local ek_cache *tls_cache;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static pthread_key_t cache_key;
+static int cache_key_ok;
+
+// cache_free, the key's destructor, runs in the exiting thread: a later
+// encapsulation there (from another destructor) makes a new cache.
+static void cache_free(void *c) {
+  tls_cache = NULL;
+  free(c);
+}
+
+static void cache_key_make(void) {
+  cache_key_ok = pthread_key_create(&cache_key, cache_free) == 0;
+}
+
+// cache_get returns the calling thread's cache, making it when needed, or
+// NULL when it cannot (encapsulation then works uncached).
+static ek_cache *cache_get(void) {
+  if (tls_cache != NULL)
+    return tls_cache;
+  (void)pthread_once(&cache_once, cache_key_make);
+  if (!cache_key_ok)
+    return NULL;
+  ek_cache *c = calloc(1, sizeof *c);
+  if (c == NULL)
+    return NULL;
+  if (pthread_setspecific(cache_key, c) != 0) {
+    free(c);
+    return NULL;
+  }
+  tls_cache = c;
+  return c;
+}
+
+void mc_mlkem_encaps_cache_clear(void) {
+  ek_cache *c = tls_cache;
+  if (c == NULL)
+    return;
+  for (size_t i = 0; i < MC_MLKEM_ENCAPS_CACHE_SLOTS; i++)
+    c->slot[i].ek_len = 0;
+  c->next = 0;
+}
+
+unsigned long mc_mlkem_encaps_cache_hits(void) {
+  return tls_cache != NULL ? tls_cache->hits : 0;
+}
+
+// cache_find returns the slot of `c` that holds the `len`-byte key `ek`, or
+// NULL. The key is public, so memcmp may stop at the first difference.
+static const ek_expanded *cache_find(ek_cache *c, const uint8_t *ek, size_t len) {
+  for (size_t i = 0; i < MC_MLKEM_ENCAPS_CACHE_SLOTS; i++) {
+    const ek_slot *s = &c->slot[i];
+    if (s->ek_len == len && memcmp(s->ek, ek, len) == 0) {
+      c->hits++;
+      return &s->x;
+    }
+  }
+  return NULL;
+}
+
+// cache_insert expands the checked key `ek` into the next slot of `c`.
+static const ek_expanded *cache_insert(ek_cache *c, const mlkem_params *p, const uint8_t *ek) {
+  ek_slot *s = &c->slot[c->next];
+  c->next = (c->next + 1) % MC_MLKEM_ENCAPS_CACHE_SLOTS;
+  s->ek_len = 0;
+  ek_expand(p, &s->x, ek, 1);
+  memcpy(s->ek, ek, pk_len(p));
+  s->ek_len = pk_len(p);
+  return &s->x;
 }
 
 // ML-KEM.Decaps_internal (Algorithm 18) with implicit rejection: the result
@@ -592,10 +703,12 @@ static void decaps_internal(const mlkem_params *p, uint8_t ss[32], const uint8_t
   const uint8_t *ek = dk + POLY_BYTES * k, *h = ek + pk_len(p), *z = h + 32;
   uint8_t m[32], kr[64], reject[32], c2[MC_MLKEM1024_CIPHERTEXT_LEN];
   size_t clen = ct_len(p);
+  ek_expanded x;
 
   pke_decrypt(p, m, dk, c);
   hash_g(kr, m, 32, h, 32);
-  pke_encrypt(p, c2, ek, m, kr + 32);
+  ek_expand(p, &x, ek, 0);
+  pke_encrypt(p, c2, &x, m, kr + 32);
   hash_j(reject, z, c, clen);
 
   uint32_t diff = 0;
@@ -708,8 +821,24 @@ int mc_mlkem_encaps_derand(mc_mlkem_level level, uint8_t *out_ciphertext, size_t
   MC_FAIL_IF(p == NULL || out_ciphertext == NULL || out_shared_secret == NULL || entropy == NULL,
              MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(ciphertext_cap < ct_len(p), MC_ERR_BUFFER_TOO_SMALL);
-  MC_TRY(mc_mlkem_check_public_key(level, public_key, public_key_len));
-  encaps_internal(p, out_ciphertext, out_shared_secret, public_key, entropy);
+  MC_FAIL_IF(public_key == NULL && public_key_len != 0, MC_ERR_INVALID_ARGUMENT);
+  MC_FAIL_IF(public_key_len != pk_len(p), MC_ERR_BAD_KEY);
+  ek_cache *cache = cache_get();
+  // A cached key passed the modulus check when it was inserted.
+  const ek_expanded *x = cache != NULL ? cache_find(cache, public_key, public_key_len) : NULL;
+  if (x != NULL) {
+    encaps_internal(p, out_ciphertext, out_shared_secret, x, entropy);
+    return 0;
+  }
+  MC_FAIL_IF(!ek_modulus_ok(p, public_key), MC_ERR_BAD_KEY);
+  if (cache != NULL) {
+    encaps_internal(p, out_ciphertext, out_shared_secret, cache_insert(cache, p, public_key),
+                    entropy);
+    return 0;
+  }
+  ek_expanded local;
+  ek_expand(p, &local, public_key, 1);
+  encaps_internal(p, out_ciphertext, out_shared_secret, &local, entropy);
   return 0;
 }
 

@@ -7,8 +7,12 @@
 // Montgomery, Compress/Decompress, the zeta table, NTT products against
 // schoolbook multiplication), round trips with random keys, implicit
 // rejection against J(z || c) computed independently with mc_shake, and the
-// API's errors.
+// API's errors. The per-thread encapsulation-key cache is checked against the
+// ACVP encapsulation vectors cold and warm, for hits, round-robin
+// replacement, keys that differ from a cached one in one byte, and threads
+// (under ASan its pthread destructor must leave no leak).
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -923,6 +927,237 @@ START_TEST(unreduced_private_key_decodes_mod_q) {
 }
 END_TEST
 
+// The encapsulation-key cache.
+
+// An ACVP encapsulation case: key, randomness and the expected outputs.
+typedef struct {
+  mc_mlkem_level level;
+  size_t ek_len;
+  uint8_t ek[MC_MLKEM_MAX_PUBLIC_KEY_LEN], m[32], c[MC_MLKEM_MAX_CIPHERTEXT_LEN], k[32];
+} encaps_case;
+
+// load_encaps_cases returns the ACVP encapsulation cases (75, all levels).
+static encaps_case *load_encaps_cases(size_t *count) {
+  vj_value *root = load("acvp/ML-KEM-encapDecap-FIPS203/internalProjection.json");
+  const vj_value *groups = vj_get(root, "testGroups");
+  encaps_case *cases = NULL;
+  size_t n = 0;
+  for (size_t g = 0; g < groups->count; g++) {
+    const vj_value *group = &groups->items[g];
+    if (strcmp(vj_str(group, "function"), "encapsulation") != 0)
+      continue;
+    mc_mlkem_level level = level_of(vj_str(group, "parameterSet"));
+    const vj_value *tests = vj_get(group, "tests");
+    for (size_t t = 0; t < tests->count; t++) {
+      const vj_value *tc = &tests->items[t];
+      size_t ek_len, m_len, c_len, k_len;
+      uint8_t *ek = unhex_field(tc, "ek", &ek_len), *m = unhex_field(tc, "m", &m_len);
+      uint8_t *c = unhex_field(tc, "c", &c_len), *k = unhex_field(tc, "k", &k_len);
+      ck_assert_uint_eq(ek_len, mc_mlkem_public_key_len(level));
+      ck_assert_uint_eq(c_len, mc_mlkem_ciphertext_len(level));
+      ck_assert(m_len == 32 && k_len == 32);
+      cases = realloc(cases, (n + 1) * sizeof *cases);
+      ck_assert_ptr_nonnull(cases);
+      encaps_case *e = &cases[n++];
+      e->level = level;
+      e->ek_len = ek_len;
+      memcpy(e->ek, ek, ek_len);
+      memcpy(e->m, m, 32);
+      memcpy(e->c, c, c_len);
+      memcpy(e->k, k, 32);
+      free(ek);
+      free(m);
+      free(c);
+      free(k);
+    }
+  }
+  vj_free(root);
+  ck_assert_uint_eq(n, 75);
+  *count = n;
+  return cases;
+}
+
+// encaps_matches encapsulates case `e` and reports whether the outputs are
+// the expected ones.
+static int encaps_matches(const encaps_case *e) {
+  uint8_t ct[MC_MLKEM_MAX_CIPHERTEXT_LEN], ss[32];
+  if (mc_mlkem_encaps_derand(e->level, ct, sizeof ct, ss, e->ek, e->ek_len, e->m) != 0)
+    return 0;
+  return memcmp(ct, e->c, mc_mlkem_ciphertext_len(e->level)) == 0 && memcmp(ss, e->k, 32) == 0;
+}
+
+// Every vector cold (cache emptied), then warm (a hit), then all of them in
+// a row twice: more keys than slots, so the cache keeps replacing.
+START_TEST(encaps_cache_vectors_cold_and_warm) {
+  size_t n;
+  encaps_case *cases = load_encaps_cases(&n);
+  size_t per_level[3] = {0};
+  for (size_t i = 0; i < n; i++) {
+    mc_mlkem_encaps_cache_clear();
+    unsigned long hits = mc_mlkem_encaps_cache_hits();
+    ck_assert_msg(encaps_matches(&cases[i]), "case %zu cold", i);
+    ck_assert_uint_eq(mc_mlkem_encaps_cache_hits(), hits);
+    ck_assert_msg(encaps_matches(&cases[i]), "case %zu warm", i);
+    ck_assert_uint_eq(mc_mlkem_encaps_cache_hits(), hits + 1);
+    per_level[cases[i].level == MC_MLKEM_512 ? 0 : cases[i].level == MC_MLKEM_768 ? 1 : 2]++;
+  }
+  ck_assert(per_level[0] > 0 && per_level[1] > 0 && per_level[2] > 0);
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < n; i++)
+      ck_assert_msg(encaps_matches(&cases[i]), "pass %d case %zu", pass, i);
+  free(cases);
+}
+END_TEST
+
+// cold_encaps encapsulates with an empty cache, leaving the cache empty.
+static void cold_encaps(mc_mlkem_level level, uint8_t *ct, uint8_t ss[32], const uint8_t *pk,
+                        size_t pk_len, const uint8_t m[32]) {
+  mc_mlkem_encaps_cache_clear();
+  ck_assert_int_eq(
+      mc_mlkem_encaps_derand(level, ct, MC_MLKEM_MAX_CIPHERTEXT_LEN, ss, pk, pk_len, m), 0);
+  mc_mlkem_encaps_cache_clear();
+}
+
+// expect_encaps encapsulates and compares with ct/ss and the hit count.
+static void expect_encaps(mc_mlkem_level level, const uint8_t *want_ct, const uint8_t want_ss[32],
+                          const uint8_t *pk, size_t pk_len, const uint8_t m[32],
+                          unsigned long want_hits) {
+  uint8_t ct[MC_MLKEM_MAX_CIPHERTEXT_LEN], ss[32];
+  ck_assert_int_eq(mc_mlkem_encaps_derand(level, ct, sizeof ct, ss, pk, pk_len, m), 0);
+  ck_assert_mem_eq(ct, want_ct, mc_mlkem_ciphertext_len(level));
+  ck_assert_mem_eq(ss, want_ss, 32);
+  ck_assert_uint_eq(mc_mlkem_encaps_cache_hits(), want_hits);
+}
+
+// Round robin over MC_MLKEM_ENCAPS_CACHE_SLOTS (4) slots: five keys fill the
+// four slots and evict the first; each later miss evicts the next slot.
+START_TEST(encaps_cache_replacement) {
+  ck_assert_int_eq(MC_MLKEM_ENCAPS_CACHE_SLOTS, 4);
+  const mc_mlkem_level L = MC_MLKEM_768;
+  enum { KEYS = 5 };
+  static uint8_t pk[KEYS][MC_MLKEM768_PUBLIC_KEY_LEN], ct[KEYS][MC_MLKEM768_CIPHERTEXT_LEN];
+  uint8_t sk[MC_MLKEM768_PRIVATE_KEY_LEN], ss[KEYS][32], seed[64], m[32];
+  memset(m, 0x3c, sizeof m);
+  for (int i = 0; i < KEYS; i++) {
+    memset(seed, 0x11 * (i + 1), sizeof seed);
+    ck_assert_int_eq(mc_mlkem_keygen_from_seed(L, pk[i], sizeof pk[i], sk, sizeof sk, seed, 64), 0);
+    cold_encaps(L, ct[i], ss[i], pk[i], sizeof pk[i], m);
+  }
+  unsigned long h = mc_mlkem_encaps_cache_hits();
+  for (int i = 0; i < KEYS; i++) // slots: 4 1 2 3, next 1
+    expect_encaps(L, ct[i], ss[i], pk[i], sizeof pk[i], m, h);
+  expect_encaps(L, ct[0], ss[0], pk[0], sizeof pk[0], m, h); // miss: 4 0 2 3, next 2
+  expect_encaps(L, ct[2], ss[2], pk[2], sizeof pk[2], m, h + 1);
+  expect_encaps(L, ct[3], ss[3], pk[3], sizeof pk[3], m, h + 2);
+  expect_encaps(L, ct[4], ss[4], pk[4], sizeof pk[4], m, h + 3);
+  expect_encaps(L, ct[0], ss[0], pk[0], sizeof pk[0], m, h + 4);
+  expect_encaps(L, ct[1], ss[1], pk[1], sizeof pk[1], m, h + 4); // miss: 4 0 1 3
+  expect_encaps(L, ct[1], ss[1], pk[1], sizeof pk[1], m, h + 5);
+  expect_encaps(L, ct[2], ss[2], pk[2], sizeof pk[2], m, h + 5); // evicted
+  // Clearing empties every slot.
+  mc_mlkem_encaps_cache_clear();
+  expect_encaps(L, ct[4], ss[4], pk[4], sizeof pk[4], m, h + 5);
+}
+END_TEST
+
+// A key of the same length and rho as a cached one but another t-hat, or the
+// same t-hat and another rho, must miss and encapsulate under its own value;
+// a key failing the modulus check is refused even right after its valid twin.
+START_TEST(encaps_cache_similar_key_misses) {
+  mc_mlkem_level level = levels[_i];
+  size_t pk_len = mc_mlkem_public_key_len(level);
+  uint8_t pk[MC_MLKEM_MAX_PUBLIC_KEY_LEN], sk[MC_MLKEM_MAX_PRIVATE_KEY_LEN], seed[64], m[32];
+  uint8_t variant[3][MC_MLKEM_MAX_PUBLIC_KEY_LEN];
+  uint8_t ct[4][MC_MLKEM_MAX_CIPHERTEXT_LEN], ss[4][32];
+  memset(seed, 0x5a, sizeof seed);
+  memset(m, 0xc3, sizeof m);
+  ck_assert_int_eq(mc_mlkem_keygen_from_seed(level, pk, pk_len, sk, sizeof sk, seed, 64), 0);
+  // variant 0: the first t-hat coefficient x becomes (x + 1) mod q.
+  memcpy(variant[0], pk, pk_len);
+  unsigned x = (pk[0] | (pk[1] & 0x0fu) << 8) + 1;
+  x = x == MC_MLKEM_Q ? 0 : x;
+  variant[0][0] = (uint8_t)x;
+  variant[0][1] = (uint8_t)((pk[1] & 0xf0) | x >> 8);
+  // variant 1: the last byte of rho flipped.
+  memcpy(variant[1], pk, pk_len);
+  variant[1][pk_len - 1] ^= 0x01;
+  // variant 2: the last coefficient of t-hat moved in its low nibble.
+  memcpy(variant[2], pk, pk_len);
+  unsigned y = (unsigned)(pk[pk_len - 34] >> 4 | pk[pk_len - 33] << 4);
+  y = y == 0 ? 1 : y - 1;
+  variant[2][pk_len - 34] = (uint8_t)((pk[pk_len - 34] & 0x0f) | (y & 0x0f) << 4);
+  variant[2][pk_len - 33] = (uint8_t)(y >> 4);
+  cold_encaps(level, ct[0], ss[0], pk, pk_len, m);
+  for (int v = 0; v < 3; v++) {
+    ck_assert(memcmp(variant[v], pk, pk_len) != 0);
+    ck_assert_int_eq(mc_mlkem_check_public_key(level, variant[v], pk_len), 0);
+    cold_encaps(level, ct[v + 1], ss[v + 1], variant[v], pk_len, m);
+    ck_assert(memcmp(ss[v + 1], ss[0], 32) != 0);
+  }
+  for (int v = 0; v < 3; v++) {
+    mc_mlkem_encaps_cache_clear();
+    unsigned long h = mc_mlkem_encaps_cache_hits();
+    expect_encaps(level, ct[0], ss[0], pk, pk_len, m, h);
+    expect_encaps(level, ct[v + 1], ss[v + 1], variant[v], pk_len, m, h);
+    expect_encaps(level, ct[0], ss[0], pk, pk_len, m, h + 1);
+    expect_encaps(level, ct[v + 1], ss[v + 1], variant[v], pk_len, m, h + 2);
+  }
+  // A coefficient of 4095: refused cold, and refused while pk is cached.
+  uint8_t bad[MC_MLKEM_MAX_PUBLIC_KEY_LEN], out_ct[MC_MLKEM_MAX_CIPHERTEXT_LEN], out_ss[32];
+  memcpy(bad, pk, pk_len);
+  bad[0] = 0xff;
+  bad[1] |= 0x0f;
+  unsigned long h = mc_mlkem_encaps_cache_hits();
+  for (int i = 0; i < 2; i++)
+    ck_assert_int_eq(mc_mlkem_encaps_derand(level, out_ct, sizeof out_ct, out_ss, bad, pk_len, m),
+                     MC_ERR_BAD_KEY);
+  ck_assert_uint_eq(mc_mlkem_encaps_cache_hits(), h);
+}
+END_TEST
+
+struct cache_job {
+  const encaps_case *cases;
+  size_t n;
+  int ok;
+  unsigned long hits;
+};
+
+// cache_thread encapsulates every case twice in a row, then all again: each
+// thread has a cache of its own, starting empty.
+static void *cache_thread(void *arg) {
+  struct cache_job *j = arg;
+  j->ok = mc_mlkem_encaps_cache_hits() == 0;
+  for (int round = 0; round < 3; round++)
+    for (size_t i = 0; i < j->n; i++)
+      j->ok &= encaps_matches(&j->cases[i]) && encaps_matches(&j->cases[i]);
+  j->hits = mc_mlkem_encaps_cache_hits();
+  return NULL;
+}
+
+START_TEST(encaps_cache_threads) {
+  size_t n;
+  encaps_case *cases = load_encaps_cases(&n);
+  // This thread's cache must not be seen by the others.
+  for (size_t i = 0; i < 4 && i < n; i++)
+    ck_assert(encaps_matches(&cases[i]));
+  pthread_t t[4];
+  struct cache_job jobs[4];
+  for (size_t i = 0; i < 4; i++) {
+    // Each thread takes a different stretch of the cases, all levels included.
+    jobs[i] = (struct cache_job){.cases = cases + 5 * i, .n = n - 5 * i};
+    ck_assert_int_eq(pthread_create(&t[i], NULL, cache_thread, &jobs[i]), 0);
+  }
+  for (size_t i = 0; i < 4; i++) {
+    ck_assert_int_eq(pthread_join(t[i], NULL), 0);
+    ck_assert_msg(jobs[i].ok, "thread %zu", i);
+    // Every second call of a pair hits; the 25 keys of each level exceed the
+    // slots, so the rounds after the first miss again.
+    ck_assert_uint_eq(jobs[i].hits, 3 * jobs[i].n);
+  }
+  free(cases);
+}
+END_TEST
+
 int main(void) {
   // A run forced (MSGCRYPT_IMPL, meson.build's per-implementation runs) onto
   // an implementation that this CPU cannot run has nothing to test.
@@ -963,6 +1198,14 @@ int main(void) {
   tcase_add_test(props, errors_are_reported_and_nothing_written);
   tcase_add_test(props, unreduced_private_key_decodes_mod_q);
   suite_add_tcase(s, props);
+
+  TCase *cache = tcase_create("encaps-cache");
+  tcase_set_timeout(cache, 120);
+  tcase_add_test(cache, encaps_cache_vectors_cold_and_warm);
+  tcase_add_test(cache, encaps_cache_replacement);
+  tcase_add_loop_test(cache, encaps_cache_similar_key_misses, 0, 3);
+  tcase_add_test(cache, encaps_cache_threads);
+  suite_add_tcase(s, cache);
 
   SRunner *sr = srunner_create(s);
   srunner_set_tap(sr, "-");

@@ -390,6 +390,128 @@ START_TEST(guard_pages) {
 }
 END_TEST
 
+// Encoder differential: every implementation this CPU supports against
+// scalar, one-shot and as streams cut into random pieces, on inputs built to
+// reach each event of the block encoders at every place of a block: literal
+// runs that meet column 75 at every offset, escapes straddling the column
+// limit, CR, LF and CRLF (split or not) at block ends, white space before
+// line breaks, lone CRs, `=`, and random bytes and text of many lengths.
+
+// qpe_gen fills `in` with `n` bytes of kind `kind` (0..5).
+static void qpe_gen(uint8_t *in, size_t n, int kind, uint64_t *rng) {
+  static const uint8_t alpha[] = "abc  \t\r\n\r\n=~!.\x7f\x80\xc3\xa9\xff\x00";
+  static const char *const pieces[] = {"\r\n", " \r\n",    "\t\n",        "\n",   "\r",
+                                       "=",    "\xc3\xa9", "  ",          "word", "\r\r\n",
+                                       " ",    "x \r",     "\xff\xfe\xfd"};
+  size_t i = 0;
+  switch (kind) {
+  case 0: // random bytes
+    rng_fill(rng, in, n);
+    return;
+  case 1: // a small alphabet of everything special
+    for (; i < n; i++)
+      in[i] = alpha[rng_below(rng, sizeof alpha - 1)];
+    return;
+  case 2: // long literal runs between rare specials
+  case 3: // lines of 60..90 columns, sometimes with trailing white space
+    while (i < n) {
+      size_t run = kind == 2 ? rng_below(rng, 200) : 60 + rng_below(rng, 31);
+      for (size_t k = 0; k < run && i < n; k++)
+        in[i++] = (uint8_t)('A' + rng_below(rng, 26));
+      const char *p = kind == 3 && rng_below(rng, 3) ? (rng_below(rng, 2) ? " \r\n" : "\r\n")
+                                                     : pieces[rng_below(rng, 13)];
+      for (size_t k = 0; p[k] != 0 && i < n; k++)
+        in[i++] = (uint8_t)p[k];
+    }
+    return;
+  case 4: // text with accents, like the benchmark's
+    while (i < n) {
+      const char *p = rng_below(rng, 8) == 0 ? pieces[rng_below(rng, 13)] : "lorem ";
+      for (size_t k = 0; p[k] != 0 && i < n; k++)
+        in[i++] = (uint8_t)p[k];
+    }
+    return;
+  default: // one special at every offset of a literal background
+    memset(in, 'q', n);
+    if (n > 0) {
+      const char *p = pieces[rng_below(rng, 13)];
+      size_t at = rng_below(rng, n);
+      for (size_t k = 0; p[k] != 0 && at + k < n; k++)
+        in[at + k] = (uint8_t)p[k];
+    }
+    return;
+  }
+}
+
+// qpe_all_impls compares every supported implementation with scalar on
+// `in`, one-shot and with the stream cut at random places.
+static void qpe_all_impls(const uint8_t *in, size_t n, uint32_t flags, uint64_t *rng) {
+  const char *chosen = enc_impl_name();
+  ck_assert_int_eq(enc_impl_force("scalar"), 0);
+  struct result want = run_oneshot(QP, ENC_ENCODE, flags, 0, in, n);
+  ck_assert_int_eq(want.rc, 0);
+  for (size_t k = 0; k < enc_impl_count(); k++) {
+    int ok = 0;
+    const char *name = enc_impl_get(k, &ok);
+    if (!ok)
+      continue;
+    ck_assert_int_eq(enc_impl_force(name), 0);
+    struct result r = run_oneshot(QP, ENC_ENCODE, flags, 0, in, n);
+    char what[96];
+    snprintf(what, sizeof what, "%s vs scalar, flags %u len %zu", name, flags, n);
+    same_result(&want, &r, what);
+    result_free(&r);
+    size_t cuts[8];
+    size_t nc = 1 + rng_below(rng, 8);
+    for (size_t j = 0; j < nc; j++) // ascending cuts, some pieces tiny or empty
+      cuts[j] = (j ? cuts[j - 1] : 0) + rng_below(rng, j % 2 ? 5 : n / 4 + 1);
+    for (size_t j = 0; j < nc; j++)
+      if (cuts[j] > n)
+        cuts[j] = n;
+    r = run_stream(QP, ENC_ENCODE, flags, 0, in, n, cuts, nc);
+    snprintf(what, sizeof what, "%s stream vs scalar, flags %u len %zu", name, flags, n);
+    same_result(&want, &r, what);
+    result_free(&r);
+  }
+  ck_assert_int_eq(enc_impl_force(chosen), 0);
+  result_free(&want);
+}
+
+START_TEST(encode_differential) {
+  uint64_t rng = 0x51e5;
+  static uint8_t in[24000];
+  for (int kind = 0; kind < 6; kind++) {
+    for (size_t n = 0; n <= 400; n++) {
+      qpe_gen(in, n, kind, &rng);
+      qpe_all_impls(in, n, 0, &rng);
+      qpe_all_impls(in, n, ENC_FLAG_BINARY, &rng);
+    }
+    for (int t = 0; t < 40; t++) {
+      size_t n = t < 4 ? sizeof in : 400 + rng_below(&rng, 8000);
+      qpe_gen(in, n, kind, &rng);
+      qpe_all_impls(in, n, 0, &rng);
+      qpe_all_impls(in, n, ENC_FLAG_BINARY, &rng);
+    }
+  }
+  // A line break after 0..80 literals, so that the next line starts at
+  // every offset of a block, then a special at many offsets after it.
+  static const char *const ends[] = {"\r\n", "\n", " \r\n", "\xc3\xa9", "=", "\r", " \n", "\t"};
+  for (size_t lead = 0; lead <= 80; lead++) {
+    for (size_t e = 0; e < sizeof ends / sizeof ends[0]; e++) {
+      for (size_t at = lead % 4; at < 140; at += 3 + (lead % 5)) {
+        memset(in, 'z', 200);
+        memset(in, 'y', lead); // the column where the block starts
+        memcpy(in + lead, "\r\n", 2);
+        memcpy(in + lead + 2 + at, ends[e], strlen(ends[e]));
+        qpe_all_impls(in, 200, 0, &rng);
+        if (at % 4 == 0)
+          qpe_all_impls(in, 200, ENC_FLAG_BINARY, &rng);
+      }
+    }
+  }
+}
+END_TEST
+
 START_TEST(q_vectors) {
   expect_ok(ENC_CODEC_Q, ENC_ENCODE, 0, 0, S("Hello World"), "Hello_World");
   expect_ok(ENC_CODEC_Q, ENC_ENCODE, 0, 0, S("a=b?c_d"), "a=3Db=3Fc=5Fd");
@@ -452,6 +574,10 @@ int main(void) {
   tcase_add_test(tc, specials_at_every_offset);
   tcase_add_test(tc, block_boundaries);
   tcase_add_loop_test(tc, guard_pages, 0, 3);
+  // It compares every implementation itself: once, in the run with the
+  // automatic choice, not again in each forced-implementation run.
+  if (getenv("ENCODIFY_IMPL") == NULL)
+    tcase_add_test(tc, encode_differential);
   tcase_add_test(tc, q_vectors);
   tcase_add_test(tc, buffer_sizes);
   suite_add_tcase(s, tc);

@@ -5,12 +5,15 @@
 // directly and packs blocks with line breaks or garbage through a staging
 // buffer, so wrapped bodies stay on the vector path; the RFC 2045 shape,
 // 76-column lines ended by CRLF, goes two lines (152 characters) at a time in
-// five blocks, when decoding and when encoding with a wrap.
+// five blocks, when decoding and when encoding with a wrap. Quoted-printable
+// encoding is the shared x86 kernel (qp_encode_x86_internal.h), which the
+// AVX-512 implementation also uses.
 #include <immintrin.h>
 #include <string.h>
 
 #include "encodify_internal.h"
 #include "kernels_internal.h"
+#include "qp_encode_x86_internal.h"
 
 #define SET2(x) _mm256_broadcastsi128_si256(x)
 
@@ -623,36 +626,11 @@ size_t enc_qp_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const c
   return i;
 }
 
+// QP encoding: the x86 kernel (qp_encode_x86_internal.h) with AVX2's
+// encodings of its instructions.
 size_t enc_qp_encode_avx2(char *out, size_t out_cap, size_t *written, const uint8_t *in,
                           size_t in_len, int binary, uint32_t *col) {
-  size_t i = 0, o = 0, w;
-  while (in_len - i >= 34 && out_cap - o >= 32) {
-    __m256i v = _mm256_loadu_si256((const __m256i *)(in + i));
-    __m256i clamp =
-        _mm256_max_epu8(_mm256_min_epu8(v, _mm256_set1_epi8(126)), _mm256_set1_epi8(33));
-    __m256i lit = _mm256_andnot_si256(eq8(v, '='), _mm256_cmpeq_epi8(clamp, v));
-    lit = _mm256_or_si256(lit, _mm256_or_si256(eq8(v, ' '), eq8(v, '\t')));
-    uint32_t brk = ~(uint32_t)_mm256_movemask_epi8(lit);
-    if (!binary) {
-      __m256i n = _mm256_loadu_si256((const __m256i *)(in + i + 1));
-      __m256i nl = _mm256_or_si256(_mm256_or_si256(eq8(v, '\r'), eq8(v, '\n')),
-                                   _mm256_or_si256(eq8(n, '\r'), eq8(n, '\n')));
-      brk |= (uint32_t)_mm256_movemask_epi8(nl);
-    }
-    size_t run = brk ? (size_t)__builtin_ctz(brk) : 32;
-    if (run > 0) {
-      size_t used, k = enc_qp_literal_run(out + o, &used, run, col);
-      if (k > 0)
-        _mm256_storeu_si256((__m256i *)(out + o), v);
-      i += k;
-      o += used;
-      continue;
-    }
-    i += enc_qp_encode_step(out + o, &w, in + i, in_len - i, binary, col);
-    o += w;
-  }
-  *written = o;
-  return i;
+  return enc_qp_encode_x86(out, out_cap, written, in, in_len, binary, col);
 }
 
 const struct enc_impl enc_impl_avx2 = {

@@ -7,13 +7,17 @@
 // 76-column CRLF lines straight from the input and otherwise packs the
 // alphabet characters of each block together (skipping line breaks and
 // garbage without leaving the vector path) into a small staging buffer.
-// Base32 uses the same shuffle-and-multiply idea with 5-bit fields, and
-// quoted-printable kernels find special bytes 16 at a time.
+// Base32 uses the same shuffle-and-multiply idea with 5-bit fields. The
+// quoted-printable decoder finds special bytes 16 at a time; the encoder is
+// the x86 kernel all three x86 implementations share
+// (qp_encode_x86_internal.h), which writes the escapes of 16 bytes with
+// shuffles.
 #include <smmintrin.h>
 #include <string.h>
 
 #include "encodify_internal.h"
 #include "kernels_internal.h"
+#include "qp_encode_x86_internal.h"
 
 // Base64 encoding.
 
@@ -332,39 +336,10 @@ static size_t qp_decode_sse41(uint8_t *out, size_t out_cap, size_t *written, con
   return i;
 }
 
+// QP encoding: the x86 kernel (qp_encode_x86_internal.h).
 static size_t qp_encode_sse41(char *out, size_t out_cap, size_t *written, const uint8_t *in,
                               size_t in_len, int binary, uint32_t *col) {
-  size_t i = 0, o = 0, w;
-  while (in_len - i >= 18 && out_cap - o >= 16) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(in + i));
-    __m128i lit = _mm_andnot_si128(
-        _mm_cmpeq_epi8(v, _mm_set1_epi8('=')),
-        _mm_cmpeq_epi8(_mm_max_epu8(_mm_min_epu8(v, _mm_set1_epi8(126)), _mm_set1_epi8(33)), v));
-    lit = _mm_or_si128(lit, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')),
-                                         _mm_cmpeq_epi8(v, _mm_set1_epi8('\t'))));
-    unsigned brk = ~(unsigned)_mm_movemask_epi8(lit) & 0xFFFF;
-    if (!binary) {
-      __m128i n = _mm_loadu_si128((const __m128i *)(in + i + 1));
-      __m128i nl = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\r')),
-                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\n')));
-      __m128i nnl = _mm_or_si128(_mm_cmpeq_epi8(n, _mm_set1_epi8('\r')),
-                                 _mm_cmpeq_epi8(n, _mm_set1_epi8('\n')));
-      brk |= (unsigned)_mm_movemask_epi8(_mm_or_si128(nl, nnl));
-    }
-    size_t run = brk ? (size_t)__builtin_ctz(brk) : 16;
-    if (run > 0) {
-      size_t used, k = enc_qp_literal_run(out + o, &used, run, col);
-      if (k > 0)
-        _mm_storeu_si128((__m128i *)(out + o), v);
-      i += k;
-      o += used;
-      continue;
-    }
-    i += enc_qp_encode_step(out + o, &w, in + i, in_len - i, binary, col);
-    o += w;
-  }
-  *written = o;
-  return i;
+  return enc_qp_encode_x86(out, out_cap, written, in, in_len, binary, col);
 }
 
 const struct enc_impl enc_impl_sse41 = {

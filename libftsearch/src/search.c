@@ -390,24 +390,29 @@ static int pos_decode(const uint8_t *seg, size_t len, uint32_t *out, uint32_t ma
   return 0;
 }
 
-// gallop16 returns the first index at or after `at` of the ascending
-// f[0 … n) whose value is >= `v`.
-static size_t gallop16(const uint16_t *f, size_t at, size_t n, uint16_t v) {
-  size_t step = 1;
-  while (at + step <= n && f[at + step - 1] < v) {
-    at += step;
-    step *= 2;
+// GALLOP defines NAME(f, at, n, v), which returns the first index at or
+// after `at` of the ascending f[0 … n) whose value is >= `v`: doubling steps
+// from `at`, then a binary search in the last step. gallop16 walks a block's
+// 16-bit document numbers, gallop a filter's 32-bit ids.
+#define GALLOP(NAME, T)                                                                            \
+  static size_t NAME(const T *f, size_t at, size_t n, T v) {                                       \
+    size_t step = 1;                                                                               \
+    while (at + step <= n && f[at + step - 1] < v) {                                               \
+      at += step;                                                                                  \
+      step *= 2;                                                                                   \
+    }                                                                                              \
+    size_t hi = at + step <= n ? at + step - 1 : n;                                                \
+    while (at < hi) {                                                                              \
+      size_t mid = at + (hi - at) / 2;                                                             \
+      if (f[mid] < v)                                                                              \
+        at = mid + 1;                                                                              \
+      else                                                                                         \
+        hi = mid;                                                                                  \
+    }                                                                                              \
+    return at;                                                                                     \
   }
-  size_t hi = at + step <= n ? at + step - 1 : n;
-  while (at < hi) {
-    size_t mid = at + (hi - at) / 2;
-    if (f[mid] < v)
-      at = mid + 1;
-    else
-      hi = mid;
-  }
-  return at;
-}
+GALLOP(gallop16, uint16_t)
+GALLOP(gallop, uint32_t)
 
 // A phrase in one field of one block: candidates from the documents of
 // every word, then positions.
@@ -1122,25 +1127,6 @@ static bool target_has(const struct starget *t, uint32_t doc) {
     live = (t->bm[off / 64] >> (off % 64)) & 1;
   }
   return live && (!t->fbm || (t->fbm[off / 64] >> (off % 64)) & 1);
-}
-
-// gallop returns the first index at or after `at` of the ascending f[0 … n)
-// whose id is >= `doc`.
-static size_t gallop(const uint32_t *f, size_t at, size_t n, uint32_t doc) {
-  size_t step = 1;
-  while (at + step <= n && f[at + step - 1] < doc) {
-    at += step;
-    step *= 2;
-  }
-  size_t hi = at + step <= n ? at + step - 1 : n;
-  while (at < hi) {
-    size_t mid = at + (hi - at) / 2;
-    if (f[mid] < doc)
-      at = mid + 1;
-    else
-      hi = mid;
-  }
-  return at;
 }
 
 // sparse_targets lists the blocks to read with their live sets: the

@@ -7,6 +7,7 @@
 #define KEEPD_HARNESS_H
 
 #include <arpa/inet.h>
+#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -21,6 +22,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "keep.h"
 
 struct keepd_proc {
   pid_t pid;
@@ -177,6 +180,20 @@ static inline int keepd_connect_loopback(unsigned port) {
     return -1;
   }
   return fd;
+}
+
+// keepd_next_event_of_kind waits up to 5 s for an event of `kind` on the
+// subscriber `c`, skipping the others (heartbeats, say), and fails the
+// test if none comes.
+static inline void keepd_next_event_of_kind(keep_client *c, keep_event *ev, int kind) {
+  uint64_t t0 = keepd_test_now_ns();
+  for (;;) {
+    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "no event of kind %d", kind);
+    int rc = keep_next_event(c, ev, 100);
+    ck_assert_int_ge(rc, 0);
+    if (rc == 1 && ev->kind == kind)
+      return;
+  }
 }
 
 #endif // KEEPD_HARNESS_H

@@ -178,20 +178,8 @@ static void subscribe_reaching(keep_client *sub, const char *topic) {
   }
 }
 
-// next_of_kind waits up to 3 s for an event of `kind`, skipping the others.
-static void next_of_kind(keep_client *c, keep_event *ev, int kind) {
-  uint64_t t0 = keepd_test_now_ns();
-  for (;;) {
-    ck_assert_msg(keepd_test_now_ns() - t0 < 3000000000ull, "no event of kind %d", kind);
-    int rc = keep_next_event(c, ev, 100);
-    ck_assert_int_ge(rc, 0);
-    if (rc == 1 && ev->kind == kind)
-      return;
-  }
-}
-
 static void next_message(keep_client *c, keep_event *ev) {
-  next_of_kind(c, ev, KEEP_EVENT_MESSAGE);
+  keepd_next_event_of_kind(c, ev, KEEP_EVENT_MESSAGE);
 }
 
 // A member that loses a topic's slot while it stays up (the owner came
@@ -314,7 +302,7 @@ START_TEST(test_blocking_subscription_follows_its_topic) {
   ck_assert_uint_eq(ev.seq, 1);
   ck_assert_int_eq(memcmp(ev.payload, "one", 3), 0);
   kill9(&cl.p[2]);
-  next_of_kind(sub, &ev, KEEP_EVENT_RESUBSCRIBED);
+  keepd_next_event_of_kind(sub, &ev, KEEP_EVENT_RESUBSCRIBED);
   ck_assert_uint_eq(ev.topic_len, strlen(topic));
   ck_assert_int_eq(memcmp(ev.topic, topic, ev.topic_len), 0);
   publish_reaching(c, topic, "two");
@@ -323,7 +311,7 @@ START_TEST(test_blocking_subscription_follows_its_topic) {
   ck_assert_uint_eq(ev.missed, 0);
   // The owner is back: its slot moves to it, and so does the subscription.
   start_member(&cl, 2, "0");
-  next_of_kind(sub, &ev, KEEP_EVENT_RESUBSCRIBED);
+  keepd_next_event_of_kind(sub, &ev, KEEP_EVENT_RESUBSCRIBED);
   ck_assert_int_eq(memcmp(ev.topic, topic, ev.topic_len), 0);
   publish_reaching(c, topic, "three");
   next_message(sub, &ev);

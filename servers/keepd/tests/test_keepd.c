@@ -455,18 +455,6 @@ START_TEST(keys_spread_over_two_shards) {
 }
 END_TEST
 
-// next_kind waits up to 5 s for an event of `kind` on `c`, skipping others.
-static void next_kind(keep_client *c, keep_event *ev, int kind) {
-  uint64_t t0 = keepd_test_now_ns();
-  for (;;) {
-    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "no event of kind %d", kind);
-    int rc = keep_next_event(c, ev, 100);
-    ck_assert_int_ge(rc, 0);
-    if (rc == 1 && ev->kind == kind)
-      return;
-  }
-}
-
 // A blocking subscriber whose daemon restarts subscribes again by itself,
 // says so with KEEP_EVENT_RESUBSCRIBED, and then receives the new daemon's
 // events.
@@ -482,7 +470,7 @@ START_TEST(subscription_renewed_after_restart) {
   ck_assert_int_eq(keep_next_event(sub, &ev, 300), 0); // nobody to renew on
   const char *same_port[] = {"--port", port, NULL};
   start(&p, same_port);
-  next_kind(sub, &ev, KEEP_EVENT_RESUBSCRIBED);
+  keepd_next_event_of_kind(sub, &ev, KEEP_EVENT_RESUBSCRIBED);
   ck_assert_uint_eq(ev.topic_len, 1);
   ck_assert_int_eq(ev.topic[0], 't');
   ck_assert_uint_eq(ev.seq, 0);
@@ -490,7 +478,7 @@ START_TEST(subscription_renewed_after_restart) {
   size_t n;
   ck_assert_int_eq(keep_publish(pub, &n, "t", 1, "after", 5), 0);
   ck_assert_uint_eq(n, 1);
-  next_kind(sub, &ev, KEEP_EVENT_MESSAGE);
+  keepd_next_event_of_kind(sub, &ev, KEEP_EVENT_MESSAGE);
   ck_assert_uint_eq(ev.seq, 1);
   ck_assert_uint_eq(ev.missed, 0);
   ck_assert_int_eq(memcmp(ev.payload, "after", 5), 0);

@@ -1,6 +1,7 @@
 // store_util.h: helpers shared by the store tests: a fresh store in a
 // temporary directory that is removed afterwards, with an account and its
-// INBOX; the full consistency check; and a message generator.
+// INBOX; the full consistency check; direct LMDB access to the store file
+// (as another program would have); and a message generator.
 #ifndef MS_STORE_UTIL_H
 #define MS_STORE_UTIL_H
 
@@ -10,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <lmdb.h>
 
 #include "mailstore.h"
 
@@ -55,6 +58,30 @@ static inline void new_store(char **dir, ms_store **st, const struct ms_settings
   ck_assert_int_eq(ms_store_open(st, *dir, set), 0);
   ck_assert_int_eq(ms_account_create(*st, acct, name, strlen(name), 0, 0), 0);
   ck_assert_int_eq(ms_mailbox_create(*st, box, *acct, "INBOX", 5, MS_ROLE_INBOX), 0);
+}
+
+// raw_env opens the store's file directly, as another program would.
+static inline MDB_env *raw_env(const char *dir) {
+  MDB_env *env;
+  ck_assert_int_eq(mdb_env_create(&env), 0);
+  mdb_env_set_maxdbs(env, 32);
+  ck_assert_int_eq(mdb_env_open(env, dir, 0, 0600), 0);
+  return env;
+}
+
+// raw_set_format writes the store format number into the meta record, as
+// an older (or newer) library would have left it.
+static inline void raw_set_format(const char *dir, uint8_t format) {
+  MDB_env *env = raw_env(dir);
+  MDB_txn *t;
+  MDB_dbi d;
+  ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &t), 0);
+  ck_assert_int_eq(mdb_dbi_open(t, "meta", 0, &d), 0);
+  uint8_t f[4] = {format, 0, 0, 0};
+  MDB_val k = {6, "format"}, v = {4, f};
+  ck_assert_int_eq(mdb_put(t, d, &k, &v, 0), 0);
+  ck_assert_int_eq(mdb_txn_commit(t), 0);
+  mdb_env_close(env);
 }
 
 // make_message writes a small RFC 5322 message numbered n into buf.

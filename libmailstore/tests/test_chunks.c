@@ -330,28 +330,6 @@ START_TEST(concurrent_range_reads) {
 }
 END_TEST
 
-// raw_env opens the store's file directly, as another program would.
-static MDB_env *raw_env(const char *dir) {
-  MDB_env *env;
-  ck_assert_int_eq(mdb_env_create(&env), 0);
-  mdb_env_set_maxdbs(env, 32);
-  ck_assert_int_eq(mdb_env_open(env, dir, 0, 0600), 0);
-  return env;
-}
-
-static void raw_set_format(const char *dir, uint8_t format) {
-  MDB_env *env = raw_env(dir);
-  MDB_txn *t;
-  MDB_dbi d;
-  ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &t), 0);
-  ck_assert_int_eq(mdb_dbi_open(t, "meta", 0, &d), 0);
-  uint8_t f[4] = {format, 0, 0, 0};
-  MDB_val k = {6, "format"}, v = {4, f};
-  ck_assert_int_eq(mdb_put(t, d, &k, &v, 0), 0);
-  ck_assert_int_eq(mdb_txn_commit(t), 0);
-  mdb_env_close(env);
-}
-
 static int raw_format(const char *dir) {
   MDB_env *env = raw_env(dir);
   MDB_txn *t;

@@ -359,14 +359,11 @@ END_TEST
 
 // raw_codecs counts the blob records of each codec in the store at dir.
 static void raw_codecs(const char *dir, unsigned counts[8]) {
-  MDB_env *env;
+  MDB_env *env = raw_env(dir);
   MDB_txn *t;
   MDB_dbi d;
   MDB_cursor *c;
   memset(counts, 0, 8 * sizeof *counts);
-  ck_assert_int_eq(mdb_env_create(&env), 0);
-  mdb_env_set_maxdbs(env, 32);
-  ck_assert_int_eq(mdb_env_open(env, dir, MDB_RDONLY, 0600), 0);
   ck_assert_int_eq(mdb_txn_begin(env, NULL, MDB_RDONLY, &t), 0);
   ck_assert_int_eq(mdb_dbi_open(t, "blobs", 0, &d), 0);
   ck_assert_int_eq(mdb_cursor_open(t, d, &c), 0);
@@ -377,22 +374,6 @@ static void raw_codecs(const char *dir, unsigned counts[8]) {
   }
   mdb_cursor_close(c);
   mdb_txn_abort(t);
-  mdb_env_close(env);
-}
-
-static void raw_set_format(const char *dir, uint8_t format) {
-  MDB_env *env;
-  MDB_txn *t;
-  MDB_dbi d;
-  ck_assert_int_eq(mdb_env_create(&env), 0);
-  mdb_env_set_maxdbs(env, 32);
-  ck_assert_int_eq(mdb_env_open(env, dir, 0, 0600), 0);
-  ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &t), 0);
-  ck_assert_int_eq(mdb_dbi_open(t, "meta", 0, &d), 0);
-  uint8_t f[4] = {format, 0, 0, 0};
-  MDB_val k = {6, "format"}, v = {4, f};
-  ck_assert_int_eq(mdb_put(t, d, &k, &v, 0), 0);
-  ck_assert_int_eq(mdb_txn_commit(t), 0);
   mdb_env_close(env);
 }
 
@@ -470,13 +451,10 @@ END_TEST
 // raw_patch_blob changes byte `at` (from the record's start) of the one blob
 // record in the store at dir to `to`.
 static void raw_patch_blob(const char *dir, size_t at, uint8_t to) {
-  MDB_env *env;
+  MDB_env *env = raw_env(dir);
   MDB_txn *t;
   MDB_dbi d;
   MDB_cursor *c;
-  ck_assert_int_eq(mdb_env_create(&env), 0);
-  mdb_env_set_maxdbs(env, 32);
-  ck_assert_int_eq(mdb_env_open(env, dir, 0, 0600), 0);
   ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &t), 0);
   ck_assert_int_eq(mdb_dbi_open(t, "blobs", 0, &d), 0);
   ck_assert_int_eq(mdb_cursor_open(t, d, &c), 0);
@@ -514,14 +492,11 @@ START_TEST(verify_catches_table_damage) {
       verify_ok(st);
       ms_store_close(st);
       // Read the byte, then change it.
-      MDB_env *env;
+      MDB_env *env = raw_env(dir);
       MDB_txn *t;
       MDB_dbi d;
       MDB_cursor *c;
       MDB_val k, v;
-      ck_assert_int_eq(mdb_env_create(&env), 0);
-      mdb_env_set_maxdbs(env, 32);
-      ck_assert_int_eq(mdb_env_open(env, dir, MDB_RDONLY, 0600), 0);
       ck_assert_int_eq(mdb_txn_begin(env, NULL, MDB_RDONLY, &t), 0);
       ck_assert_int_eq(mdb_dbi_open(t, "blobs", 0, &d), 0);
       ck_assert_int_eq(mdb_cursor_open(t, d, &c), 0);

@@ -17,14 +17,13 @@
 // transposed matrix A-hat, the decoded t-hat and H(ek)): mail goes to the
 // same recipients again and again, and expanding A-hat is most of an
 // encapsulation. Everything cached is a function of the public key alone.
-#include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/rand.h>
 
 #include "impl_internal.h"
 #include "mlkem_internal.h"
+#include "thread_cache_internal.h"
 
 // Table 2 of FIPS 203; eta2 is 2 for every level.
 typedef struct {
@@ -620,45 +619,16 @@ typedef struct {
   unsigned long hits;
 } ek_cache;
 
-// The calling thread's cache: allocated on first use and registered with a
-// pthread key whose destructor frees it when the thread exits.
-static _Thread_local ek_cache *tls_cache;
-static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
-static pthread_key_t cache_key;
-static int cache_key_ok;
-
-// cache_free, the key's destructor, runs in the exiting thread: a later
-// encapsulation there (from another destructor) makes a new cache.
-static void cache_free(void *c) {
-  tls_cache = NULL;
-  free(c);
-}
-
-static void cache_key_make(void) {
-  cache_key_ok = pthread_key_create(&cache_key, cache_free) == 0;
-}
+static const mc_thread_cache_kind cache_kind = {sizeof(ek_cache), NULL, NULL};
 
 // cache_get returns the calling thread's cache, making it when needed, or
 // NULL when it cannot (encapsulation then works uncached).
 static ek_cache *cache_get(void) {
-  if (tls_cache != NULL)
-    return tls_cache;
-  (void)pthread_once(&cache_once, cache_key_make);
-  if (!cache_key_ok)
-    return NULL;
-  ek_cache *c = calloc(1, sizeof *c);
-  if (c == NULL)
-    return NULL;
-  if (pthread_setspecific(cache_key, c) != 0) {
-    free(c);
-    return NULL;
-  }
-  tls_cache = c;
-  return c;
+  return mc_thread_cache_get(MC_THREAD_CACHE_MLKEM_ENCAPS, &cache_kind);
 }
 
 void mc_mlkem_encaps_cache_clear(void) {
-  ek_cache *c = tls_cache;
+  ek_cache *c = mc_thread_cache_peek(MC_THREAD_CACHE_MLKEM_ENCAPS);
   if (c == NULL)
     return;
   for (size_t i = 0; i < MC_MLKEM_ENCAPS_CACHE_SLOTS; i++)
@@ -667,7 +637,8 @@ void mc_mlkem_encaps_cache_clear(void) {
 }
 
 unsigned long mc_mlkem_encaps_cache_hits(void) {
-  return tls_cache != NULL ? tls_cache->hits : 0;
+  const ek_cache *c = mc_thread_cache_peek(MC_THREAD_CACHE_MLKEM_ENCAPS);
+  return c != NULL ? c->hits : 0;
 }
 
 // cache_find returns the slot of `c` that holds the `len`-byte key `ek`, or

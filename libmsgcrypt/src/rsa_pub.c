@@ -13,7 +13,6 @@
 // masked final subtraction, nothing trimmed to the value's width), so the
 // time does not depend on the secret message.
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +20,7 @@
 
 #include "aead_internal.h"
 #include "rsa_pub.h"
+#include "thread_cache_internal.h"
 
 // BoringSSL's headers name the word's bits only.
 #define WORD_BYTES (BN_BITS2 / 8)
@@ -39,49 +39,30 @@ typedef struct {
   BN_CTX *ctx; // for BoringSSL's context setup; never sees the message
 } rsa_cache;
 
-// The calling thread's cache: allocated on first use and registered with a
-// pthread key whose destructor frees it when the thread exits.
-static _Thread_local rsa_cache *tls_cache;
-static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
-static pthread_key_t cache_key;
-static int cache_key_ok;
-
-static void cache_free(void *p) {
+// cache_release frees the contexts a cache holds (at thread exit).
+static void cache_release(void *p) {
   rsa_cache *c = p;
-  if (c == NULL)
-    return;
   for (size_t i = 0; i < MC_RSA_PUB_CACHE_SLOTS; i++)
     BN_MONT_CTX_free(c->slot[i].mont);
   BN_CTX_free(c->ctx);
-  free(c);
 }
 
-static void cache_key_make(void) {
-  cache_key_ok = pthread_key_create(&cache_key, cache_free) == 0;
+static int cache_init(void *p) {
+  rsa_cache *c = p;
+  c->ctx = BN_CTX_new();
+  return c->ctx == NULL;
 }
+
+static const mc_thread_cache_kind cache_kind = {sizeof(rsa_cache), cache_init, cache_release};
 
 // cache_get returns the calling thread's cache, making it when needed, or
 // NULL when it cannot (the caller then works uncached).
 static rsa_cache *cache_get(void) {
-  if (tls_cache != NULL)
-    return tls_cache;
-  (void)pthread_once(&cache_once, cache_key_make);
-  if (!cache_key_ok)
-    return NULL;
-  rsa_cache *c = calloc(1, sizeof *c);
-  if (c == NULL)
-    return NULL;
-  c->ctx = BN_CTX_new();
-  if (c->ctx == NULL || pthread_setspecific(cache_key, c) != 0) {
-    cache_free(c);
-    return NULL;
-  }
-  tls_cache = c;
-  return c;
+  return mc_thread_cache_get(MC_THREAD_CACHE_RSA_PUB, &cache_kind);
 }
 
 void mc_rsa_pub_cache_clear(void) {
-  rsa_cache *c = tls_cache;
+  rsa_cache *c = mc_thread_cache_peek(MC_THREAD_CACHE_RSA_PUB);
   if (c == NULL)
     return;
   for (size_t i = 0; i < MC_RSA_PUB_CACHE_SLOTS; i++) {
@@ -93,7 +74,8 @@ void mc_rsa_pub_cache_clear(void) {
 }
 
 unsigned long mc_rsa_pub_cache_hits(void) {
-  return tls_cache != NULL ? tls_cache->hits : 0;
+  const rsa_cache *c = mc_thread_cache_peek(MC_THREAD_CACHE_RSA_PUB);
+  return c != NULL ? c->hits : 0;
 }
 
 int mc_rsa_pub_is_f4(const uint8_t *e, size_t e_len) {

@@ -12,6 +12,7 @@
 #include <openssl/ec_key.h>
 #include <openssl/ecdh.h>
 #include <openssl/nid.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,47 @@ START_TEST(repeated_peers) {
 }
 END_TEST
 
+// Threads that each use one peer point several times build their own
+// tables; every answer must equal the scalar kernel's, and each thread's
+// table is freed when it exits (LeakSanitizer checks that in the ASan
+// build).
+struct peer_job {
+  uint8_t point[65];
+  uint32_t seed;
+  int mismatches;
+};
+
+static void *peer_thread(void *arg) {
+  struct peer_job *job = arg;
+  const struct mc_impl *impl = mc_impl_current();
+  for (uint32_t i = 0; i < 5; i++) {
+    uint8_t k[32], got[32], want[32];
+    random_scalar(k, "p256 thread k", job->seed * 8 + i);
+    impl->p256_mul(got, k, job->point + 1);
+    mc_p256_mul_scalar(want, k, job->point + 1);
+    job->mismatches += memcmp(got, want, 32) != 0;
+  }
+  return NULL;
+}
+
+START_TEST(repeated_peers_in_threads) {
+  struct peer_job jobs[3];
+  pthread_t t[3];
+  for (uint32_t j = 0; j < 3; j++) {
+    uint8_t pk[32];
+    random_scalar(pk, "p256 thread peer", j);
+    bssl_mul(jobs[j].point, pk, NULL);
+    jobs[j].seed = j;
+    jobs[j].mismatches = 0;
+    ck_assert_int_eq(pthread_create(&t[j], NULL, peer_thread, &jobs[j]), 0);
+  }
+  for (uint32_t j = 0; j < 3; j++) {
+    ck_assert_int_eq(pthread_join(t[j], NULL), 0);
+    ck_assert_msg(jobs[j].mismatches == 0, "thread %u: %d wrong answers", j, jobs[j].mismatches);
+  }
+}
+END_TEST
+
 // Every entry of the fixed-base table is (j + 1)·2^(5i)·G in Montgomery
 // form, recomputed with BoringSSL.
 START_TEST(base_table_entries) {
@@ -440,6 +482,7 @@ int main(void) {
   tcase_add_test(tc, kernels_match_boringssl);
   tcase_add_test(tc, mul_small_multiples_of_g);
   tcase_add_test(tc, repeated_peers);
+  tcase_add_test(tc, repeated_peers_in_threads);
   tcase_add_test(tc, base_table_entries);
   tcase_add_test(tc, point_decoding);
   tcase_add_test(tc, scalar_range);

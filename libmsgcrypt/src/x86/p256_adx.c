@@ -10,12 +10,12 @@
 // bit: both return the fully reduced Montgomery product. Like the X25519
 // kernel, the variable-base multiplication keeps a per-thread table for a
 // peer point that comes twice in a row.
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "p256_internal.h"
+#include "thread_cache_internal.h"
 
 static inline void fe_mul(mc_p256_fe *r, const mc_p256_fe *a, const mc_p256_fe *b);
 static inline void fe_sqr(mc_p256_fe *r, const mc_p256_fe *a);
@@ -195,16 +195,11 @@ static inline __attribute__((always_inline)) void fe_sqr(mc_p256_fe *r, const mc
 // the scalar; it shows whether the public point repeated.
 static _Thread_local struct {
   uint8_t last[MC_P256_XY_LEN];
-  int state; // 0: nothing yet; 1: `last` seen once; 2: `table` is last's; 3: no table
-  mc_p256_affine (*table)[MC_P256_WINDOW_ENTRIES];
+  int state; // 0: nothing yet; 1: `last` seen once; 2: the table is last's; 3: no table
 } peer_cache;
-static pthread_once_t peer_key_once = PTHREAD_ONCE_INIT;
-static pthread_key_t peer_key;
-static int peer_key_ok;
 
-static void peer_key_make(void) {
-  peer_key_ok = pthread_key_create(&peer_key, free) == 0;
-}
+typedef mc_p256_affine peer_table[MC_P256_WINDOWS][MC_P256_WINDOW_ENTRIES];
+static const mc_thread_cache_kind peer_table_kind = {sizeof(peer_table), NULL, NULL};
 
 // peer_table_get returns the table for `point_xy` when the cache has it or
 // can build it now, else NULL.
@@ -216,22 +211,17 @@ static const mc_p256_affine (*peer_table_get(const uint8_t point_xy[MC_P256_XY_L
   }
   if (peer_cache.state == 1) {
     peer_cache.state = 3;
-    (void)pthread_once(&peer_key_once, peer_key_make);
-    if (peer_cache.table == NULL && peer_key_ok) {
-      peer_cache.table = malloc(sizeof(mc_p256_affine[MC_P256_WINDOWS][MC_P256_WINDOW_ENTRIES]));
-      if (peer_cache.table != NULL && pthread_setspecific(peer_key, peer_cache.table) != 0) {
-        free(peer_cache.table);
-        peer_cache.table = NULL;
-      }
-    }
+    mc_p256_affine(*table)[16] = mc_thread_cache_get(MC_THREAD_CACHE_P256_PEER, &peer_table_kind);
     p256_point *scratch = malloc(MC_P256_WINDOWS * MC_P256_WINDOW_ENTRIES * sizeof *scratch);
-    if (peer_cache.table != NULL && scratch != NULL) {
-      p256_table_build(peer_cache.table, scratch, point_xy);
+    if (table != NULL && scratch != NULL) {
+      p256_table_build(table, scratch, point_xy);
       peer_cache.state = 2;
     }
     free(scratch);
   }
-  return peer_cache.state == 2 ? (const mc_p256_affine(*)[16])peer_cache.table : NULL;
+  // No pointer to the table is kept: while the thread exits, the cache's
+  // destructor may free it before a later destructor comes back here.
+  return peer_cache.state == 2 ? mc_thread_cache_peek(MC_THREAD_CACHE_P256_PEER) : NULL;
 }
 
 void mc_p256_mul_adx(uint8_t out_x[32], const uint8_t scalar[32],

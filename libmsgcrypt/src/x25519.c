@@ -183,65 +183,36 @@ static void fe_cswap(fe51 *a, fe51 *b, uint64_t mask) {
   }
 }
 
+static void fe_set_small(fe51 *r, uint64_t a) {
+  memset(r, 0, sizeof *r);
+  r->v[0] = a;
+}
+
+#define LADDER_NAME ladder
+#define LADDER_FE fe51
+#define LADDER_BITS 255
+#define LADDER_A24 121665 // (486662 - 2) / 4
+#define LADDER_ADD fe_add
+#define LADDER_SUB fe_sub
+#define LADDER_MUL fe_mul
+#define LADDER_SQR fe_sqr
+#define LADDER_MUL_SMALL fe_mul_small
+#define LADDER_CSWAP fe_cswap
+#define LADDER_INVERT fe_invert
+#define LADDER_TOBYTES fe_tobytes
+#define LADDER_SET_ONE(r) fe_set_small(r, 1)
+#define LADDER_SET_ZERO(r) fe_set_small(r, 0)
+#include "montgomery_ladder.h"
+
 void mc_x25519_scalarmult_scalar(uint8_t out[32], const uint8_t scalar[32], const uint8_t u[32]) {
   uint8_t k[32];
-  fe51 x1, x2, z2, x3, z3, a, aa, b, bb, e, c, d, da, cb, t;
+  fe51 x1;
   memcpy(k, scalar, 32);
   k[0] &= 248;
   k[31] = (uint8_t)((k[31] & 127) | 64);
   fe_frombytes(&x1, u);
-  memset(&x2, 0, sizeof x2);
-  x2.v[0] = 1;
-  memset(&z2, 0, sizeof z2);
-  x3 = x1;
-  memset(&z3, 0, sizeof z3);
-  z3.v[0] = 1;
-  uint64_t swap = 0;
-  for (int i = 254; i >= 0; i--) {
-    uint64_t bit = (k[i >> 3] >> (i & 7)) & 1;
-    swap ^= bit;
-    fe_cswap(&x2, &x3, 0 - swap);
-    fe_cswap(&z2, &z3, 0 - swap);
-    swap = bit;
-    fe_add(&a, &x2, &z2);
-    fe_sqr(&aa, &a);
-    fe_sub(&b, &x2, &z2);
-    fe_sqr(&bb, &b);
-    fe_sub(&e, &aa, &bb);
-    fe_add(&c, &x3, &z3);
-    fe_sub(&d, &x3, &z3);
-    fe_mul(&da, &d, &a);
-    fe_mul(&cb, &c, &b);
-    fe_add(&t, &da, &cb);
-    fe_sqr(&x3, &t);
-    fe_sub(&t, &da, &cb);
-    fe_sqr(&t, &t);
-    fe_mul(&z3, &x1, &t);
-    fe_mul(&x2, &aa, &bb);
-    fe_mul_small(&t, &e, 121665); // a24 = (486662 - 2) / 4
-    fe_add(&t, &aa, &t);
-    fe_mul(&z2, &e, &t);
-  }
-  fe_cswap(&x2, &x3, 0 - swap);
-  fe_cswap(&z2, &z3, 0 - swap);
-  fe_invert(&z2, &z2);
-  fe_mul(&x2, &x2, &z2);
-  fe_tobytes(out, &x2);
+  ladder(out, k, &x1);
   mc_wipe(k, sizeof k);
-  mc_wipe(&x2, sizeof x2);
-  mc_wipe(&z2, sizeof z2);
-  mc_wipe(&x3, sizeof x3);
-  mc_wipe(&z3, sizeof z3);
-  mc_wipe(&a, sizeof a);
-  mc_wipe(&aa, sizeof aa);
-  mc_wipe(&b, sizeof b);
-  mc_wipe(&bb, sizeof bb);
-  mc_wipe(&e, sizeof e);
-  mc_wipe(&c, sizeof c);
-  mc_wipe(&d, sizeof d);
-  mc_wipe(&da, sizeof da);
-  mc_wipe(&cb, sizeof cb);
-  mc_wipe(&t, sizeof t);
 }
 
 void mc_x25519_base_scalar(uint8_t out[32], const uint8_t scalar[32]) {

@@ -16,62 +16,30 @@ static void clamp(uint8_t k[56]) {
   k[55] |= 128;
 }
 
+#define LADDER_NAME ladder
+#define LADDER_FE mc_f448
+#define LADDER_BITS 448
+#define LADDER_A24 A24
+#define LADDER_ADD mc_f448_add_loose
+#define LADDER_SUB mc_f448_sub_loose
+#define LADDER_MUL mc_f448_mul
+#define LADDER_SQR mc_f448_sqr
+#define LADDER_MUL_SMALL mc_f448_mul_small
+#define LADDER_CSWAP mc_f448_cswap
+#define LADDER_INVERT mc_f448_inv
+#define LADDER_TOBYTES mc_f448_tobytes
+#define LADDER_SET_ONE(r) mc_f448_set_u32(r, 1)
+#define LADDER_SET_ZERO(r) mc_f448_set_u32(r, 0)
+#include "montgomery_ladder.h"
+
 void mc_x448_scalarmult(uint8_t out[56], const uint8_t scalar[56], const uint8_t u[56]) {
   uint8_t k[56];
-  mc_f448 x1, x2, z2, x3, z3, a, aa, b, bb, e, c, d, da, cb, t;
+  mc_f448 x1;
   memcpy(k, scalar, 56);
   clamp(k);
   mc_f448_frombytes(&x1, u);
-  mc_f448_set_u32(&x2, 1);
-  mc_f448_set_u32(&z2, 0);
-  x3 = x1;
-  mc_f448_set_u32(&z3, 1);
-  uint64_t swap = 0;
-  for (int i = 447; i >= 0; i--) {
-    uint64_t bit = (k[i >> 3] >> (i & 7)) & 1;
-    swap ^= bit;
-    mc_f448_cswap(&x2, &x3, 0 - swap);
-    mc_f448_cswap(&z2, &z3, 0 - swap);
-    swap = bit;
-    mc_f448_add_loose(&a, &x2, &z2);
-    mc_f448_sqr(&aa, &a);
-    mc_f448_sub_loose(&b, &x2, &z2);
-    mc_f448_sqr(&bb, &b);
-    mc_f448_sub_loose(&e, &aa, &bb);
-    mc_f448_add_loose(&c, &x3, &z3);
-    mc_f448_sub_loose(&d, &x3, &z3);
-    mc_f448_mul(&da, &d, &a);
-    mc_f448_mul(&cb, &c, &b);
-    mc_f448_add_loose(&t, &da, &cb);
-    mc_f448_sqr(&x3, &t);
-    mc_f448_sub_loose(&t, &da, &cb);
-    mc_f448_sqr(&t, &t);
-    mc_f448_mul(&z3, &x1, &t);
-    mc_f448_mul(&x2, &aa, &bb);
-    mc_f448_mul_small(&t, &e, A24);
-    mc_f448_add_loose(&t, &aa, &t);
-    mc_f448_mul(&z2, &e, &t);
-  }
-  mc_f448_cswap(&x2, &x3, 0 - swap);
-  mc_f448_cswap(&z2, &z3, 0 - swap);
-  mc_f448_inv(&z2, &z2);
-  mc_f448_mul(&x2, &x2, &z2);
-  mc_f448_tobytes(out, &x2);
+  ladder(out, k, &x1);
   mc_wipe(k, sizeof k);
-  mc_wipe(&x2, sizeof x2);
-  mc_wipe(&z2, sizeof z2);
-  mc_wipe(&x3, sizeof x3);
-  mc_wipe(&z3, sizeof z3);
-  mc_wipe(&a, sizeof a);
-  mc_wipe(&aa, sizeof aa);
-  mc_wipe(&b, sizeof b);
-  mc_wipe(&bb, sizeof bb);
-  mc_wipe(&e, sizeof e);
-  mc_wipe(&c, sizeof c);
-  mc_wipe(&d, sizeof d);
-  mc_wipe(&da, sizeof da);
-  mc_wipe(&cb, sizeof cb);
-  mc_wipe(&t, sizeof t);
 }
 
 int mc_x448_public_key(uint8_t out_public_key[MC_X448_KEY_LEN],

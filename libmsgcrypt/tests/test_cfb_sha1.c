@@ -10,17 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_util.h"
 #include "impl_internal.h"
 #include "msgcrypt.h"
-
-static void test_bytes(uint8_t *out, size_t len, const char *label, uint32_t counter) {
-  uint8_t seed[64];
-  size_t n = strlen(label);
-  memcpy(seed, label, n);
-  for (int i = 0; i < 4; i++)
-    seed[n + i] = (uint8_t)(counter >> (8 * i));
-  ck_assert_int_eq(mc_shake(MC_SHAKE128, out, len, seed, n + 4), 0);
-}
 
 // reference: CFB from a zero IV over data || SHA-1(data), as two BoringSSL
 // calls that know nothing of each other.
@@ -49,11 +41,11 @@ START_TEST(matches_separate_cfb_and_sha1) {
     for (uint32_t i = 0; i < 240; i++) {
       uint8_t key[32], r[8];
       size_t key_len = key_lens[i % 3];
-      test_bytes(key, 32, "cfb-sha1 key", i);
-      test_bytes(r, sizeof r, "cfb-sha1 len", i);
+      mc_test_bytes(key, 32, "cfb-sha1 key", i);
+      mc_test_bytes(r, sizeof r, "cfb-sha1 len", i);
       size_t len = i < 140 ? i : (size_t)(r[0] | r[1] << 8) % 20000;
       uint8_t *in = malloc(len + 1), *want = malloc(len + 20), *got = malloc(len + 20);
-      test_bytes(in, len + 1, "cfb-sha1 data", i);
+      mc_test_bytes(in, len + 1, "cfb-sha1 data", i);
       reference(want, key, key_len, in, len);
       int in_place = i % 2;
       if (in_place)
@@ -85,8 +77,8 @@ END_TEST
 START_TEST(kernels_match_scalar) {
   enum { N = 64 * 300 };
   uint8_t *in = malloc(N), *a = malloc(N), *b = malloc(N), key[32];
-  test_bytes(in, N, "cfb-sha1 kernel", 0);
-  test_bytes(key, 32, "cfb-sha1 kernel key", 0);
+  mc_test_bytes(in, N, "cfb-sha1 kernel", 0);
+  mc_test_bytes(key, 32, "cfb-sha1 kernel key", 0);
   for (size_t im = 0; im < mc_impl_count(); im++) {
     int sup = 0;
     const char *name = mc_impl_get(im, &sup);

@@ -12,32 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_util.h"
 #include "curve448_internal.h"
 #include "msgcrypt.h"
 #include "testutil.h"
 #include "vecjson.h"
-
-// unhex_fixed decodes `hex` into exactly `len` bytes of `out`.
-static void unhex_fixed(uint8_t *out, size_t len, const char *hex) {
-  size_t n = 0;
-  uint8_t *tmp = mc_test_unhex(hex, &n);
-  ck_assert_msg(tmp != NULL, "bad hex");
-  ck_assert_uint_eq(n, len);
-  memcpy(out, tmp, len);
-  free(tmp);
-}
-
-// test_bytes fills `out` with deterministic pseudo-random bytes: SHAKE128 of
-// a label and a counter.
-static void test_bytes(uint8_t *out, size_t len, const char *label, uint32_t counter) {
-  uint8_t seed[64];
-  size_t n = strlen(label);
-  ck_assert_uint_lt(n, sizeof seed - 4);
-  memcpy(seed, label, n);
-  for (int i = 0; i < 4; i++)
-    seed[n + i] = (uint8_t)(counter >> (8 * i));
-  ck_assert_int_eq(mc_shake(MC_SHAKE128, out, len, seed, n + 4), 0);
-}
 
 static vj_value *load(const char *rel) {
   char path[4096];
@@ -68,9 +47,9 @@ static const struct {
 
 START_TEST(rfc7748_x448_single) {
   uint8_t k[56], u[56], want[56], got[56];
-  unhex_fixed(k, 56, rfc7748_x448[_i].scalar);
-  unhex_fixed(u, 56, rfc7748_x448[_i].u);
-  unhex_fixed(want, 56, rfc7748_x448[_i].out);
+  mc_test_unhex_fixed(k, 56, rfc7748_x448[_i].scalar);
+  mc_test_unhex_fixed(u, 56, rfc7748_x448[_i].u);
+  mc_test_unhex_fixed(want, 56, rfc7748_x448[_i].out);
   ck_assert_int_eq(mc_x448(got, k, u), 0);
   ck_assert_mem_eq(got, want, 56);
 }
@@ -81,12 +60,12 @@ END_TEST
 // 1,000,000-iteration value is in test_curve448_long.c.
 START_TEST(rfc7748_x448_iterated) {
   uint8_t k[56] = {5}, u[56] = {5}, out[56], want1[56], want1000[56];
-  unhex_fixed(want1, 56,
-              "3f482c8a9f19b01e6c46ee9711d9dc14fd4bf67af30765c2ae2b846a"
-              "4d23a8cd0db897086239492caf350b51f833868b9bc2b3bca9cf4113");
-  unhex_fixed(want1000, 56,
-              "aa3b4749d55b9daf1e5b00288826c467274ce3ebbdd5c17b975e09d4"
-              "af6c67cf10d087202db88286e2b79fceea3ec353ef54faa26e219f38");
+  mc_test_unhex_fixed(want1, 56,
+                      "3f482c8a9f19b01e6c46ee9711d9dc14fd4bf67af30765c2ae2b846a"
+                      "4d23a8cd0db897086239492caf350b51f833868b9bc2b3bca9cf4113");
+  mc_test_unhex_fixed(want1000, 56,
+                      "aa3b4749d55b9daf1e5b00288826c467274ce3ebbdd5c17b975e09d4"
+                      "af6c67cf10d087202db88286e2b79fceea3ec353ef54faa26e219f38");
   for (int i = 1; i <= 1000; i++) {
     mc_x448_scalarmult(out, k, u);
     memcpy(u, k, 56);
@@ -101,21 +80,21 @@ END_TEST
 // RFC 7748 §6.2: Alice's and Bob's key pairs and their shared secret.
 START_TEST(rfc7748_x448_diffie_hellman) {
   uint8_t a[56], a_pub[56], b[56], b_pub[56], k[56], got[56];
-  unhex_fixed(a, 56,
-              "9a8f4925d1519f5775cf46b04b5800d4ee9ee8bae8bc5565d498c28d"
-              "d9c9baf574a9419744897391006382a6f127ab1d9ac2d8c0a598726b");
-  unhex_fixed(a_pub, 56,
-              "9b08f7cc31b7e3e67d22d5aea121074a273bd2b83de09c63faa73d2c"
-              "22c5d9bbc836647241d953d40c5b12da88120d53177f80e532c41fa0");
-  unhex_fixed(b, 56,
-              "1c306a7ac2a0e2e0990b294470cba339e6453772b075811d8fad0d1d"
-              "6927c120bb5ee8972b0d3e21374c9c921b09d1b0366f10b65173992d");
-  unhex_fixed(b_pub, 56,
-              "3eb7a829b0cd20f5bcfc0b599b6feccf6da4627107bdb0d4f345b430"
-              "27d8b972fc3e34fb4232a13ca706dcb57aec3dae07bdc1c67bf33609");
-  unhex_fixed(k, 56,
-              "07fff4181ac6cc95ec1c16a94a0f74d12da232ce40a77552281d282b"
-              "b60c0b56fd2464c335543936521c24403085d59a449a5037514a879d");
+  mc_test_unhex_fixed(a, 56,
+                      "9a8f4925d1519f5775cf46b04b5800d4ee9ee8bae8bc5565d498c28d"
+                      "d9c9baf574a9419744897391006382a6f127ab1d9ac2d8c0a598726b");
+  mc_test_unhex_fixed(a_pub, 56,
+                      "9b08f7cc31b7e3e67d22d5aea121074a273bd2b83de09c63faa73d2c"
+                      "22c5d9bbc836647241d953d40c5b12da88120d53177f80e532c41fa0");
+  mc_test_unhex_fixed(b, 56,
+                      "1c306a7ac2a0e2e0990b294470cba339e6453772b075811d8fad0d1d"
+                      "6927c120bb5ee8972b0d3e21374c9c921b09d1b0366f10b65173992d");
+  mc_test_unhex_fixed(b_pub, 56,
+                      "3eb7a829b0cd20f5bcfc0b599b6feccf6da4627107bdb0d4f345b430"
+                      "27d8b972fc3e34fb4232a13ca706dcb57aec3dae07bdc1c67bf33609");
+  mc_test_unhex_fixed(k, 56,
+                      "07fff4181ac6cc95ec1c16a94a0f74d12da232ce40a77552281d282b"
+                      "b60c0b56fd2464c335543936521c24403085d59a449a5037514a879d");
   ck_assert_int_eq(mc_x448_public_key(got, a), 0);
   ck_assert_mem_eq(got, a_pub, 56);
   ck_assert_int_eq(mc_x448_public_key(got, b), 0);
@@ -139,11 +118,11 @@ START_TEST(x448_public_key_paths_agree) {
     else if (i == 1)
       memset(k, 0xff, 56);
     else if (i == 2)
-      unhex_fixed(k, 56,
-                  "cc1361ad4a0ae38d543d1637ca09b38540da58bb266d3b11a78f28f3"
-                  "fdffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+      mc_test_unhex_fixed(k, 56,
+                          "cc1361ad4a0ae38d543d1637ca09b38540da58bb266d3b11a78f28f3"
+                          "fdffffffffffffffffffffffffffffffffffffffffffffffffffffff");
     else
-      test_bytes(k, 56, "x448 key", i);
+      mc_test_bytes(k, 56, "x448 key", i);
     ck_assert_int_eq(mc_x448_public_key(edw, k), 0);
     mc_x448_scalarmult(ladder, k, five);
     ck_assert_mem_eq(edw, ladder, 56);
@@ -158,8 +137,8 @@ END_TEST
 START_TEST(x448_exchange_agrees) {
   uint8_t a[56], b[56], a_pub[56], b_pub[56], ab[56], ba[56];
   for (uint32_t i = 0; i < 20; i++) {
-    test_bytes(a, 56, "x448 a", i);
-    test_bytes(b, 56, "x448 b", i);
+    mc_test_bytes(a, 56, "x448 a", i);
+    mc_test_bytes(b, 56, "x448 b", i);
     ck_assert_int_eq(mc_x448_public_key(a_pub, a), 0);
     ck_assert_int_eq(mc_x448_public_key(b_pub, b), 0);
     ck_assert_int_eq(mc_x448(ab, a, b_pub), 0);
@@ -183,17 +162,17 @@ START_TEST(x448_small_order_refused) {
   uint8_t k[56], peers[5][56], out[56];
   memset(peers, 0, sizeof peers);
   peers[1][0] = 1;
-  unhex_fixed(peers[2], 56, // p - 1
-              "feffffffffffffffffffffffffffffffffffffffffffffffffffffff"
-              "feffffffffffffffffffffffffffffffffffffffffffffffffffffff");
-  unhex_fixed(peers[3], 56, // p
-              "ffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
-              "feffffffffffffffffffffffffffffffffffffffffffffffffffffff");
-  unhex_fixed(peers[4], 56, // p + 1
-              "00000000000000000000000000000000000000000000000000000000"
-              "ffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+  mc_test_unhex_fixed(peers[2], 56, // p - 1
+                      "feffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+                      "feffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+  mc_test_unhex_fixed(peers[3], 56, // p
+                      "ffffffffffffffffffffffffffffffffffffffffffffffffffffffff"
+                      "feffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+  mc_test_unhex_fixed(peers[4], 56, // p + 1
+                      "00000000000000000000000000000000000000000000000000000000"
+                      "ffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
   for (int i = 0; i < 5; i++) {
-    test_bytes(k, 56, "x448 small", (uint32_t)i);
+    mc_test_bytes(k, 56, "x448 small", (uint32_t)i);
     memset(out, 0xaa, sizeof out);
     ck_assert_int_eq(mc_x448(out, k, peers[i]), MC_ERR_BAD_KEY);
     ck_assert_mem_eq(out, zero, 56);
@@ -439,9 +418,9 @@ static uint8_t *unhex_any(const char *hex, size_t *len) {
 START_TEST(rfc8032_vectors) {
   uint8_t sk[57], pk[57], want_sig[114], got_pk[57], sig[114];
   size_t msg_len = 0, ctx_len = 0;
-  unhex_fixed(sk, 57, rfc8032_ed448[_i].sk);
-  unhex_fixed(pk, 57, rfc8032_ed448[_i].pk);
-  unhex_fixed(want_sig, 114, rfc8032_ed448[_i].sig);
+  mc_test_unhex_fixed(sk, 57, rfc8032_ed448[_i].sk);
+  mc_test_unhex_fixed(pk, 57, rfc8032_ed448[_i].pk);
+  mc_test_unhex_fixed(want_sig, 114, rfc8032_ed448[_i].sig);
   uint8_t *msg = unhex_any(rfc8032_ed448[_i].msg, &msg_len);
   uint8_t *ctx = unhex_any(rfc8032_ed448[_i].ctx, &ctx_len);
   ck_assert_int_eq(mc_ed448_public_key(got_pk, sk), 0);
@@ -494,7 +473,7 @@ START_TEST(wycheproof_ed448) {
   for (size_t g = 0; g < groups->count; g++) {
     const vj_value *group = &groups->items[g];
     uint8_t pk[57];
-    unhex_fixed(pk, 57, vj_str(vj_get(group, "publicKey"), "pk"));
+    mc_test_unhex_fixed(pk, 57, vj_str(vj_get(group, "publicKey"), "pk"));
     const vj_value *tests = vj_get(group, "tests");
     for (size_t t = 0; t < tests->count; t++) {
       const vj_value *tc = &tests->items[t];
@@ -529,9 +508,9 @@ START_TEST(ed448_round_trips) {
   uint8_t sk[57], pk[57], msg[300], ctx[255], sig[114], sig2[114];
   for (uint32_t i = 0; i < 24; i++) {
     size_t msg_len = (i * 37) % sizeof msg, ctx_len = (i * 53) % 256;
-    test_bytes(sk, 57, "ed448 sk", i);
-    test_bytes(msg, msg_len + 1, "ed448 msg", i);
-    test_bytes(ctx, sizeof ctx, "ed448 ctx", i);
+    mc_test_bytes(sk, 57, "ed448 sk", i);
+    mc_test_bytes(msg, msg_len + 1, "ed448 msg", i);
+    mc_test_bytes(ctx, sizeof ctx, "ed448 ctx", i);
     ck_assert_int_eq(mc_ed448_public_key(pk, sk), 0);
     ck_assert_int_eq(mc_ed448_sign(sig, sk, msg, msg_len, ctx, ctx_len), 0);
     ck_assert_int_eq(mc_ed448_verify(pk, sig, 114, msg, msg_len, ctx, ctx_len), 0);
@@ -604,14 +583,14 @@ START_TEST(ed448_strict_decoding) {
   enc[56] = 0x80; // the same with the sign bit: "negative zero"
   ck_assert_int_eq(mc_ed448_check_public_key(enc), MC_ERR_BAD_KEY);
   // y = p - 1 = -1, x = 0: the point of order 2.
-  unhex_fixed(enc, 57,
-              "fefffffffffffffffffffffffffffffffffffffffffffffffffffffffe"
-              "ffffffffffffffffffffffffffffffffffffffffffffffffffffff00");
+  mc_test_unhex_fixed(enc, 57,
+                      "fefffffffffffffffffffffffffffffffffffffffffffffffffffffffe"
+                      "ffffffffffffffffffffffffffffffffffffffffffffffffffffff00");
   ck_assert_int_eq(mc_ed448_check_public_key(enc), 0);
   // y = p and y = p + 1: non-canonical encodings of 0 and 1.
-  unhex_fixed(enc, 57,
-              "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffe"
-              "ffffffffffffffffffffffffffffffffffffffffffffffffffffff00");
+  mc_test_unhex_fixed(enc, 57,
+                      "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffe"
+                      "ffffffffffffffffffffffffffffffffffffffffffffffffffffff00");
   ck_assert_int_eq(mc_ed448_check_public_key(enc), MC_ERR_BAD_KEY);
   memset(enc, 0, 28); // p + 1 = 2^448 - 2^224: the low 28 bytes are zero
   ck_assert_int_eq(mc_ed448_check_public_key(enc), MC_ERR_BAD_KEY);
@@ -629,7 +608,7 @@ START_TEST(ed448_strict_decoding) {
   int refused = 0, accepted = 0;
   for (uint32_t i = 0; i < 200; i++) {
     mc_ed448_point p;
-    test_bytes(enc, 56, "ed448 y", i);
+    mc_test_bytes(enc, 56, "ed448 y", i);
     enc[55] &= 0x7f; // stay below p
     enc[56] = (uint8_t)((i & 1) << 7);
     if (mc_ed448_point_decode(&p, enc) != 0) {
@@ -650,7 +629,7 @@ END_TEST
 
 static void f448_from_hex(mc_f448 *r, const char *hex) {
   uint8_t b[56];
-  unhex_fixed(b, 56, hex);
+  mc_test_unhex_fixed(b, 56, hex);
   mc_f448_frombytes(r, b);
 }
 
@@ -663,7 +642,7 @@ START_TEST(field_edges) {
   mc_f448 a, b, c;
   f448_from_hex(&a, p_minus_1);
   mc_f448_tobytes(out, &a);
-  unhex_fixed(want, 56, p_minus_1);
+  mc_test_unhex_fixed(want, 56, p_minus_1);
   ck_assert_mem_eq(out, want, 56);
   ck_assert_uint_eq(mc_f448_is_zero(&a), 0);
   mc_f448_set_u32(&b, 1);
@@ -708,7 +687,7 @@ START_TEST(field_edges) {
   ck_assert_mem_eq(e1, e2, 56);
   for (uint32_t i = 0; i < 50; i++) {
     uint8_t bytes[56];
-    test_bytes(bytes, 56, "f448", i);
+    mc_test_bytes(bytes, 56, "f448", i);
     mc_f448_frombytes(&a, bytes);
     mc_f448_inv(&b, &a);
     mc_f448_mul(&c, &a, &b);
@@ -749,11 +728,11 @@ START_TEST(scalar_edges) {
   uint8_t in[114], out[56], want[56], l[57] = {0}, lm1[56], zero[56] = {0}, one[56] = {1};
   memset(in, 0xff, sizeof in);
   mc_sc448_reduce(out, in, sizeof in);
-  unhex_fixed(want, 56,
-              "81dee731a93f88112e1dad8707160f80293ea637fb19e320c5b624bb"
-              "85c972cf17ae447cc4a34bc19c1aaf70d0e4b7bc522029b723f83929");
+  mc_test_unhex_fixed(want, 56,
+                      "81dee731a93f88112e1dad8707160f80293ea637fb19e320c5b624bb"
+                      "85c972cf17ae447cc4a34bc19c1aaf70d0e4b7bc522029b723f83929");
   ck_assert_mem_eq(out, want, 56);
-  unhex_fixed(l, 56, l_hex);
+  mc_test_unhex_fixed(l, 56, l_hex);
   mc_sc448_reduce(out, l, 56);
   ck_assert_mem_eq(out, zero, 56);
   ck_assert_int_eq(mc_sc448_is_canonical(l), 0);
@@ -776,7 +755,7 @@ START_TEST(scalar_edges) {
   // a * 1 + b = a + b, compared with reduction of the plain sum.
   for (uint32_t i = 0; i < 20; i++) {
     uint8_t a[56], b[56], sum[57];
-    test_bytes(in, 114, "sc448", i);
+    mc_test_bytes(in, 114, "sc448", i);
     mc_sc448_reduce(a, in, 57);
     mc_sc448_reduce(b, in + 57, 57);
     mc_sc448_muladd(out, a, one, b);
@@ -800,11 +779,11 @@ START_TEST(group_scalar_mults_agree) {
   uint8_t k[56], enc1[57], enc2[57];
   static const char *base_hex = "14fa30f25b790898adc8d74e2c13bdfdc4397ce61cffd33ad7c2a0051e"
                                 "9c78874098a36c7373ea4b62c7c9563720768824bcb66e71463f6900";
-  unhex_fixed(enc1, 57, base_hex);
+  mc_test_unhex_fixed(enc1, 57, base_hex);
   ck_assert_int_eq(mc_ed448_point_decode(&base, enc1), 0);
   for (uint32_t i = 0; i < 12; i++) {
     uint8_t wide[114];
-    test_bytes(wide, 114, "ed448 k", i);
+    mc_test_bytes(wide, 114, "ed448 k", i);
     mc_sc448_reduce(k, wide, 114);
     mc_ed448_scalarmult_base(&p, k);
     mc_ed448_scalarmult(&q, &base, k);
@@ -823,9 +802,9 @@ START_TEST(group_scalar_mults_agree) {
     mc_ed448_point_double(&r, &p);
     ck_assert_int_eq(mc_ed448_point_equal(&r, &q), 1);
   }
-  unhex_fixed(k, 56,
-              "f34458ab92c27823558fc58d72c26c219036d6ae49db4ec4e923ca7c"
-              "ffffffffffffffffffffffffffffffffffffffffffffffffffffff3f");
+  mc_test_unhex_fixed(k, 56,
+                      "f34458ab92c27823558fc58d72c26c219036d6ae49db4ec4e923ca7c"
+                      "ffffffffffffffffffffffffffffffffffffffffffffffffffffff3f");
   mc_ed448_scalarmult_base(&p, k);
   mc_ed448_point_identity(&q);
   ck_assert_int_eq(mc_ed448_point_equal(&p, &q), 1);
@@ -841,7 +820,7 @@ START_TEST(double_scalarmult_agrees) {
   mc_ed448_point pt, want, got, t;
   uint8_t a[56], b[56], wide[114];
   for (uint32_t i = 0; i < 40; i++) {
-    test_bytes(wide, 114, "ed448 dsm", i);
+    mc_test_bytes(wide, 114, "ed448 dsm", i);
     mc_sc448_reduce(a, wide, 57);
     mc_sc448_reduce(b, wide + 57, 57);
     uint8_t *edge = (i & 1) ? a : b;
@@ -854,9 +833,9 @@ START_TEST(double_scalarmult_agrees) {
       edge[0] = 1;
       break;
     case 2:
-      unhex_fixed(edge, 56,
-                  "f24458ab92c27823558fc58d72c26c219036d6ae49db4ec4e923ca7c"
-                  "ffffffffffffffffffffffffffffffffffffffffffffffffffffff3f");
+      mc_test_unhex_fixed(edge, 56,
+                          "f24458ab92c27823558fc58d72c26c219036d6ae49db4ec4e923ca7c"
+                          "ffffffffffffffffffffffffffffffffffffffffffffffffffffff3f");
       break;
     case 3:
       memset(edge, 0xff, 56);

@@ -7,29 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_util.h"
 #include "curve448_internal.h"
 #include "testutil.h"
-
-static void unhex_fixed(uint8_t *out, size_t len, const char *hex) {
-  size_t n = 0;
-  uint8_t *tmp = mc_test_unhex(hex, &n);
-  ck_assert_msg(tmp != NULL && n == len, "bad hex");
-  memcpy(out, tmp, len);
-  free(tmp);
-}
 
 // RFC 7748 §5.2, X448 iterated test values.
 START_TEST(rfc7748_x448_million_iterations) {
   uint8_t k[56] = {5}, u[56] = {5}, out[56], want1[56], want1000[56], want1000000[56];
-  unhex_fixed(want1, 56,
-              "3f482c8a9f19b01e6c46ee9711d9dc14fd4bf67af30765c2ae2b846a"
-              "4d23a8cd0db897086239492caf350b51f833868b9bc2b3bca9cf4113");
-  unhex_fixed(want1000, 56,
-              "aa3b4749d55b9daf1e5b00288826c467274ce3ebbdd5c17b975e09d4"
-              "af6c67cf10d087202db88286e2b79fceea3ec353ef54faa26e219f38");
-  unhex_fixed(want1000000, 56,
-              "077f453681caca3693198420bbe515cae0002472519b3e67661a7e89"
-              "cab94695c8f4bcd66e61b9b9c946da8d524de3d69bd9d9d66b997e37");
+  mc_test_unhex_fixed(want1, 56,
+                      "3f482c8a9f19b01e6c46ee9711d9dc14fd4bf67af30765c2ae2b846a"
+                      "4d23a8cd0db897086239492caf350b51f833868b9bc2b3bca9cf4113");
+  mc_test_unhex_fixed(want1000, 56,
+                      "aa3b4749d55b9daf1e5b00288826c467274ce3ebbdd5c17b975e09d4"
+                      "af6c67cf10d087202db88286e2b79fceea3ec353ef54faa26e219f38");
+  mc_test_unhex_fixed(want1000000, 56,
+                      "077f453681caca3693198420bbe515cae0002472519b3e67661a7e89"
+                      "cab94695c8f4bcd66e61b9b9c946da8d524de3d69bd9d9d66b997e37");
   for (long i = 1; i <= 1000000; i++) {
     mc_x448_scalarmult(out, k, u);
     memcpy(u, k, 56);

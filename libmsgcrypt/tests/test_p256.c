@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_util.h"
 #include "impl_internal.h"
 #include "msgcrypt.h"
 #include "p256_internal.h"
@@ -26,18 +27,6 @@
 static const uint8_t order_be[32] = {
     0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
     0xbc, 0xe6, 0xfa, 0xad, 0xa7, 0x17, 0x9e, 0x84, 0xf3, 0xb9, 0xca, 0xc2, 0xfc, 0x63, 0x25, 0x51};
-
-// test_bytes fills `out` with deterministic pseudo-random bytes: SHAKE128 of
-// a label and a counter.
-static void test_bytes(uint8_t *out, size_t len, const char *label, uint32_t counter) {
-  uint8_t seed[64];
-  size_t n = strlen(label);
-  ck_assert_uint_lt(n, sizeof seed - 4);
-  memcpy(seed, label, n);
-  for (int i = 0; i < 4; i++)
-    seed[n + i] = (uint8_t)(counter >> (8 * i));
-  ck_assert_int_eq(mc_shake(MC_SHAKE128, out, len, seed, n + 4), 0);
-}
 
 static const EC_GROUP *group(void) {
   static EC_GROUP *g;
@@ -69,7 +58,7 @@ static void bssl_mul(uint8_t out[65], const uint8_t k[32], const uint8_t *point)
 // random_scalar: a pseudo-random scalar from 1 to n - 1, with some cases at
 // the edges (1, n - 1, few or many bits, digits of 16 or -15 everywhere).
 static void random_scalar(uint8_t k[32], const char *label, uint32_t i) {
-  test_bytes(k, 32, label, i);
+  mc_test_bytes(k, 32, label, i);
   switch (i % 16) {
   case 1:
     memset(k, 0, 32);

@@ -12,32 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check_util.h"
 #include "impl_internal.h"
 #include "msgcrypt.h"
 #include "testutil.h"
 #include "vecjson.h"
 #include "x25519_internal.h"
-
-static void unhex_fixed(uint8_t *out, size_t len, const char *hex) {
-  size_t n = 0;
-  uint8_t *tmp = mc_test_unhex(hex, &n);
-  ck_assert_msg(tmp != NULL, "bad hex");
-  ck_assert_uint_eq(n, len);
-  memcpy(out, tmp, len);
-  free(tmp);
-}
-
-// test_bytes fills `out` with deterministic pseudo-random bytes: SHAKE128 of
-// a label and a counter.
-static void test_bytes(uint8_t *out, size_t len, const char *label, uint32_t counter) {
-  uint8_t seed[64];
-  size_t n = strlen(label);
-  ck_assert_uint_lt(n, sizeof seed - 4);
-  memcpy(seed, label, n);
-  for (int i = 0; i < 4; i++)
-    seed[n + i] = (uint8_t)(counter >> (8 * i));
-  ck_assert_int_eq(mc_shake(MC_SHAKE128, out, len, seed, n + 4), 0);
-}
 
 // RFC 7748 §5.2, the two single test vectors (scalar, input u, output u).
 static const struct {
@@ -53,9 +33,9 @@ static const struct {
 
 START_TEST(rfc7748_single_vectors) {
   uint8_t k[32], u[32], want[32], got[32];
-  unhex_fixed(k, 32, rfc7748_single[_i].scalar);
-  unhex_fixed(u, 32, rfc7748_single[_i].u);
-  unhex_fixed(want, 32, rfc7748_single[_i].out);
+  mc_test_unhex_fixed(k, 32, rfc7748_single[_i].scalar);
+  mc_test_unhex_fixed(u, 32, rfc7748_single[_i].u);
+  mc_test_unhex_fixed(want, 32, rfc7748_single[_i].out);
   ck_assert_int_eq(mc_x25519(got, k, u), 0);
   ck_assert_mem_eq(got, want, 32);
   // The second vector's u has its top bit set, which §5 says to ignore.
@@ -80,7 +60,7 @@ START_TEST(rfc7748_iterated) {
     memcpy(u, k, 32);
     memcpy(k, out, 32);
     if (i == 1 || i == 1000 || i == 1000000) {
-      unhex_fixed(want, 32, i == 1 ? after_1 : i == 1000 ? after_1000 : after_1000000);
+      mc_test_unhex_fixed(want, 32, i == 1 ? after_1 : i == 1000 ? after_1000 : after_1000000);
       ck_assert_msg(memcmp(k, want, 32) == 0, "after %lu iterations", i);
     }
   }
@@ -90,11 +70,16 @@ END_TEST
 // RFC 7748 §6.1: Alice's and Bob's key pairs and their shared secret.
 START_TEST(rfc7748_diffie_hellman) {
   uint8_t a_priv[32], a_pub[32], b_priv[32], b_pub[32], shared[32], out[32];
-  unhex_fixed(a_priv, 32, "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
-  unhex_fixed(a_pub, 32, "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
-  unhex_fixed(b_priv, 32, "5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb");
-  unhex_fixed(b_pub, 32, "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
-  unhex_fixed(shared, 32, "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
+  mc_test_unhex_fixed(a_priv, 32,
+                      "77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a");
+  mc_test_unhex_fixed(a_pub, 32,
+                      "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a");
+  mc_test_unhex_fixed(b_priv, 32,
+                      "5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb");
+  mc_test_unhex_fixed(b_pub, 32,
+                      "de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f");
+  mc_test_unhex_fixed(shared, 32,
+                      "4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742");
   ck_assert_int_eq(mc_x25519_public_key(out, a_priv), 0);
   ck_assert_mem_eq(out, a_pub, 32);
   ck_assert_int_eq(mc_x25519_public_key(out, b_priv), 0);
@@ -175,8 +160,8 @@ START_TEST(kernels_match_scalar_and_boringssl) {
     const struct mc_impl *impl = mc_impl_current();
     for (uint32_t i = 0; i < 300; i++) {
       uint8_t k[32], u[32], got[32], want[32], bssl[32];
-      test_bytes(k, 32, "x25519 k", i);
-      test_bytes(u, 32, "x25519 u", i);
+      mc_test_bytes(k, 32, "x25519 k", i);
+      mc_test_bytes(u, 32, "x25519 u", i);
       if (i % 10 == 1)
         memset(u + 1, 0xff, 31); // near 2^256: above p, top bit set
       if (i % 10 == 2) {
@@ -227,11 +212,11 @@ START_TEST(repeated_peers_match_scalar) {
         memcpy(u, pub, 32);
         free(pub);
       } else {
-        test_bytes(k, 32, "x25519 peer", (uint32_t)t);
+        mc_test_bytes(k, 32, "x25519 peer", (uint32_t)t);
         mc_x25519_base_scalar(u, k);
       }
       for (uint32_t use = 0; use < 4; use++) {
-        test_bytes(k, 32, "x25519 repeated", (uint32_t)(4 * t + use));
+        mc_test_bytes(k, 32, "x25519 repeated", (uint32_t)(4 * t + use));
         impl->x25519(got, k, u);
         mc_x25519_scalarmult_scalar(want, k, u);
         ck_assert_msg(memcmp(got, want, 32) == 0, "%s: peer %zu, use %u", name, t, use);
@@ -281,7 +266,7 @@ END_TEST
 START_TEST(small_order_refused) {
   uint8_t k[32], u[32] = {0}, out[32];
   static const uint8_t zero[32];
-  test_bytes(k, 32, "x25519 small", 0);
+  mc_test_bytes(k, 32, "x25519 small", 0);
   ck_assert_int_eq(mc_x25519(out, k, u), MC_ERR_BAD_KEY);
   ck_assert_mem_eq(out, zero, 32);
   u[0] = 1; // u = 1 has order 4

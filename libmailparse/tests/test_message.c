@@ -448,23 +448,46 @@ static void peak_free(void *o, void *ptr) {
   free(p);
 }
 
-// peak_of parses `msg` (with mp_message_parse_headers when `headers_only`)
-// through the counting allocator and returns the high-water mark; it checks
-// that everything was freed and returns the part and field counts.
-static size_t peak_of(const char *msg, size_t len, int headers_only, size_t *parts,
-                      size_t *fields) {
+// A sink for mp_message_parse_bodies() that only counts the decoded bytes.
+static int count_data(void *o, const mp_part *part, uint32_t index, const uint8_t *bytes,
+                      size_t len) {
+  (void)part;
+  (void)index;
+  (void)bytes;
+  *(size_t *)o += len;
+  return 0;
+}
+
+// peak_of_s parses `msg` through the counting allocator (mode 0:
+// mp_message_parse, 1: mp_message_parse_headers, 2: mp_message_parse_bodies
+// with a counting sink; `st` may be NULL for the defaults) and returns the
+// high-water mark; it checks that everything was freed and returns the part
+// and field counts.
+static size_t peak_of_s(const char *msg, size_t len, int mode, const mp_settings *st, size_t *parts,
+                        size_t *fields) {
   struct peak pk = {0, 0};
   mp_settings s = MP_SETTINGS_INIT;
+  if (st != NULL)
+    s = *st;
   s.allocator = (mp_allocator){peak_alloc, peak_free, &pk};
   mp_message *m = NULL;
-  int rc = headers_only ? mp_message_parse_headers(&m, &s, msg, len, NULL)
-                        : mp_message_parse(&m, &s, msg, len, NULL);
+  size_t decoded = 0;
+  mp_body_sink sink = {count_data, NULL, &decoded};
+  int rc = mode == 1   ? mp_message_parse_headers(&m, &s, msg, len, NULL)
+           : mode == 2 ? mp_message_parse_bodies(&m, &s, msg, len, &sink, NULL)
+                       : mp_message_parse(&m, &s, msg, len, NULL);
   ck_assert_int_eq(rc, 0);
   *parts = mp_message_num_parts(m);
   *fields = mp_message_num_headers(m);
   mp_message_free(m);
   ck_assert_uint_eq(pk.live, 0);
   return pk.max;
+}
+
+// peak_of is peak_of_s with the default settings (`headers_only`: mode 1).
+static size_t peak_of(const char *msg, size_t len, int headers_only, size_t *parts,
+                      size_t *fields) {
+  return peak_of_s(msg, len, headers_only, NULL, parts, fields);
 }
 
 // bound is the documented limit for a message without long Content-Type
@@ -528,6 +551,115 @@ START_TEST(test_peak_memory_tiny_parts) {
   size_t peak = peak_of(msg, n, 0, &parts, &fields);
   ck_assert_uint_eq(parts, 5001);
   ck_assert_uint_le(peak, bound(parts, fields, 100));
+  free(msg);
+}
+END_TEST
+
+// The message of the 10,000-part tests: the root multipart and `n` parts
+// of a small real attachment (a header section of two fields, a 76-column
+// Base64 body of 6 lines) each; *len gets its size.
+static char *many_parts(int n, size_t *len) {
+  static const char part[] = "--b\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                             "Content-Transfer-Encoding: base64\r\n\r\n";
+  static const char line[] =
+      "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAxMjM0\r\n";
+  size_t per = strlen(part) + 6 * strlen(line);
+  char *msg = malloc((size_t)n * per + 200);
+  ck_assert_ptr_nonnull(msg);
+  strcpy(msg, MPH);
+  size_t k = strlen(msg);
+  for (int i = 0; i < n; i++) {
+    memcpy(msg + k, part, strlen(part));
+    k += strlen(part);
+    for (int j = 0; j < 6; j++) {
+      memcpy(msg + k, line, strlen(line));
+      k += strlen(line);
+    }
+  }
+  memcpy(msg + k, "--b--\r\n", 7);
+  *len = k + 7;
+  return msg;
+}
+
+START_TEST(test_peak_memory_10k_parts) {
+  // 10,000 parts (the default part limit: the root and 9,999 attachments),
+  // 20,000 fields: lazily, and with every body decoded to a sink. The parse
+  // holds at most the message size plus MP_PEAK_FIXED, and beyond the part
+  // and field records themselves only a third of their size (scratch and
+  // derived strings): an array that doubled and kept its old copies would
+  // hold twice the records.
+  size_t n;
+  char *msg = many_parts(MP_DEFAULT_MAX_PARTS - 1, &n);
+  for (int mode = 0; mode <= 2; mode += 2) {
+    size_t parts, fields;
+    size_t peak = peak_of_s(msg, n, mode, NULL, &parts, &fields);
+    ck_assert_uint_eq(parts, MP_DEFAULT_MAX_PARTS);
+    ck_assert_uint_eq(fields, 1 + 2 * (MP_DEFAULT_MAX_PARTS - 1));
+    ck_assert_uint_le(peak, n + MP_PEAK_FIXED);
+    ck_assert_uint_le(peak, bound(parts, fields, (MP_DEFAULT_MAX_PARTS - 1) * 80 + 100));
+    size_t records = parts * sizeof(mp_part) + fields * sizeof(mp_header);
+    ck_assert_uint_le(peak, records + records / 3 + MP_PEAK_FIXED);
+  }
+  free(msg);
+}
+END_TEST
+
+START_TEST(test_peak_memory_10k_tiny_parts) {
+  // 20,000 near-empty parts, cut at the default limit of 10,000: the
+  // documented per-part bound holds.
+  size_t cap = 20000 * 16 + 100;
+  char *msg = malloc(cap);
+  ck_assert_ptr_nonnull(msg);
+  strcpy(msg, MPH);
+  size_t n = strlen(msg);
+  for (int i = 0; i < 20000; i++)
+    n += (size_t)snprintf(msg + n, cap - n, "--b\r\n\r\nx\r\n");
+  for (int mode = 0; mode <= 2; mode += 2) {
+    size_t parts, fields;
+    size_t peak = peak_of_s(msg, n, mode, NULL, &parts, &fields);
+    ck_assert_uint_eq(parts, MP_DEFAULT_MAX_PARTS);
+    ck_assert_uint_le(peak, bound(parts, fields, 100));
+    // The line-count scratch (40 bytes a part) and the counted stretches
+    // weigh more next to records of empty parts, but stay well under the
+    // records' own size: records doubled in place needed 4 times it.
+    size_t records = parts * sizeof(mp_part) + fields * sizeof(mp_header);
+    ck_assert_uint_le(peak, 2 * records + MP_PEAK_FIXED);
+  }
+  free(msg);
+}
+END_TEST
+
+START_TEST(test_peak_memory_10k_headers) {
+  // One header section of 10,000 fields of about 70 bytes (the per-part
+  // field limit raised to 10,000 through the settings; its default stays):
+  // full, header-only and body-decoding parses hold at most the message size
+  // plus MP_PEAK_FIXED, and nothing beyond the field records but one chunk
+  // of 256 records and the fixed part.
+  size_t cap = 10000 * 80 + 100;
+  char *msg = malloc(cap);
+  ck_assert_ptr_nonnull(msg);
+  size_t n = 0;
+  for (int i = 0; i < 10000; i++)
+    n += (size_t)snprintf(msg + n, cap - n,
+                          "X-Trace-%05d: from relay%05d.example.net by mx.example.org; id %05d\r\n",
+                          i, i, i);
+  n += (size_t)snprintf(msg + n, cap - n, "\r\nbody\r\n");
+  mp_settings st = MP_SETTINGS_INIT;
+  st.max_headers = 10000;
+  for (int mode = 0; mode <= 2; mode++) {
+    size_t parts, fields;
+    size_t peak = peak_of_s(msg, n, mode, &st, &parts, &fields);
+    ck_assert_uint_eq(parts, 1);
+    ck_assert_uint_eq(fields, 10000);
+    ck_assert_uint_le(peak, n + MP_PEAK_FIXED);
+    ck_assert_uint_le(peak, bound(parts, fields, n));
+    ck_assert_uint_le(peak, MP_PEAK_FIXED + (fields + 256) * sizeof(mp_header));
+  }
+  // With the default limit, the first 2,000 fields are indexed.
+  size_t parts, fields;
+  size_t peak = peak_of_s(msg, n, 0, NULL, &parts, &fields);
+  ck_assert_uint_eq(fields, MP_DEFAULT_MAX_HEADERS);
+  ck_assert_uint_le(peak, MP_PEAK_FIXED + (fields + 256) * sizeof(mp_header));
   free(msg);
 }
 END_TEST
@@ -995,6 +1127,9 @@ int main(void) {
   tcase_add_test(tc, test_linear_many_parts);
   tcase_add_test(tc, test_peak_memory_5000_parts);
   tcase_add_test(tc, test_peak_memory_tiny_parts);
+  tcase_add_test(tc, test_peak_memory_10k_parts);
+  tcase_add_test(tc, test_peak_memory_10k_tiny_parts);
+  tcase_add_test(tc, test_peak_memory_10k_headers);
   tcase_add_test(tc, test_record_chunk_layout);
   tcase_add_test(tc, test_headers_only);
   tcase_add_test(tc, test_allocation_failures);

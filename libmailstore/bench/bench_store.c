@@ -202,12 +202,59 @@ static int write_mbox(const char *path, unsigned n) {
   return fclose(f) != 0;
 }
 
+// sort_index_pass times, on a handle of its own, whole-mailbox sorts by
+// each string key (and by date, for scale): with the packed index off
+// (index_max_bytes 1: sort.c loads every summary, as before the key
+// columns) or on, then cold (array and key column made), again (the
+// order kept with the array), and after a flag change elsewhere (a new
+// array carrying the key column over, sorted again).
+static void sort_index_pass(const char *dir, uint32_t acct, uint32_t box, unsigned n, int on) {
+  struct ms_settings set = {
+      .no_sync = 1, .dict_train_after = UINT32_MAX, .index_max_bytes = on ? 0 : 1};
+  ms_store *st;
+  int rc;
+  if ((rc = ms_store_open(&st, dir, &set)) < 0)
+    die("open", rc);
+  uint32_t *out = malloc((size_t)n * sizeof *out);
+  if (!out)
+    die("malloc", -12);
+  static const struct {
+    const char *name;
+    uint32_t key;
+  } keys[] = {{"date", MS_SORT_DATE}, {"subject", MS_SORT_SUBJECT},
+              {"from", MS_SORT_FROM}, {"to", MS_SORT_TO},
+              {"cc", MS_SORT_CC},     {"displayfrom", MS_SORT_DISPLAYFROM}};
+  static const char *const when[] = {"-first", "-again", "-after-change"};
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+    for (int rep = 0; rep < (on ? 3 : 1); rep++) {
+      if (rep == 2) {
+        uint32_t u = 1 + (uint32_t)k;
+        if ((rc = ms_flags_store(st, acct, box, &u, 1, MS_FLAG_FLAGGED, 0)) < 0)
+          die("flags", rc);
+      }
+      char name[64];
+      snprintf(name, sizeof name, "%s-sort-%s%s", on ? "index" : "noindex", keys[k].name,
+               on ? when[rep] : "");
+      size_t got;
+      uint64_t t0 = mark();
+      if ((rc = ms_mailbox_sort(st, out, n, &got, NULL, acct, box, NULL, 0, &keys[k].key, 1, 0)) <
+              0 ||
+          got != n)
+        die("sort", rc);
+      emit_once(name, n, corvid_bench_now_ns() - t0);
+    }
+  }
+  free(out);
+  ms_store_close(st);
+}
+
 // sort_thread_run (bench_store --sort N) fills a store with N messages
 // that look like a mailing list's (a thousand senders, dated over a year
 // in several zones, four in five replying to one of the previous 2,000
-// with References and "Re:"), then times SORT by date, by subject, by
-// from, a first page of 50 by reverse date, and THREAD REFERENCES and
-// ORDEREDSUBJECT over the whole mailbox, each from a cold call.
+// with References and "Re:", one in three with a Cc), then times SORT
+// by each key with the packed index off and on (sort_index_pass), and on
+// a default handle SORT by date, by subject, by from, a first page of 50 by reverse date, and
+// THREAD REFERENCES and ORDEREDSUBJECT over the whole mailbox, each from a cold call.
 static void sort_thread_run(unsigned n) {
   char dir[] = "/tmp/ms-bench-XXXXXX";
   if (!mkdtemp(dir))
@@ -245,12 +292,16 @@ static void sort_thread_run(unsigned n) {
       ro += (size_t)l;
       topic = p;
     }
+    // One in three carries a Cc of another sender (SORT CC has keys).
+    char cc[64] = "";
+    if (x % 3 == 0)
+      snprintf(cc, sizeof cc, "Cc: user%u@example.org\r\n", (x >> 13) % 1000);
     int len = snprintf(buf, sizeof buf,
-                       "From: User %u <user%u@example.org>\r\nTo: list@example.org\r\n"
+                       "From: User %u <user%u@example.org>\r\nTo: list@example.org\r\n%s"
                        "Date: %u Mar 2024 %02u:%02u:%02u %c%02u00\r\n"
                        "Subject: %stopic %u\r\nMessage-ID: <%u@list.example>\r\n"
                        "%s%s%s\r\nSome text of message %u.\r\n",
-                       (x >> 3) % 1000, (x >> 3) % 1000, 1 + (x >> 5) % 28, (x >> 7) % 24,
+                       (x >> 3) % 1000, (x >> 3) % 1000, cc, 1 + (x >> 5) % 28, (x >> 7) % 24,
                        (x >> 11) % 60, (x >> 17) % 60, (x >> 23) % 2 ? '+' : '-', (x >> 24) % 10,
                        parent[i] != UINT32_MAX ? "Re: " : "", topic, i, ro ? "References: " : "",
                        refs, ro ? "\r\n" : "", i);
@@ -259,6 +310,11 @@ static void sort_thread_run(unsigned n) {
       die("append", rc);
   }
   emit_once("sort-fill-nosync", n, corvid_bench_now_ns() - t0);
+  ms_store_close(st);
+  sort_index_pass(dir, acct, box, n, 0);
+  sort_index_pass(dir, acct, box, n, 1);
+  if ((rc = ms_store_open(&st, dir, &fast)) < 0)
+    die("open", rc);
   uint32_t *out = malloc(n * sizeof *out);
   size_t cap = (size_t)n * MS_THREAD_BYTES_PER_MESSAGE + 2, got = 0;
   char *text = malloc(cap);
@@ -302,10 +358,9 @@ static void sort_thread_run(unsigned n) {
 }
 
 // index_pass times, on one open handle, a whole-mailbox flag fetch
-// (ms_mailbox_list), sorts by arrival and by sent date and a CONDSTORE
-// changed-since scan;
-// with the packed index on, each twice: the first fetch builds the array,
-// the first single-key sort keeps its order with it.
+// (ms_mailbox_list), the same with keywords (ms_mailbox_list_keywords), sorts by arrival and by
+// sent date and a CONDSTORE changed-since scan; with the packed index on, each twice: the first
+// fetch builds the array, the first single-key sort keeps its order with it.
 static void index_pass(const char *dir, uint32_t acct, uint32_t box, unsigned n, int on) {
   struct ms_settings set = {.no_sync = 1, .index_max_bytes = on ? 0 : 1};
   ms_store *st;
@@ -313,10 +368,12 @@ static void index_pass(const char *dir, uint32_t acct, uint32_t box, unsigned n,
   if ((rc = ms_store_open(&st, dir, &set)) < 0)
     die("open", rc);
   struct ms_entry *e = malloc((size_t)n * sizeof *e);
+  struct ms_keyword_entry *ke = malloc((size_t)n * sizeof *ke);
+  uint32_t *kids = malloc((size_t)n * 4 * sizeof *kids);
   uint32_t *out = malloc((size_t)n * sizeof *out), key = MS_SORT_ARRIVAL, van[1];
-  if (!e || !out)
+  if (!e || !out || !ke || !kids)
     die("malloc", -12);
-  size_t got, nv;
+  size_t got, nv, nk;
   char name[64];
   const char *tag = on ? "index" : "noindex";
   for (int rep = 0; rep < (on ? 2 : 1); rep++) {
@@ -325,6 +382,15 @@ static void index_pass(const char *dir, uint32_t acct, uint32_t box, unsigned n,
     uint64_t t0 = mark();
     if ((rc = ms_mailbox_list(st, e, n, &got, acct, box, 0)) < 0 || got != n)
       die("list", rc);
+    emit_once(name, n, corvid_bench_now_ns() - t0);
+    // The same fetch with keywords (FETCH FLAGS when the mailbox has
+    // keywords: ms_mailbox_list_keywords).
+    snprintf(name, sizeof name, "%s-fetch-flags-keywords%s", tag, when);
+    t0 = mark();
+    if ((rc = ms_mailbox_list_keywords(st, ke, n, &got, kids, (size_t)n * 4, &nk, acct, box, 0)) <
+            0 ||
+        got != n)
+      die("list keywords", rc);
     emit_once(name, n, corvid_bench_now_ns() - t0);
     snprintf(name, sizeof name, "%s-sort-arrival%s", tag, when);
     t0 = mark();
@@ -356,12 +422,15 @@ static void index_pass(const char *dir, uint32_t acct, uint32_t box, unsigned n,
     emit_once("index-fetch-flags-rebuild", n, corvid_bench_now_ns() - t0);
   }
   free(e);
+  free(ke);
+  free(kids);
   free(out);
   ms_store_close(st);
 }
 
 // index_run (bench_store --index N) fills one mailbox with N small
-// messages, then runs index_pass without and with the packed index.
+// messages, sets four keywords on part of them, then runs index_pass without and with the packed
+// index.
 static void index_run(unsigned n) {
   char dir[] = "/tmp/ms-bench-XXXXXX";
   if (!mkdtemp(dir))
@@ -391,6 +460,22 @@ static void index_run(unsigned n) {
       die("deliver", rc < 0 ? rc : d[0].status);
   }
   emit_once("index-fill-nosync", n, corvid_bench_now_ns() - t0);
+  // Keywords on part of the mailbox, as a client's labels would be: four
+  // keywords on every 3rd, 5th, 7th and 11th message.
+  uint32_t *uids = malloc((size_t)n * sizeof *uids);
+  if (!uids)
+    die("malloc", -12);
+  static const char *const kw[] = {"$Forwarded", "work", "$Junk", "later"};
+  static const unsigned every[] = {3, 5, 7, 11};
+  for (size_t k = 0; k < 4; k++) {
+    size_t nu = 0;
+    for (unsigned i = 0; i < n; i += every[k])
+      uids[nu++] = i + 1; // UIDs are 1..n in a fresh mailbox
+    size_t len = strlen(kw[k]);
+    if ((rc = ms_keywords_store(st, acct, box, uids, nu, MS_KEYWORDS_ADD, &kw[k], &len, 1)) < 0)
+      die("keywords", rc);
+  }
+  free(uids);
   ms_store_close(st);
   index_pass(dir, acct, box, n, 0);
   index_pass(dir, acct, box, n, 1);

@@ -146,7 +146,8 @@ struct ms_settings {
   uint32_t changes_keep_seconds;
   // index_max_bytes: memory the packed mailbox index (see "Packed mailbox
   // index") may keep, least recently used mailboxes dropped first; about
-  // 56 bytes per message; default 64 MiB (1.2 million messages). A mailbox
+  // 64 bytes per message, plus 20 and the distinct keys' bytes per string
+  // sort key used; default 64 MiB (a million messages). A mailbox
   // whose index alone would exceed it is read from LMDB every time.
   uint64_t index_max_bytes;
   // blob_chunk_size: a message longer than this is stored as independent
@@ -696,7 +697,7 @@ ms_mailbox_list_keywords(ms_store *store, struct ms_keyword_entry *out, size_t o
                          size_t *out_len, uint32_t *ids, size_t ids_cap, size_t *ids_len,
                          uint32_t account, uint32_t mailbox, uint32_t first_uid);
 
-// Mailbox enumeration.
+// Enumeration: an account's mailboxes and messages.
 
 // ms_account_mailboxes writes the ids of every mailbox of `account`, in
 // byte order of their full names (a parent before its children), to out (up
@@ -707,6 +708,22 @@ ms_mailbox_list_keywords(ms_store *store, struct ms_keyword_entry *out, size_t o
 MS_API MS_WARN_UNUSED_RESULT int ms_account_mailboxes(ms_store *store, uint32_t *out,
                                                       size_t out_cap, size_t *out_len,
                                                       uint32_t account);
+
+// ms_account_messages writes the ids of `account`'s messages greater than
+// `after`, in increasing order, to out (up to out_cap, at least 1) and their
+// number to *out_len. Page through an account by passing 0 first and then
+// the last id of the previous page; a page shorter than out_cap is the last
+// (an empty one ends an account with no messages past `after`). Each call
+// reads only the account's range of message records, from one snapshot (one
+// read transaction per page): messages delivered or destroyed between pages
+// show up or not as their ids fall before or after the page boundary. Ids
+// are given out increasing and never reused, so gaps left by destroyed
+// messages cost nothing. Errors: MS_ERR_INVALID_ARGUMENT (store, out or
+// out_len NULL, out_cap 0), MS_ERR_NOTFOUND (no such account),
+// MS_ERR_CORRUPT, -errno; *out_len is 0 after an error. Thread-safe.
+MS_API MS_WARN_UNUSED_RESULT int ms_account_messages(ms_store *store, uint64_t *out, size_t out_cap,
+                                                     size_t *out_len, uint32_t account,
+                                                     uint64_t after);
 
 // ms_mailbox_name copies the full name of `mailbox` ('/' between levels,
 // not NUL-terminated) into out (out_cap bytes) and sets *out_len to its
@@ -993,15 +1010,23 @@ MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_thread(ms_store *store, char *out, s
 // Packed mailbox index.
 //
 // The handle keeps, for recently used mailboxes, a packed array in UID
-// order of each message's UID, flags, message id, MODSEQ, internal date,
-// sent date, size and thread id, built from one snapshot on first use.
-// ms_mailbox_list (flag fetches: pages of at least an eighth of the
-// mailbox build it, smaller pages only use a current one),
+// order of each message's UID, flags, keywords, message id, MODSEQ,
+// internal date, sent date, size and thread id, built from one snapshot on
+// first use. Keywords are kept as a 64-bit mask over a per-mailbox table
+// of the keyword ids its messages use; a mailbox using more than 64
+// distinct keywords has its keyword calls answered from LMDB instead.
+// ms_mailbox_list and ms_mailbox_list_keywords (flag fetches: pages of at
+// least an eighth of the mailbox build it, smaller pages only use a
+// current one), ms_mailbox_keywords,
 // ms_mailbox_changes (CONDSTORE/QRESYNC: changed since a MODSEQ) and
-// ms_mailbox_sort (whole-mailbox sorts whose keys are all MS_SORT_ARRIVAL,
-// MS_SORT_SIZE or MS_SORT_DATE; DATE only when every message had a stored
-// summary at build time; the order of the first single-key sort is kept
-// with the array) answer from it. An array carries the UIDVALIDITY and
+// ms_mailbox_sort (whole-mailbox sorts: ARRIVAL, SIZE and DATE keys from
+// the array, DATE only when every message had a stored summary at build
+// time; string keys from a column per key holding each message's rank
+// among the distinct keys (ranked once, with 8-byte collation prefixes),
+// made from the summaries on the first sort by that key and carried to
+// the rebuilt array after a change, so that later sorts read no summary
+// and compare numbers; the order of the first single-key sort is kept with the
+// array) answer from it. An array carries the UIDVALIDITY and
 // HIGHESTMODSEQ of the snapshot it was built from; every write to a
 // mailbox's messages raises its HIGHESTMODSEQ in the same transaction, and
 // each call compares the stamp read in its own read transaction with the

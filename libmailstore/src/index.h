@@ -18,11 +18,20 @@
 #define msi_list mss_msi_list
 #define msi_changes mss_msi_changes
 #define msi_sort mss_msi_sort
+#define msi_list_keywords mss_msi_list_keywords
+#define msi_mailbox_keywords mss_msi_mailbox_keywords
 
-// msi_ent is one message of a mailbox as the index keeps it (56 bytes):
+// MSI_KEYWORDS is how many distinct keywords a mailbox's index carries as
+// bits (msi_ent.kw); a mailbox whose messages use more is answered from
+// LMDB for keywords (its flags, UIDs and dates still come from the index).
+#define MSI_KEYWORDS 64u
+
+// msi_ent is one message of a mailbox as the index keeps it (64 bytes):
 // size, dates and thread belong to the message id and never change, so a
 // rebuild copies them from the previous index instead of reading the
-// message records again; flags and modseq belong to the membership.
+// message records again; flags, keywords and modseq belong to the
+// membership. kw bit i stands for the mailbox's i-th keyword in increasing
+// keyword id order (its index's table, at most MSI_KEYWORDS of them).
 struct msi_ent {
   uint32_t uid;
   uint32_t flags;
@@ -32,6 +41,7 @@ struct msi_ent {
   int64_t date;    // sent date from the stored summary (RFC 5256 section 2.2)
   uint64_t thread; // thread id
   uint32_t size;   // RFC822.SIZE (max_message_size is 32-bit)
+  uint64_t kw;     // keywords, as bits of the mailbox's keyword table
 };
 
 struct msi_cache;
@@ -57,15 +67,32 @@ void msi_release(ms_store *s, struct msi_box *b);
 // msi_list serves ms_mailbox_list from b.
 void msi_list(const struct msi_box *b, struct ms_entry *out, size_t out_cap, size_t *out_len,
               uint32_t first_uid);
+// msi_list_keywords serves ms_mailbox_list_keywords from b, with its
+// semantics (stops before the first message whose entry or ids do not fit;
+// MS_ERR_LIMIT when the first one's ids alone do not). Returns 1 when
+// served (*out_len, *ids_len set), 0 when b does not carry the mailbox's
+// keywords (more than MSI_KEYWORDS distinct ones: read LMDB), or
+// MS_ERR_LIMIT.
+int msi_list_keywords(const struct msi_box *b, struct ms_keyword_entry *out, size_t out_cap,
+                      size_t *out_len, uint32_t *ids, size_t ids_cap, size_t *ids_len,
+                      uint32_t first_uid);
+// msi_mailbox_keywords serves ms_mailbox_keywords from b: sets *out_len to
+// the number of keyword ids used in the mailbox and writes up to out_cap
+// of them, increasing. Returns 1 when served, 0 when b does not carry the
+// mailbox's keywords.
+int msi_mailbox_keywords(const struct msi_box *b, uint32_t *out, size_t out_cap, size_t *out_len);
 // msi_changes serves the changed-entries half of ms_mailbox_changes.
 size_t msi_changes(const struct msi_box *b, struct ms_entry *out, size_t out_cap, uint64_t since);
 
-// msi_sort serves ms_mailbox_sort for whole-mailbox sorts whose keys are
-// all MS_SORT_ARRIVAL, MS_SORT_SIZE or MS_SORT_DATE (the last only when
-// every message had a stored summary when the array was built: one made
-// later by ms_store_summarize does not change the mailbox's stamp):
-// returns 1 when done, 0 when the call is not one it serves (or the
-// mailbox is not cacheable), or an error.
+// msi_sort serves ms_mailbox_sort for whole-mailbox sorts by any keys:
+// MS_SORT_ARRIVAL, MS_SORT_SIZE and MS_SORT_DATE from the array (DATE only
+// when every message had a stored summary when the array was built: one
+// made later by ms_store_summarize does not change the mailbox's stamp),
+// the string keys from key columns kept with the array (made from the
+// summaries on the first sort by that key, carried to the next array
+// after a change; only when every message has a stored summary), in
+// sort.c's order. Returns 1 when done, 0 when the call is not one it
+// serves (or the mailbox is not cacheable), or an error.
 int msi_sort(ms_store *s, uint32_t *out, size_t out_cap, size_t *out_len, size_t *out_total,
              uint32_t acct, uint32_t mbox, const uint32_t *keys, size_t key_count, size_t offset);
 

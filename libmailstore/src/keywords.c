@@ -6,6 +6,7 @@
 #include "keywords.h"
 
 #include "changelog.h"
+#include "index.h"
 #include "mailstore.h"
 #include "store_internal.h"
 #include "store_records.h"
@@ -414,8 +415,19 @@ int ms_mailbox_keywords(ms_store *store, uint32_t *out, size_t out_cap, size_t *
   struct msr_mailbox m;
   MDB_cursor *cur = NULL;
   uint8_t any[MSR_KW_BYTES] = {0};
+  struct msi_box *ix = NULL;
   if ((rc = mbox_load(store, t, account, mailbox, &m)) == 0 &&
-      (rc = lmdb_err(mdb_cursor_open(t, store->uids, &cur))) == 0) {
+      (rc = msi_get(store, t, account, mailbox, &m, 1, &ix)) > 0) {
+    // The packed index has the mailbox's keyword table, unless it uses
+    // more keywords than the index carries.
+    rc = msi_mailbox_keywords(ix, out, out_cap, out_len);
+    msi_release(store, ix);
+    if (rc > 0) {
+      txn_abort(store, t);
+      return *out_len > out_cap ? MS_ERR_LIMIT : 0;
+    }
+  }
+  if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, store->uids, &cur))) == 0) {
     uint8_t k[12];
     uid_key(k, account, mailbox, 0);
     MDB_val key = val(k, sizeof k), v;
@@ -460,8 +472,20 @@ int ms_mailbox_list_keywords(ms_store *store, struct ms_keyword_entry *out, size
   struct msr_mailbox m;
   MDB_cursor *cur = NULL;
   size_t n = 0, ni = 0;
+  struct msi_box *ix = NULL;
+  // The packed index answers as for ms_mailbox_list (a page of at least an
+  // eighth of the mailbox may build it), unless the mailbox uses more
+  // keywords than the index carries.
   if ((rc = mbox_load(store, t, account, mailbox, &m)) == 0 &&
-      (rc = lmdb_err(mdb_cursor_open(t, store->uids, &cur))) == 0) {
+      (rc = msi_get(store, t, account, mailbox, &m, out_cap >= m.total / 8, &ix)) > 0) {
+    rc = msi_list_keywords(ix, out, out_cap, out_len, ids, ids_cap, ids_len, first_uid);
+    msi_release(store, ix);
+    if (rc != 0) {
+      txn_abort(store, t);
+      return rc < 0 ? rc : 0;
+    }
+  }
+  if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, store->uids, &cur))) == 0) {
     uint8_t k[12];
     uid_key(k, account, mailbox, first_uid);
     MDB_val key = val(k, sizeof k), v;

@@ -308,7 +308,8 @@ int ms_mailbox_sort(ms_store *store, uint32_t *out, size_t out_cap, size_t *out_
       return MS_ERR_INVALID_ARGUMENT;
     want |= field[k];
   }
-  // Numeric keys over the whole mailbox: the packed index holds them.
+  // Whole-mailbox sorts: the packed index holds the numeric keys and
+  // columns of the string keys (index.c), giving this file's order.
   int rc = uids ? 0
                 : msi_sort(store, out, out_cap, out_len, out_total, account, mailbox, keys,
                            key_count, offset);

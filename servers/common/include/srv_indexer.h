@@ -18,9 +18,10 @@
 //   followed by a REMOVE of the same message ends removed); accounts are
 //   spread over the workers, one account always on the same worker;
 // - transient errors (memory, I/O, and any failed index commit, such as a
-//   full map) are retried with exponential backoff and never acknowledged; a message that fails on its
-//   own (unparseable, over a limit) is retried max_attempts times, then
-//   recorded as failed in the failure log, acknowledged, and skipped.
+//   full map) are retried with exponential backoff and never
+//   acknowledged; a message that fails on its own (unparseable, over a
+//   limit) is retried max_attempts times, then recorded as failed in the
+//   failure log, acknowledged, and skipped.
 //
 // One indexer at a time may work on one index: srv_indexer_run_once and
 // srv_indexer_rebuild take an exclusive lock (flock) on "<index>.indexer"
@@ -123,9 +124,11 @@ typedef int (*srv_indexer_progress_fn)(void *ctx, uint64_t done, uint64_t total)
 // working meanwhile; every replaced document's old postings are purged).
 // It forgets the account's failures (they are tried again) and leaves the
 // queue alone: entries queued meanwhile are applied by the next run, which
-// is harmless. Messages are found by id (1 upward) until the account's
-// message count is reached. `progress` may be NULL; its nonzero return is
-// returned. Errors: as srv_indexer_run_once, MS_ERR_NOTFOUND (no account).
+// is harmless. The account's messages are listed in pages of ids
+// (ms_account_messages), so runs of destroyed ids cost nothing; a message
+// delivered meanwhile is reached if its id comes after the page being read.
+// `progress` may be NULL; its nonzero return is returned. Errors: as
+// srv_indexer_run_once, MS_ERR_NOTFOUND (no account).
 SRV_WARN_UNUSED_RESULT int srv_indexer_rebuild(srv_indexer *ix, struct srv_indexer_report *report,
                                                uint32_t account, srv_indexer_progress_fn progress,
                                                void *progress_ctx);

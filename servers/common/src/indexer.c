@@ -614,36 +614,33 @@ int srv_indexer_rebuild(srv_indexer *ix, struct srv_indexer_report *report, uint
   if (rc == 0 && n)
     rc = rebuild_batch(ix, ix->entries, n, &d);
   n = 0;
-  // Then every message, by id. Ids are given out from 1 upward per account
-  // and never reused; the scan ends once it has met as many messages as the
-  // account holds (re-read now and then, as deliveries and expunges go on),
-  // or after a long run of free ids, which bounds it if messages vanish.
-  uint64_t total = info.used_messages, found = 0, misses = 0;
-  const uint64_t max_misses = 1u << 22;
-  for (uint64_t id = 1; rc == 0 && id <= UINT32_MAX && found < total && misses < max_misses; id++) {
-    struct ms_message_info mi;
-    int grc = ms_message_get(ix->store, &mi, account, id);
-    if (grc == MS_ERR_NOTFOUND) {
-      misses++;
-      if ((misses & 65535) == 0 && (rc = ms_account_get(ix->store, &info, account)) == 0)
-        total = info.used_messages;
-      continue;
-    }
-    if (grc) {
-      rc = grc;
+  // Then every message, by id, in pages of the account's message ids
+  // (ms_account_messages reads only the account's key range, so gaps left
+  // by destroyed messages cost nothing). `total` is the account's message
+  // count, re-read after each batch as deliveries and expunges go on.
+  uint64_t total = info.used_messages, found = 0, after = 0;
+  uint64_t ids[1024];
+  for (;;) {
+    size_t got = 0;
+    if (rc == 0)
+      rc = ms_account_messages(ix->store, ids, sizeof ids / sizeof ids[0], &got, account, after);
+    if (rc || got == 0)
       break;
+    after = ids[got - 1];
+    for (size_t i = 0; rc == 0 && i < got; i++) {
+      found++;
+      ix->entries[n++].item = (struct ms_search_item){0, MS_SEARCH_INDEX, account, ids[i]};
+      if (n == ix->s.batch) {
+        rc = rebuild_batch(ix, ix->entries, n, &d);
+        n = 0;
+        if (rc == 0 && (rc = ms_account_get(ix->store, &info, account)) == 0)
+          total = info.used_messages > found ? info.used_messages : found;
+        if (rc == 0 && progress)
+          rc = progress(progress_ctx, found, total);
+      }
     }
-    misses = 0;
-    found++;
-    ix->entries[n++].item = (struct ms_search_item){0, MS_SEARCH_INDEX, account, id};
-    if (n == ix->s.batch) {
-      rc = rebuild_batch(ix, ix->entries, n, &d);
-      n = 0;
-      if (rc == 0 && (rc = ms_account_get(ix->store, &info, account)) == 0)
-        total = info.used_messages;
-      if (rc == 0 && progress)
-        rc = progress(progress_ctx, found, total);
-    }
+    if (got < sizeof ids / sizeof ids[0])
+      break;
   }
   if (rc == 0 && n)
     rc = rebuild_batch(ix, ix->entries, n, &d);

@@ -3,7 +3,8 @@
 // query (plain, HTML, attachment, header fields), expunge to removal, a
 // message expunged before it was indexed, the poison-message rule with its
 // retries and failure log, the indexer lock, rebuild, and SIGKILLs of an
-// indexer process mid-batch after which the index equals a fresh rebuild.
+// indexer process mid-batch after which the index equals a fresh rebuild;
+// a rebuild reaching messages past a long run of destroyed ids.
 #include <check.h>
 #include <errno.h>
 #include <signal.h>
@@ -17,6 +18,8 @@
 
 #include "corvid_libtest.h"
 #include "srv_indexer.h"
+
+#include <lmdb.h>
 
 static char dir[64];
 static char store_dir[96], index_path[96], failed_path[96];
@@ -491,6 +494,83 @@ START_TEST(failed_commit_is_retried_and_acknowledges_nothing) {
 }
 END_TEST
 
+// skip_message_ids advances the next message id of account `acct` of the
+// (closed) store by `skip`, as `skip` deliveries each destroyed again would
+// have, by editing its account record (FORMAT.md: u64 LE at offset 41)
+// directly.
+static void skip_message_ids(uint32_t acct, uint64_t skip) {
+  MDB_env *env;
+  MDB_txn *t;
+  MDB_dbi d;
+  ck_assert_int_eq(mdb_env_create(&env), 0);
+  ck_assert_int_eq(mdb_env_set_maxdbs(env, 32), 0);
+  ck_assert_int_eq(mdb_env_open(env, store_dir, 0, 0600), 0);
+  ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &t), 0);
+  ck_assert_int_eq(mdb_dbi_open(t, "accounts", 0, &d), 0);
+  uint8_t k[4] = {(uint8_t)(acct >> 24), (uint8_t)(acct >> 16), (uint8_t)(acct >> 8),
+                  (uint8_t)acct};
+  MDB_val key = {4, k}, v;
+  ck_assert_int_eq(mdb_get(t, d, &key, &v), 0);
+  ck_assert_uint_ge(v.mv_size, 49);
+  uint8_t rec[2048];
+  ck_assert_uint_le(v.mv_size, sizeof rec);
+  memcpy(rec, v.mv_data, v.mv_size);
+  uint64_t next = 0;
+  for (int i = 7; i >= 0; i--)
+    next = next << 8 | rec[41 + i];
+  next += skip;
+  for (int i = 0; i < 8; i++)
+    rec[41 + i] = (uint8_t)(next >> (8 * i));
+  MDB_val nv = {v.mv_size, rec};
+  ck_assert_int_eq(mdb_put(t, d, &key, &nv, 0), 0);
+  ck_assert_int_eq(mdb_txn_commit(t), 0);
+  mdb_env_close(env);
+}
+
+// Ids are never reused, so an account that once held millions of messages
+// has long runs of free ids. The rebuild lists the account's ids instead of
+// probing them one by one, so it reaches messages past a gap longer than
+// the 2^22 free ids after which the former probe gave up.
+START_TEST(rebuild_finds_messages_past_a_long_gap) {
+  make_dirs();
+  ms_store *st = open_store();
+  uint32_t acct, inbox;
+  ck_assert_int_eq(ms_account_create(st, &acct, "bob", 3, 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &inbox, acct, "INBOX", 5, MS_ROLE_INBOX), 0);
+  uint64_t a = deliver(st, acct, inbox, plain_msg);
+  uint64_t b = deliver(st, acct, inbox, html_msg);
+  ms_store_close(st);
+  const uint64_t gap = (1u << 22) + 1000;
+  skip_message_ids(acct, gap);
+  st = open_store();
+  uint64_t c = deliver(st, acct, inbox, attach_msg);
+  ck_assert_uint_gt(c, b + gap);
+  uint64_t d = deliver(st, acct, inbox, plain_msg);
+  struct ms_diag dg;
+  ck_assert_msg(ms_store_verify(st, &dg) == 0, "verify: %s", dg.message);
+
+  fts_index *idx = open_index(index_path, 0);
+  srv_indexer *ix;
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, NULL), 0);
+  struct srv_indexer_report rep = {0};
+  ck_assert_int_eq(srv_indexer_rebuild(ix, &rep, acct, NULL, NULL), 0);
+  ck_assert_uint_eq(rep.indexed, 4);
+  ck_assert_uint_eq(rep.failed, 0);
+  static char want[64];
+  snprintf(want, sizeof want, "%s %s", num(a), num(d));
+  ck_assert_str_eq(search(idx, acct, "pelican"), want);
+  ck_assert_str_eq(search(idx, acct, "hippopotamus"), num(b));
+  ck_assert_str_eq(search(idx, acct, "attachment:walrus"), num(c));
+  fts_index_stats fs;
+  ck_assert_int_eq(fts_index_account_stats(idx, &fs, acct), 0);
+  ck_assert_uint_eq(fs.num_docs, 4);
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("servers-common-indexer");
   TCase *tc = tcase_create("indexer");
@@ -499,6 +579,7 @@ int main(void) {
   tcase_add_test(tc, poison_message_is_given_up_after_k_attempts);
   tcase_add_test(tc, sigkill_mid_batch_equals_fresh_rebuild);
   tcase_add_test(tc, failed_commit_is_retried_and_acknowledges_nothing);
+  tcase_add_test(tc, rebuild_finds_messages_past_a_long_gap);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

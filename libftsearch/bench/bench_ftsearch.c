@@ -306,8 +306,8 @@ static void emit_latency(const char *bench, const char *impl, uint64_t *s, size_
 
 int main(int argc, char **argv) {
   const char *corpus = NULL, *work = "/tmp/bench-ftsearch";
-  bool reuse = false, peer = true;
-  const char *only = NULL;
+  bool reuse = false, peer = true, rebuild_ours = false;
+  const char *only = NULL, *scope = NULL;
   size_t max_docs = 0, per_type = 100, reps = 3, batch_docs = 20000, mailbox_size = 25000;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--corpus") && i + 1 < argc)
@@ -326,22 +326,31 @@ int main(int argc, char **argv) {
       mailbox_size = strtoul(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--reuse"))
       reuse = true;
+    else if (!strcmp(argv[i], "--rebuild-ours"))
+      reuse = rebuild_ours = true;
     else if (!strcmp(argv[i], "--no-peer"))
       peer = false;
     else if (!strcmp(argv[i], "--only") && i + 1 < argc)
       only = argv[++i];
+    else if (!strcmp(argv[i], "--scope") && i + 1 < argc)
+      scope = argv[++i];
     else {
       fprintf(stderr,
               "usage: bench_ftsearch --corpus DIR [--work DIR] [--max-docs N] [--queries N]\n"
               "                      [--reps N] [--batch N] [--mailbox N] [--reuse]\n"
-              "                      [--no-peer] [--only rare|common|two_words|phrase|prefix]\n"
+              "                      [--rebuild-ours] [--no-peer]\n"
+              "                      [--only rare|common|two_words|phrase|prefix]\n"
+              "                      [--scope account|mailbox|mailbox_array]\n"
               "DIR: mkcorpus --format eml (or maildir) output, e.g.\n"
               "  mkcorpus --seed 7 --count 50000 --format eml --max-size 65536 --out DIR\n"
               "--reuse: keep the two indexes a previous run of the same corpus and\n"
               "  options left in --work (and its indexing figures) and only run the\n"
               "  queries; without it both indexes are rebuilt and timed.\n"
+              "--rebuild-ours: as --reuse, but rebuild and time libftsearch's index\n"
+              "  (after a format change) and keep Xapian's and its figures.\n"
               "--no-peer: leave Xapian out (profiling; its columns are then 0).\n"
-              "--only: run the queries of one type only (profiling).\n");
+              "--only: run the queries of one type only (profiling).\n"
+              "--scope: run the queries of one scope only (profiling).\n");
       return 2;
     }
   }
@@ -375,6 +384,7 @@ int main(int argc, char **argv) {
         saved_docs != num_docs)
       die("--reuse: no indexes of this corpus in --work", -1);
     fclose(saved);
+    saved = NULL;
     ours_index_ns = v[0], ours_index_cpu = v[1], xap_index_ns = v[2], xap_index_cpu = v[3];
     for (int k = 0; k < 3; k++)
       es.containers[k] = v[4 + k], es.container_bytes[k] = v[7 + k];
@@ -386,12 +396,19 @@ int main(int argc, char **argv) {
       die("work directory", -1);
   }
 
+  if (rebuild_ours) {
+    char lock_path[4300];
+    snprintf(lock_path, sizeof lock_path, "%s-lock", ours_path);
+    if ((remove(ours_path) != 0 && errno != ENOENT) || (remove(lock_path) != 0 && errno != ENOENT))
+      die("removing the old index", -1);
+  }
+
   // Indexing.
   fts_index *idx;
   int rc = fts_index_open(&idx, ours_path, NULL);
   if (rc)
     die("open", rc);
-  if (!reuse) {
+  if (!reuse || rebuild_ours) {
     fts_batch *b;
     if ((rc = fts_batch_new(idx, &b)) != 0)
       die("batch", rc);
@@ -433,6 +450,8 @@ int main(int argc, char **argv) {
       die("xapian commit", -1);
     xap_index_ns = corvid_bench_now_ns() - t0, xap_index_cpu = cpu_now_ns() - c0;
     fprintf(stderr, "\rxapian indexed %zu in %.1f s\n", num_docs, (double)xap_index_ns / 1e9);
+  }
+  if (!reuse || rebuild_ours) {
     fts_encode_stats_get(&es);
     saved = fopen(saved_path, "w");
     if (!saved ||
@@ -499,7 +518,8 @@ int main(int argc, char **argv) {
       memset(wall[type][mb], 0, sizeof wall[type][mb]);
       hits[type][mb] = 0;
       disagree[type][mb] = 0;
-      if (only && strcmp(only, qnames[type]) != 0)
+      if ((only && strcmp(only, qnames[type]) != 0) ||
+          (scope && strcmp(scope, mb ? scopes[mb] + 1 : "account") != 0))
         continue;
       size_t ns = 0;
       hits[type][mb] = 0;

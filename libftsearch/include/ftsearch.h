@@ -164,8 +164,11 @@ typedef struct fts_analyzer_settings {
   uint32_t max_terms;      // terms per call before FTS_ERR_LIMIT; default 1,000,000
 } fts_analyzer_settings;
 
-#define FTS_ANALYZE_FOLD_ACCENTS 0x1u // strip combining marks (e, é, è alike)
-#define FTS_ANALYZE_NO_STEMS 0x2u     // emit words only
+// FTS_ANALYZE_FOLD_ACCENTS strips combining marks (e, é, è alike) and folds
+// the letters that have no decomposition: ø → o, æ → ae, œ → oe, þ → th,
+// ł → l, đ and ð → d, ħ → h, ŧ → t (ß is ss with or without it).
+#define FTS_ANALYZE_FOLD_ACCENTS 0x1u
+#define FTS_ANALYZE_NO_STEMS 0x2u // emit words only
 
 typedef struct fts_analyzer fts_analyzer;
 
@@ -529,12 +532,18 @@ typedef struct fts_result {
   size_t num_docs;
 } fts_result;
 
+// FTS_MAX_PHRASE_WORDS bounds the words of one phrase (after analysis):
+// checking a phrase in a block takes up to 16 bytes per word and document
+// of its rarest word there, at most 64 MiB.
+#define FTS_MAX_PHRASE_WORDS 64u
+
 // fts_search evaluates `query` over `account` and stores a new result in
 // `*out`, released with fts_result_free(). `options` may be NULL. Only the
 // posting blocks of the filter's documents are read. Returns 0 or:
 //   FTS_ERR_INVALID_ARGUMENT: NULL `index`, `out` or `query`; an unsorted
 //     filter; a field mask without a field below FTS_MAX_FIELDS.
-//   FTS_ERR_LIMIT: a prefix expands to more than max_prefix_terms terms.
+//   FTS_ERR_LIMIT: a prefix expands to more than max_prefix_terms terms;
+//     a phrase has more than FTS_MAX_PHRASE_WORDS words.
 //   FTS_ERR_CORRUPT: a stored value did not decode.
 //   FTS_ERR_UNSUPPORTED: the analyzer refused the language.
 //   -ENOMEM or another -errno.

@@ -601,11 +601,49 @@ static inline int ccc_of(int32_t c) {
   return c < 0x300 ? 0 : utf8proc_get_property(c)->combining_class;
 }
 
-// normalise maps in[0..n) to NFKC with case folding (and without marks for
-// FTS_ANALYZE_FOLD_ACCENTS) into `b`, re-encoded as UTF-8 in place, and
-// sets *out_len to its length in bytes. It decomposes one code point at a
-// time so that ill-formed input is replaced first and runs of combining
-// marks are capped (the canonical reordering below is then bounded).
+// fold_letter gives in out[] the ASCII letters that accent folding puts for
+// the case-folded letter `c` that has no canonical decomposition (so that
+// STRIPMARK leaves it alone), and returns their number, or 0 when `c` is
+// not such a letter: ø → o, æ → ae, œ → oe, þ → th, ł → l, đ and ð → d,
+// ħ → h, ŧ → t. (ß needs nothing here: full case folding makes it ss.)
+static int fold_letter(int32_t c, int32_t out[2]) {
+  switch (c) {
+  case 0xF8: // ø
+    out[0] = 'o';
+    return 1;
+  case 0xE6: // æ
+    out[0] = 'a', out[1] = 'e';
+    return 2;
+  case 0x153: // œ
+    out[0] = 'o', out[1] = 'e';
+    return 2;
+  case 0xFE: // þ
+    out[0] = 't', out[1] = 'h';
+    return 2;
+  case 0x142: // ł
+    out[0] = 'l';
+    return 1;
+  case 0x111: // đ
+  case 0xF0:  // ð
+    out[0] = 'd';
+    return 1;
+  case 0x127: // ħ
+    out[0] = 'h';
+    return 1;
+  case 0x167: // ŧ
+    out[0] = 't';
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+// normalise maps in[0..n) to NFKC with case folding (and, for
+// FTS_ANALYZE_FOLD_ACCENTS, without marks and with fold_letter's letters
+// folded) into `b`, re-encoded as UTF-8 in place, and sets *out_len to its
+// length in bytes. It decomposes one code point at a time so that
+// ill-formed input is replaced first and runs of combining marks are
+// capped (the canonical reordering below is then bounded).
 static int normalise(const fts_analyzer *a, struct nbuf *b, const uint8_t *in, size_t n,
                      size_t *out_len) {
   utf8proc_option_t opts = NORM_OPTS;
@@ -634,12 +672,25 @@ static int normalise(const fts_analyzer *a, struct nbuf *b, const uint8_t *in, s
         return -ENOMEM;
       got = utf8proc_decompose_char(c, b->v + w, (utf8proc_ssize_t)(b->cap - w), opts, &bound);
     }
-    size_t end = w + (size_t)got;
-    for (size_t k = w; k < end; k++) {
-      int32_t d = b->v[k];
-      int cc = ccc_of(d);
+    // Folding may write two letters for one: it reads the decomposition
+    // from a copy (at most 18 code points; `b` has room for 64 past `w`).
+    const int32_t *src = b->v + w;
+    int32_t copy[32];
+    bool fold = (a->flags & FTS_ANALYZE_FOLD_ACCENTS) && got <= 32;
+    if (fold) {
+      memcpy(copy, src, (size_t)got * sizeof *copy);
+      src = copy;
+    }
+    for (utf8proc_ssize_t k = 0; k < got; k++) {
+      int32_t d = src[k], f[2];
+      int cc = ccc_of(d), nf;
       if (cc == 0) {
         marks = 0;
+        if (fold && (nf = fold_letter(d, f)) > 0) {
+          for (int j = 0; j < nf; j++)
+            b->v[w++] = f[j];
+          continue;
+        }
         b->v[w++] = d;
         continue;
       }

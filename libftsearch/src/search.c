@@ -57,6 +57,7 @@ struct ctx {
   size_t num_blocks;
   uint64_t **live;  // per target block: live & filter
   uint16_t *docs16; // scratch
+  struct phrase_scratch *phrase;
   struct fts_buf scratch;
   bool neutral_all;    // a query without terms matches every document
   bool sparse;         // the sparse path answered: hits, not live
@@ -68,6 +69,8 @@ struct ctx {
 };
 
 static void explain(struct ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct phrase_scratch;
+static void phrase_scratch_free(struct phrase_scratch *s);
 #include <stdarg.h>
 static void explain(struct ctx *x, const char *fmt, ...) {
   if (!x->opt || !x->opt->explain)
@@ -245,6 +248,9 @@ static int setup_leaf(struct ctx *x, uint32_t node, bool negated) {
     l->mode = LEAF_PREFIX; // the first term is the compound as written
     l->num_terms = 1;
   } else if (words > 1) {
+    // Checking a phrase takes memory in proportion to its words.
+    if (words > FTS_MAX_PHRASE_WORDS)
+      return FTS_ERR_LIMIT;
     l->mode = LEAF_PHRASE;
     l->num_terms = words;
   } else {
@@ -414,193 +420,338 @@ static int pos_decode(const uint8_t *seg, size_t len, uint32_t *out, uint32_t ma
 GALLOP(gallop16, uint16_t)
 GALLOP(gallop, uint32_t)
 
-// A phrase in one field of one block: candidates from the documents of
-// every word, then positions.
+// table_skip advances `*tp` (bounded by `te`) over `count` varints of a
+// segment table and adds their values to `*sum`; false if the table ends or
+// holds a bad varint. Most lengths are one byte: sixteen of them are summed
+// at a time (SSE2 sums of absolute differences), or eight (a multiply), when
+// none has its high bit set.
+static bool table_skip(const uint8_t **tp, const uint8_t *te, size_t count, size_t *sum) {
+  const uint8_t *p = *tp;
+  size_t acc = 0;
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128();
+  while (count >= 16 && te - p >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    if (_mm_movemask_epi8(v) != 0)
+      break;
+    __m128i s = _mm_sad_epu8(v, zero);
+    acc += (size_t)_mm_cvtsi128_si32(s) + (size_t)_mm_cvtsi128_si32(_mm_srli_si128(s, 8));
+    p += 16;
+    count -= 16;
+  }
+#endif
+  while (count) {
+    uint64_t v;
+    if (count >= 8 && te - p >= 8 && (memcpy(&v, p, 8), !(v & 0x8080808080808080ull))) {
+      v = (v & 0x00ff00ff00ff00ffull) + ((v >> 8) & 0x00ff00ff00ff00ffull);
+      acc += (size_t)((v * 0x0001000100010001ull) >> 48);
+      p += 8;
+      count -= 8;
+      continue;
+    }
+    struct fts_cur tc = {p, (size_t)(te - p)};
+    uint32_t sl;
+    if (!fts_cur_varint(&tc, &sl))
+      return false;
+    p = tc.p;
+    acc += sl;
+    count--;
+  }
+  *tp = p;
+  *sum += acc;
+  return true;
+}
+
+// bitmap_container tells whether `b`'s documents are a BITMAP container
+// and gives its bytes (at most FTS_BITMAP_BYTES, the last one not zero).
+static bool bitmap_container(const struct fts_block *b, const uint8_t **p, size_t *len) {
+  if (b->docs_len < 2 || b->docs[0] != FTS_CONTAINER_BITMAP || b->docs_len - 1 > FTS_BITMAP_BYTES)
+    return false;
+  *p = b->docs + 1;
+  *len = b->docs_len - 1;
+  return true;
+}
+
+// bm_word reads 64-bit word `w` of a bitmap container of `len` bytes (the
+// bytes past its end are zero).
+static inline uint64_t bm_word(const uint8_t *p, size_t len, size_t w) {
+  uint64_t v = 0;
+  if (8 * w + 8 <= len)
+    memcpy(&v, p + 8 * w, 8);
+  else
+    for (size_t i = 8 * w; i < len; i++)
+      v |= (uint64_t)p[i] << (8 * (i - 8 * w));
+  return v;
+}
+
+// Scratch of one phrase check, kept in the search context: a block's
+// document offsets, the candidates and their index in each word's block,
+// and the candidates' segments per word.
+struct phrase_scratch {
+  uint16_t *docs;  // FTS_BLOCK_DOCS
+  uint16_t *cands; // FTS_BLOCK_DOCS
+  // Per word and candidate, with a stride of the smallest word's document
+  // count (which bounds the candidates): candidate k of word i is at
+  // i * stride + k.
+  uint32_t *idx; // its index in the word's block
+  const uint8_t **segs;
+  uint32_t *seglens;
+  size_t room;       // entries each of the three arrays has
+  uint32_t *p0, *pi; // positions, `maxp` each
+  size_t maxp;
+};
+
+static void phrase_scratch_free(struct phrase_scratch *s) {
+  if (!s)
+    return;
+  free(s->docs);
+  free(s->cands);
+  free(s->idx);
+  free(s->segs);
+  free(s->seglens);
+  free(s->p0);
+  free(s->pi);
+  free(s);
+}
+
+static int phrase_scratch_get(struct phrase_scratch **sp, size_t entries) {
+  struct phrase_scratch *s = *sp;
+  if (!s) {
+    s = *sp = calloc(1, sizeof *s);
+    if (!s)
+      return -ENOMEM;
+    s->docs = malloc(FTS_BLOCK_DOCS * sizeof *s->docs);
+    s->cands = malloc(FTS_BLOCK_DOCS * sizeof *s->cands);
+    if (!s->docs || !s->cands)
+      return -ENOMEM;
+  }
+  if (s->room < entries) {
+    free(s->idx);
+    free(s->segs);
+    free(s->seglens);
+    s->idx = malloc(entries * sizeof *s->idx);
+    s->segs = malloc(entries * sizeof *s->segs);
+    s->seglens = malloc(entries * sizeof *s->seglens);
+    s->room = 0;
+    if (!s->idx || !s->segs || !s->seglens)
+      return -ENOMEM;
+    s->room = entries;
+  }
+  return 0;
+}
+
+static int phrase_positions_room(struct phrase_scratch *s, size_t need) {
+  if (need <= s->maxp)
+    return 0;
+  free(s->p0);
+  free(s->pi);
+  s->maxp = 0;
+  s->p0 = malloc(need * sizeof *s->p0);
+  s->pi = malloc(need * sizeof *s->pi);
+  if (!s->p0 || !s->pi)
+    return -ENOMEM;
+  s->maxp = need;
+  return 0;
+}
+
+// A phrase in one field of one block. The word with the fewest documents
+// gives the candidates (its documents that are live and in the filter),
+// each further word, in ascending order of size, keeps those it holds
+// (galloping through its offsets), each container decoded once. Then each
+// word's segment table is skipped up to the candidates' entries, and a
+// candidate's positions are decoded from its shortest segment on, stopping
+// at the first word that leaves no start: a candidate rejected early never
+// touches the other words' segments.
 static int phrase_field(struct ctx *x, const struct leaf *l, unsigned field, uint32_t block,
                         const uint64_t *live, uint64_t *out) {
   size_t m = l->num_terms;
-  struct fts_block *b = calloc(m, sizeof *b);
-  struct fts_buf *zs = calloc(m, sizeof *zs);
-  const uint8_t **pos = calloc(m, sizeof *pos);
-  size_t *pos_len = calloc(m, sizeof *pos_len);
-  uint64_t *cand = malloc(FTS_BITMAP_BYTES), *tmp = malloc(FTS_BITMAP_BYTES);
-  uint16_t *docs = malloc(FTS_BLOCK_DOCS * sizeof *docs);
-  const uint8_t **segs = NULL;
-  size_t *seglens = NULL;
-  uint16_t *cands = NULL;
-  uint32_t *p0 = NULL, *pi = NULL;
+  if (m == 0)
+    return 0;
+  struct fts_block bstack[8], *b = m <= 8 ? bstack : malloc(m * sizeof *b);
+  size_t ostack[8], *order = m <= 8 ? ostack : malloc(m * sizeof *order);
+  struct fts_buf zstack[8] = {{0}}, *zs = m <= 8 ? zstack : calloc(m, sizeof *zs);
   int err = 0;
-  if (!b || !zs || !pos || !pos_len || !cand || !tmp || !docs) {
+  if (!b || !order || !zs) {
     err = -ENOMEM;
     goto out;
   }
   for (size_t i = 0; i < m; i++) {
     bool found;
-    if ((err = get_block(x, field, &l->terms[i], FTS_TERM_WORD, block, &b[i], &found)) < 0)
+    if ((err = get_block(x, field, &l->terms[i], FTS_TERM_WORD, block, &b[i], &found)) < 0 ||
+        !found)
       goto out;
-    if (!found)
-      goto out;
-    memset(i ? tmp : cand, 0, FTS_BITMAP_BYTES);
-    if ((err = fts_docs_decode_or(b[i].docs, b[i].docs_len, i ? tmp : cand, b[i].n)) < 0)
-      goto out;
-    if (i) {
-      uint64_t any = 0;
-      for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
-        any |= cand[w] &= tmp[w];
-      if (!any)
-        goto out;
-    }
+    size_t j = i;
+    for (; j > 0 && b[order[j - 1]].n > b[i].n; j--)
+      order[j] = order[j - 1];
+    order[j] = i;
   }
-  // Positions only of the documents that can count: live and in the filter
-  // (a mailbox's share of a block, not the whole block).
-  uint64_t any = 0;
-  for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
-    any |= cand[w] &= live[w];
-  if (!any)
+  // Candidates: the smallest word's live documents in the filter.
+  size_t nc = 0, w0 = order[0], st = b[w0].n;
+  if ((err = phrase_scratch_get(&x->phrase, m * st)) < 0)
     goto out;
-  size_t nc = 0;
-  cands = malloc(FTS_BLOCK_DOCS * sizeof *cands);
-  if (!cands) {
-    err = -ENOMEM;
-    goto out;
-  }
-  for (size_t w = 0; w < FTS_BITMAP_WORDS; w++)
-    for (uint64_t v = cand[w]; v; v &= v - 1)
-      cands[nc++] = (uint16_t)(w * 64 + (unsigned)__builtin_ctzll(v));
-  if (nc == 0)
-    goto out;
-  segs = malloc(m * nc * sizeof *segs);
-  seglens = malloc(m * nc * sizeof *seglens);
-  if (!segs || !seglens) {
-    err = -ENOMEM;
-    goto out;
-  }
-  uint32_t maxc = 0;
-  for (size_t i = 0; i < m; i++) {
-    if ((err = fts_block_positions(&b[i], &zs[i], &pos[i], &pos_len[i])) < 0 ||
-        (err = fts_docs_decode(b[i].docs, b[i].docs_len, docs, b[i].n)) < 0)
-      goto out;
-    struct fts_pos_iter it;
-    if ((err = fts_pos_iter_init(&it, pos[i], pos_len[i])) < 0)
-      goto out;
-    // The segment table, skipped up to each candidate's index: eight
-    // one-byte lengths at a time where they are (the rule), since a common
-    // word's table is read nearly to its end.
-    size_t k = 0, left = it.segs.len, d = 0, idx = 0;
-    const uint8_t *tp = it.table.p, *te = tp + it.table.len, *p = it.segs.p;
-    for (; k < nc; k++) {
-      idx = gallop16(docs, idx, b[i].n, cands[k]);
-      if (idx == b[i].n || docs[idx] != cands[k]) {
-        err = FTS_ERR_CORRUPT; // every candidate is in every word's block
-        goto out;
-      }
-      size_t skip = 0;
-      while (d < idx) {
-        uint64_t v;
-        if (d + 8 <= idx && te - tp >= 8 && (memcpy(&v, tp, 8), !(v & 0x8080808080808080ull))) {
-          v = (v & 0x00ff00ff00ff00ffull) + ((v >> 8) & 0x00ff00ff00ff00ffull);
-          skip += (size_t)((v * 0x0001000100010001ull) >> 48);
-          tp += 8;
-          d += 8;
-          continue;
-        }
-        struct fts_cur tc = {tp, (size_t)(te - tp)};
-        uint32_t sl;
-        if (!fts_cur_varint(&tc, &sl)) {
+  struct phrase_scratch *s = x->phrase;
+  const uint8_t *bmp;
+  size_t bmp_len;
+  if (bitmap_container(&b[w0], &bmp, &bmp_len)) {
+    // Every word is then a bitmap: AND with the live set, index by counting.
+    uint32_t rank = 0;
+    for (size_t w = 0; w * 8 < bmp_len; w++) {
+      uint64_t v = bm_word(bmp, bmp_len, w);
+      for (uint64_t c = v & live[w]; c; c &= c - 1) {
+        unsigned bit = (unsigned)__builtin_ctzll(c);
+        if (nc == st) { // more documents than the block says
           err = FTS_ERR_CORRUPT;
           goto out;
         }
-        tp = tc.p;
-        skip += sl;
-        d++;
+        s->cands[nc] = (uint16_t)(w * 64 + bit);
+        s->idx[w0 * st + nc++] = rank + fts_popcount64(v & ((1ull << bit) - 1));
+      }
+      rank += v ? fts_popcount64(v) : 0;
+    }
+    if (rank != b[w0].n) {
+      err = FTS_ERR_CORRUPT;
+      goto out;
+    }
+  } else {
+    if ((err = fts_docs_decode(b[w0].docs, b[w0].docs_len, s->docs, b[w0].n)) < 0)
+      goto out;
+    for (uint32_t j = 0; j < b[w0].n; j++) {
+      uint16_t d = s->docs[j];
+      s->cands[nc] = d;
+      s->idx[w0 * st + nc] = j;
+      nc += (live[d / 64] >> (d % 64)) & 1;
+    }
+  }
+  for (size_t r = 1; r < m && nc; r++) {
+    size_t w = order[r], kept = 0;
+    uint32_t *iw = s->idx + w * st;
+    if (bitmap_container(&b[w], &bmp, &bmp_len)) {
+      // A frequent word: test the candidates' bits and count the bits
+      // before them, without listing the block's documents.
+      uint32_t rank = 0;
+      size_t at = 0;
+      for (size_t k = 0; k < nc; k++) {
+        size_t cw = s->cands[k] / 64;
+        for (; at < cw; at++) {
+          uint64_t v = bm_word(bmp, bmp_len, at);
+          rank += v ? fts_popcount64(v) : 0;
+        }
+        uint64_t v = bm_word(bmp, bmp_len, cw), below = (1ull << (s->cands[k] % 64)) - 1;
+        if (!((v >> (s->cands[k] % 64)) & 1))
+          continue;
+        s->cands[kept] = s->cands[k];
+        for (size_t q = 0; q < r; q++)
+          s->idx[order[q] * st + kept] = s->idx[order[q] * st + k];
+        iw[kept++] = rank + fts_popcount64(v & below);
+      }
+      if (rank > b[w].n) {
+        err = FTS_ERR_CORRUPT;
+        goto out;
+      }
+    } else {
+      if ((err = fts_docs_decode(b[w].docs, b[w].docs_len, s->docs, b[w].n)) < 0)
+        goto out;
+      size_t at = 0;
+      for (size_t k = 0; k < nc && at < b[w].n; k++) {
+        at = gallop16(s->docs, at, b[w].n, s->cands[k]);
+        if (at == b[w].n || s->docs[at] != s->cands[k])
+          continue;
+        s->cands[kept] = s->cands[k];
+        for (size_t q = 0; q < r; q++)
+          s->idx[order[q] * st + kept] = s->idx[order[q] * st + k];
+        iw[kept++] = (uint32_t)at;
+      }
+    }
+    nc = kept;
+  }
+  if (nc == 0)
+    goto out;
+  // Each word's candidate segments, through its table.
+  size_t maxseg = 0;
+  for (size_t i = 0; i < m; i++) {
+    const uint8_t *pos;
+    size_t pos_len;
+    struct fts_pos_iter it;
+    if ((err = fts_block_positions(&b[i], &zs[i], &pos, &pos_len)) < 0 ||
+        (err = fts_pos_iter_init(&it, pos, pos_len)) < 0)
+      goto out;
+    const uint8_t *tp = it.table.p, *te = tp + it.table.len, *p = it.segs.p;
+    size_t left = it.segs.len, d = 0;
+    const uint32_t *idx = s->idx + i * st;
+    for (size_t k = 0; k < nc; k++) {
+      size_t skip = 0;
+      uint32_t sl;
+      if (!table_skip(&tp, te, idx[k] - d, &skip)) {
+        err = FTS_ERR_CORRUPT;
+        goto out;
       }
       struct fts_cur tc = {tp, (size_t)(te - tp)};
-      uint32_t sl;
       if (!fts_cur_varint(&tc, &sl) || sl == 0 || skip > left || sl > left - skip) {
         err = FTS_ERR_CORRUPT;
         goto out;
       }
       tp = tc.p;
-      d++;
+      d = idx[k] + 1;
       p += skip;
       left -= skip;
-      segs[i * nc + k] = p;
-      seglens[i * nc + k] = sl;
-      uint32_t cnt;
-      struct fts_cur cc = {p, sl};
-      if (fts_cur_varint(&cc, &cnt) && cnt > maxc)
-        maxc = cnt;
+      s->segs[i * st + k] = p;
+      s->seglens[i * st + k] = sl;
+      if (sl > maxseg)
+        maxseg = sl;
       p += sl;
       left -= sl;
     }
-    if (k != nc) {
-      err = FTS_ERR_CORRUPT;
-      goto out;
-    }
   }
-  p0 = malloc((size_t)maxc * sizeof *p0);
-  pi = malloc((size_t)maxc * sizeof *pi);
-  if (!p0 || !pi) {
-    err = -ENOMEM;
+  // A segment of `sl` bytes holds at most sl - 1 positions.
+  if ((err = phrase_positions_room(s, maxseg)) < 0)
     goto out;
-  }
   for (size_t k = 0; k < nc; k++) {
-    // Anchor on the word with the fewest occurrences in this document; its
-    // positions give the candidate starts, which the others filter.
-    size_t anchor = 0;
-    uint32_t best = UINT32_MAX, n0, ni;
+    // Words by segment length: the shortest anchors the starts.
     for (size_t i = 0; i < m; i++) {
-      struct fts_cur cc = {segs[i * nc + k], seglens[i * nc + k]};
-      uint32_t cnt;
-      if (fts_cur_varint(&cc, &cnt) && cnt < best) {
-        best = cnt;
-        anchor = i;
-      }
+      size_t j = i;
+      for (; j > 0 && s->seglens[order[j - 1] * st + k] > s->seglens[i * st + k]; j--)
+        order[j] = order[j - 1];
+      order[j] = i;
     }
-    const uint8_t *sa = segs[anchor * nc + k];
-    if ((err = pos_decode(sa, seglens[anchor * nc + k], p0, maxc, &n0)) < 0)
+    size_t anchor = order[0];
+    uint32_t n0, ni;
+    if ((err = pos_decode(s->segs[anchor * st + k], s->seglens[anchor * st + k], s->p0,
+                          (uint32_t)s->maxp, &n0)) < 0)
       goto out;
     uint32_t ra = l->terms[anchor].relpos, starts = 0;
     for (uint32_t j = 0; j < n0; j++)
-      if (p0[j] >= ra)
-        p0[starts++] = p0[j] - ra;
+      if (s->p0[j] >= ra)
+        s->p0[starts++] = s->p0[j] - ra;
     n0 = starts;
-    for (size_t i = 0; i < m && n0; i++) {
-      if (i == anchor)
-        continue;
-      const uint8_t *si = segs[i * nc + k];
-      if ((err = pos_decode(si, seglens[i * nc + k], pi, maxc, &ni)) < 0)
+    for (size_t r = 1; r < m && n0; r++) {
+      size_t i = order[r];
+      if ((err = pos_decode(s->segs[i * st + k], s->seglens[i * st + k], s->pi, (uint32_t)s->maxp,
+                            &ni)) < 0)
         goto out;
       uint32_t kept = 0, at = 0, ri = l->terms[i].relpos;
       for (uint32_t j = 0; j < n0; j++) {
-        uint64_t want = (uint64_t)p0[j] + ri;
-        while (at < ni && pi[at] < want)
+        uint64_t want = (uint64_t)s->p0[j] + ri;
+        while (at < ni && s->pi[at] < want)
           at++;
         if (at == ni)
           break;
-        if (pi[at] == want)
-          p0[kept++] = p0[j];
+        if (s->pi[at] == want)
+          s->p0[kept++] = s->p0[j];
       }
       n0 = kept;
     }
     if (n0)
-      out[cands[k] / 64] |= 1ull << (cands[k] % 64);
+      out[s->cands[k] / 64] |= 1ull << (s->cands[k] % 64);
   }
 out:
   for (size_t i = 0; zs && i < m; i++)
     fts_buf_free(&zs[i]);
-  free(b);
-  free(zs);
-  free(pos);
-  free(pos_len);
-  free(cand);
-  free(tmp);
-  free(docs);
-  free(segs);
-  free(seglens);
-  free(cands);
-  free(p0);
-  free(pi);
+  if (zs != zstack)
+    free(zs);
+  if (b != bstack)
+    free(b);
+  if (order != ostack)
+    free(order);
   return err;
 }
 
@@ -980,6 +1131,7 @@ static void ctx_free(struct ctx *x) {
   free(x->live);
   free(x->blocks);
   free(x->docs16);
+  phrase_scratch_free(x->phrase);
   free(x->hits);
   fts_buf_free(&x->scratch);
   fts_read_txn_end(x->idx, x->txn);

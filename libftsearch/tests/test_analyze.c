@@ -356,16 +356,52 @@ START_TEST(accent_folding) {
   fts_analyzer *a = new_analyzer(FTS_ANALYZE_FOLD_ACCENTS | FTS_ANALYZE_NO_STEMS, 0, 0);
   EXPECT_LANG(a, "fr", "caf\xc3\xa9 Caf\xc3\x89 cafe\xcc\x81 cafe", "cafe@0 cafe@1 cafe@2 cafe@3");
   EXPECT_LANG(a, "es", "ni\xc3\xb1o na\xc3\xafve \xc3\xa8\xc3\xa9\xc3\xaa", "nino@0 naive@1 eee@2");
-  // Letters without a decomposition keep their form.
+  // Letters without a canonical decomposition, one at a time, lower and
+  // upper case: ø æ œ þ ł đ ð ħ ŧ, and ß (by full case folding); then
+  // inside longer words and with a mark (ǿ is ø with an acute).
+  EXPECT_LANG(a, "da", "\xc3\xb8l \xc3\x98L", "ol@0 ol@1");
   EXPECT_LANG(a, "da",
-              "\xc3\xb8l \xc3\xa6"
+              "\xc3\xa6"
+              "ble \xc3\x86"
+              "BLE",
+              "aeble@0 aeble@1");
+  EXPECT_LANG(a, "fr", "c\xc5\x93ur C\xc5\x92UR", "coeur@0 coeur@1");
+  EXPECT_LANG(a, "en", "\xc3\xbeing \xc3\x9eING", "thing@0 thing@1");
+  EXPECT_LANG(a, "pl",
+              "\xc5\x82\xc3\xb3"
+              "d\xc5\xba \xc5\x81\xc3\x93"
+              "D\xc5\xb9",
+              "lodz@0 lodz@1");
+  EXPECT_LANG(a, "en",
+              "\xc4\x91"
+              "ak \xc4\x90"
+              "AK",
+              "dak@0 dak@1");
+  EXPECT_LANG(a, "en", "ve\xc3\xb0ur VE\xc3\x90UR", "vedur@0 vedur@1");
+  EXPECT_LANG(a, "en", "\xc4\xa7ob\xc5\xbc \xc4\xa6OB\xc5\xbb", "hobz@0 hobz@1");
+  EXPECT_LANG(a, "en",
+              "\xc5\xa7"
+              "ak \xc5\xa6"
+              "AK",
+              "tak@0 tak@1");
+  EXPECT_LANG(a, "de",
+              "stra\xc3\x9f"
+              "e STRA\xe1\xba\x9e"
+              "E",
+              "strasse@0 strasse@1");
+  EXPECT_LANG(a, "da",
+              "s\xc3\xb8ster k\xc7\xbf"
+              "benhavn",
+              "soster@0 kobenhavn@1");
+  fts_analyzer_free(a);
+  // Without the flag accents stay, and so do these letters.
+  a = new_analyzer(FTS_ANALYZE_NO_STEMS, 0, 0);
+  EXPECT_LANG(a, "fr", "caf\xc3\xa9 cafe", "caf\xc3\xa9@0 cafe@1");
+  EXPECT_LANG(a, "da",
+              "\xc3\x98l \xc3\xa6"
               "ble",
               "\xc3\xb8l@0 \xc3\xa6"
               "ble@1");
-  fts_analyzer_free(a);
-  // Without the flag accents stay.
-  a = new_analyzer(FTS_ANALYZE_NO_STEMS, 0, 0);
-  EXPECT_LANG(a, "fr", "caf\xc3\xa9 cafe", "caf\xc3\xa9@0 cafe@1");
   fts_analyzer_free(a);
 }
 END_TEST

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "corvid_libtest.h"
+#include "fts_test_tmp.h"
 #include "ftsearch.h"
 
 enum { ROUNDS = 25, BATCH = 40, SPREAD = 37 };
@@ -111,10 +112,8 @@ static void check_index(const char *path, uint32_t batches) {
 }
 
 START_TEST(kill9_during_indexing) {
-  char dir[] = "/tmp/fts-crash-XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char path[64];
-  snprintf(path, sizeof path, "%s/index", dir);
+  char path[96];
+  snprintf(path, sizeof path, "%s/index", fts_tmp_dir);
   srand((unsigned)time(NULL));
   uint32_t acked = 0; // batches acknowledged so far
   for (unsigned round = 0; round < ROUNDS; round++) {
@@ -159,5 +158,5 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, kill9_during_indexing);
   suite_add_tcase(s, tc);
-  return corvid_check_run(s);
+  return fts_tmp_run(s, "/tmp/fts-crash-XXXXXX");
 }

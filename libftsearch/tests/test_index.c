@@ -12,16 +12,18 @@
 #include <unistd.h>
 
 #include "corvid_libtest.h"
+#include "fts_test_tmp.h"
 #include "ftsearch.h"
+#include "index_internal.h"
 
-static char dir_template[] = "/tmp/fts-index-XXXXXX";
-static char path[64];
+static char path[96];
 
+// open_fresh opens a new index in a directory of its own under fts_tmp_dir.
 static fts_index *open_fresh(const fts_index_settings *s) {
-  char *dir = strdup(dir_template);
+  char dir[80];
+  snprintf(dir, sizeof dir, "%s/t-XXXXXX", fts_tmp_dir);
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(path, sizeof path, "%s/index", dir);
-  free(dir);
   fts_index *idx;
   ck_assert_int_eq(fts_index_open(&idx, path, s), 0);
   return idx;
@@ -144,6 +146,120 @@ START_TEST(phrases_and_prefixes) {
   ck_assert_str_eq(search(idx, 1, "subject:lun*"), "2");
   ck_assert_str_eq(search(idx, 1, "zzz*"), "");
   ck_assert_str_eq(search(idx, 1, "pay* -invoice"), "70000");
+  fts_index_close(idx);
+}
+END_TEST
+
+// Phrases over every container type: "dense" and "also" are bitmap
+// containers (in 4 of 5 documents, gaps of 1 and 3), "mid" bit-packed,
+// "rare" an array; the
+// words stand in four arrangements, so that a document holding both words
+// may or may not hold the phrase. Each phrase is checked against the rule
+// the bodies were written by, without a filter, with an array filter and a
+// prepared one, before and after deletions.
+static bool ph_dense(uint32_t d) {
+  return d % 10 != 3 && d % 10 != 4;
+}
+static bool ph_mid(uint32_t d) {
+  return d % 3 == 0;
+}
+static bool ph_rare(uint32_t d) {
+  return d % 97 == 5;
+}
+static void ph_body(char *out, size_t cap, uint32_t d) {
+  unsigned a = (d / 3) % 4;
+  static const char *const both[4] = {"x dense mid", "x mid dense", "x dense y mid",
+                                      "x mid y dense mid"};
+  // "also" (a bitmap too) is in every document with "dense", before it in 6 of 7.
+  const char *also = !ph_dense(d) ? "" : d % 7 ? "also dense " : "also x ";
+  if (ph_dense(d) && ph_mid(d))
+    snprintf(out, cap, "%s%s%s", also, both[a], ph_rare(d) ? " rare" : "");
+  else
+    snprintf(out, cap, "%sx%s%s%s", also, ph_dense(d) ? " dense" : "", ph_mid(d) ? " mid" : "",
+             ph_rare(d) ? " rare" : "");
+}
+static bool ph_expect(int phrase, uint32_t d) {
+  unsigned a = (d / 3) % 4;
+  bool both = ph_dense(d) && ph_mid(d);
+  switch (phrase) {
+  case 0: // "dense mid"
+    return both && (a == 0 || a == 3);
+  case 1: // "mid dense"
+    return both && a == 1;
+  case 2: // "mid rare"
+    return ph_mid(d) && ph_rare(d) && (!ph_dense(d) || a != 1);
+  case 3: // "dense mid rare"
+    return both && ph_rare(d) && (a == 0 || a == 3);
+  default: // "also dense": two bitmap containers
+    return ph_dense(d) && d % 7 != 0;
+  }
+}
+
+START_TEST(phrases_over_every_container) {
+  fts_index *idx = open_fresh(NULL);
+  fts_batch *b;
+  ck_assert_int_eq(fts_batch_new(idx, &b), 0);
+  static uint32_t ids[3200];
+  size_t num_ids = 0;
+  for (uint32_t d = 1; d <= 3000; d++)
+    ids[num_ids++] = d;
+  for (uint32_t d = 65536; d < 65736; d++)
+    ids[num_ids++] = d;
+  struct fts_encode_stats before, after;
+  fts_encode_stats_get(&before);
+  for (size_t i = 0; i < num_ids; i++) {
+    char body[96];
+    ph_body(body, sizeof body, ids[i]);
+    add(b, 1, ids[i], "s", body);
+  }
+  ck_assert_int_eq(fts_batch_commit(b), 0);
+  fts_encode_stats_get(&after);
+  for (int t = FTS_CONTAINER_ARRAY; t <= FTS_CONTAINER_BITMAP; t++)
+    ck_assert_uint_gt(after.containers[t], before.containers[t]);
+  static uint32_t filter[3200];
+  size_t num_filter = 0;
+  for (size_t i = 0; i < num_ids; i++)
+    if (ids[i] % 5 != 2)
+      filter[num_filter++] = ids[i];
+  fts_filter *pf;
+  ck_assert_int_eq(fts_filter_new(&pf, filter, num_filter), 0);
+  static const char *const phrases[5] = {"\"dense mid\"", "\"mid dense\"", "\"mid rare\"",
+                                         "\"dense mid rare\"", "\"also dense\""};
+  static uint32_t got[3200], want[3200];
+  for (int phase = 0; phase < 2; phase++) {
+    if (phase == 1) {
+      for (size_t i = 0; i < num_ids; i++)
+        if (ids[i] % 11 == 0)
+          ck_assert_int_eq(fts_batch_delete(b, 1, ids[i]), 0);
+      ck_assert_int_eq(fts_batch_commit(b), 0);
+    }
+    for (int ph = 0; ph < 5; ph++) {
+      fts_query *q;
+      ck_assert_int_eq(fts_query_parse(&q, NULL, phrases[ph], strlen(phrases[ph]), NULL), 0);
+      for (int scope = 0; scope < 3; scope++) {
+        size_t num_want = 0, n;
+        for (size_t i = 0; i < num_ids; i++)
+          if (ph_expect(ph, ids[i]) && !(phase == 1 && ids[i] % 11 == 0) &&
+              (scope == 0 || ids[i] % 5 != 2))
+            want[num_want++] = ids[i];
+        fts_search_options o = {0};
+        if (scope == 1) {
+          o.filter = filter;
+          o.num_filter = num_filter;
+        } else if (scope == 2) {
+          o.prepared = pf;
+        }
+        ck_assert_int_eq(fts_search_into(idx, got, 3200, &n, 1, q, &o), 0);
+        ck_assert_msg(n == num_want, "%s phase %d scope %d: %zu hits, want %zu", phrases[ph], phase,
+                      scope, n, num_want);
+        ck_assert_uint_gt(num_want, 0);
+        ck_assert_mem_eq(got, want, n * sizeof *got);
+      }
+      fts_query_free(q);
+    }
+  }
+  fts_filter_free(pf);
+  fts_batch_free(b);
   fts_index_close(idx);
 }
 END_TEST
@@ -312,6 +428,19 @@ START_TEST(limits_and_arguments) {
   ck_assert_int_eq(fts_search(idx, &r, 1, q, NULL), FTS_ERR_LIMIT);
   fts_query_free(q);
   ck_assert_str_eq(search(idx, 1, "alp*"), "1");
+  // A phrase of FTS_MAX_PHRASE_WORDS words is searched, one more is refused.
+  char phrase[1024] = "\"";
+  for (unsigned i = 0; i < FTS_MAX_PHRASE_WORDS; i++)
+    strcat(phrase, "alpha ");
+  strcat(phrase, "\"");
+  ck_assert_str_eq(search(idx, 1, phrase), "");
+  phrase[strlen(phrase) - 1] = 0;
+  strcat(phrase, "alps\"");
+  ck_assert_int_eq(fts_query_parse(&q, NULL, phrase, strlen(phrase), NULL), 0);
+  ck_assert_int_eq(fts_search(idx, &r, 1, q, NULL), FTS_ERR_LIMIT);
+  ck_assert_ptr_null(r);
+  fts_query_free(q);
+  ck_assert_str_eq(search(idx, 1, "\"alps alpine\""), "1");
   // A batch past max_batch_bytes refuses the document and keeps the rest.
   char *big = malloc(400000);
   for (size_t i = 0; i < 400000; i++)
@@ -337,7 +466,7 @@ START_TEST(limits_and_arguments) {
   ck_assert_int_eq(fts_field_lookup("Subject", 7), FTS_FIELD_SUBJECT);
   ck_assert_int_eq(fts_field_lookup("subjec", 6), -1);
   // Not an index file.
-  char junk[80];
+  char junk[128];
   snprintf(junk, sizeof junk, "%s.junk", path);
   FILE *fp = fopen(junk, "w");
   for (int i = 0; i < 5000; i++)
@@ -475,6 +604,15 @@ START_TEST(one_word_queries_use_the_documents_languages) {
     ck_assert_msg(strcmp(search_opt(idx, 1, cases[i].query, &as_en), want_en) == 0, "%s en: %s",
                   cases[i].query, result_text);
   }
+  // Every one-word leaf of a larger query, under AND, OR, NOT and a field,
+  // and ranked searches, are stemmed per language alike.
+  ck_assert_str_eq(search(idx, 1, "Häusern Bäume"), "1");
+  ck_assert_str_eq(search(idx, 1, "Häusern OR chevaux OR hablaron"), "1 2 3");
+  ck_assert_str_eq(search(idx, 1, "body:Büchern"), "1");
+  ck_assert_str_eq(search(idx, 1, "Hund -Häusern"), "");
+  ck_assert_str_eq(search(idx, 1, "(Hund OR cheval) -journaux"), "1");
+  fts_search_options ranked = {.top_k = 2};
+  ck_assert_str_eq(search_opt(idx, 1, "Häusern OR jumping", &ranked), "1 4");
   // Stems reach only fields (and accounts) stemmed in that language.
   fts_search_options subject = {.field_mask = 1u << FTS_FIELD_SUBJECT};
   ck_assert_str_eq(search_opt(idx, 1, "Häusern", &subject), "");
@@ -719,6 +857,7 @@ int main(void) {
   tcase_add_test(tc, words_stems_and_fields);
   tcase_add_test(tc, boolean_operators);
   tcase_add_test(tc, phrases_and_prefixes);
+  tcase_add_test(tc, phrases_over_every_container);
   tcase_add_test(tc, filters_read_only_their_blocks);
   tcase_add_test(tc, ranking_orders_by_bm25);
   tcase_add_test(tc, ranking_scores_prefix_expansions);
@@ -731,5 +870,5 @@ int main(void) {
   tcase_add_test(tc, docs_list_pages_live_documents);
   tcase_add_test(tc, one_word_queries_use_the_documents_languages);
   suite_add_tcase(s, tc);
-  return corvid_check_run(s);
+  return fts_tmp_run(s, "/tmp/fts-index-XXXXXX");
 }

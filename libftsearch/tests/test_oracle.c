@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "corvid_libtest.h"
+#include "fts_test_tmp.h"
 #include "ftsearch.h"
 #include "mailtext.h"
 
@@ -387,11 +388,9 @@ START_TEST(index_answers_as_brute_force) {
   const char *env = getenv("FTS_ORACLE_MESSAGES");
   if (env && atoi(env) > 0)
     count = (unsigned)atoi(env);
-  char dir[] = "/tmp/fts-oracle-XXXXXX";
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  char eml[64], path[64];
-  snprintf(eml, sizeof eml, "%s/eml", dir);
-  snprintf(path, sizeof path, "%s/index", dir);
+  char eml[96], path[96];
+  snprintf(eml, sizeof eml, "%s/eml", fts_tmp_dir);
+  snprintf(path, sizeof path, "%s/index", fts_tmp_dir);
   run_mkcorpus(eml, count);
   char **paths;
   ck_assert_int_eq(ftm_list(eml, &paths, &num_docs), 0);
@@ -559,5 +558,5 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 280);
   tcase_add_test(tc, index_answers_as_brute_force);
   suite_add_tcase(s, tc);
-  return corvid_check_run(s);
+  return fts_tmp_run(s, "/tmp/fts-oracle-XXXXXX");
 }

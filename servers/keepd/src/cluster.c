@@ -12,9 +12,10 @@
 // a per-member atomic deadline, so shards decide each request without a
 // lock, and a stalled thread makes every confirmation lapse by itself.
 // Whenever a slot starts being served after not being served, new locks on
-// absent keys wait out the quarantine, counted from that moment. A slot
-// served for the first time since this member started is first pulled from
-// the member that owns it without this one (handoff.c).
+// absent keys wait out the quarantine, counted from that moment, and the
+// slot's keys are first pulled from the member that owns it without this
+// one (handoff.c): at start, and when this member comes back from a
+// partition or a pause with a stale copy of the slot.
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -306,16 +307,24 @@ static void tick(struct keepd_cluster *cl, uint64_t now) {
   uint64_t before = fresh_bits_at(cl, now);
   uint64_t after = 1ull << cl->self;
   uint64_t new_fresh[KEEP_MAX_MEMBERS] = {0};
+  // A tick this late follows a stall of this thread (SIGSTOP, a frozen
+  // VM): its peers may have declared it dead and served its slots, so no
+  // slot counts as served without a break; each is pulled back.
+  uint64_t last = atomic_load_explicit(&cl->tick_ns, memory_order_relaxed);
+  bool stalled = last != 0 && now - last >= KEEPD_DEAD_AFTER_MS * MS;
   for (unsigned j = 0; j < cl->n; j++) {
     struct peer *p = &cl->peers[j];
-    if (j == cl->self || !p->known || p->echo_ns == 0)
+    // Only a live peer confirms: one not heard for KEEPD_DEAD_AFTER_MS has
+    // most likely stopped hearing this member too, and serves its slots.
+    if (j == cl->self || !p->known || p->echo_ns == 0 || !(own & (1ull << j)))
       continue;
     new_fresh[j] = p->echo_ns + KEEPD_QUORUM_WINDOW_MS * MS;
     if (new_fresh[j] > now)
       after |= 1ull << j;
   }
-  // The owners without this member: for a slot served for the first time,
-  // who served it meanwhile. copies[self] is build_view's unused row.
+  // The owners without this member: for a slot served after a break (or
+  // for the first time), who served it meanwhile. copies[self] is
+  // build_view's unused row.
   uint64_t others = own & ~(1ull << cl->self);
   const uint8_t *interim = NULL;
   if (others != 0 && !leaving) {
@@ -325,12 +334,14 @@ static void tick(struct keepd_cluster *cl, uint64_t now) {
   struct keepd_ho_job *joins[KEEP_MAX_MEMBERS] = {0};
   for (uint32_t s = 0; s < KEEP_SLOTS; s++) {
     bool next = !leaving && servable(cl, v, s, after);
-    bool continuous = cl->serving[s] && servable(cl, old, s, before);
+    bool continuous = !stalled && cl->serving[s] && servable(cl, old, s, before);
     uint8_t ho = atomic_load_explicit(&cl->ho_state[s], memory_order_acquire);
-    if (next && !cl->served_ever[s] && ho == HO_NONE && interim != NULL && interim[s] < cl->n &&
+    if (next && !continuous && ho == HO_NONE && interim != NULL && interim[s] < cl->n &&
         interim[s] != cl->self) {
-      // BUSY from here (the view that makes it servable is published
-      // after) until its keys are pulled from the interim owner.
+      // Served again after a break (or for the first time): whoever owns
+      // the slot without this member may have served it meanwhile. BUSY
+      // from here (the view and the freshness that make it servable are
+      // published after) until its keys are pulled from that member.
       unsigned p = interim[s];
       if (joins[p] == NULL && (joins[p] = calloc(1, sizeof *joins[p])) != NULL) {
         joins[p]->peer = p;
@@ -346,8 +357,6 @@ static void tick(struct keepd_cluster *cl, uint64_t now) {
     // served_until ends with the tick that stops serving the slot, whose
     // view is published below: a joining member's pull waits from then on,
     // however late this tick ran.
-    if (next)
-      cl->served_ever[s] = true;
     if (next || cl->serving[s])
       atomic_store_explicit(&cl->served_until[s], now, memory_order_relaxed);
     // A slot received whole by handoff skips the quarantine (every lock
@@ -402,6 +411,8 @@ static void tick(struct keepd_cluster *cl, uint64_t now) {
   }
   for (unsigned j = 0; j < cl->n; j++)
     atomic_store_explicit(&cl->fresh_until[j], new_fresh[j], memory_order_release);
+  // Last: a shard that sees this tick's time sees its pulls pending.
+  atomic_store_explicit(&cl->tick_ns, now, memory_order_release);
   reclaim(cl);
 }
 
@@ -557,6 +568,9 @@ void keepd_cluster_free(struct keepd_cluster *cl) {
 }
 
 int keepd_cluster_route(struct keepd_cluster *cl, uint32_t slot, uint64_t now, uint16_t *owner_id) {
+  // The heartbeat thread stalled, and with it the whole process, most
+  // likely: the peers may have moved on, which it has yet to learn.
+  uint64_t ticked = atomic_load_explicit(&cl->tick_ns, memory_order_acquire);
   const struct view *v = atomic_load_explicit(&cl->view, memory_order_acquire);
   uint8_t o = v->owner[slot];
   if (o != cl->self) {
@@ -565,8 +579,7 @@ int keepd_cluster_route(struct keepd_cluster *cl, uint32_t slot, uint64_t now, u
     *owner_id = cl->ids[o];
     return KEEPD_ROUTE_MOVED;
   }
-  // Its keys are still on their way from a leaving member.
-  if (atomic_load_explicit(&cl->ho_state[slot], memory_order_acquire) == HO_PENDING)
+  if (now > ticked + KEEPD_STALL_MS * MS)
     return KEEPD_ROUTE_BUSY;
   if (atomic_load_explicit(&cl->leaving, memory_order_relaxed))
     return KEEPD_ROUTE_BUSY;
@@ -576,7 +589,14 @@ int keepd_cluster_route(struct keepd_cluster *cl, uint32_t slot, uint64_t now, u
     if (j == cl->self || atomic_load_explicit(&cl->fresh_until[j], memory_order_acquire) > now)
       count++;
   }
-  return majority(cl, count) ? KEEPD_ROUTE_SERVE : KEEPD_ROUTE_BUSY;
+  if (!majority(cl, count))
+    return KEEPD_ROUTE_BUSY;
+  // Its keys are still on their way from a leaving member or the interim
+  // owner. Read after the view and the freshness: the heartbeat thread
+  // marks a slot pending before it publishes what makes the slot servable.
+  if (atomic_load_explicit(&cl->ho_state[slot], memory_order_acquire) == HO_PENDING)
+    return KEEPD_ROUTE_BUSY;
+  return KEEPD_ROUTE_SERVE;
 }
 
 uint64_t keepd_cluster_lock_wait(struct keepd_cluster *cl, uint32_t slot, uint64_t now) {

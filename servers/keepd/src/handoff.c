@@ -199,7 +199,8 @@ void keepd_handoff_serve(struct keepd_cluster *cl, struct keepd_store *st, unsig
     out_error(b, f->id, KEEP_CODE_INVALID, "bad handoff request");
     return;
   }
-  // The last slot of this shard: slot s belongs to shard s * n / KEEP_SLOTS.
+  // The slots of this shard: slot s belongs to shard s * n / KEEP_SLOTS.
+  uint32_t first = (uint32_t)(((uint64_t)shard * KEEP_SLOTS + num_shards - 1) / num_shards);
   uint32_t last =
       (uint32_t)(((uint64_t)(shard + 1) * KEEP_SLOTS + num_shards - 1) / num_shards) - 1;
   uint64_t cursor = f->num2;
@@ -242,12 +243,28 @@ void keepd_handoff_serve(struct keepd_cluster *cl, struct keepd_store *st, unsig
     return;
   }
   keep_frame ok;
-  uint8_t ls[2];
+  uint8_t ls[2 + KEEPD_HANDOFF_BITMAP_LEN];
   keep_frame_init(&ok, KEEP_OP_OK, f->id);
   ok.num = rc == 0 ? CURSOR_DONE : cursor;
   keep_put_le(ls, 2, last);
   ok.value = ls;
   ok.value_len = 2;
+  if (!leaving) {
+    // A joining member also learns which of the wanted slots of this shard
+    // this member served lately: its own copy of those is stale and goes,
+    // whether or not any key comes with them. Once the last page is out,
+    // the slots count as handed over: their keys here are no longer the
+    // latest, and a later pull must not take them.
+    memset(ls + 2, 0, KEEPD_HANDOFF_BITMAP_LEN);
+    for (uint32_t s = first; s <= last; s++) {
+      if (!bit_of(f->value, s) || !join_recent(cl, s, now))
+        continue;
+      ls[2 + (s >> 3)] |= (uint8_t)(1u << (s & 7));
+      if (rc == 0)
+        atomic_store_explicit(&cl->served_until[s], 0, memory_order_relaxed);
+    }
+    ok.value_len = sizeof ls;
+  }
   out_frame(b, &ok);
 }
 
@@ -494,7 +511,9 @@ static bool sbuf_add(struct sbuf *b, const uint8_t *p, size_t n) {
 
 // pull_page asks for one page of the shard holding `first` and stores it;
 // returns 1 with `*cursor` advanced, 0 when that shard is done (`*last` its
-// last slot), -1 on failure.
+// last slot), -1 on failure. For a join, the first page of each shard
+// (`*cursor` 0) also drops this member's keys of the slots the interim
+// owner says it served lately, before storing any of the page's keys.
 static int pull_page(struct keepd_cluster *cl, struct conn *c, const struct keepd_ho_job *job,
                      uint32_t first, uint64_t *cursor, uint32_t *last, struct sbuf *per_shard) {
   uint8_t tag[MAC_LEN];
@@ -533,16 +552,28 @@ static int pull_page(struct keepd_cluster *cl, struct conn *c, const struct keep
       sleep_ms(BUSY_RETRY_MS);
       continue;
     }
-    if (f.opcode != KEEP_OP_OK || f.value_len != 2)
+    if (f.opcode != KEEP_OP_OK || f.value_len != (job->join ? 2 + KEEPD_HANDOFF_BITMAP_LEN : 2))
       return -1;
     uint64_t next = f.num;
     *last = (uint32_t)get_le(f.value, 2);
+    // Only the wanted slots of the shard that answered may be dropped.
+    uint8_t stale[KEEPD_HANDOFF_BITMAP_LEN];
+    bool drop = false;
+    if (job->join && *cursor == 0) {
+      memset(stale, 0, sizeof stale);
+      for (uint32_t s = first; s <= *last && s < KEEP_SLOTS; s++)
+        if (bit_of(job->slots, s) && bit_of(f.value + 2, s)) {
+          stale[s >> 3] |= (uint8_t)(1u << (s & 7));
+          drop = true;
+        }
+    }
     consume(c, used);
     if (*last < first || *last >= KEEP_SLOTS)
       return -1;
     struct keepd_ho_batch bt[KEEPD_MAX_SHARDS];
     memset(bt, 0, sizeof bt);
     for (unsigned i = 0; i < cl->num_shards; i++) {
+      bt[i].purge = drop ? stale : NULL;
       bt[i].frames = per_shard[i].p;
       bt[i].len = per_shard[i].len;
     }
@@ -577,7 +608,10 @@ static bool run_job(struct keepd_cluster *cl, struct keepd_ho_job *job) {
   bool ok = true;
   struct sbuf per_shard[KEEPD_MAX_SHARDS];
   memset(per_shard, 0, sizeof per_shard);
-  if (next_wanted(job, 0) < KEEP_SLOTS) {
+  // A leaving member hands over all of its slots: whatever this member
+  // still holds of them is left over from an earlier time. A join drops
+  // its copy slot by slot instead (pull_page()).
+  if (!job->join && next_wanted(job, 0) < KEEP_SLOTS) {
     struct keepd_ho_batch bt[KEEPD_MAX_SHARDS];
     memset(bt, 0, sizeof bt);
     for (unsigned i = 0; i < cl->num_shards; i++)

@@ -22,6 +22,13 @@
 // heartbeat of ours it echoes was sent; a member without a majority of
 // fresh confirmations stops serving.
 #define KEEPD_QUORUM_WINDOW_MS 1000u
+// KEEPD_STALL_MS: a member whose heartbeat thread has not ticked for this
+// long answers BUSY for every key until it ticks again: its peers declare
+// it dead KEEPD_DEAD_AFTER_MS after its last heartbeat, and may then serve
+// its slots. A tick that comes at least KEEPD_DEAD_AFTER_MS after the
+// previous one counts as a return from a pause: the slots it serves then
+// are taken back from their interim owners as after a start.
+#define KEEPD_STALL_MS 150u
 // KEEPD_QUARANTINE_MARGIN_MS is added to the longest lease and the quorum
 // window for the lock quarantine of a slot that changed owner.
 #define KEEPD_QUARANTINE_MARGIN_MS 1000u
@@ -130,12 +137,16 @@ uint16_t keepd_cluster_self_id(const struct keepd_cluster *cl);
 // received whole skip the lock quarantine. The leaving member answers BUSY
 // for every key meanwhile and stays up until each live peer confirmed.
 //
-// The same pull runs the other way when a member joins or rejoins: for
-// each slot it starts serving for the first time since it started, it
-// answers BUSY and pulls the slot's keys from the member that owns the slot
-// without it (the interim owner), which hands them out once its own view
-// gives the slot to the puller and it stopped serving the slot at least
-// KEEPD_JOIN_SETTLE_MS ago. Such slots keep the lock quarantine.
+// The same pull runs the other way when a member joins or comes back: for
+// each slot it starts serving after not serving it (at start, after its
+// confirmations lapsed in a partition or a pause, after its heartbeat
+// thread stalled), it answers BUSY and pulls the slot's keys from the
+// member that owns the slot without it (the interim owner), which hands
+// them out once its own view gives the slot to the puller and it stopped
+// serving the slot at least KEEPD_JOIN_SETTLE_MS ago. The interim owner
+// names the wanted slots it served lately; the puller drops its own copy
+// of those (stale: the interim owner wrote after it) and keeps the others.
+// Such slots keep the lock quarantine.
 
 // KEEPD_HANDOFF_WAIT_MS bounds how long a leaving member waits for the
 // peers' confirmations before it exits anyway.

@@ -61,12 +61,15 @@ struct keepd_cluster {
   unsigned cache_next;
   uint8_t copies[KEEP_MAX_MEMBERS][KEEP_SLOTS]; // build_view's scratch
   bool serving[KEEP_SLOTS];
-  // served_ever: served at least once since this member started (a slot
-  // started for the first time is pulled from its interim owner);
   // served_until: the last tick that served it or stopped serving it, 0
-  // never (read by the shards that answer a joining member's pull).
-  bool served_ever[KEEP_SLOTS];
+  // never or since its keys were handed to a joining member (read, and
+  // reset, by the shards that answer a joining member's pull).
   _Atomic uint64_t served_until[KEEP_SLOTS];
+  // tick_ns: when the last tick ended (its heartbeats were sent at its
+  // start). The shards stop serving when it grows old: a member whose
+  // heartbeat thread stalls (SIGSTOP, a frozen VM) is soon declared dead by
+  // its peers, whose slot owners then change (keepd_cluster_route()).
+  _Atomic uint64_t tick_ns;
   _Atomic uint64_t quarantine_until[KEEP_SLOTS];
   _Atomic uint64_t fresh_until[KEEP_MAX_MEMBERS];
   _Atomic(struct view *) view;
@@ -105,7 +108,8 @@ enum { HO_NONE = 0, HO_PENDING = 1, HO_RECEIVED = 2, HO_FAILED = 3, HO_JOINED = 
 
 // keepd_ho_job is one peer to pull from: a leaving peer and the slots that
 // were its own and are now ours, or (`join`) the interim owner of slots we
-// start serving for the first time.
+// start serving after not serving them (at start, or back from a partition
+// or a pause).
 struct keepd_ho_job {
   struct keepd_ho_job *next;
   unsigned peer;

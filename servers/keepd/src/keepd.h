@@ -40,6 +40,12 @@
 // promised 100 ms for scheduling delays on a loaded machine.
 #define KEEPD_HEARTBEAT_NS (30u * 1000000u)
 #define KEEPD_TICK_MS 10
+// KEEPD_SWEEP_TICKS: the expiry sweep covers a shard's table once in this
+// many ticks (shard.c).
+#define KEEPD_SWEEP_TICKS 256u
+// KEEPD_HOLD_BYTES: a connection's replies are held back while answers from
+// other shards are due, up to this many bytes (shard.c).
+#define KEEPD_HOLD_BYTES (64u * 1024u)
 
 enum { KEEPD_PIN_AUTO = 0, KEEPD_PIN_YES = 1, KEEPD_PIN_NO = 2 };
 

@@ -22,6 +22,9 @@ struct keepd_conn {
   struct keepd_buf in, out;
   size_t out_off;
   bool dirty, pending, closing, blocked, want_out, dead;
+  // inflight: requests sent on to other shards whose answers have not come
+  // back yet; the connection's replies wait for them, to leave in one send.
+  uint32_t inflight;
   uint64_t sub_shards; // shards holding a subscription of this connection
   keep_tls_conn *tls;  // NULL in plaintext mode
   struct keepd_conn *next_dead;

@@ -764,6 +764,7 @@ static void handle_frame(struct keepd_shard *s, struct keepd_conn *c, const keep
     buf_answer(&c->out, KEEP_OP_BUSY, f->id, 0); // the owner is far behind
     return;
   }
+  c->inflight++; // every request sent on comes back with one REC_ANSWER
   rec_put(s, owner, REC_REQUEST, c->fd, c->gen, h, raw, raw_len);
 }
 
@@ -964,6 +965,11 @@ static void handle_record(struct keepd_shard *s, unsigned from, const struct rec
   case REC_ANSWER:
   case REC_EVENT:
     c = conn_get(s, r->fd, r->gen);
+    if (c != NULL && r->type == REC_ANSWER && c->inflight > 0) {
+      c->inflight--;
+      if (c->inflight == 0 && c->out.len > c->out_off)
+        mark_dirty(s, c); // the replies held for this one go out now
+    }
     if (c == NULL || c->closing || r->len == 0 ||
         (r->type == REC_EVENT && c->out.len - c->out_off > KEEPD_MAX_OUTPUT))
       break;
@@ -1068,16 +1074,31 @@ static void *shard_main(void *arg) {
       s->num_pending -= np;
     }
     busy |= s->num_pending > 0;
+    // Expired keys nobody reads are swept at a pace set by the clock, not
+    // by the loop: a sweep on every turn cost half the shard's CPU under
+    // load (a turn per batch of requests, each sweep a row of cold
+    // buckets). Each tick sweeps 1/KEEPD_SWEEP_TICKS of the table (64
+    // buckets at least), so an unread expired key is gone within about
+    // 2.6 s. A turn without a tick still moves a resize along (0 buckets).
+    size_t sweep = 0;
     if (s->now - last_tick >= (uint64_t)KEEPD_TICK_MS * 1000000u) {
       last_tick = s->now;
       heartbeats(s);
       expire_handshakes(s);
       cut_revoked(s);
+      sweep = s->store.cur.n / KEEPD_SWEEP_TICKS > 64 ? s->store.cur.n / KEEPD_SWEEP_TICKS : 64;
     }
-    keepd_store_sweep(&s->store, 64, s->now);
+    keepd_store_sweep(&s->store, sweep, s->now);
     for (size_t i = 0; i < s->num_dirty; i++) {
-      s->dirty[i]->dirty = false;
-      conn_flush(s, s->dirty[i]);
+      struct keepd_conn *c = s->dirty[i];
+      c->dirty = false;
+      // Replies wait for the answers still to come from other shards, so
+      // that a batch of requests is answered with one send, not one per
+      // shard that executed part of it (the last answer marks the
+      // connection dirty again), unless much is waiting already.
+      if (c->inflight > 0 && !c->closing && c->out.len - c->out_off < KEEPD_HOLD_BYTES)
+        continue;
+      conn_flush(s, c);
     }
     s->num_dirty = 0;
     ship_batches(s);

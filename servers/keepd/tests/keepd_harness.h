@@ -97,6 +97,10 @@ static inline int keepd_start(struct keepd_proc *p, const char *bin, const char 
       fclose(f);
       if (ok) {
         snprintf(p->member, sizeof p->member, "127.0.0.1:%u", p->port);
+        // Nothing needs the file any more: removed now, a test case that
+        // fails (and never reaches keepd_stop) leaves nothing in /tmp.
+        unlink(p->port_file);
+        rmdir(p->dir);
         return 0;
       }
     }

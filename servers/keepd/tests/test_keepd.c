@@ -170,6 +170,62 @@ START_TEST(pipelined_frames_all_answered) {
 }
 END_TEST
 
+// A batch of requests whose keys live on both shards is answered with one
+// send: the answers of the connection's own shard wait for those of the
+// other, so the first read after the batch finds all of them (loopback
+// delivers one send whole). Before, the two shards' answers left in two
+// sends, and the first read usually found only one part.
+START_TEST(batch_answered_in_one_send) {
+  struct keepd_proc p;
+  const char *extra[] = {"--shards", "2", NULL};
+  start(&p, extra);
+  int fd = raw_connect(&p);
+  enum { BATCH = 16, ROUNDS = 20 };
+  unsigned split = 0;
+  for (int round = 0; round < ROUNDS; round++) {
+    uint8_t buf[BATCH * 64];
+    size_t off = 0;
+    for (int i = 0; i < BATCH; i++) {
+      char k[16];
+      keep_frame f;
+      keep_frame_init(&f, KEEP_OP_INCR, (uint64_t)i + 1);
+      f.key = (const uint8_t *)k;
+      f.key_len = (size_t)snprintf(k, sizeof k, "b%d", i); // both shards' keys
+      f.num = 1;
+      size_t len;
+      ck_assert_int_eq(keep_frame_encode(buf + off, sizeof buf - off, &len, &f), 0);
+      off += len;
+    }
+    raw_send(fd, buf, off);
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
+    static uint8_t in[65536];
+    ssize_t n = recv(fd, in, sizeof in, 0);
+    ck_assert_int_gt(n, 0);
+    size_t pos = 0, got = 0, used;
+    keep_frame f;
+    while (keep_frame_decode(&f, &used, in + pos, (size_t)n - pos, 0) == 1) {
+      ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
+      ck_assert_int_eq((int64_t)f.num, round + 1);
+      pos += used;
+      got++;
+    }
+    ck_assert_uint_eq(pos, (size_t)n); // whole frames only
+    if (got < BATCH) {
+      split++;
+      // Read the rest, to keep the connection in step.
+      struct reader *r = calloc(1, sizeof *r);
+      for (size_t i = got; i < BATCH; i++)
+        ck_assert_int_eq(read_frame(fd, r, &f), 1);
+      free(r);
+    }
+  }
+  ck_assert_msg(split == 0, "%u of %d batches answered in more than one piece", split, ROUNDS);
+  close(fd);
+  stop(&p);
+}
+END_TEST
+
 START_TEST(ping_names_the_shard) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", NULL};
@@ -588,6 +644,7 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, garbage_closes_only_that_connection);
   tcase_add_test(tc, pipelined_frames_all_answered);
+  tcase_add_test(tc, batch_answered_in_one_send);
   tcase_add_test(tc, ping_names_the_shard);
   tcase_add_test(tc, pinned_shards_keep_connections_on_their_cpu);
   tcase_add_test(tc, cluster_view_has_one_member);

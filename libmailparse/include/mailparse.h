@@ -139,10 +139,14 @@ MP_API const char *mp_strerror(int code);
 #define MP_DEFAULT_WORK_PER_BYTE 64
 
 // Memory. A parse allocates, through the settings' allocator: the message
-// handle; its header and part records in chunks that never move (no record
-// is ever copied, so no abandoned copies stay behind); a few strings derived
-// from header values (media type, boundary, charset) in an arena of chunks
-// of at most 16 KiB; and scratch freed before it returns. At every moment,
+// handle, which holds the first chunk of each record store (32 fields, 4
+// parts); further header and part records in chunks that never move (no
+// record is ever copied, so no abandoned copies stay behind); a few strings
+// derived from header values (media type, boundary, charset) in an arena of
+// chunks of at most 16 KiB; and scratch freed before it returns (the first
+// entries of it, and the Content-Type parser's, in about 7 KiB of stack, so
+// that a message of a few parts makes no more than two allocations: the
+// handle and one arena chunk). At every moment,
 // the bytes it holds are at most
 //   MP_PEAK_FIXED + MP_PEAK_PER_PART * parts + MP_PEAK_PER_HEADER * fields
 //   + 8 * (the longest Content-Type value) + (the header sections' size),

@@ -91,8 +91,10 @@ void *mp_arena_alloc_str(mp_arena *ar, size_t size) {
 }
 
 // table_push appends `chunk` to a chunk table, doubling the table outside
-// the arena when it is full (the old table is freed at once).
-static int table_push(const mp_allocator *a, void ***table, size_t *n, size_t *cap, void *chunk) {
+// the arena when it is full (the old table is freed at once, unless it is
+// the one inside the handle, `inl`).
+static int table_push(const mp_allocator *a, void ***table, size_t *n, size_t *cap, void *chunk,
+                      void **inl) {
   if (*n == *cap) {
     size_t nc = *cap ? *cap * 2 : 8;
     if (nc > SIZE_MAX / sizeof(void *))
@@ -102,7 +104,8 @@ static int table_push(const mp_allocator *a, void ***table, size_t *n, size_t *c
       return -12;
     if (*n)
       memcpy(t, *table, *n * sizeof(void *));
-    mp_free_raw(a, *table);
+    if (*table != inl)
+      mp_free_raw(a, *table);
     *table = t;
     *cap = nc;
   }
@@ -110,33 +113,51 @@ static int table_push(const mp_allocator *a, void ***table, size_t *n, size_t *c
   return 0;
 }
 
+void mp_records_init(mp_message *m) {
+  m->hchunks = m->htab0;
+  m->cap_hchunks = MP_TAB_INLINE;
+  m->pchunks = m->ptab0;
+  m->cap_pchunks = MP_TAB_INLINE;
+  m->hnext = NULL;
+  m->hleft = 0;
+}
+
 int mp_hdr_push(mp_message *m, const mp_header *h) {
-  size_t i = m->num_headers, off;
-  // Record i opens a new chunk when its chunk is not there yet.
-  if (mp_rec_locate(i, MP_HDR_FIRST_SHIFT, MP_HDR_STEP_SHIFT, &off) == m->nhchunks) {
-    size_t n = mp_rec_chunk_len(m->nhchunks, MP_HDR_FIRST_SHIFT, MP_HDR_STEP_SHIFT);
-    void *c = mp_alloc_raw(&m->arena.a, n * sizeof(mp_header));
+  if (m->hleft == 0) {
+    // Record num_headers opens a new chunk: the one inside the handle
+    // first, then chunks from the allocator.
+    size_t k = m->nhchunks;
+    size_t n = mp_rec_chunk_len(k, MP_HDR_FIRST_SHIFT, MP_HDR_STEP_SHIFT);
+    mp_header *c = k == 0 ? m->hrec0 : mp_alloc_raw(&m->arena.a, n * sizeof(mp_header));
     if (c == NULL)
       return -12; // -ENOMEM
-    if (table_push(&m->arena.a, (void ***)&m->hchunks, &m->nhchunks, &m->cap_hchunks, c) != 0) {
-      mp_free_raw(&m->arena.a, c);
+    if (table_push(&m->arena.a, (void ***)&m->hchunks, &m->nhchunks, &m->cap_hchunks, c,
+                   (void **)m->htab0) != 0) {
+      if (c != m->hrec0)
+        mp_free_raw(&m->arena.a, c);
       return -12;
     }
+    m->hnext = c;
+    m->hleft = n;
   }
-  *mp_hdr_at(m, i) = *h;
-  m->num_headers = i + 1;
+  *m->hnext++ = *h;
+  m->hleft--;
+  m->num_headers++;
   return 0;
 }
 
 mp_part *mp_part_push(mp_message *m) {
   size_t i = m->num_parts, off;
   if (mp_rec_locate(i, MP_PART_FIRST_SHIFT, MP_PART_STEP_SHIFT, &off) == m->npchunks) {
-    size_t n = mp_rec_chunk_len(m->npchunks, MP_PART_FIRST_SHIFT, MP_PART_STEP_SHIFT);
-    void *c = mp_alloc_raw(&m->arena.a, n * sizeof(mp_part));
+    size_t k = m->npchunks;
+    size_t n = mp_rec_chunk_len(k, MP_PART_FIRST_SHIFT, MP_PART_STEP_SHIFT);
+    mp_part *c = k == 0 ? m->prec0 : mp_alloc_raw(&m->arena.a, n * sizeof(mp_part));
     if (c == NULL)
       return NULL;
-    if (table_push(&m->arena.a, (void ***)&m->pchunks, &m->npchunks, &m->cap_pchunks, c) != 0) {
-      mp_free_raw(&m->arena.a, c);
+    if (table_push(&m->arena.a, (void ***)&m->pchunks, &m->npchunks, &m->cap_pchunks, c,
+                   (void **)m->ptab0) != 0) {
+      if (c != m->prec0)
+        mp_free_raw(&m->arena.a, c);
       return NULL;
     }
   }
@@ -148,14 +169,17 @@ mp_part *mp_part_push(mp_message *m) {
 
 void mp_records_free(mp_message *m) {
   for (size_t i = 0; i < m->nhchunks; i++)
-    mp_free_raw(&m->arena.a, m->hchunks[i]);
-  mp_free_raw(&m->arena.a, m->hchunks);
+    if (m->hchunks[i] != m->hrec0)
+      mp_free_raw(&m->arena.a, m->hchunks[i]);
+  if (m->hchunks != m->htab0)
+    mp_free_raw(&m->arena.a, m->hchunks);
   for (size_t i = 0; i < m->npchunks; i++)
-    mp_free_raw(&m->arena.a, m->pchunks[i]);
-  mp_free_raw(&m->arena.a, m->pchunks);
-  m->hchunks = NULL;
-  m->pchunks = NULL;
+    if (m->pchunks[i] != m->prec0)
+      mp_free_raw(&m->arena.a, m->pchunks[i]);
+  if (m->pchunks != m->ptab0)
+    mp_free_raw(&m->arena.a, m->pchunks);
   m->nhchunks = m->npchunks = m->num_headers = m->num_parts = 0;
+  mp_records_init(m);
 }
 
 void mp_arena_release(mp_arena *ar) {

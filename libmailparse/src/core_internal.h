@@ -70,19 +70,35 @@ static inline size_t mp_rec_chunk_len(size_t k, unsigned first_shift, unsigned s
   return (size_t)1 << step_shift;
 }
 
+// The first chunk of each record store and the first chunk tables live in
+// the message handle itself, so that a small message costs one allocation
+// instead of five (their sizes are what they would take from the allocator
+// anyway). `hnext`/`hleft` point at the free records of the newest header
+// chunk, so that appending a field needs no chunk lookup.
+#define MP_TAB_INLINE 8
+
 struct mp_message {
   mp_arena arena;
   const uint8_t *data;
   size_t len;
   mp_header **hchunks;
   size_t num_headers, nhchunks, cap_hchunks;
+  mp_header *hnext;
+  size_t hleft;
   mp_part **pchunks;
   size_t num_parts, npchunks, cap_pchunks;
   bool headers_only; // from mp_message_parse_headers()
   uint32_t problem_mask;
   size_t num_problems;
   mp_problem problems[MP_MAX_PROBLEMS];
+  mp_header *htab0[MP_TAB_INLINE];
+  mp_part *ptab0[MP_TAB_INLINE];
+  mp_header hrec0[(size_t)1 << MP_HDR_FIRST_SHIFT];
+  mp_part prec0[(size_t)1 << MP_PART_FIRST_SHIFT];
 };
+
+// mp_records_init sets up the record stores of a zeroed message handle.
+void mp_records_init(mp_message *m);
 
 // mp_hdr_at and mp_part_at return record `i` (< num_headers / num_parts).
 static inline mp_header *mp_hdr_at(const mp_message *m, size_t i) {

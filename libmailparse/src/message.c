@@ -9,6 +9,7 @@
 // header-only mode (the top-level field index alone), and IMAP section-number
 // addressing.
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,16 @@ typedef struct lf_seg {
   size_t start, end, lfs;
 } lf_seg;
 
+// MP_TYPED_CT_MAX is the longest Content-Type value handed to the typed
+// parser (which needs 4 bytes of text per input byte); longer values, the
+// rare ones with more than MP_TYPED_CT_PARAMS parameters, and values met
+// after the work budget ran out go to the minimal reader.
+#define MP_TYPED_CT_MAX 16384
+#define MP_TYPED_CT_PARAMS 64
+// The typed parser's text scratch starts in the parser (on the stack): a
+// value of up to 256 bytes needs no allocation.
+#define MP_TYPED_CT_TEXT0 1024
+
 typedef struct parser {
   mp_message *msg;
   uint32_t max_depth, max_parts, max_headers, max_line_len;
@@ -58,6 +69,15 @@ typedef struct parser {
   const mp_body_sink *sink;
   mp_feed feed;
   int feed_rc;
+  // Inline scratch, last and left uninitialized (parse_entry() clears the
+  // fields above only): the first entries of both stacks and of the counted
+  // stretches, so that a message of few parts allocates no scratch (see
+  // grow()), and the typed Content-Type parser's text and parameters.
+  bentry bs0[4];
+  oentry os0[8];
+  lf_seg segs0[8];
+  char text0[MP_TYPED_CT_TEXT0];
+  mp_param params0[MP_TYPED_CT_PARAMS];
 } parser;
 
 // With a body feed, a leaf body is scanned in stretches of about this many
@@ -74,10 +94,11 @@ void mp_problem_add(mp_message *msg, uint32_t kind, uint32_t part, size_t offset
 }
 
 // grow doubles a parser scratch array of `elem`-byte items when it is full.
-// Scratch lives outside the arena (taken from the settings' allocator, the
-// old copy freed at once) and is freed when the parse ends, so that it adds
-// nothing to the parsed message's memory.
-static int grow(mp_message *msg, void **arr, size_t n, size_t *cap, size_t elem) {
+// Scratch starts in the parser itself (`inl`) and then lives outside the
+// arena (taken from the settings' allocator, the old copy freed at once),
+// freed when the parse ends, so that it adds nothing to the parsed
+// message's memory.
+static int grow(mp_message *msg, void **arr, size_t n, size_t *cap, size_t elem, void *inl) {
   if (n < *cap)
     return 0;
   size_t nc = *cap != 0 ? *cap * 2 : 8;
@@ -88,7 +109,8 @@ static int grow(mp_message *msg, void **arr, size_t n, size_t *cap, size_t elem)
     return -ENOMEM;
   if (n != 0)
     memcpy(na, *arr, n * elem);
-  mp_free_raw(&msg->arena.a, *arr);
+  if (*arr != inl)
+    mp_free_raw(&msg->arena.a, *arr);
   *arr = na;
   *cap = nc;
   return 0;
@@ -156,7 +178,7 @@ static int add_seg(parser *P, size_t start, size_t end, size_t lfs) {
     P->segs[P->nsegs - 1].lfs += lfs;
     return 0;
   }
-  int rc = grow(P->msg, (void **)&P->segs, P->nsegs, &P->capsegs, sizeof(lf_seg));
+  int rc = grow(P->msg, (void **)&P->segs, P->nsegs, &P->capsegs, sizeof(lf_seg), P->segs0);
   if (rc != 0)
     return rc;
   P->segs[P->nsegs++] = (lf_seg){start, end, lfs};
@@ -190,7 +212,7 @@ static uint32_t new_part(parser *P, uint32_t parent, size_t start, int *rc) {
       mp_part_at(msg, oe->last_child)->next_sibling = ix;
     oe->last_child = ix;
   }
-  *rc = grow(msg, (void **)&P->os, P->nos, &P->capos, sizeof(oentry));
+  *rc = grow(msg, (void **)&P->os, P->nos, &P->capos, sizeof(oentry), P->os0);
   if (*rc != 0)
     return MP_NO_INDEX;
   P->os[P->nos++] = (oentry){ix, MP_NO_INDEX, false, false};
@@ -211,6 +233,9 @@ static int lc_cmp(const void *x, const void *y) {
   return (int)a->is_end - (int)b->is_end;
 }
 
+// Up to this many parts, count_all_lines() keeps its scratch on the stack.
+#define MP_LC_STACK 16
+
 // count_all_lines sets every part's `lines` in one sweep over the buffer:
 // nested bodies overlap, so counting each body on its own would cost the
 // nesting depth times the input. Events at body starts and ends are sorted,
@@ -219,13 +244,20 @@ static int lc_cmp(const void *x, const void *y) {
 // whole when they lie between the count's position and the next event.
 static int count_all_lines(mp_message *msg, const lf_seg *segs, size_t nsegs) {
   size_t np = msg->num_parts;
-  // Scratch outside the arena, freed before return.
-  lc_event *ev = mp_alloc_raw(&msg->arena.a, 2 * np * sizeof *ev);
-  uint64_t *start = mp_alloc_raw(&msg->arena.a, np * sizeof *start);
-  if (ev == NULL || start == NULL) {
-    mp_free_raw(&msg->arena.a, ev);
-    mp_free_raw(&msg->arena.a, start);
-    return -ENOMEM;
+  // Scratch on the stack for a few parts, else outside the arena, freed
+  // before return.
+  lc_event ev0[2 * MP_LC_STACK];
+  uint64_t start0[MP_LC_STACK];
+  lc_event *ev = ev0;
+  uint64_t *start = start0;
+  if (np > MP_LC_STACK) {
+    ev = mp_alloc_raw(&msg->arena.a, 2 * np * sizeof *ev);
+    start = mp_alloc_raw(&msg->arena.a, np * sizeof *start);
+    if (ev == NULL || start == NULL) {
+      mp_free_raw(&msg->arena.a, ev);
+      mp_free_raw(&msg->arena.a, start);
+      return -ENOMEM;
+    }
   }
   for (size_t i = 0; i < np; i++) {
     const mp_part *p = mp_part_at(msg, i);
@@ -261,8 +293,10 @@ static int count_all_lines(mp_message *msg, const lf_seg *segs, size_t nsegs) {
     if (p->body.len > 0 && msg->data[p->body.off + p->body.len - 1] != '\n')
       p->lines++;
   }
-  mp_free_raw(&msg->arena.a, ev);
-  mp_free_raw(&msg->arena.a, start);
+  if (ev != ev0) {
+    mp_free_raw(&msg->arena.a, ev);
+    mp_free_raw(&msg->arena.a, start);
+  }
   return 0;
 }
 
@@ -437,13 +471,6 @@ static int read_content_type(mp_message *msg, mp_part *p, const mp_header *h) {
   return 0;
 }
 
-// MP_TYPED_CT_MAX is the longest Content-Type value handed to the typed
-// parser (which needs 4 bytes of text per input byte); longer values, the
-// rare ones with more than MP_TYPED_CT_PARAMS parameters, and values met
-// after the work budget ran out go to the minimal reader above.
-#define MP_TYPED_CT_MAX 16384
-#define MP_TYPED_CT_PARAMS 64
-
 // typed_content_type reads Content-Type with mp_content_type_parse() (RFC
 // 2231 continuations, RFC 2047 words, unquoted values with specials such as
 // "boundary=----=_Part_1"), copying what the part keeps into the arena. It
@@ -455,21 +482,17 @@ static int typed_content_type(parser *P, mp_part *p, const mp_header *h) {
     return 2;
   size_t need = mp_typed_text_max_len(h->value.len);
   if (need > P->text_cap) {
-    size_t cap = P->text_cap ? P->text_cap : 1024;
+    size_t cap = P->text_cap ? P->text_cap : MP_TYPED_CT_TEXT0;
     while (cap < need)
       cap *= 2;
-    mp_free_raw(&msg->arena.a, P->text);
+    if (P->text != P->text0)
+      mp_free_raw(&msg->arena.a, P->text);
     P->text = mp_alloc_raw(&msg->arena.a, cap);
     if (P->text == NULL) {
       P->text_cap = 0;
       return -ENOMEM;
     }
     P->text_cap = cap;
-  }
-  if (P->params == NULL) {
-    P->params = mp_alloc_raw(&msg->arena.a, MP_TYPED_CT_PARAMS * sizeof(mp_param));
-    if (P->params == NULL)
-      return -ENOMEM;
   }
   mp_content_type ct;
   size_t text_len;
@@ -524,6 +547,17 @@ static bool part_is(const mp_part *p, const char *type, const char *sub) {
           mp_ascii_ieq((const uint8_t *)p->subtype.p, p->subtype.len, sub, strlen(sub)));
 }
 
+// maybe_content tells whether the 8 bytes at `n` may be "Content-" in any
+// case: one compare with the ASCII case bit set in all of them. It admits a
+// few other bytes too (CR for '-'), so an exact compare must follow.
+static inline bool maybe_content(const uint8_t *n) {
+  static const char want[8] = {'c', 'o', 'n', 't', 'e', 'n', 't', '-'};
+  uint64_t v, w;
+  memcpy(&v, n, 8);
+  memcpy(&w, want, 8);
+  return (v | 0x2020202020202020u) == w;
+}
+
 // index_content_fields finds the part's Content-* fields: the first
 // Content-Type and Content-Transfer-Encoding (returned) and the h_* slots.
 static void index_content_fields(const mp_message *msg, mp_part *p, const mp_header **ct_out,
@@ -537,7 +571,7 @@ static void index_content_fields(const mp_message *msg, mp_part *p, const mp_hea
   for (uint32_t i = p->first_header; i < p->first_header + p->num_headers; i++) {
     const mp_header *h = mp_hdr_at(msg, i);
     const uint8_t *n = msg->data + h->name.off;
-    if (h->name.len < 8 || (h->flags & MP_HEADER_NO_COLON) || !mp_ascii_ieq(n, 8, "content-", 8))
+    if (h->name.len < 10 || (h->flags & MP_HEADER_NO_COLON) || !maybe_content(n))
       continue;
     if (ct == NULL && mp_ascii_ieq(n, h->name.len, "content-type", 12))
       ct = h;
@@ -692,7 +726,7 @@ static int parse(parser *P) {
         p->flags |= MP_PART_MULTIPART;
         p->preamble.off = body_off;
         P->os[P->nos - 1].in_preamble = true;
-        rc = grow(msg, (void **)&P->bs, P->nbs, &P->capbs, sizeof(bentry));
+        rc = grow(msg, (void **)&P->bs, P->nbs, &P->capbs, sizeof(bentry), P->bs0);
         if (rc != 0)
           return rc;
         P->bs[P->nbs++] =
@@ -859,11 +893,24 @@ static int parse_entry(mp_message **out, const mp_settings *settings, const void
   mp_message *msg = mp_alloc_raw(&s->allocator, sizeof *msg);
   if (msg == NULL)
     goto nomem;
-  memset(msg, 0, sizeof *msg);
+  memset(msg, 0, offsetof(mp_message, hrec0));
+  mp_records_init(msg);
   msg->arena.a = s->allocator;
   msg->data = in != NULL ? in : (const uint8_t *)"";
   msg->len = in_len;
-  parser P = {.msg = msg, .sink = sink};
+  parser P;
+  memset(&P, 0, offsetof(parser, bs0));
+  P.msg = msg;
+  P.sink = sink;
+  P.bs = P.bs0;
+  P.capbs = sizeof P.bs0 / sizeof P.bs0[0];
+  P.os = P.os0;
+  P.capos = sizeof P.os0 / sizeof P.os0[0];
+  P.text = P.text0;
+  P.text_cap = sizeof P.text0;
+  P.params = P.params0;
+  P.segs = P.segs0;
+  P.capsegs = sizeof P.segs0 / sizeof P.segs0[0];
   P.max_depth = s->max_depth ? s->max_depth : MP_DEFAULT_MAX_DEPTH;
   P.max_parts = s->max_parts ? s->max_parts : MP_DEFAULT_MAX_PARTS;
   P.max_headers = s->max_headers ? s->max_headers : MP_DEFAULT_MAX_HEADERS;
@@ -876,11 +923,14 @@ static int parse_entry(mp_message **out, const mp_settings *settings, const void
     P.work_left = (uint64_t)in_len * MP_DEFAULT_WORK_PER_BYTE + (1u << 20);
   msg->headers_only = headers_only;
   int rc = headers_only ? parse_headers_only(&P) : parse(&P);
-  mp_free_raw(&s->allocator, P.bs);
-  mp_free_raw(&s->allocator, P.os);
-  mp_free_raw(&s->allocator, P.segs);
-  mp_free_raw(&s->allocator, P.text);
-  mp_free_raw(&s->allocator, P.params);
+  if (P.bs != P.bs0)
+    mp_free_raw(&s->allocator, P.bs);
+  if (P.os != P.os0)
+    mp_free_raw(&s->allocator, P.os);
+  if (P.segs != P.segs0)
+    mp_free_raw(&s->allocator, P.segs);
+  if (P.text != P.text0)
+    mp_free_raw(&s->allocator, P.text);
   if (rc != 0) {
     mp_message_free(msg);
     if (rc == -ENOMEM)

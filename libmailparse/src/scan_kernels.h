@@ -91,6 +91,31 @@ MP_KERNEL size_t mp_k_next_dash_line(const uint8_t *buf, size_t len, size_t from
   return len;
 }
 
+// mp_k_dash_block is one block of mp_k_next_dash_line at `pos` (< len), for
+// kernels with a faster loop of their own between the blocks that need it:
+// `start` is 1 when `pos` is a line start. It returns the candidate's offset
+// and in *lfs the line feeds before it in the block, or `len` and in *lfs
+// the line feeds of the whole block.
+MP_KERNEL size_t mp_k_dash_block(const uint8_t *buf, size_t len, size_t pos, uint64_t start,
+                                 size_t *lfs, mp_eq_fn eq) {
+  uint8_t tmp[MP_BLOCK];
+  uint64_t valid;
+  const uint8_t *p = mp_block(buf, len, pos, tmp, &valid);
+  uint64_t lf = eq(p, '\n');
+  uint64_t dash = eq(p, '-');
+  uint64_t starts = (lf << 1) | start;
+  if ((dash & starts) != 0) {
+    uint64_t dash1 = (dash >> 1) | (mp_next_is(buf, len, pos, '-', '-') << 63);
+    uint64_t cand = starts & dash & dash1 & valid;
+    if (cand != 0) {
+      *lfs = (size_t)__builtin_popcountll(lf & (cand - 1) & valid);
+      return pos + (size_t)__builtin_ctzll(cand);
+    }
+  }
+  *lfs = (size_t)__builtin_popcountll(lf & valid);
+  return len;
+}
+
 // The field ends at the first LF whose next byte is not SP or HT (or does
 // not exist). The colon counts only before the first LF. Most blocks of a
 // header have no NUL and no 8-bit byte, so one `odd` test stands for both.
@@ -189,17 +214,22 @@ MP_KERNEL bool mp_k_utf8_valid(const uint8_t *buf, size_t len, mp_odd_fn odd) {
 
 // MP_SCANNER_DEFINE defines the functions and the table of one kernel from
 // its two classifiers and its UTF-8 check (mp_k_utf8_valid over `odd` where
-// the ISA has nothing better).
+// the ISA has nothing better); MP_SCANNER_DEFINE_WITH takes the kernel's own
+// next_dash_line and field_end functions (`ndl`, `fe`) instead of the
+// shared ones.
 #define MP_SCANNER_DEFINE(isa, req, eq, odd, utf8)                                                 \
-  static size_t isa##_line_end(const uint8_t *buf, size_t len, size_t from) {                      \
-    return mp_k_line_end(buf, len, from, eq);                                                      \
-  }                                                                                                \
   static size_t isa##_next_dash_line(const uint8_t *buf, size_t len, size_t from, size_t *lfs) {   \
     return mp_k_next_dash_line(buf, len, from, lfs, eq);                                           \
   }                                                                                                \
   static size_t isa##_field_end(const uint8_t *buf, size_t len, size_t from, size_t *colon,        \
                                 uint32_t *bits) {                                                  \
     return mp_k_field_end(buf, len, from, colon, bits, eq, odd);                                   \
+  }                                                                                                \
+  MP_SCANNER_DEFINE_WITH(isa, req, eq, odd, utf8, isa##_next_dash_line, isa##_field_end)
+
+#define MP_SCANNER_DEFINE_WITH(isa, req, eq, odd, utf8, ndl, fe)                                   \
+  static size_t isa##_line_end(const uint8_t *buf, size_t len, size_t from) {                      \
+    return mp_k_line_end(buf, len, from, eq);                                                      \
   }                                                                                                \
   static size_t isa##_count_lf(const uint8_t *buf, size_t len, size_t from) {                      \
     return mp_k_count_lf(buf, len, from, eq);                                                      \
@@ -208,8 +238,8 @@ MP_KERNEL bool mp_k_utf8_valid(const uint8_t *buf, size_t len, mp_odd_fn odd) {
       .name = #isa,                                                                                \
       .required = (req),                                                                           \
       .line_end = isa##_line_end,                                                                  \
-      .next_dash_line = isa##_next_dash_line,                                                      \
-      .field_end = isa##_field_end,                                                                \
+      .next_dash_line = (ndl),                                                                     \
+      .field_end = (fe),                                                                           \
       .count_lf = isa##_count_lf,                                                                  \
       .utf8_valid = (utf8),                                                                        \
   }

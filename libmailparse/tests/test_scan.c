@@ -202,6 +202,43 @@ START_TEST(block_edges) {
 }
 END_TEST
 
+// Long bodies, for kernels that count line feeds in byte lanes and sum them
+// now and then (avx2: every 127 blocks): runs of line feeds long enough to
+// fill a lane many times over, with and without a delimiter candidate far
+// in, and Base64-like lines with a candidate at many places.
+START_TEST(long_runs) {
+  size_t len = 64 * 1000 + 37;
+  uint8_t *buf = malloc(len);
+  ck_assert_ptr_nonnull(buf);
+  memset(buf, '\n', len);
+  check_all(buf, len, EDGES);
+  static const size_t spots[] = {64 * 127 - 1, 64 * 127, 64 * 127 + 1,
+                                 64 * 254 + 5, 40000,    64 * 999};
+  for (size_t k = 0; k < sizeof spots / sizeof spots[0]; k++) {
+    memcpy(buf + spots[k], "--", 2);
+    check_all(buf, len, EDGES);
+    memcpy(buf + spots[k], "-a", 2); // a single dash: no candidate
+    check_all(buf, len, EDGES);
+    memset(buf + spots[k], '\n', 2);
+  }
+  // 76-column lines with CRLF, a "\n--" or "\n-x" every so often.
+  for (size_t i = 0; i < len; i++)
+    buf[i] = (i % 78) == 76 ? '\r' : (i % 78) == 77 ? '\n' : (uint8_t)('A' + i % 26);
+  for (size_t at = 77; at + 3 <= len; at += 78 * 131 + 17) {
+    memcpy(buf + at, (at / 7) % 2 ? "\n--" : "\n-x", 3);
+    check_all(buf, len, EDGES);
+    // And from offsets before it, each taken as a line start.
+    char why[256];
+    size_t next = 0;
+    for (const mp_scanner *sc; (sc = mp_scanner_next_vector(&next)) != NULL;)
+      for (size_t from = at > 5000 ? at - 5000 : 0; from < at + 3; from += 781)
+        ck_assert_msg(mp_scan_diff(&mp_scanner_scalar, sc, buf, len, from, why, sizeof why) == 0,
+                      "%s", why);
+  }
+  free(buf);
+}
+END_TEST
+
 // Inputs whose last byte is the last byte before a PROT_NONE page: any read
 // past the end faults, in every build and without ASan.
 START_TEST(guard_page) {
@@ -570,11 +607,17 @@ int main(void) {
   struct {
     const char *name;
     const TTest *test;
-  } cases[] = {{"scalar_tables", scalar_tables}, {"lengths_and_alignments", lengths_and_alignments},
-               {"block_edges", block_edges},     {"guard_page", guard_page},
-               {"random_inputs", random_inputs}, {"whole_messages", whole_messages},
-               {"impl_table", impl_table},       {"utf8_scalar_table", utf8_scalar_table},
-               {"utf8_kernels", utf8_kernels},   {"utf8_exhaustive_pairs", utf8_exhaustive_pairs}};
+  } cases[] = {{"scalar_tables", scalar_tables},
+               {"lengths_and_alignments", lengths_and_alignments},
+               {"block_edges", block_edges},
+               {"long_runs", long_runs},
+               {"guard_page", guard_page},
+               {"random_inputs", random_inputs},
+               {"whole_messages", whole_messages},
+               {"impl_table", impl_table},
+               {"utf8_scalar_table", utf8_scalar_table},
+               {"utf8_kernels", utf8_kernels},
+               {"utf8_exhaustive_pairs", utf8_exhaustive_pairs}};
   if (env != NULL && env[0] != '\0' && strcmp(mp_impl_name(), "unsupported") == 0) {
     TCase *tc = tcase_create("impl_unsupported");
     tcase_add_test(tc, impl_unsupported);

@@ -183,26 +183,8 @@ static void fe_cswap(fe51 *a, fe51 *b, uint64_t mask) {
   }
 }
 
-static void fe_set_small(fe51 *r, uint64_t a) {
-  memset(r, 0, sizeof *r);
-  r->v[0] = a;
-}
-
-#define LADDER_NAME ladder
-#define LADDER_FE fe51
-#define LADDER_BITS 255
-#define LADDER_A24 121665 // (486662 - 2) / 4
-#define LADDER_ADD fe_add
-#define LADDER_SUB fe_sub
-#define LADDER_MUL fe_mul
-#define LADDER_SQR fe_sqr
-#define LADDER_MUL_SMALL fe_mul_small
-#define LADDER_CSWAP fe_cswap
-#define LADDER_INVERT fe_invert
-#define LADDER_TOBYTES fe_tobytes
-#define LADDER_SET_ONE(r) fe_set_small(r, 1)
-#define LADDER_SET_ZERO(r) fe_set_small(r, 0)
-#include "montgomery_ladder.h"
+#define X25519_FE fe51
+#include "x25519_ladder.h"
 
 void mc_x25519_scalarmult_scalar(uint8_t out[32], const uint8_t scalar[32], const uint8_t u[32]) {
   uint8_t k[32];

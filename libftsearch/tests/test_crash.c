@@ -14,7 +14,8 @@
 #include <unistd.h>
 
 #include "corvid_libtest.h"
-#include "fts_test_tmp.h"
+#define CORVID_TEST_TMP_NAME "fts-crash"
+#include "corvid_test_tmp.h"
 #include "ftsearch.h"
 
 enum { ROUNDS = 25, BATCH = 40, SPREAD = 37 };
@@ -113,7 +114,7 @@ static void check_index(const char *path, uint32_t batches) {
 
 START_TEST(kill9_during_indexing) {
   char path[96];
-  snprintf(path, sizeof path, "%s/index", fts_tmp_dir);
+  snprintf(path, sizeof path, "%s/index", corvid_test_root);
   srand((unsigned)time(NULL));
   uint32_t acked = 0; // batches acknowledged so far
   for (unsigned round = 0; round < ROUNDS; round++) {
@@ -158,5 +159,5 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, kill9_during_indexing);
   suite_add_tcase(s, tc);
-  return fts_tmp_run(s, "/tmp/fts-crash-XXXXXX");
+  return corvid_check_run(s);
 }

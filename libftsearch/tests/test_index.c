@@ -12,16 +12,17 @@
 #include <unistd.h>
 
 #include "corvid_libtest.h"
-#include "fts_test_tmp.h"
+#define CORVID_TEST_TMP_NAME "fts-index"
+#include "corvid_test_tmp.h"
 #include "ftsearch.h"
 #include "index_internal.h"
 
 static char path[96];
 
-// open_fresh opens a new index in a directory of its own under fts_tmp_dir.
+// open_fresh opens a new index in a directory of its own under corvid_test_root.
 static fts_index *open_fresh(const fts_index_settings *s) {
   char dir[80];
-  snprintf(dir, sizeof dir, "%s/t-XXXXXX", fts_tmp_dir);
+  snprintf(dir, sizeof dir, "%s/t-XXXXXX", corvid_test_root);
   ck_assert_ptr_nonnull(mkdtemp(dir));
   snprintf(path, sizeof path, "%s/index", dir);
   fts_index *idx;
@@ -870,5 +871,5 @@ int main(void) {
   tcase_add_test(tc, docs_list_pages_live_documents);
   tcase_add_test(tc, one_word_queries_use_the_documents_languages);
   suite_add_tcase(s, tc);
-  return fts_tmp_run(s, "/tmp/fts-index-XXXXXX");
+  return corvid_check_run(s);
 }

@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 #include "corvid_libtest.h"
-#include "fts_test_tmp.h"
+#define CORVID_TEST_TMP_NAME "fts-oracle"
+#include "corvid_test_tmp.h"
 #include "ftsearch.h"
 #include "mailtext.h"
 
@@ -389,8 +390,8 @@ START_TEST(index_answers_as_brute_force) {
   if (env && atoi(env) > 0)
     count = (unsigned)atoi(env);
   char eml[96], path[96];
-  snprintf(eml, sizeof eml, "%s/eml", fts_tmp_dir);
-  snprintf(path, sizeof path, "%s/index", fts_tmp_dir);
+  snprintf(eml, sizeof eml, "%s/eml", corvid_test_root);
+  snprintf(path, sizeof path, "%s/index", corvid_test_root);
   run_mkcorpus(eml, count);
   char **paths;
   ck_assert_int_eq(ftm_list(eml, &paths, &num_docs), 0);
@@ -558,5 +559,5 @@ int main(int argc, char **argv) {
   tcase_set_timeout(tc, 280);
   tcase_add_test(tc, index_answers_as_brute_force);
   suite_add_tcase(s, tc);
-  return fts_tmp_run(s, "/tmp/fts-oracle-XXXXXX");
+  return corvid_check_run(s);
 }

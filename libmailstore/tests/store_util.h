@@ -7,7 +7,6 @@
 
 #include <check.h>
 #include <dirent.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,44 +18,10 @@
 #include "mailstore.h"
 
 // Every temporary directory of a test program lies in one root,
-// $TMPDIR/ms-test-XXXXXX (TMPDIR unset: /tmp), made before main runs and
-// removed with everything in it when the program exits (atexit). Check
-// runs each test in a forked child and skips the teardown of a test that
-// fails, crashes or times out, so the root, owned by the parent that
-// outlives them, is what guarantees that nothing is left behind; children
-// (whose exit runs the same atexit list) never remove it. Only a program
-// killed as a whole (meson's own timeout) can still leave its root. A root
-// that cannot be made leaves the directories directly in $TMPDIR.
-static char ms_test_root[2048];
-static pid_t ms_test_root_pid;
-
-static int ms_test_rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  remove(path);
-  return 0;
-}
-
-// ms_test_root_remove removes the root and all it holds, in the process
-// that made it only.
-static void ms_test_root_remove(void) {
-  if (ms_test_root[0] && getpid() == ms_test_root_pid) {
-    nftw(ms_test_root, ms_test_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    ms_test_root[0] = 0;
-  }
-}
-
-__attribute__((constructor)) static void ms_test_root_init(void) {
-  const char *base = getenv("TMPDIR");
-  snprintf(ms_test_root, sizeof ms_test_root, "%s/ms-test-XXXXXX", base && *base ? base : "/tmp");
-  if (!mkdtemp(ms_test_root)) {
-    ms_test_root[0] = 0;
-    return;
-  }
-  ms_test_root_pid = getpid();
-  atexit(ms_test_root_remove);
-}
+// $TMPDIR/ms-test-XXXXXX, removed when the program exits, even after a test
+// failed or crashed (corvid_test_tmp.h).
+#define CORVID_TEST_TMP_NAME "ms-test"
+#include "corvid_test_tmp.h"
 
 // tmp_store_dir makes a fresh directory inside the program's root (free
 // it with rm_store_dir; the root goes at exit anyway).
@@ -64,8 +29,8 @@ static inline char *tmp_store_dir(void) {
   const char *base = getenv("TMPDIR");
   char *dir = malloc(4096);
   ck_assert_ptr_nonnull(dir);
-  if (ms_test_root[0])
-    snprintf(dir, 4096, "%s/store-XXXXXX", ms_test_root);
+  if (corvid_test_root[0])
+    snprintf(dir, 4096, "%s/store-XXXXXX", corvid_test_root);
   else
     snprintf(dir, 4096, "%s/ms-test-XXXXXX", base && *base ? base : "/tmp");
   ck_assert_ptr_nonnull(mkdtemp(dir));

@@ -48,10 +48,10 @@ static int count_entries(const char *d) {
 }
 
 START_TEST(dirs_lie_in_the_root) {
-  ck_assert_str_ne(ms_test_root, "");
+  ck_assert_str_ne(corvid_test_root, "");
   char *dir = tmp_store_dir();
-  ck_assert_int_eq(strncmp(dir, ms_test_root, strlen(ms_test_root)), 0);
-  ck_assert_int_eq(dir[strlen(ms_test_root)], '/');
+  ck_assert_int_eq(strncmp(dir, corvid_test_root, strlen(corvid_test_root)), 0);
+  ck_assert_int_eq(dir[strlen(corvid_test_root)], '/');
   struct stat sb;
   ck_assert_int_eq(stat(dir, &sb), 0);
   ck_assert(S_ISDIR(sb.st_mode));

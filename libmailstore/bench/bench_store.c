@@ -1,10 +1,11 @@
 // bench_store.c: libmailstore's bulk-operation figures, one JSON line each
 // (corvid_bench.h): durable delivery of 10 KiB messages by 1, 8 and 64
 // concurrent threads (group commit) and through the batch API (also with
-// zstd level 1 instead of the default 3), then on one
-// large mailbox (built with no_sync) a move of 25,000 messages, an expunge of
-// 25,000, marking every message seen and adding the keyword $Junk to every
-// message, each one durable transaction.
+// zstd level 1 instead of the default 3), then on one large mailbox (built
+// with no_sync) opening it and listing UIDs and flags, a second flag fetch,
+// a sort by date and THREAD=REFERENCES, then a move of 25,000 messages, an
+// expunge of 25,000, marking every message seen and adding the keyword
+// $Junk to every message, each one durable transaction.
 // Usage: bench_store [mailbox_size [deliveries]] (defaults 250000, 2000:
 // deliveries per single-thread run; the concurrent runs deliver 10 times as
 // many; 0 skips delivery). Commit grouping (messages per commit) goes to
@@ -483,6 +484,47 @@ static void index_run(unsigned n) {
   rmdir(dir);
 }
 
+// read_ops times, on the large mailbox before the bulk writes, what a
+// client does when it opens the mailbox (dovecot_compare.py runs the same
+// as IMAP commands on Dovecot): open the store and list every message's UID
+// and flags (the packed index built by this first list), fetch the flags
+// of every message again, sort by date and THREAD=REFERENCES, each one call.
+static void read_ops(const char *dir, uint32_t acct, uint32_t box, unsigned n) {
+  ms_store *st;
+  int rc;
+  struct ms_entry *e = malloc((size_t)n * sizeof *e);
+  uint32_t *out = malloc((size_t)n * sizeof *out), key = MS_SORT_DATE;
+  size_t cap = (size_t)n * MS_THREAD_BYTES_PER_MESSAGE + 2, got = 0, nt = 0;
+  char *text = malloc(cap);
+  if (!e || !out || !text)
+    die("malloc", -12);
+  uint64_t t0 = mark();
+  if ((rc = ms_store_open(&st, dir, NULL)) < 0)
+    die("open", rc);
+  if ((rc = ms_mailbox_list(st, e, n, &got, acct, box, 0)) < 0 || got != n)
+    die("list", rc);
+  emit_once("open-list", n, corvid_bench_now_ns() - t0);
+  t0 = mark();
+  if ((rc = ms_mailbox_list(st, e, n, &got, acct, box, 0)) < 0 || got != n)
+    die("list", rc);
+  emit_once("fetch-flags", n, corvid_bench_now_ns() - t0);
+  t0 = mark();
+  if ((rc = ms_mailbox_sort(st, out, n, &got, NULL, acct, box, NULL, 0, &key, 1, 0)) < 0 ||
+      got != n)
+    die("sort", rc);
+  emit_once("sort-date", n, corvid_bench_now_ns() - t0);
+  t0 = mark();
+  if ((rc = ms_mailbox_thread(st, text, cap, &got, &nt, acct, box, NULL, 0, MS_THREAD_REFERENCES)) <
+      0)
+    die("thread", rc);
+  emit_once("thread-references", n, corvid_bench_now_ns() - t0);
+  fprintf(stderr, "thread-references: %zu threads, %zu bytes\n", nt, got);
+  ms_store_close(st);
+  free(e);
+  free(out);
+  free(text);
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--index") == 0) {
     index_run((unsigned)strtoul(argv[2], NULL, 10));
@@ -548,6 +590,7 @@ int main(int argc, char **argv) {
   if (fd < 0 || fsync(fd) != 0)
     die("fsync", -5);
   close(fd);
+  read_ops(dir, acct, inbox, big);
   if ((rc = ms_store_open(&st, dir, NULL)) < 0)
     die("open", rc);
   uint32_t *uids = malloc(big * sizeof *uids);

@@ -10,6 +10,7 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -58,6 +59,11 @@ static inline uint64_t keepd_median_ns(uint64_t *v, size_t n) {
   return v[n / 2];
 }
 
+// keepd_start_uid, when not 0, is the user (and group) id the next daemons
+// run as: a suite running as root sets it so that nftables can tell the
+// packets of one member from another's on a shared loopback (`meta skuid`).
+static uid_t keepd_start_uid;
+
 // keepd_start runs `bin` with --port 0 --lock-quarantine 0 and the NULL-ended
 // `extra` arguments (which may override the quarantine) and waits up to 10 s
 // for its port. Returns 0 or -1.
@@ -66,6 +72,11 @@ static inline int keepd_start(struct keepd_proc *p, const char *bin, const char 
   snprintf(p->dir, sizeof p->dir, "/tmp/keepd-test-XXXXXX");
   if (mkdtemp(p->dir) == NULL)
     return -1;
+  uid_t uid = keepd_start_uid;
+  if (uid != 0 && chown(p->dir, uid, (gid_t)uid) != 0) {
+    rmdir(p->dir);
+    return -1;
+  }
   snprintf(p->port_file, sizeof p->port_file, "%s/port", p->dir);
   const char *argv[40] = {bin, "--port", "0", "--port-file", p->port_file, "--lock-quarantine",
                           "0"};
@@ -82,6 +93,9 @@ static inline int keepd_start(struct keepd_proc *p, const char *bin, const char 
   if (p->pid < 0)
     return -1;
   if (p->pid == 0) {
+    // Another user first: changing it clears the parent-death signal.
+    if (uid != 0 && (setgroups(0, NULL) != 0 || setgid((gid_t)uid) != 0 || setuid(uid) != 0))
+      _exit(126);
     // A failed test case must not leave a daemon behind.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     int null = open("/dev/null", O_WRONLY);

@@ -10,8 +10,15 @@
 // held: counters continue from their latest value, deleted keys stay
 // deleted, and the lock is still held by its holder, with its lease.
 // Two pauses: one shorter than the 1 s quorum window (its confirmations
-// have not lapsed yet when it resumes) and one longer.
+// have not lapsed yet when it resumes) and one longer. Then the same with a
+// real network partition that heals instead of a pause: the member keeps
+// running (its heartbeat thread keeps ticking) but nftables, in the
+// suite's private network namespace, drops every datagram to and from its
+// heartbeat port and every TCP packet between it and the other members,
+// while a client of the test still reaches it: during the cut it must
+// answer that client BUSY for every key, write and increment.
 #include <sched.h>
+#include <sys/wait.h>
 
 #include "corvid_libtest.h"
 #include "keepd_cluster_harness.h"
@@ -87,11 +94,75 @@ static bool check_answer(int rc, const char *got, size_t len, int i, bool settli
   return true;
 }
 
-static void stop_and_return(unsigned pause_ms) {
+// The partition tells members apart by the user their sockets belong to:
+// BACK runs as BACK_UID, the others as OTHERS_UID, the test as root.
+#define BACK_UID 65534
+#define OTHERS_UID 65533
+
+static bool partition_usable; // root in a private network namespace, with nft
+
+static void nft(const char *rule) {
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "nft %s", rule);
+  ck_assert_msg(system(cmd) == 0, "%s failed", cmd);
+}
+
+// cut_off isolates BACK from the other members, both ways: its heartbeat
+// port hears and says nothing, and a flow that has both a packet from BACK
+// and one from another member (a mark on the flow's conntrack entry, set on
+// the way out by the sending socket's user) loses every packet from then
+// on: no TCP connection between them gets past its SYN-ACK (the mark alone
+// also cuts the heartbeats, from their first answer on). The test's own
+// connections (root) pass.
+static void cut_off(const struct cluster *cl) {
+  char rule[256];
+  // What a failed earlier case left behind goes first.
+  ck_assert_int_ne(system("nft delete table inet kret 2>/dev/null; true"), -1);
+  nft("add table inet kret");
+  nft("add chain inet kret out '{ type filter hook output priority 0; }'");
+  nft("add chain inet kret in '{ type filter hook input priority 0; }'");
+  snprintf(rule, sizeof rule, "add rule inet kret out meta skuid %u ct mark set ct mark or 1",
+           BACK_UID);
+  nft(rule);
+  snprintf(rule, sizeof rule, "add rule inet kret out meta skuid %u ct mark set ct mark or 2",
+           OTHERS_UID);
+  nft(rule);
+  snprintf(rule, sizeof rule, "add rule inet kret in udp dport %u drop", cl->udp[BACK]);
+  nft(rule);
+  snprintf(rule, sizeof rule, "add rule inet kret in udp sport %u drop", cl->udp[BACK]);
+  nft(rule);
+  nft("add rule inet kret in ct mark 3 drop");
+}
+
+static void heal(void) {
+  nft("delete table inet kret");
+}
+
+enum away { STOPPED, PARTITIONED };
+
+// away_and_return takes BACK away (SIGSTOP, or cut off by a partition) for
+// `away_ms`, writes to the interim owners meanwhile, brings it back and
+// checks that it never serves its stale copy and settles on theirs.
+static void away_and_return(enum away how, unsigned away_ms) {
   struct cluster cl;
   // A short quarantine, so that the lock can be taken on the interim
   // owner soon after it took the slot over.
-  cluster_start(&cl, "300");
+  if (how == PARTITIONED) {
+    memset(&cl, 0, sizeof cl);
+    for (int i = 0; i < N; i++) {
+      cl.port[i] = free_port(SOCK_STREAM);
+      cl.udp[i] = free_port(SOCK_DGRAM);
+      snprintf(cl.addr[i], sizeof cl.addr[i], "127.0.0.1:%u", cl.port[i]);
+      cl.addrs[i] = cl.addr[i];
+    }
+    for (int i = 0; i < N; i++) {
+      keepd_start_uid = i == BACK ? BACK_UID : OTHERS_UID;
+      start_member(&cl, i, "300");
+    }
+    keepd_start_uid = 0;
+  } else {
+    cluster_start(&cl, "300");
+  }
   keep_client *c = client_for(&cl, cl.addrs, ids, N);
   wait_ready(c);
   keep_client *to_back = single(&cl, BACK), *interim[2] = {single(&cl, 0), single(&cl, 1)};
@@ -114,10 +185,13 @@ static void stop_and_return(unsigned pause_ms) {
   RETRY(keep_incr(to_back, &n, ctr_key, strlen(ctr_key), 100, 0));
   ck_assert_int_eq(n, 100);
 
-  // Stopped: the others take its slots over (the first write waits for
-  // them); then the writes it misses.
+  // Away (stopped or cut off): the others take its slots over (the first
+  // write waits for them); then the writes it misses.
   uint64_t t_stop = keepd_test_now_ns();
-  ck_assert_int_eq(kill(cl.p[BACK].pid, SIGSTOP), 0);
+  if (how == STOPPED)
+    ck_assert_int_eq(kill(cl.p[BACK].pid, SIGSTOP), 0);
+  else
+    cut_off(&cl);
   for (int i = 0; i < KEYS; i++) {
     keep_client *to = interim[i % 2];
     return_key(key, sizeof key, "ret", i);
@@ -145,13 +219,41 @@ static void stop_and_return(unsigned pause_ms) {
   ck_assert_int_eq(rc, 0);
   uint64_t t_lock = keepd_test_now_ns();
   uint64_t paused = keepd_test_now_ns() - t_stop;
-  if (paused < pause_ms * 1000000ull)
-    keepd_sleep_ms((unsigned)((pause_ms * 1000000ull - paused) / 1000000u));
+  unsigned cut_busy = 0;
+  if (how == PARTITIONED) {
+    // Cut off, BACK still runs and the test still reaches it: once the
+    // others serve its slots (the writes above went through), it answers
+    // BUSY for every key, and executes no write or increment, until the
+    // partition heals. (libkeep sends a request answered BUSY five times
+    // more, over ~30 ms, before it reports BUSY.)
+    for (unsigned k = 0; k < 3 || keepd_test_now_ns() - t_stop < away_ms * 1000000ull; k++) {
+      if (k == 0) {
+        rc = keep_incr(to_back, &n, ctr_key, strlen(ctr_key), 1000, 0);
+        ck_assert_msg(rc == KEEP_ERR_BUSY, "incr on the cut-off member: %s", keep_strerror(rc));
+      } else if (k == 1) {
+        return_key(key, sizeof key, "ret", 0);
+        rc = keep_set(to_back, key, strlen(key), "cut", 3, 0);
+        ck_assert_msg(rc == KEEP_ERR_BUSY, "set on the cut-off member: %s", keep_strerror(rc));
+      } else {
+        return_key(key, sizeof key, "ret", (int)(k - 2) % KEYS);
+        rc = keep_get(to_back, got, sizeof got, &len, key, strlen(key));
+        ck_assert_msg(rc == KEEP_ERR_BUSY, "%s on the cut-off member: %s%s%.*s", key,
+                      keep_strerror(rc), rc == 0 ? ", value " : "", rc == 0 ? (int)len : 0, got);
+      }
+      cut_busy++;
+    }
+  }
+  paused = keepd_test_now_ns() - t_stop;
+  if (paused < away_ms * 1000000ull)
+    keepd_sleep_ms((unsigned)((away_ms * 1000000ull - paused) / 1000000u));
   paused = keepd_test_now_ns() - t_stop;
 
   // Back. Every answer for its keys is BUSY, MOVED or the latest value,
   // from the first request on, until all are served.
-  ck_assert_int_eq(kill(cl.p[BACK].pid, SIGCONT), 0);
+  if (how == STOPPED)
+    ck_assert_int_eq(kill(cl.p[BACK].pid, SIGCONT), 0);
+  else
+    heal();
   uint64_t t_cont = keepd_test_now_ns();
   bool served[KEYS] = {false};
   unsigned left = KEYS, busy = 0, rounds = 0;
@@ -171,8 +273,14 @@ static void stop_and_return(unsigned pause_ms) {
     }
     rounds++;
   }
-  fprintf(stderr, "# paused %.0f ms: all keys served %.1f ms after SIGCONT (%u BUSY/MOVED)\n",
-          paused / 1e6, (keepd_test_now_ns() - t_cont) / 1e6, busy);
+  if (how == STOPPED)
+    fprintf(stderr, "# paused %.0f ms: all keys served %.1f ms after SIGCONT (%u BUSY/MOVED)\n",
+            paused / 1e6, (keepd_test_now_ns() - t_cont) / 1e6, busy);
+  else
+    fprintf(stderr,
+            "# cut off %.0f ms (%u BUSY answers while cut off): all keys served %.1f ms after "
+            "the partition healed (%u BUSY/MOVED)\n",
+            paused / 1e6, cut_busy, (keepd_test_now_ns() - t_cont) / 1e6, busy);
   // Settled: every key holds the interim owner's latest value, on BACK
   // and through a cluster client.
   for (int i = 0; i < KEYS; i++) {
@@ -210,14 +318,43 @@ static void stop_and_return(unsigned pause_ms) {
 // Shorter than the quorum window: its confirmations still look fresh when
 // it resumes, though the others moved on 225 ms after it stopped.
 START_TEST(test_sigstop_short_pulls_keys_back) {
-  stop_and_return(700);
+  away_and_return(STOPPED, 700);
 }
 END_TEST
 
 START_TEST(test_sigstop_long_pulls_keys_back) {
-  stop_and_return(1500);
+  away_and_return(STOPPED, 1500);
 }
 END_TEST
+
+// A symmetric partition that heals: BACK keeps running and ticking, its
+// confirmations lapse, the others take its slots over; healed, it pulls
+// them back.
+START_TEST(test_partition_heals_pulls_keys_back) {
+  away_and_return(PARTITIONED, 1500);
+}
+END_TEST
+
+// runs_as_others tells whether keepd can run as BACK_UID and OTHERS_UID:
+// a checkout in a directory those users cannot enter (a home directory of
+// mode 0700) leaves the partition case out rather than failing it.
+static bool runs_as_others(void) {
+  const uid_t uids[2] = {BACK_UID, OTHERS_UID};
+  for (int i = 0; i < 2; i++) {
+    pid_t pid = fork();
+    if (pid < 0)
+      return false;
+    if (pid == 0) {
+      if (setgroups(0, NULL) != 0 || setgid((gid_t)uids[i]) != 0 || setuid(uids[i]) != 0)
+        _exit(1);
+      _exit(access(keepd_bin, X_OK) == 0 ? 0 : 1);
+    }
+    int st;
+    if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+      return false;
+  }
+  return true;
+}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -228,15 +365,26 @@ int main(int argc, char **argv) {
   cluster_max_lease = "10000";
   // A network namespace of its own when allowed: the ports this suite
   // picks cannot then collide with those of suites running beside it.
-  if (unshare(CLONE_NEWNET) == 0 && system("ip link set lo up") != 0) {
-    printf("Bail out! no loopback in the new network namespace\n");
-    return 1;
+  if (unshare(CLONE_NEWNET) == 0) {
+    if (system("ip link set lo up") != 0) {
+      printf("Bail out! no loopback in the new network namespace\n");
+      return 1;
+    }
+    // The partition case needs nftables (with conntrack) in that namespace
+    // and root, to run the members as other users who can run keepd.
+    partition_usable =
+        geteuid() == 0 && system("nft list tables >/dev/null 2>&1") == 0 && runs_as_others();
   }
+  if (!partition_usable)
+    fprintf(stderr, "# partition case left out: needs root, a network namespace, nft and a "
+                    "keepd that other users may run\n");
   Suite *s = suite_create("keepd-return");
   TCase *tc = tcase_create("return");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_sigstop_short_pulls_keys_back);
   tcase_add_test(tc, test_sigstop_long_pulls_keys_back);
+  if (partition_usable)
+    tcase_add_test(tc, test_partition_heals_pulls_keys_back);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

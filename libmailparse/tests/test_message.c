@@ -537,16 +537,25 @@ START_TEST(test_peak_memory_5000_parts) {
 }
 END_TEST
 
-START_TEST(test_peak_memory_tiny_parts) {
-  // 5,000 near-empty parts: the records outweigh the bytes, and the
-  // documented per-part bound holds.
-  size_t cap = 5000 * 16 + 100;
+// tiny_parts returns a multipart message (MPH) of `count` near-empty
+// parts, unterminated, and its length in *len.
+static char *tiny_parts(int count, size_t *len) {
+  size_t cap = (size_t)count * 16 + 100;
   char *msg = malloc(cap);
   ck_assert_ptr_nonnull(msg);
   strcpy(msg, MPH);
   size_t n = strlen(msg);
-  for (int i = 0; i < 5000; i++)
+  for (int i = 0; i < count; i++)
     n += (size_t)snprintf(msg + n, cap - n, "--b\r\n\r\nx\r\n");
+  *len = n;
+  return msg;
+}
+
+START_TEST(test_peak_memory_tiny_parts) {
+  // 5,000 near-empty parts: the records outweigh the bytes, and the
+  // documented per-part bound holds.
+  size_t n;
+  char *msg = tiny_parts(5000, &n);
   size_t parts, fields;
   size_t peak = peak_of(msg, n, 0, &parts, &fields);
   ck_assert_uint_eq(parts, 5001);
@@ -607,13 +616,8 @@ END_TEST
 START_TEST(test_peak_memory_10k_tiny_parts) {
   // 20,000 near-empty parts, cut at the default limit of 10,000: the
   // documented per-part bound holds.
-  size_t cap = 20000 * 16 + 100;
-  char *msg = malloc(cap);
-  ck_assert_ptr_nonnull(msg);
-  strcpy(msg, MPH);
-  size_t n = strlen(msg);
-  for (int i = 0; i < 20000; i++)
-    n += (size_t)snprintf(msg + n, cap - n, "--b\r\n\r\nx\r\n");
+  size_t n;
+  char *msg = tiny_parts(20000, &n);
   for (int mode = 0; mode <= 2; mode += 2) {
     size_t parts, fields;
     size_t peak = peak_of_s(msg, n, mode, NULL, &parts, &fields);

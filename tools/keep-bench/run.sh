@@ -42,17 +42,27 @@ start_redis() {
   pids="$pids $rpid"
   for _ in $(seq 200); do redis-cli -p "$rport" ping >/dev/null 2>&1 && break; sleep 0.05; done
 }
+# wait_listening PORT: waits until something accepts connections on the
+# loopback PORT (at most 10 s), rather than guessing a start-up time.
+wait_listening() {
+  for _ in $(seq 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "run.sh: nothing listens on port $1 after 10 s" >&2
+  return 1
+}
 start_memcached() {
   memcached -l 127.0.0.1 -p "$mport" -U 0 -m 4096 -u nobody >"$dir/memcached.log" 2>&1 &
   mpid=$!
   pids="$pids $mpid"
-  sleep 0.3
+  wait_listening "$mport"
 }
 start_nats() {
   nats-server -a 127.0.0.1 -p "$nport" >"$dir/nats.log" 2>&1 &
   npid=$!
   pids="$pids $npid"
-  sleep 0.5
+  wait_listening "$nport"
 }
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 emit() { tee -a "$out"; }
@@ -108,21 +118,36 @@ stop "$npid"
 # INFO memory used_memory, memcached's is stats "bytes" (item memory as it
 # accounts it); the RSS growth of those two is printed alongside.
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+# redis_used_memory: INFO used_memory once it has settled. Right after a
+# fill Redis may still be rehashing its dictionary incrementally, holding
+# the old and the new table at once; reads 200 ms apart must agree (at most
+# 10 s of waiting).
+redis_used_memory() {
+  local prev=-1 cur
+  for _ in $(seq 50); do
+    cur=$(redis-cli -p "$rport" info memory | awk -F: '/^used_memory:/ {print $2+0}')
+    [ "$cur" = "$prev" ] && break
+    prev=$cur
+    sleep 0.2
+  done
+  echo "$cur"
+}
 per_key() { awk -v b="$1" -v n="$fill" 'BEGIN { printf "%.1f", b / n }'; }
 if [ "$fill" -gt 0 ]; then
   start_keepd
   before=$(rss_kb "$kpid")
   "$bench" --proto keep --port "$kport" --fill "$fill" | emit
   after=$(rss_kb "$kpid")
-  printf '{"bench":"memory","impl":"keepd","keys":%s,"bytes_per_key":%s,"source":"VmRSS growth"}\n' \
-    "$fill" "$(per_key $(((after - before) * 1024)))" | emit
+  kb=$(per_key $(((after - before) * 1024)))
+  printf '{"bench":"memory","impl":"keepd","keys":%s,"bytes_per_key":%s,"source":"VmRSS growth","rss_bytes_per_key":%s}\n' \
+    "$fill" "$kb" "$kb" | emit
   stop "$kpid"
 
   start_redis
   before=$(rss_kb "$rpid")
-  ub=$(redis-cli -p "$rport" info memory | awk -F: '/^used_memory:/ {print $2+0}')
+  ub=$(redis_used_memory)
   "$bench" --proto resp --port "$rport" --fill "$fill" | emit
-  ua=$(redis-cli -p "$rport" info memory | awk -F: '/^used_memory:/ {print $2+0}')
+  ua=$(redis_used_memory)
   after=$(rss_kb "$rpid")
   printf '{"bench":"memory","impl":"resp","keys":%s,"bytes_per_key":%s,"source":"INFO used_memory","rss_bytes_per_key":%s}\n' \
     "$fill" "$(per_key $((ua - ub)))" "$(per_key $(((after - before) * 1024)))" | emit

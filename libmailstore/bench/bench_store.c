@@ -14,6 +14,10 @@
 // bench_store --sort N times SORT and THREAD over N list-like messages.
 // bench_store --index N times flag fetch, sorts and changed-since
 // over N messages without and with the packed mailbox index.
+// bench_store --deliver N [DIR [M]] runs only the durable delivery rows
+// (N deliveries per single-thread run), and with DIR (mkcorpus --format
+// eml) the same rows over the first M (default 2000) of its messages,
+// named "deliver-corpus-...". CPU per message goes to stderr.
 #include "corvid_bench.h"
 #include "mailstore.h"
 
@@ -23,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -110,6 +115,58 @@ static void wipe(const char *dir) {
   }
 }
 
+// corpus holds the messages of --deliver's DIR; when ncorpus is not 0 the
+// delivery runs store corpus[n % ncorpus] as message n instead of a
+// generated 10 KiB one.
+struct corpus_msg {
+  uint8_t *data;
+  size_t len;
+};
+static struct corpus_msg *corpus;
+static size_t ncorpus;
+
+static int cmp_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+// corpus_load reads the first `max` regular files of dir, in name order.
+static void corpus_load(const char *dir, size_t max) {
+  DIR *d = opendir(dir);
+  if (!d)
+    die(dir, -2);
+  char **names = NULL;
+  size_t cap = 0, k = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.')
+      continue;
+    if (k == cap && !(names = realloc(names, (cap = cap ? 2 * cap : 1024) * sizeof *names)))
+      die("malloc", -12);
+    names[k++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, k, sizeof *names, cmp_name);
+  corpus = calloc(k ? k : 1, sizeof *corpus);
+  if (!corpus)
+    die("malloc", -12);
+  for (size_t i = 0; i < k; i++) {
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", dir, names[i]);
+    free(names[i]);
+    if (ncorpus >= max)
+      continue;
+    FILE *f = fopen(p, "rb");
+    struct stat st;
+    if (!f || fstat(fileno(f), &st) != 0 || st.st_size == 0 ||
+        !(corpus[ncorpus].data = malloc((size_t)st.st_size)) ||
+        fread(corpus[ncorpus].data, 1, (size_t)st.st_size, f) != (size_t)st.st_size)
+      die(p, -5);
+    fclose(f);
+    corpus[ncorpus++].len = (size_t)st.st_size;
+  }
+  free(names);
+}
+
 struct dworker {
   ms_store *st;
   uint32_t acct, box;
@@ -125,9 +182,15 @@ static void *deliver_thread(void *p) {
   for (unsigned i = 0; i < w->count; i += w->batch) {
     unsigned k = w->count - i < w->batch ? w->count - i : w->batch;
     for (unsigned j = 0; j < k; j++) {
-      size_t len = message(bufs[j], sizeof bufs[j], w->first + i + j, 10240);
-      d[j] = (struct ms_delivery){
-          .account = w->acct, .mailbox = w->box, .data = (uint8_t *)bufs[j], .len = len};
+      d[j] = (struct ms_delivery){.account = w->acct, .mailbox = w->box};
+      if (ncorpus) {
+        const struct corpus_msg *m = &corpus[(w->first + i + j) % ncorpus];
+        d[j].data = m->data;
+        d[j].len = m->len;
+      } else {
+        d[j].len = message(bufs[j], sizeof bufs[j], w->first + i + j, 10240);
+        d[j].data = (uint8_t *)bufs[j];
+      }
     }
     int rc = ms_messages_deliver(w->st, d, k);
     if (rc != (int)k)
@@ -168,9 +231,11 @@ static void deliver_run(const char *dir, unsigned threads, unsigned total, unsig
   char name[80], b[24] = "";
   if (batch > 1)
     snprintf(b, sizeof b, "-batch%u", batch);
-  snprintf(name, sizeof name, "deliver-10k-durable%s-t%u%s", b, threads,
+  snprintf(name, sizeof name, "deliver-%s-durable%s-t%u%s", ncorpus ? "corpus" : "10k", b, threads,
            level == 1 ? "-zstd1" : "");
   emit_once(name, threads * (total / threads), ns);
+  fprintf(stderr, "%s: %.1f us cpu per message\n", name,
+          (double)(cpu_ns() - cpu_mark) / 1e3 / (double)(threads * (total / threads)));
   struct ms_store_counters k;
   if (ms_store_counters_get(st, &k) == 0)
     fprintf(stderr, "%s: %llu messages in %llu commits (%.1f per commit, largest %llu)\n", name,
@@ -528,6 +593,28 @@ static void read_ops(const char *dir, uint32_t acct, uint32_t box, unsigned n) {
 int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "--index") == 0) {
     index_run((unsigned)strtoul(argv[2], NULL, 10));
+    return 0;
+  }
+  if (argc >= 3 && argc <= 5 && strcmp(argv[1], "--deliver") == 0) {
+    unsigned n = (unsigned)strtoul(argv[2], NULL, 10);
+    char dir[] = "/tmp/ms-bench-XXXXXX";
+    if (!mkdtemp(dir))
+      return 1;
+    char warm[256];
+    message(warm, sizeof warm, 0, 100); // builds the text table before threads use it
+    for (int pass = 0; pass < (argc > 3 ? 2 : 1); pass++) {
+      if (pass == 1)
+        corpus_load(argv[3], argc > 4 ? strtoul(argv[4], NULL, 10) : 2000);
+      deliver_run(dir, 1, n, 1, 0);
+      deliver_run(dir, 8, n * 10, 1, 0);
+      deliver_run(dir, 64, n * 10, 1, 0);
+      deliver_run(dir, 1, n * 10, 100, 0);
+      deliver_run(dir, 2, n * 10, 100, 0);
+    }
+    for (size_t i = 0; i < ncorpus; i++)
+      free(corpus[i].data);
+    free(corpus);
+    rmdir(dir);
     return 0;
   }
   if (argc == 3 && strcmp(argv[1], "--sort") == 0) {

@@ -114,6 +114,7 @@ int run_write(ms_store *s, write_fn fn, void *ctx) {
     if (rc < 0)
       return rc;
     uint64_t seen = map_size(s);
+    tail_prepare(s);
     rc = fn(s, t, ctx);
     if (rc < 0) {
       txn_abort(s, t);
@@ -687,7 +688,6 @@ static void store_free(ms_store *s) {
   msi_destroy(s->index);
   pthread_mutex_destroy(&s->dictlock);
   pthread_mutex_destroy(&s->poollock);
-  pthread_cond_destroy(&s->qdone);
   pthread_cond_destroy(&s->qarrive);
   pthread_mutex_destroy(&s->qlock);
   pthread_rwlock_destroy(&s->maplock);
@@ -749,7 +749,6 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
     return rc;
   }
   pthread_mutex_init(&s->qlock, NULL);
-  pthread_cond_init(&s->qdone, NULL);
   pthread_cond_init(&s->qarrive, NULL);
   pthread_mutex_init(&s->poollock, NULL);
   pthread_mutex_init(&s->dictlock, NULL);
@@ -770,6 +769,9 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
   if (rc == 0) {
     // An existing store may be larger than initial_map_size: adopt its size.
     mdb_env_set_mapsize(s->env, 0);
+    MDB_stat es;
+    if (mdb_env_stat(s->env, &es) == 0)
+      s->psize = es.ms_psize;
     MDB_envinfo info;
     mdb_env_info(s->env, &info);
     if (info.me_mapsize < s->set.initial_map_size)
@@ -1077,12 +1079,16 @@ struct prepared {
 };
 
 // deliver_req is one ms_messages_deliver call waiting in the queue; it lives
-// on the caller's stack until done is set under qlock.
+// on the caller's stack until done is set under qlock. Its caller sleeps on
+// cv alone, so that a commit wakes only the callers it finished and the one
+// that is to commit next, not every waiting thread.
 struct deliver_req {
   struct ms_delivery *items;
   struct prepared *prep;
   size_t count;
+  int small; // few items: a committer waits for such callers (group_commit)
   int done;
+  pthread_cond_t cv;
   struct deliver_req *next;
 };
 
@@ -1385,6 +1391,13 @@ static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_co
   free(c.mb);
 }
 
+// GROUP_SMALL is the most items a call may have for a committer to wait for
+// it. A bigger batch already shares its commit among its own items, and
+// takes long to compress: waiting for it would idle the committer's core and
+// then make both callers wait for the same fsync, where committing now lets
+// one caller's fsync overlap the other's compression.
+#define GROUP_SMALL 8
+
 static void preparing_add(ms_store *s, int delta) {
   pthread_mutex_lock(&s->qlock);
   s->preparing += delta;
@@ -1395,11 +1408,13 @@ static void preparing_add(ms_store *s, int delta) {
 
 // group_commit queues `req` and returns when a committer (this thread or
 // another) has durably written it. The first thread to find no committer at
-// work becomes one; it waits (at most group_wait_us) for callers that are
-// still compressing and for as many requests as the previous commit took
-// (the callers it woke are usually about to return with their next
-// message), then takes the whole queue. Requests that arrive while it
-// commits wait for the next committer, so the queue fills during each fsync.
+// work becomes one; it waits (at most group_wait_us) for small callers that
+// are still compressing and for as many small requests as the previous
+// commit took (the callers it woke are usually about to return with their
+// next message), then takes the whole queue. Requests that arrive while it
+// commits wait for the next committer, so the queue fills during each fsync;
+// when it is done it wakes the callers it served and the oldest waiting one,
+// which commits next.
 static void group_commit(ms_store *s, struct deliver_req *req) {
   pthread_mutex_lock(&s->qlock);
   req->next = NULL;
@@ -1408,13 +1423,15 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
   else
     s->qhead = req;
   s->qtail = req;
-  s->preparing--;
-  s->queued++;
+  if (req->small) {
+    s->preparing--;
+    s->queued++;
+  }
   if (s->leader_wait)
     pthread_cond_signal(&s->qarrive);
   while (!req->done) {
     if (s->committing) {
-      pthread_cond_wait(&s->qdone, &s->qlock);
+      pthread_cond_wait(&req->cv, &s->qlock);
       continue;
     }
     s->committing = 1;
@@ -1442,13 +1459,18 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
     s->counters.delivered += k.delivered;
     if (k.largest > s->counters.largest)
       s->counters.largest = k.largest;
-    // Read next before done: a waiter may return and free its request.
+    // Read next before done: a waiter may return and free its request
+    // (not before this thread lets go of qlock, so signalling it is safe).
     for (struct deliver_req *r = list, *next; r; r = next) {
       next = r->next;
       r->done = 1;
+      if (r != req)
+        pthread_cond_signal(&r->cv);
     }
     s->committing = 0;
-    pthread_cond_broadcast(&s->qdone);
+    // The oldest request that arrived during this commit commits next.
+    if (s->qhead)
+      pthread_cond_signal(&s->qhead->cv);
   }
   pthread_mutex_unlock(&s->qlock);
 }
@@ -1488,7 +1510,9 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
   struct prepared *prep = calloc(count, sizeof *prep);
   if (!prep)
     return -ENOMEM;
-  preparing_add(store, 1);
+  int small = count <= GROUP_SMALL;
+  if (small)
+    preparing_add(store, 1);
   uint32_t dict_id;
   const ZSTD_CDict *cd = dict_current(store, &dict_id);
   ZSTD_CCtx *cc = cctx_take(store);
@@ -1508,9 +1532,11 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
   }
   cctx_give(store, cc);
   if (ready) {
-    struct deliver_req req = {.items = items, .prep = prep, .count = count};
+    struct deliver_req req = {.items = items, .prep = prep, .count = count, .small = small};
+    pthread_cond_init(&req.cv, NULL);
     group_commit(store, &req);
-  } else {
+    pthread_cond_destroy(&req.cv);
+  } else if (small) {
     preparing_add(store, -1);
   }
   int stored = 0;

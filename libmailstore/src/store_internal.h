@@ -69,15 +69,15 @@ struct ms_store {
   // the process has no transaction open.
   pthread_rwlock_t maplock;
   // The group-commit queue (leader/follower, see group_commit): requests
-  // waiting for a committer, and whether one is at work; counters too.
+  // waiting for a committer (each sleeps on its own condition variable),
+  // and whether one is at work; counters too.
   pthread_mutex_t qlock;
-  pthread_cond_t qdone;   // a commit finished
   pthread_cond_t qarrive; // no caller is preparing any more
   struct deliver_req *qhead, *qtail;
   int committing;
-  int preparing;   // callers hashing and compressing, about to queue
-  int queued;      // requests in the queue
-  int last_reqs;   // requests the previous commit took
+  int preparing;   // small callers hashing and compressing, about to queue
+  int queued;      // small requests in the queue
+  int last_reqs;   // small requests the previous commit took
   int leader_wait; // the committer waits on qarrive
   struct ms_store_counters counters;
   pthread_mutex_t poollock;
@@ -98,6 +98,10 @@ struct ms_store {
   size_t nddicts;
   uint32_t dict_seen;
   int train_due, training, train_off;
+  // The data file's written tail (tail.c): its page size, and the file
+  // size this process last saw or made; write transactions only.
+  uint32_t psize;
+  uint64_t tail_end;
 };
 
 // lmdb_err maps an LMDB return code to 0, MS_ERR_* or -errno (MDB_MAP_FULL
@@ -156,6 +160,13 @@ int sel_build(struct batch_ctx *c);
 // increasing UIDs; *at is the UID c is on (0: unknown). Returns 1 found
 // (value in *v), 0 absent, < 0 error.
 int walk_seek(MDB_cursor *c, const uint8_t prefix[8], uint32_t uid, uint32_t *at, MDB_val *v);
+
+// tail_prepare, called in a write transaction before it writes anything,
+// makes sure that the data file runs well past LMDB's last page with blocks
+// already written (zeros), so that the pages durable commits append land in
+// allocated, written blocks (tail.c). Best effort: returns nothing.
+#define tail_prepare mss_tail_prepare
+void tail_prepare(ms_store *s);
 
 // batch_check validates a batch call's store, UIDs and count.
 int batch_check(ms_store *s, const uint32_t *uids, size_t count);

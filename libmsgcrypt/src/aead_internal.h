@@ -56,7 +56,15 @@ const EVP_MD *mc_hash_evp_md(mc_hash_alg alg);
 // MC_OCB_IMPL_VAES (the 256-bit loops of x86/ocb_vaes.c over the same key
 // schedule) comes first in the automatic choice when the CPU has VAES and
 // AVX2; forcing it on a CPU without them returns MC_ERR_UNSUPPORTED too.
-enum { MC_OCB_IMPL_AUTO = 0, MC_OCB_IMPL_AESNI, MC_OCB_IMPL_BORINGSSL, MC_OCB_IMPL_VAES };
+// MC_OCB_IMPL_VAES512 (the 512-bit loops of x86/ocb_vaes512.c, same key
+// schedule) comes before it where the CPU has AVX-512 and VAES.
+enum {
+  MC_OCB_IMPL_AUTO = 0,
+  MC_OCB_IMPL_AESNI,
+  MC_OCB_IMPL_BORINGSSL,
+  MC_OCB_IMPL_VAES,
+  MC_OCB_IMPL_VAES512,
+};
 int mc_aes_ocb_init_impl(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len, size_t tag_len,
                          int impl);
 
@@ -69,10 +77,10 @@ int mc_aes_ocb_init_impl(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len
 // mc_ocb_aesni_hash does the same for associated data numbered from 1,
 // adding the cipher outputs into `sum_io`.
 //
-// A context on the VAES loops has MC_OCB_ROUNDS_VAES set in `rounds` beside
-// the round count (the public struct has no other field for it);
-// mc_ocb_rounds returns the count alone.
-enum { MC_OCB_ROUNDS_MASK = 0xff, MC_OCB_ROUNDS_VAES = 0x100 };
+// A context on the VAES loops has MC_OCB_ROUNDS_VAES (256-bit) or
+// MC_OCB_ROUNDS_VAES512 set in `rounds` beside the round count (the public
+// struct has no other field for it); mc_ocb_rounds returns the count alone.
+enum { MC_OCB_ROUNDS_MASK = 0xff, MC_OCB_ROUNDS_VAES = 0x100, MC_OCB_ROUNDS_VAES512 = 0x200 };
 static inline unsigned mc_ocb_rounds(const mc_aes_ocb_ctx *ctx) {
   return ctx->rounds & MC_OCB_ROUNDS_MASK;
 }
@@ -94,6 +102,18 @@ int mc_ocb_vaes_available(void);
 void mc_ocb_vaes_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
                        size_t num_blocks, uint64_t done, uint8_t offset_io[16],
                        uint8_t checksum_io[16]);
+
+// x86/ocb_vaes512.c, built only where meson.build defines MC_HAVE_VAES512.
+// mc_ocb_vaes512_available returns 1 when that code is built and the CPU has
+// AES-NI, AVX2, VAES and AVX-512 F and BW with the OS saving the ZMM state
+// (ocb_aesni.c). mc_ocb_vaes512_crypt and mc_ocb_vaes512_hash do what
+// mc_ocb_vaes_crypt and mc_ocb_vaes_hash do, thirty-two blocks at a time.
+int mc_ocb_vaes512_available(void);
+void mc_ocb_vaes512_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
+                          size_t num_blocks, uint64_t done, uint8_t offset_io[16],
+                          uint8_t checksum_io[16]);
+void mc_ocb_vaes512_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
+                         uint8_t offset_io[16], uint8_t sum_io[16]);
 
 // Incremental AES-OCB encryption of one message (one SEIPDv2 chunk): the
 // plaintext arrives in pieces of any length and is encrypted from the

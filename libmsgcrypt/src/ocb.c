@@ -1,7 +1,8 @@
 // ocb.c: AES-OCB authenticated encryption (RFC 7253): the key and nonce
 // setup, partial blocks, associated data, tags, and the whole-block loops over
 // BoringSSL's AES for CPUs without AES-NI (ocb_aesni.c has the loops for
-// those with it, x86/ocb_vaes.c for those with VAES as well). OCB needs AES on
+// those with it, x86/ocb_vaes.c for those with VAES as well, and
+// x86/ocb_vaes512.c for those with VAES on AVX-512's registers). OCB needs AES on
 // blocks that are independent of each other (each masked with its own
 // offset), so the loops here compute the offsets of a batch of blocks, mask
 // the batch, encrypt it with one call to BoringSSL's ECB mode, which pipelines
@@ -111,6 +112,39 @@ static int have_vaes(void) {
   return v;
 }
 
+// vaes512_cached is the same for mc_ocb_vaes512_available.
+static int vaes512_cached = -1;
+
+static int have_vaes512(void) {
+  int v = __atomic_load_n(&vaes512_cached, __ATOMIC_RELAXED);
+  if (v < 0) {
+    v = mc_ocb_vaes512_available();
+    __atomic_store_n(&vaes512_cached, v, __ATOMIC_RELAXED);
+  }
+  return v;
+}
+
+// The 512-bit loops exist only where meson.build built them; elsewhere
+// have_vaes512() is 0 and these are never reached.
+static void vaes512_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
+                          size_t num_blocks, uint64_t done, uint8_t offset_io[BLOCK],
+                          uint8_t checksum_io[BLOCK]) {
+#if defined(MC_HAVE_VAES512)
+  mc_ocb_vaes512_crypt(ctx, encrypt, out, in, num_blocks, done, offset_io, checksum_io);
+#else
+  mc_ocb_vaes_crypt(ctx, encrypt, out, in, num_blocks, done, offset_io, checksum_io);
+#endif
+}
+
+static void vaes512_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
+                         uint8_t offset_io[BLOCK], uint8_t sum_io[BLOCK]) {
+#if defined(MC_HAVE_VAES512)
+  mc_ocb_vaes512_hash(ctx, ad, num_blocks, offset_io, sum_io);
+#else
+  mc_ocb_vaes_hash(ctx, ad, num_blocks, offset_io, sum_io);
+#endif
+}
+
 // encrypt_block encrypts one block with whichever AES the context uses.
 static void encrypt_block(const mc_aes_ocb_ctx *ctx, uint8_t out[BLOCK], const uint8_t in[BLOCK]) {
   if (ctx->rounds != 0)
@@ -127,19 +161,24 @@ int mc_aes_ocb_init_impl(mc_aes_ocb_ctx *ctx, const uint8_t *key, size_t key_len
   MC_FAIL_IF(key == NULL || cipher == NULL, MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(tag_len != 16 && tag_len != 12 && tag_len != 8, MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(impl != MC_OCB_IMPL_AUTO && impl != MC_OCB_IMPL_AESNI &&
-                 impl != MC_OCB_IMPL_BORINGSSL && impl != MC_OCB_IMPL_VAES,
+                 impl != MC_OCB_IMPL_BORINGSSL && impl != MC_OCB_IMPL_VAES &&
+                 impl != MC_OCB_IMPL_VAES512,
              MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(impl == MC_OCB_IMPL_AESNI && !have_aesni(), MC_ERR_UNSUPPORTED);
   MC_FAIL_IF(impl == MC_OCB_IMPL_VAES && !have_vaes(), MC_ERR_UNSUPPORTED);
+  MC_FAIL_IF(impl == MC_OCB_IMPL_VAES512 && !have_vaes512(), MC_ERR_UNSUPPORTED);
 
   if (impl == MC_OCB_IMPL_AUTO)
-    impl = have_vaes()    ? MC_OCB_IMPL_VAES
+    impl = have_vaes512() ? MC_OCB_IMPL_VAES512
+           : have_vaes()  ? MC_OCB_IMPL_VAES
            : have_aesni() ? MC_OCB_IMPL_AESNI
                           : MC_OCB_IMPL_BORINGSSL;
-  if (impl == MC_OCB_IMPL_AESNI || impl == MC_OCB_IMPL_VAES) {
+  if (impl == MC_OCB_IMPL_AESNI || impl == MC_OCB_IMPL_VAES || impl == MC_OCB_IMPL_VAES512) {
     mc_ocb_aesni_set_key(ctx, key, key_len);
     if (impl == MC_OCB_IMPL_VAES)
       ctx->rounds |= MC_OCB_ROUNDS_VAES;
+    else if (impl == MC_OCB_IMPL_VAES512)
+      ctx->rounds |= MC_OCB_ROUNDS_VAES512;
   } else {
     EVP_CIPHER_CTX *enc = EVP_CIPHER_CTX_new();
     EVP_CIPHER_CTX *dec = EVP_CIPHER_CTX_new();
@@ -251,7 +290,9 @@ static void hash_ad(const mc_aes_ocb_ctx *ctx, uint8_t sum_out[BLOCK], const uin
   words offset = {0, 0}, sum = {0, 0};
   if (ctx->rounds != 0) {
     memset(buf, 0, 2 * BLOCK);
-    if (ctx->rounds & MC_OCB_ROUNDS_VAES)
+    if (ctx->rounds & MC_OCB_ROUNDS_VAES512)
+      vaes512_hash(ctx, ad, full, buf, buf + BLOCK);
+    else if (ctx->rounds & MC_OCB_ROUNDS_VAES)
       mc_ocb_vaes_hash(ctx, ad, full, buf, buf + BLOCK);
     else
       mc_ocb_aesni_hash(ctx, ad, full, buf, buf + BLOCK);
@@ -337,7 +378,9 @@ static void crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const ui
                   size_t len, uint64_t first, uint8_t offset_io[BLOCK],
                   uint8_t checksum_io[BLOCK]) {
   size_t full = len / BLOCK, rest = len % BLOCK;
-  if (ctx->rounds & MC_OCB_ROUNDS_VAES)
+  if (ctx->rounds & MC_OCB_ROUNDS_VAES512)
+    vaes512_crypt(ctx, encrypt, out, in, full, first, offset_io, checksum_io);
+  else if (ctx->rounds & MC_OCB_ROUNDS_VAES)
     mc_ocb_vaes_crypt(ctx, encrypt, out, in, full, first, offset_io, checksum_io);
   else if (ctx->rounds != 0)
     mc_ocb_aesni_crypt(ctx, encrypt, out, in, full, first, offset_io, checksum_io);

@@ -39,6 +39,18 @@ int mc_ocb_vaes_available(void) {
 #endif
 }
 
+// The 512-bit loops need the ZMM and opmask state as well, which
+// CORVID_CPU_AVX512BW implies (AVX-512 F and BW, XGETBV checked).
+int mc_ocb_vaes512_available(void) {
+#if defined(MC_HAVE_VAES512)
+  static atomic_uint_fast32_t cpu_cache;
+  const uint32_t need = CORVID_CPU_AESNI | CORVID_CPU_AVX2 | CORVID_CPU_VAES | CORVID_CPU_AVX512BW;
+  return (corvid_cpu_features(&cpu_cache) & need) == need;
+#else
+  return 0;
+#endif
+}
+
 static inline __m128i aesenc(__m128i x, __m128i k) {
   __asm__("aesenc %1, %0" : "+x"(x) : "x"(k));
   return x;
@@ -310,6 +322,10 @@ int mc_ocb_aesni_available(void) {
 }
 
 int mc_ocb_vaes_available(void) {
+  return 0;
+}
+
+int mc_ocb_vaes512_available(void) {
   return 0;
 }
 

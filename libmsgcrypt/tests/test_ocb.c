@@ -31,6 +31,11 @@ static void use_vaes(void) {
   impl = mc_ocb_vaes_available() ? MC_OCB_IMPL_VAES : MC_OCB_IMPL_AUTO;
 }
 
+static void use_vaes512(void) {
+  // Without AVX-512 and VAES the automatic choice is one of the others.
+  impl = mc_ocb_vaes512_available() ? MC_OCB_IMPL_VAES512 : MC_OCB_IMPL_AUTO;
+}
+
 static void use_boringssl(void) {
   impl = MC_OCB_IMPL_BORINGSSL;
 }
@@ -493,7 +498,8 @@ END_TEST
 static void agree_one(const uint8_t *key, size_t key_len, size_t tag_len, const uint8_t *nonce,
                       size_t nl, const uint8_t *ad, size_t ad_len, const uint8_t *pt, size_t len,
                       uint8_t *ref, uint8_t *got, size_t flip_bit) {
-  static const int impls[] = {MC_OCB_IMPL_BORINGSSL, MC_OCB_IMPL_AESNI, MC_OCB_IMPL_VAES};
+  static const int impls[] = {MC_OCB_IMPL_BORINGSSL, MC_OCB_IMPL_AESNI, MC_OCB_IMPL_VAES,
+                              MC_OCB_IMPL_VAES512};
   size_t cap = len + 16, ref_len = 0, n = 0;
   for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++) {
     mc_aes_ocb_ctx ctx;
@@ -578,12 +584,13 @@ static size_t stream_seal(const mc_aes_ocb_ctx *ctx, uint8_t *out, const uint8_t
 
 // The incremental encryption gives the one-shot seal's bytes whatever the
 // pieces: single bytes, pieces that leave a block straddling two of them,
-// pieces that start mid-way between multiples of 8 and 16 blocks (where the
-// AES-NI and VAES loops take over from single blocks), and one whole piece.
+// pieces that start mid-way between multiples of 8, 16 and 32 blocks (where
+// the AES-NI, VAES and VAES-512 loops take over from narrower ones), and one
+// whole piece.
 START_TEST(incremental_matches_seal) {
   static const size_t plans[][8] = {
-      {1, 0},          {5, 0},  {15, 17, 0}, {16, 0},
-      {3, 29, 260, 0}, {33, 0}, {100000, 0}, {7, 4099, 1, 256, 0},
+      {1, 0},  {5, 0},      {15, 17, 0},          {16, 0},      {3, 29, 260, 0},
+      {33, 0}, {100000, 0}, {7, 4099, 1, 256, 0}, {520, 24, 0},
   };
   static const size_t lens[] = {0,   1,   15,  16,  17,  31,   32,   127,
                                 128, 129, 255, 256, 257, 1000, 4111, 70001};
@@ -637,6 +644,7 @@ static TCase *vector_tcase(const char *name, void (*setup)(void)) {
 
 int main(void) {
   Suite *s = suite_create("ocb");
+  suite_add_tcase(s, vector_tcase("vaes512", use_vaes512));
   suite_add_tcase(s, vector_tcase("vaes", use_vaes));
   suite_add_tcase(s, vector_tcase("aesni", use_aesni));
   suite_add_tcase(s, vector_tcase("boringssl", use_boringssl));

@@ -34,6 +34,10 @@
 // libmailparse's avx512 scanner uses, so it need not wait for VBMI2.
 #define CORVID_CPU_AVX512BW (1u << 15)
 #define CORVID_CPU_NEON (1u << 16)
+// AVX-512 F, VL and IFMA (52-bit multiply-add) with OS support for the
+// opmask and ZMM state (Ice Lake, Zen 4 and later): libmsgcrypt's RSA
+// public operation in radix 2^52.
+#define CORVID_CPU_AVX512IFMA (1u << 17)
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -87,6 +91,9 @@ static inline uint32_t corvid_cpu_probe(void) {
       f |= CORVID_CPU_AVX512BW;
     if ((b & (1u << 16)) && (b & (1u << 30)) && (c & (1u << 1)) && (c & (1u << 6)) && os_avx512)
       f |= CORVID_CPU_AVX512VBMI2;
+    // AVX-512 IFMA (EBX 21) and VL (EBX 31), with F and the ZMM state.
+    if ((b & (1u << 16)) && (b & (1u << 21)) && (b & (1u << 31)) && os_avx512)
+      f |= CORVID_CPU_AVX512IFMA;
   }
   if ((unsigned)__get_cpuid_max(0x80000000u, NULL) >= 0x80000001u) {
     __cpuid(0x80000001u, a, b, c, d);

@@ -1,6 +1,7 @@
 // bench_msgcrypt.c: operations per second of libmsgcrypt's own algorithms
-// (ML-KEM, ML-DSA, X448, Ed448, AES-OCB) and of the in-process peers they are
-// judged against: BoringSSL's X25519, Ed25519 and AES-GCM, and, when built
+// (ML-KEM, ML-DSA, X448, Ed448, AES-OCB, the RSA public operation) and of the
+// in-process peers they are judged against: BoringSSL's X25519, Ed25519,
+// AES-GCM and RSA_encrypt, and, when built
 // with them, the pq-crystals reference implementations (peer_pqcrystals.c).
 // Out-of-process peers (OpenSSL's `openssl speed`, @noble) have their own
 // scripts; run-bench.sh runs everything and prints the tables.
@@ -18,13 +19,16 @@
 //   FILTER keeps the rows whose bench name contains it; --quick times 3 calls
 //   (a smoke run). Links the internal library; never a test.
 #include <openssl/aead.h>
+#include <openssl/bn.h>
 #include <openssl/curve25519.h>
+#include <openssl/rsa.h>
 
 #include "aead_internal.h"
 #include "bench_internal.h"
 #include "corvid_bench.h"
 #include "mlkem_internal.h"
 #include "msgcrypt.h"
+#include "rsa_pub.h"
 
 enum { AEAD_SMALL = 1024, AEAD_LARGE = 1 << 20, MSG_LEN = 32, DSA_MSGS = 4, MAX_IMPLS = 6 };
 
@@ -53,6 +57,12 @@ struct state {
   uint8_t *in, *out; // AEAD_LARGE + 16 bytes each
   const mc_aes_ocb_ctx *ocb, *ocb_ecb, *ocb_aesni;
   const EVP_AEAD_CTX *gcm;
+  // RSA public operation: modulus, message (below it), result; the
+  // products mc_rsa_public_f4 is forced to use; BoringSSL's key object.
+  uint8_t rsa_n[512], rsa_em[512], rsa_out[512];
+  size_t rsa_len;
+  int rsa_impl;
+  RSA *rsa;
 };
 
 // Every measured function aborts on a failure: a benchmark of an operation
@@ -227,6 +237,35 @@ static void bssl_ed25519_verify(void *p) {
   struct state *s = p;
   for (unsigned i = 0; i < s->n; i++)
     must(ED25519_verify(s->msg, sizeof s->msg, s->ed25519_sig, s->ed25519_pk) == 1);
+}
+
+// RSA: em^65537 mod n. Ours with the products of s->rsa_impl (forced per
+// call, as the columns alternate; the modulus's context is in the
+// per-thread cache after the warm-up call, as when a server mails the same
+// recipients), BoringSSL's RSA_encrypt without padding on one RSA object
+// (its Montgomery context, too, is built on first use and kept).
+static void mc_rsa_public(void *p) {
+  struct state *s = p;
+  must(mc_rsa_pub_force_impl(s->rsa_impl) == 0);
+  for (unsigned i = 0; i < s->n; i++)
+    must(mc_rsa_public_f4(s->rsa_out, s->rsa_n, s->rsa_len, s->rsa_em) == 0);
+  corvid_bench_sink(s->rsa_out, s->rsa_len);
+}
+
+static void bssl_rsa_public(void *p) {
+  struct state *s = p;
+  size_t w = 0;
+  for (unsigned i = 0; i < s->n; i++)
+    must(RSA_encrypt(s->rsa, &w, s->rsa_out, s->rsa_len, s->rsa_em, s->rsa_len, RSA_NO_PADDING));
+  corvid_bench_sink(s->rsa_out, w);
+}
+
+static void prep_rsa_ifma(struct state *s) {
+  s->rsa_impl = MC_RSA_PUB_IMPL_IFMA;
+}
+
+static void prep_rsa_boringssl(struct state *s) {
+  s->rsa_impl = MC_RSA_PUB_IMPL_BORINGSSL;
 }
 
 // AEAD: 15-byte nonces for OCB (RFC 7253's longest, what OpenPGP uses), 12
@@ -597,6 +636,41 @@ static void bench_aead(const struct options *opts, struct state *s) {
   s->gcm = NULL;
 }
 
+// bench_rsa times the RSA public operation (e = 65537) for 2048-, 3072- and
+// 4096-bit moduli: fixed odd patterns with the top bit set, and a message
+// starting with 0 as both PKCS #1 encodings do. "mc-ifma" runs only where
+// the CPU has AVX-512 IFMA; "mc-boringssl" is our sequence over BoringSSL's
+// bn_mul_mont, the products used before the IFMA kernel.
+static void bench_rsa(const struct options *opts, struct state *s) {
+  static const unsigned bits[] = {2048, 3072, 4096};
+  const struct impl impls[] = {
+      {"boringssl", bssl_rsa_public, NULL},
+      {"mc-boringssl", mc_rsa_public, prep_rsa_boringssl},
+      {"mc-ifma", mc_rsa_public, prep_rsa_ifma},
+  };
+  size_t num = mc_rsa_pub_impl_supported(MC_RSA_PUB_IMPL_IFMA) ? 3 : 2;
+  static const uint8_t f4[3] = {1, 0, 1};
+  for (size_t b = 0; b < sizeof bits / sizeof bits[0]; b++) {
+    s->rsa_len = bits[b] / 8;
+    for (size_t i = 0; i < s->rsa_len; i++) {
+      s->rsa_n[i] = (uint8_t)(i * 97 + 13 + (i >> 3));
+      s->rsa_em[i] = (uint8_t)(i * 59 + 7);
+    }
+    s->rsa_n[0] |= 0x80;
+    s->rsa_n[s->rsa_len - 1] |= 1;
+    s->rsa_em[0] = 0;
+    s->rsa = RSA_new();
+    BIGNUM *n = BN_bin2bn(s->rsa_n, s->rsa_len, NULL), *e = BN_bin2bn(f4, 3, NULL);
+    must(s->rsa != NULL && n != NULL && e != NULL && RSA_set0_key(s->rsa, n, e, NULL));
+    char name[32];
+    snprintf(name, sizeof name, "rsa%u-public", bits[b]);
+    run_row(opts, s, name, 0, 1, impls, num);
+    RSA_free(s->rsa);
+    s->rsa = NULL;
+  }
+  must(mc_rsa_pub_force_impl(MC_RSA_PUB_IMPL_AUTO) == 0);
+}
+
 int main(int argc, char **argv) {
   struct options opts = {5, 30, NULL};
   for (int i = 1; i < argc; i++) {
@@ -629,6 +703,7 @@ int main(int argc, char **argv) {
   bench_mldsa(&opts, s);
   bench_curves(&opts, s);
   bench_aead(&opts, s);
+  bench_rsa(&opts, s);
   free(s->in);
   free(s->out);
   free(s);

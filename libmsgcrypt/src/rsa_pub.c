@@ -6,20 +6,28 @@
 // converts out of the Montgomery domain. Here the exponent's shape gives the
 // sequence directly: into the domain (one product with R^2), sixteen
 // squarings, and one product with the plain message, which leaves the
-// domain at the same time (x·R · m · R^-1 = x·m). The products are
+// domain at the same time (x·R · m · R^-1 = x·m).
+//
+// Two kinds of product do it. On CPUs with AVX-512 IFMA, rsa_r52.c's
+// sequence in radix 2^52 over x86/rsa_ifma.c's vector kernel. Elsewhere
 // BoringSSL's public BN_mod_mul_montgomery over BIGNUMs that view this
 // file's word arrays at the modulus's full width, which is the condition
 // under which it calls its bn_mul_mont kernel directly (assembly with a
-// masked final subtraction, nothing trimmed to the value's width), so the
-// time does not depend on the secret message.
+// masked final subtraction, nothing trimmed to the value's width). Either
+// way the time does not depend on the secret message. The choice is made
+// once per process (MSGCRYPT_RSA_IMPL, or the CPU), and tests and
+// benchmarks can force any of them, the plain C radix-2^52 one included.
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <openssl/bn.h>
 
 #include "aead_internal.h"
+#include "corvid_cpu.h"
 #include "rsa_pub.h"
+#include "rsa_r52_internal.h"
 #include "thread_cache_internal.h"
 
 // BoringSSL's headers name the word's bits only.
@@ -27,8 +35,9 @@
 #define MAX_WORDS ((MC_RSA_MAX_MODULUS_LEN + WORD_BYTES - 1) / WORD_BYTES)
 
 typedef struct {
-  size_t n_len; // 0: empty
-  BN_MONT_CTX *mont;
+  size_t n_len;      // 0: empty
+  BN_MONT_CTX *mont; // for the BoringSSL products; NULL until needed
+  mc_r52_mont *r52;  // for the radix-2^52 ones; NULL until needed
   uint8_t n[MC_RSA_MAX_MODULUS_LEN];
 } rsa_slot;
 
@@ -39,11 +48,20 @@ typedef struct {
   BN_CTX *ctx; // for BoringSSL's context setup; never sees the message
 } rsa_cache;
 
+// slot_empty frees what a slot holds and marks it empty.
+static void slot_empty(rsa_slot *s) {
+  BN_MONT_CTX_free(s->mont);
+  free(s->r52);
+  s->mont = NULL;
+  s->r52 = NULL;
+  s->n_len = 0;
+}
+
 // cache_release frees the contexts a cache holds (at thread exit).
 static void cache_release(void *p) {
   rsa_cache *c = p;
   for (size_t i = 0; i < MC_RSA_PUB_CACHE_SLOTS; i++)
-    BN_MONT_CTX_free(c->slot[i].mont);
+    slot_empty(&c->slot[i]);
   BN_CTX_free(c->ctx);
 }
 
@@ -65,11 +83,8 @@ void mc_rsa_pub_cache_clear(void) {
   rsa_cache *c = mc_thread_cache_peek(MC_THREAD_CACHE_RSA_PUB);
   if (c == NULL)
     return;
-  for (size_t i = 0; i < MC_RSA_PUB_CACHE_SLOTS; i++) {
-    BN_MONT_CTX_free(c->slot[i].mont);
-    c->slot[i].mont = NULL;
-    c->slot[i].n_len = 0;
-  }
+  for (size_t i = 0; i < MC_RSA_PUB_CACHE_SLOTS; i++)
+    slot_empty(&c->slot[i]);
   c->next = 0;
 }
 
@@ -82,41 +97,123 @@ int mc_rsa_pub_is_f4(const uint8_t *e, size_t e_len) {
   return e != NULL && e_len == 3 && e[0] == 1 && e[1] == 0 && e[2] == 1;
 }
 
-// mont_new builds the Montgomery context of the public modulus `n`.
-static BN_MONT_CTX *mont_new(const uint8_t *n, size_t n_len, BN_CTX *ctx) {
-  BIGNUM *bn = BN_bin2bn(n, n_len, NULL);
-  BN_MONT_CTX *mont = bn != NULL ? BN_MONT_CTX_new_for_modulus(bn, ctx) : NULL;
-  BN_free(bn);
-  return mont;
+// ---- Choice of products ----
+
+static atomic_uint_fast32_t cpu_cache;
+// 0: not chosen yet; else MC_RSA_PUB_IMPL_* + 1, or UNUSABLE.
+static atomic_int chosen;
+enum { UNUSABLE = 100 };
+
+int mc_rsa_pub_impl_supported(int impl) {
+  switch (impl) {
+  case MC_RSA_PUB_IMPL_BORINGSSL:
+  case MC_RSA_PUB_IMPL_R52:
+    return 1;
+  case MC_RSA_PUB_IMPL_IFMA:
+#if MC_HAVE_IFMA
+    return (corvid_cpu_features(&cpu_cache) & CORVID_CPU_AVX512IFMA) != 0;
+#else
+    return 0;
+#endif
+  default:
+    return 0;
+  }
 }
 
-// mont_get returns the context for `n` from the cache `c`, building and
-// caching it when it is not there. With `c` NULL (no cache) the context is
-// new and `*owned` is set: the caller frees it.
-static BN_MONT_CTX *mont_get(rsa_cache *c, const uint8_t *n, size_t n_len, int *owned) {
-  *owned = 0;
-  if (c == NULL) {
-    *owned = 1;
-    return mont_new(n, n_len, NULL);
+// best returns the fastest products this CPU runs.
+static int best(void) {
+  return mc_rsa_pub_impl_supported(MC_RSA_PUB_IMPL_IFMA) ? MC_RSA_PUB_IMPL_IFMA
+                                                         : MC_RSA_PUB_IMPL_BORINGSSL;
+}
+
+static const char *const impl_names[] = {
+    [MC_RSA_PUB_IMPL_BORINGSSL] = "boringssl",
+    [MC_RSA_PUB_IMPL_IFMA] = "ifma",
+    [MC_RSA_PUB_IMPL_R52] = "r52",
+};
+
+// current returns the MC_RSA_PUB_IMPL_* in use, or UNUSABLE when
+// MSGCRYPT_RSA_IMPL names one this CPU cannot run or none at all.
+static int current(void) {
+  int v = atomic_load_explicit(&chosen, memory_order_relaxed);
+  if (v != 0)
+    return v == UNUSABLE ? UNUSABLE : v - 1;
+  int impl = best();
+  const char *env = getenv("MSGCRYPT_RSA_IMPL");
+  if (env != NULL && env[0] != '\0') {
+    impl = UNUSABLE;
+    for (int i = MC_RSA_PUB_IMPL_BORINGSSL; i <= MC_RSA_PUB_IMPL_R52; i++)
+      if (strcmp(env, impl_names[i]) == 0 && mc_rsa_pub_impl_supported(i))
+        impl = i;
   }
+  v = impl == UNUSABLE ? UNUSABLE : impl + 1;
+  int expected = 0; // another thread may have chosen first, the same way
+  if (!atomic_compare_exchange_strong(&chosen, &expected, v))
+    v = expected;
+  return v == UNUSABLE ? UNUSABLE : v - 1;
+}
+
+int mc_rsa_pub_force_impl(int impl) {
+  if (impl == MC_RSA_PUB_IMPL_AUTO)
+    impl = best();
+  MC_FAIL_IF(!mc_rsa_pub_impl_supported(impl), MC_ERR_UNSUPPORTED);
+  atomic_store_explicit(&chosen, impl + 1, memory_order_relaxed);
+  return 0;
+}
+
+const char *mc_rsa_pub_impl_name(void) {
+  int impl = current();
+  return impl == UNUSABLE ? "unsupported" : impl_names[impl];
+}
+
+// ---- Contexts ----
+
+// slot_for returns the cache's slot for `n`, counting a hit, or empties the
+// next slot in turn and gives it to `n`.
+static rsa_slot *slot_for(rsa_cache *c, const uint8_t *n, size_t n_len) {
   for (size_t i = 0; i < MC_RSA_PUB_CACHE_SLOTS; i++) {
     rsa_slot *s = &c->slot[i];
     if (s->n_len == n_len && memcmp(s->n, n, n_len) == 0) {
       c->hits++;
-      return s->mont;
+      return s;
     }
   }
-  BN_MONT_CTX *mont = mont_new(n, n_len, c->ctx);
-  if (mont == NULL)
-    return NULL;
   rsa_slot *s = &c->slot[c->next];
   c->next = (c->next + 1) % MC_RSA_PUB_CACHE_SLOTS;
-  BN_MONT_CTX_free(s->mont);
-  s->mont = mont;
+  slot_empty(s);
   s->n_len = n_len;
   memcpy(s->n, n, n_len);
-  return mont;
+  return s;
 }
+
+// slot_mont gives `s` BoringSSL's Montgomery context of its modulus when
+// it has none; 0 or -ENOMEM.
+static int slot_mont(rsa_slot *s, BN_CTX *ctx) {
+  if (s->mont != NULL)
+    return 0;
+  BIGNUM *bn = BN_bin2bn(s->n, s->n_len, NULL);
+  s->mont = bn != NULL ? BN_MONT_CTX_new_for_modulus(bn, ctx) : NULL;
+  BN_free(bn);
+  return s->mont != NULL ? 0 : -ENOMEM;
+}
+
+// slot_r52 gives `s` the radix-2^52 context of its modulus when it has
+// none; 0 or -ENOMEM.
+static int slot_r52(rsa_slot *s) {
+  if (s->r52 != NULL)
+    return 0;
+  mc_r52_mont *m = aligned_alloc(_Alignof(mc_r52_mont), sizeof *m);
+  if (m == NULL)
+    return -ENOMEM;
+  if (mc_r52_mont_init(m, s->n, s->n_len) != 0) {
+    free(m);
+    return -ENOMEM;
+  }
+  s->r52 = m;
+  return 0;
+}
+
+// ---- The operation ----
 
 // be_to_words reads the `len`-byte big-endian `in` into `num` little-endian
 // words (num * WORD_BYTES >= len), the top ones zero.
@@ -156,11 +253,46 @@ static void view(BIGNUM *b, BN_ULONG *d, size_t num) {
   b->flags = BN_FLG_STATIC_DATA;
 }
 
+// f4_boringssl writes m^65537 mod n to `out` with BoringSSL's products;
+// `m` holds the message in `num` words, `x` is scratch of as many.
+static int f4_boringssl(uint8_t *out, size_t n_len, BN_ULONG *m, BN_ULONG *x, size_t num,
+                        const BN_MONT_CTX *mont, BN_CTX *ctx) {
+  // The modulus's width in BoringSSL's eyes must be ours, or the products
+  // below would leave the constant-time path.
+  if (BN_num_bytes(&mont->N) != n_len || (size_t)mont->N.width != num)
+    return MC_ERR_BAD_KEY;
+  BIGNUM bm, bx;
+  view(&bm, m, num);
+  view(&bx, x, num);
+  int ok = BN_to_montgomery(&bx, &bm, mont, ctx); // x = m·R
+  for (int i = 0; ok && i < 16; i++)
+    ok = BN_mod_mul_montgomery(&bx, &bx, &bx, mont, ctx); // x = m^(2^(i+1))·R
+  // m^65536·R · m · R^-1: the result, already out of the domain.
+  ok = ok && BN_mod_mul_montgomery(&bx, &bx, &bm, mont, ctx);
+  if (!ok || bx.d != x || (size_t)bx.width != num)
+    return mc_bssl_fail(MC_ERR_BAD_KEY);
+  words_to_be(out, n_len, x);
+  return 0;
+}
+
+// f4_r52 writes em^65537 mod n to `out` in radix 2^52 with `amm`.
+static void f4_r52(uint8_t *out, const uint8_t *em, const mc_r52_mont *ctx, mc_r52_amm_fn *amm,
+                   size_t n_len) {
+  _Alignas(64) uint64_t m[MC_R52_MAX_LIMBS], x[MC_R52_MAX_LIMBS];
+  mc_r52_from_be(m, ctx->num, em, n_len);
+  mc_r52_f4(x, ctx, m, amm);
+  mc_r52_to_be(out, n_len, x, ctx->num);
+  mc_wipe(m, ctx->num * sizeof *m);
+  mc_wipe(x, ctx->num * sizeof *x);
+}
+
 int mc_rsa_public_f4(uint8_t *out, const uint8_t *n, size_t n_len, const uint8_t *em) {
   MC_FAIL_IF(out == NULL || n == NULL || em == NULL, MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF(n_len * 8 < MC_RSA_MIN_MODULUS_BITS || n_len > MC_RSA_MAX_MODULUS_LEN || n[0] == 0,
              MC_ERR_INVALID_ARGUMENT);
   MC_FAIL_IF((n[n_len - 1] & 1) == 0, MC_ERR_BAD_KEY);
+  int impl = current();
+  MC_FAIL_IF(impl == UNUSABLE, MC_ERR_UNSUPPORTED);
   size_t num = (n_len + WORD_BYTES - 1) / WORD_BYTES;
   BN_ULONG nw[MAX_WORDS], m[MAX_WORDS], x[MAX_WORDS];
   be_to_words(nw, num, n, n_len);
@@ -174,41 +306,35 @@ int mc_rsa_public_f4(uint8_t *out, const uint8_t *n, size_t n_len, const uint8_t
     goto done;
   }
   rsa_cache *c = cache_get();
-  int owned = 0;
-  BN_MONT_CTX *mont = mont_get(c, n, n_len, &owned);
-  // The products take the fast path, which never uses a BN_CTX; one is
-  // passed all the same, so that a BoringSSL that differs fails cleanly.
-  BN_CTX *ctx = c != NULL ? c->ctx : BN_CTX_new();
-  if (mont == NULL || ctx == NULL) {
-    if (owned)
-      BN_MONT_CTX_free(mont);
+  rsa_slot own = {0}, *s = &own; // without a cache: this call's own contexts
+  if (c != NULL) {
+    s = slot_for(c, n, n_len);
+  } else {
+    own.n_len = n_len;
+    memcpy(own.n, n, n_len);
+  }
+  if (impl == MC_RSA_PUB_IMPL_BORINGSSL) {
+    // The products take the fast path, which never uses a BN_CTX; one is
+    // passed all the same, so that a BoringSSL that differs fails cleanly.
+    BN_CTX *ctx = c != NULL ? c->ctx : BN_CTX_new();
+    if (ctx == NULL || slot_mont(s, ctx) != 0)
+      rc = mc_bssl_fail(-ENOMEM);
+    else
+      rc = f4_boringssl(out, n_len, m, x, num, s->mont, ctx);
     if (c == NULL)
       BN_CTX_free(ctx);
-    rc = mc_bssl_fail(-ENOMEM);
-    goto done;
-  }
-  // The modulus's width in BoringSSL's eyes must be ours, or the products
-  // below would leave the constant-time path.
-  if (BN_num_bytes(&mont->N) != n_len || (size_t)mont->N.width != num) {
-    rc = MC_ERR_BAD_KEY;
+  } else if (slot_r52(s) != 0) {
+    rc = -ENOMEM;
   } else {
-    BIGNUM bm, bx;
-    view(&bm, m, num);
-    view(&bx, x, num);
-    int ok = BN_to_montgomery(&bx, &bm, mont, ctx); // x = m·R
-    for (int i = 0; ok && i < 16; i++)
-      ok = BN_mod_mul_montgomery(&bx, &bx, &bx, mont, ctx); // x = m^(2^(i+1))·R
-    // m^65536·R · m · R^-1: the result, already out of the domain.
-    ok = ok && BN_mod_mul_montgomery(&bx, &bx, &bm, mont, ctx);
-    if (!ok || bx.d != x || (size_t)bx.width != num)
-      rc = mc_bssl_fail(MC_ERR_BAD_KEY);
-    else
-      words_to_be(out, n_len, x);
+#if MC_HAVE_IFMA
+    mc_r52_amm_fn *amm = impl == MC_RSA_PUB_IMPL_IFMA ? mc_r52_amm_ifma : mc_r52_amm_scalar;
+#else
+    mc_r52_amm_fn *amm = mc_r52_amm_scalar;
+#endif
+    f4_r52(out, em, s->r52, amm, n_len);
   }
-  if (owned)
-    BN_MONT_CTX_free(mont);
   if (c == NULL)
-    BN_CTX_free(ctx);
+    slot_empty(&own);
 done:
   mc_wipe(m, sizeof m);
   mc_wipe(x, sizeof x);

@@ -3,8 +3,13 @@
 // BoringSSL's RSA_encrypt without padding (a fresh RSA object each time) on
 // random odd moduli of 1024 to 16384 bits, whole and odd byte lengths, with
 // random messages and the edges 0, 1, n - 2, n - 1 and a first byte equal
-// to n's; messages not below n are refused. The per-thread cache is checked
-// for hits, for replacement beyond its slots, after clearing, and from
+// to n's, once per kind of product (BoringSSL's, the AVX-512 IFMA kernel
+// where the CPU has it, skipped with a note where not, and the plain C
+// radix-2^52 one; the sizes reach every unrolled copy of the kernel and its
+// generic loop); messages not below n are refused. The IFMA product is
+// also compared with its C specification directly, on factors anywhere
+// below 2n (the range the exponentiation feeds it). The per-thread cache is
+// checked for hits, for replacement beyond its slots, after clearing, and from
 // several threads at once (under ASan its pthread destructor must leave no
 // leak). Encryption with generated keys is decrypted by BoringSSL: the
 // PKCS #1 v1.5 block is checked byte by byte (random non-zero padding), OAEP
@@ -12,6 +17,7 @@
 #include <check.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +29,7 @@
 
 #include "msgcrypt.h"
 #include "rsa_pub.h"
+#include "rsa_r52_internal.h"
 
 enum { MAX_LEN = MC_RSA_MAX_MODULUS_LEN };
 
@@ -69,10 +76,28 @@ static void check_one(const uint8_t *n, size_t len, const uint8_t *em) {
   ck_assert_mem_eq(got, want, len);
 }
 
-static const unsigned sizes[] = {1024, 1025, 2047, 2048, 3071, 3072, 4096, 8192, 16384};
+static const unsigned sizes[] = {1024, 1025, 2047, 2048, 2056, 3071,
+                                 3072, 3080, 4096, 6144, 8192, 16384};
+enum { NUM_SIZES = sizeof sizes / sizeof sizes[0] };
+static const int impls[] = {MC_RSA_PUB_IMPL_BORINGSSL, MC_RSA_PUB_IMPL_IFMA, MC_RSA_PUB_IMPL_R52};
+enum { NUM_IMPLS = sizeof impls / sizeof impls[0] };
+
+// use_impl forces the products `impl`; 0 (and a note) when the CPU lacks
+// them, so that the caller skips.
+static int use_impl(int impl) {
+  if (!mc_rsa_pub_impl_supported(impl)) {
+    ck_assert_int_eq(mc_rsa_pub_force_impl(impl), MC_ERR_UNSUPPORTED);
+    fprintf(stderr, "# skip: no AVX-512 IFMA on this CPU or build\n");
+    return 0;
+  }
+  ck_assert_int_eq(mc_rsa_pub_force_impl(impl), 0);
+  return 1;
+}
 
 START_TEST(differential_boringssl) {
-  unsigned bits = sizes[_i];
+  unsigned bits = sizes[_i % NUM_SIZES];
+  if (!use_impl(impls[_i / NUM_SIZES]))
+    return;
   int rounds = bits >= 8192 ? 4 : 12;
   uint8_t n[MAX_LEN], em[MAX_LEN];
   for (int r = 0; r < rounds; r++) {
@@ -116,6 +141,90 @@ START_TEST(differential_boringssl) {
     for (size_t i = 0; i < len; i++)
       ck_assert_uint_eq(out[i], 0x5c);
   }
+}
+END_TEST
+
+// bn_limbs writes the BIGNUM `b` as `num` 52-bit limbs, bit by bit.
+static void bn_limbs(uint64_t *x, size_t num, const BIGNUM *b) {
+  for (size_t j = 0; j < num; j++) {
+    x[j] = 0;
+    for (unsigned k = 0; k < 52; k++)
+      x[j] |= (uint64_t)(BN_is_bit_set(b, (int)(52 * j + k)) != 0) << k;
+  }
+}
+
+// amm_want computes a·b·R^-1 mod n with BoringSSL, as limbs.
+static void amm_want(uint64_t *out, const BIGNUM *a, const BIGNUM *b, const BIGNUM *n, size_t num,
+                     BN_CTX *ctx) {
+  BIGNUM *r = BN_new(), *rinv = BN_new(), *t = BN_new();
+  ck_assert(r != NULL && rinv != NULL && t != NULL && BN_set_bit(r, (int)(52 * num)) &&
+            BN_mod_inverse(rinv, r, n, ctx) != NULL && BN_mod_mul(t, a, b, n, ctx) &&
+            BN_mod_mul(t, t, rinv, n, ctx));
+  bn_limbs(out, num, t);
+  BN_free(r);
+  BN_free(rinv);
+  BN_free(t);
+}
+
+// The IFMA product against its C specification and against BoringSSL
+// (equal mod n; both below 2n), for every limb count class, factors drawn
+// below 2n, with the edges 0, 1 and 2n - 1.
+START_TEST(ifma_product_matches_c) {
+  static const unsigned classes[] = {1024, 2048, 2056, 3072, 3080, 4096, 6144, 8192, 16384};
+  if (!use_impl(MC_RSA_PUB_IMPL_IFMA))
+    return;
+#if defined(__x86_64__) // meson.build builds x86/rsa_ifma.c there
+  static mc_r52_mont m;
+  uint8_t n[MAX_LEN];
+  BN_CTX *ctx = BN_CTX_new();
+  BIGNUM *bn = BN_new(), *n2 = BN_new(), *a = BN_new(), *b = BN_new();
+  ck_assert(ctx != NULL && bn != NULL && n2 != NULL && a != NULL && b != NULL);
+  for (size_t c = 0; c < sizeof classes / sizeof classes[0]; c++) {
+    size_t len = random_modulus(n, classes[c]);
+    ck_assert_int_eq(mc_r52_mont_init(&m, n, len), 0);
+    ck_assert(BN_bin2bn(n, len, bn) != NULL && BN_lshift1(n2, bn));
+    size_t num = m.num;
+    static uint64_t x[MC_R52_MAX_LIMBS], y[MC_R52_MAX_LIMBS], got[MC_R52_MAX_LIMBS],
+        ref[MC_R52_MAX_LIMBS], want[MC_R52_MAX_LIMBS];
+    for (int r = 0; r < 12; r++) {
+      if (r == 0) {
+        BN_zero(a);
+        ck_assert(BN_one(b));
+      } else if (r == 1) {
+        ck_assert(BN_sub(a, n2, BN_value_one()) && BN_sub(b, n2, BN_value_one()));
+      } else {
+        ck_assert(BN_rand_range(a, n2) && BN_rand_range(b, n2));
+      }
+      bn_limbs(x, num, a);
+      bn_limbs(y, num, b);
+      mc_r52_amm_ifma(got, x, y, m.n, m.k0, num);
+      mc_r52_amm_scalar(ref, x, y, m.n, m.k0, num);
+      ck_assert_mem_eq(got, ref, num * sizeof *got);
+      // got mod n equals a·b·R^-1 mod n, and got < 2n.
+      BIGNUM *g = BN_new();
+      ck_assert(g != NULL);
+      for (size_t j = num; j-- > 0;)
+        ck_assert(BN_lshift(g, g, 52) && BN_add_word(g, got[j]));
+      ck_assert(BN_cmp(g, n2) < 0);
+      ck_assert(BN_nnmod(g, g, bn, ctx));
+      bn_limbs(got, num, g);
+      amm_want(want, a, b, bn, num, ctx);
+      ck_assert_mem_eq(got, want, num * sizeof *got);
+      BN_free(g);
+      // In place, as the squarings run.
+      bn_limbs(x, num, a);
+      bn_limbs(y, num, a);
+      mc_r52_amm_ifma(x, x, x, m.n, m.k0, num);
+      mc_r52_amm_scalar(y, y, y, m.n, m.k0, num);
+      ck_assert_mem_eq(x, y, num * sizeof *x);
+    }
+  }
+  BN_free(bn);
+  BN_free(n2);
+  BN_free(a);
+  BN_free(b);
+  BN_CTX_free(ctx);
+#endif
 }
 END_TEST
 
@@ -208,6 +317,32 @@ START_TEST(threads) {
     ck_assert_int_eq(pthread_join(t[i], NULL), 0);
     ck_assert_int_eq(jobs[i].bad, 0);
   }
+}
+END_TEST
+
+// The choice of products: names, forcing, refusal of what cannot run.
+START_TEST(impl_choice) {
+  ck_assert(mc_rsa_pub_impl_supported(MC_RSA_PUB_IMPL_BORINGSSL));
+  ck_assert(mc_rsa_pub_impl_supported(MC_RSA_PUB_IMPL_R52));
+  ck_assert(!mc_rsa_pub_impl_supported(7));
+  ck_assert_int_eq(mc_rsa_pub_force_impl(7), MC_ERR_UNSUPPORTED);
+  ck_assert_int_eq(mc_rsa_pub_force_impl(MC_RSA_PUB_IMPL_R52), 0);
+  ck_assert_str_eq(mc_rsa_pub_impl_name(), "r52");
+  ck_assert_int_eq(mc_rsa_pub_force_impl(MC_RSA_PUB_IMPL_BORINGSSL), 0);
+  ck_assert_str_eq(mc_rsa_pub_impl_name(), "boringssl");
+  ck_assert_int_eq(mc_rsa_pub_force_impl(MC_RSA_PUB_IMPL_AUTO), 0);
+  ck_assert_str_eq(mc_rsa_pub_impl_name(),
+                   mc_rsa_pub_impl_supported(MC_RSA_PUB_IMPL_IFMA) ? "ifma" : "boringssl");
+  // One modulus through every products in turn, the cache shared.
+  uint8_t n[MAX_LEN], em[MAX_LEN];
+  size_t len = random_modulus(n, 3072);
+  ck_assert(RAND_bytes(em, len));
+  em[0] = 0;
+  for (size_t i = 0; i < NUM_IMPLS; i++)
+    if (mc_rsa_pub_impl_supported(impls[i])) {
+      ck_assert_int_eq(mc_rsa_pub_force_impl(impls[i]), 0);
+      check_one(n, len, em);
+    }
 }
 END_TEST
 
@@ -320,7 +455,9 @@ int main(void) {
   Suite *s = suite_create("rsa");
   TCase *tc = tcase_create("rsa");
   tcase_set_timeout(tc, 240);
-  tcase_add_loop_test(tc, differential_boringssl, 0, sizeof sizes / sizeof sizes[0]);
+  tcase_add_loop_test(tc, differential_boringssl, 0, NUM_SIZES * NUM_IMPLS);
+  tcase_add_test(tc, ifma_product_matches_c);
+  tcase_add_test(tc, impl_choice);
   tcase_add_test(tc, in_place);
   tcase_add_test(tc, cache_hits_and_replacement);
   tcase_add_test(tc, threads);

@@ -590,7 +590,8 @@ static void bench_aead(const struct options *opts, struct state *s) {
   // The automatic choice is named after its loops; with VAES, the AES-NI
   // loops get a column of their own (the last, absent otherwise).
   const int vaes = mc_ocb_vaes_available();
-  const char *ocb_name = vaes                       ? "mc-ocb-vaes"
+  const char *ocb_name = mc_ocb_vaes512_available() ? "mc-ocb-vaes512"
+                         : vaes                     ? "mc-ocb-vaes"
                          : mc_ocb_aesni_available() ? "mc-ocb-aesni"
                                                     : "mc-ocb";
   const struct impl seal[] = {

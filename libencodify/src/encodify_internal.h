@@ -128,6 +128,12 @@ size_t enc_qp_decode_avx2(uint8_t *out, size_t out_cap, size_t *written, const c
                           size_t in_len);
 size_t enc_qp_encode_avx2(char *out, size_t out_cap, size_t *written, const uint8_t *in,
                           size_t in_len, int binary, uint32_t *col);
+// The AVX-512 quoted-printable decoder at every length, without the hand-off
+// of short inputs to enc_qp_decode_avx2() that enc_impl_avx512 makes
+// (src/x86/avx512.c); bench/bench_qp_crossover.c measures where that
+// hand-off should be.
+size_t enc_qp_decode_avx512_blocks(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                                   size_t in_len);
 
 // Stream state behind enc_stream.
 

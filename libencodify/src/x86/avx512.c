@@ -383,17 +383,22 @@ static inline void qpd_put(uint8_t *out, size_t *o, uint64_t keep, __m512i dec) 
 }
 
 // QPD_AVX512_MIN_LEN: shorter inputs go to the AVX2 kernel, which needs no
-// tables in registers. Loading the seven 64-byte tables (and the masked
-// last block) made 64-byte inputs slower than before this kernel (1.42x ->
-// 1.27x GMime on Zen 4). The value is a first estimate, not yet measured on
-// an AVX-512 machine: two whole blocks, below which the table set-up is not
-// paid back.
-enum { QPD_AVX512_MIN_LEN = 128 };
+// tables in registers. Measured on Zen 4 (2026-12, session 8) with
+// bench/bench_qp_crossover, which times the decoding engine on 256 slices of
+// realistic quoted-printable text per length with the AVX2 kernel and with
+// this one at every length: over five sweeps of 2..64 bytes (step 2) the
+// median ratio AVX2 time / AVX-512 time was 0.89 at 10 bytes, 0.95 at 12,
+// 1.06 at 14, 1.07 at 16, 1.23 at 20 and 1.87 at 64, and the sweeps put the
+// crossover at 12, 14, 14, 16 and 16 bytes; in two sweeps of 16..512 bytes
+// (step 16) this kernel was faster at every length: 1.02x-1.05x at 16, then
+// 1.4x-2.8x. The earlier estimate of 128 bytes had kept inputs of 32..127
+// bytes on AVX2, 1.4x-2.0x slower.
+enum { QPD_AVX512_MIN_LEN = 16 };
 
-static size_t qp_decode_avx512(uint8_t *out, size_t out_cap, size_t *written, const char *in,
-                               size_t in_len) {
-  if (in_len < QPD_AVX512_MIN_LEN)
-    return enc_qp_decode_avx2(out, out_cap, written, in, in_len);
+// enc_qp_decode_avx512_blocks is the kernel itself, at any length (declared
+// in encodify_internal.h for the crossover benchmark).
+size_t enc_qp_decode_avx512_blocks(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                                   size_t in_len) {
   const uint8_t *p = (const uint8_t *)in;
   const struct qpd_consts t = {
       _mm512_loadu_si512(qpd_class_v),  _mm512_loadu_si512(qpd_class_v + 64),
@@ -507,6 +512,13 @@ static size_t qp_decode_avx512(uint8_t *out, size_t out_cap, size_t *written, co
     i += 1;
   *written = o;
   return i;
+}
+
+static size_t qp_decode_avx512(uint8_t *out, size_t out_cap, size_t *written, const char *in,
+                               size_t in_len) {
+  if (in_len < QPD_AVX512_MIN_LEN)
+    return enc_qp_decode_avx2(out, out_cap, written, in, in_len);
+  return enc_qp_decode_avx512_blocks(out, out_cap, written, in, in_len);
 }
 
 const struct enc_impl enc_impl_avx512 = {

@@ -64,6 +64,10 @@ extern const struct mpb_impl mpb_ours;
 // message buffer is the caller's). Returns 0, or the parser's error.
 int mpb_ours_peak(uint64_t *out_peak, const uint8_t *msg, size_t len);
 
+// The memory floor (bench_floor.c): reads every input byte once, parses
+// nothing; measured only when --impl names "memread".
+extern const struct mpb_impl mpb_floor;
+
 // The peers, each defined only when its adapter is built (MPB_HAVE_*).
 extern const struct mpb_impl mpb_peer_gmime;
 extern const struct mpb_impl mpb_peer_libetpan;

@@ -34,7 +34,8 @@ static void usage(FILE *f) {
         "  --rounds  timed rounds per implementation (default 5, at most 1000)\n"
         "  --repeat  passes over the set in one timed round (default 1), for small sets\n"
         "  --set     the name of the message set in the bench names (default \"set\")\n"
-        "  --impl    measure only implementations whose name contains one of the TEXTs\n"
+        "  --impl    measure only implementations whose name contains one of the TEXTs;\n"
+        "            the TEXT memread adds the memory floor (every byte read once)\n"
         "  --no-peak skip the peak-memory measurement of our parser\n"
         "  --list    print the implementations built in and exit\n"
         "Output: JSON lines on stdout (tools/bench-report makes tables); a summary of\n"
@@ -75,6 +76,20 @@ struct set {
   struct msg *m;
   size_t n, cap;
 };
+
+// names_exactly tells whether the comma-separated `patterns` hold `name`
+// as one whole item (the memory floor is measured only when asked for).
+static int names_exactly(const char *patterns, const char *name) {
+  size_t n = strlen(name);
+  for (const char *p = patterns; p != NULL && *p != '\0';) {
+    const char *e = strchr(p, ',');
+    size_t k = e != NULL ? (size_t)(e - p) : strlen(p);
+    if (k == n && memcmp(p, name, n) == 0)
+      return 1;
+    p = e != NULL ? e + 1 : NULL;
+  }
+  return 0;
+}
 
 static int matches(const char *name, const char *patterns) {
   if (patterns == NULL)
@@ -412,7 +427,7 @@ int main(int argc, char **argv) {
     usage(stderr);
     return 2;
   }
-  const struct mpb_impl *chosen[COUNT(impls)];
+  const struct mpb_impl *chosen[COUNT(impls) + 1];
   size_t num = 0;
   for (size_t k = 0; k < COUNT(impls); k++) {
     if (list) {
@@ -429,6 +444,8 @@ int main(int argc, char **argv) {
   }
   if (list)
     return 0;
+  if (names_exactly(impl_filter, mpb_floor.name))
+    chosen[num++] = &mpb_floor;
   if (s.n == 0 || num == 0) {
     usage(stderr);
     return 2;

@@ -746,26 +746,57 @@ static const struct mp_sbcs *sbcs_get(int id) {
   return st == SBCS_READY ? &sbcs_tables[id] : NULL;
 }
 
-// decode_sbcs writes through a local block, as decode_1252 does: ASCII
-// eight bytes at a time when the table keeps it as is, every other byte by
-// lookup, an unmapped one as U+FFFD (what decode_iconv makes of EILSEQ).
+// ascii_block copies the next 16 bytes of `in` (8 without SSE2, or on a
+// tail of 8 to 15 bytes) to `out` and returns how many of them, from the
+// first, are ASCII; 0 when fewer than 8 bytes are left. `out` needs room for
+// 16 bytes; only the returned count of them is meaningful.
+static inline size_t ascii_block(uint8_t *out, const uint8_t *in, size_t n) {
+#if defined(__SSE2__)
+  if (n >= 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)in);
+    _mm_storeu_si128((__m128i *)(void *)out, v);
+    unsigned m = (unsigned)_mm_movemask_epi8(v);
+    return m != 0 ? (size_t)__builtin_ctz(m) : 16;
+  }
+#endif
+  if (n < 8)
+    return 0;
+  uint64_t w;
+  memcpy(&w, in, 8);
+  memcpy(out, in, 8);
+  uint64_t h = w & 0x8080808080808080ull;
+  if (h == 0)
+    return 8;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  return (size_t)__builtin_ctzll(h) >> 3;
+#else
+  return 0; // the byte loop takes them
+#endif
+}
+
+// decode_sbcs writes through a local block, as decode_1252 does. When the
+// table keeps ASCII as is, a block of input is stored at once and the output
+// grows by its ASCII prefix, so a run of ASCII between two accented letters
+// (a few bytes in Latin text) costs one store rather than a step per byte;
+// every other byte goes by lookup, an unmapped one as U+FFFD (what
+// decode_iconv makes of EILSEQ).
 static void decode_sbcs(struct cs_sink *s, const struct mp_sbcs *t, const uint8_t *in, size_t n) {
   uint8_t buf[1024];
   size_t b = 0, i = 0;
   while (i < n) {
-    if (b + 8 > sizeof buf) {
+    // Room for one 16-byte block and one mapped character after it.
+    if (b + 16 + 4 > sizeof buf) {
       sink_bytes(s, buf, b);
       b = 0;
     }
-    if (t->ascii && n - i >= 8) {
-      uint64_t w;
-      memcpy(&w, in + i, 8);
-      if ((w & 0x8080808080808080ull) == 0) {
-        memcpy(buf + b, in + i, 8);
-        b += 8;
-        i += 8;
+    if (t->ascii) {
+      size_t a = ascii_block(buf + b, in + i, n - i);
+      b += a;
+      i += a;
+      // A whole block of ASCII: the next one. Otherwise in[i] is the 8-bit
+      // byte that ended the block (or a byte of a short tail): the lookup.
+      if (a != 0 && (i == n || in[i] < 0x80))
         continue;
-      }
     }
     uint8_t c = in[i++];
     if (t->map[c].len == 0) {

@@ -572,6 +572,38 @@ START_TEST(single_byte_tables_match_iconv) {
 }
 END_TEST
 
+// ASCII runs of every length from 0 to 40 between 8-bit bytes, so that the
+// table decoder's 16-byte blocks end on, before and after an 8-bit byte and
+// its output block fills and is handed on at every offset, for the built-in
+// Windows-1252 table (iconv's CP1252 leaves five bytes unmapped, so the
+// 8-bit bytes here avoid them) and a table made from glibc.
+START_TEST(ascii_runs_between_8bit_bytes) {
+  static const char *const names[] = {"windows-1252", "ISO-8859-2"};
+  static uint8_t in[8192];
+  static char want[4 * sizeof in];
+  size_t n = 0;
+  for (unsigned rep = 0; rep < 4; rep++)
+    for (unsigned run = 0; run <= 40; run++) {
+      for (unsigned k = 0; k < run; k++)
+        in[n++] = (uint8_t)("Latin text, "[(k + rep) % 12]);
+      in[n++] = (uint8_t)(0xC0 + (run + rep) % 0x40);
+    }
+  ck_assert_uint_lt(n, sizeof in);
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    const char *glibc = i == 0 ? "CP1252" : names[i];
+    bool replaced;
+    // Every start, so that each run meets a block edge at every offset.
+    for (size_t off = 0; off < 17; off++) {
+      size_t want_len = glibc_single_pass(want, sizeof want, glibc, in + off, n - off, &replaced);
+      const char *got = conv(names[i], in + off, n - off);
+      ck_assert_msg(conv_len == want_len && memcmp(got, want, want_len) == 0, "%s offset %zu",
+                    names[i], off);
+      ck_assert_uint_eq(conv_flags, 0);
+    }
+  }
+}
+END_TEST
+
 // Descriptors are reused within a thread: each conversion must start in the
 // initial shift state with nothing held back from the previous one.
 START_TEST(reused_descriptors_start_fresh) {
@@ -789,6 +821,7 @@ int main(void) {
   tcase_add_test(tc, iconv_charsets_known_text);
   tcase_add_test(tc, iconv_errors_become_replacement);
   tcase_add_test(tc, single_byte_tables_match_iconv);
+  tcase_add_test(tc, ascii_runs_between_8bit_bytes);
   tcase_add_test(tc, reused_descriptors_start_fresh);
   tcase_add_test(tc, unknown_charset_keeps_ascii);
   tcase_add_test(tc, bound_holds_for_every_charset);

@@ -162,7 +162,11 @@ run_tests() {
     install_node_peers "$dir" || log "continuing; the tests that need node peers will fail"
   done
   run_suites "gcc" build-test
-  ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
+  # Sanitized code runs two to three times slower: Check's per-test limit
+  # (4 s unless a suite sets its own) stretches to match, and meson's own
+  # per-program timeouts still stop a test that hangs.
+  CK_TIMEOUT_MULTIPLIER=3 \
+    ASAN_OPTIONS=abort_on_error=0:detect_leaks=1 \
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     CC=clang run_suites "clang asan+ubsan" build-asan \
     -Db_sanitize=address,undefined -Db_lundef=false

@@ -13,6 +13,7 @@
 
 #include "cms_internal.h"
 #include "msgcrypt_internal.h"
+#include "x25519_internal.h"
 
 static const uint8_t oid_rsa_encryption[9] = {0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x01};
 static const uint8_t oid_rsaes_oaep[9] = {0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x01, 0x07};
@@ -266,9 +267,9 @@ static int write_kari(dw *w, const cms_recipient *r, const cms_params *p, const 
     if (r->pub == NULL || r->pub_len != MC_X25519_KEY_LEN)
       return MC_ERR_BAD_KEY;
     eph_len = z_len = MC_X25519_KEY_LEN;
-    rc = mc_x25519_keypair(eph, priv);
+    rc = mc_random_bytes(priv, MC_X25519_KEY_LEN);
     if (rc == 0)
-      rc = mc_x25519(z, priv, r->pub);
+      rc = mc_x25519_ephemeral(eph, z, priv, r->pub);
     h = MC_HASH_SHA256, kdf_last = 19; // RFC 8418 §2.1 pairs X25519 with SHA-256
   } else if (r->type == CMS_KEY_X448) {
     if (r->pub == NULL || r->pub_len != MC_X448_KEY_LEN)

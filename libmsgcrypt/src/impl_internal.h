@@ -45,6 +45,11 @@ struct mc_impl {
   // X25519 (x25519_internal.h): X25519(scalar, u) and X25519(scalar, 9).
   void (*x25519)(uint8_t out[32], const uint8_t scalar[32], const uint8_t u[32]);
   void (*x25519_base)(uint8_t out[32], const uint8_t scalar[32]);
+  // Both of the above for one scalar (a sender's ephemeral key): the public
+  // key and the shared secret with `u`, sharing work between them; NULL
+  // where the entry has nothing to share, and the two kernels run in turn.
+  void (*x25519_pair)(uint8_t out_pub[32], uint8_t out_shared[32], const uint8_t scalar[32],
+                      const uint8_t u[32]);
   // P-256 (p256_internal.h): x(scalar·P) for a validated point P, and
   // scalar·G as x || y.
   void (*p256_mul)(uint8_t out_x[32], const uint8_t scalar[32], const uint8_t point_xy[64]);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "pgp_encrypt_internal.h"
+#include "x25519_internal.h"
 
 // A bounded output buffer with a sticky overflow flag (CONVENTIONS §5).
 struct obuf {
@@ -235,9 +236,7 @@ static int ecc_ephemeral(uint8_t algo, uint8_t *eph_pub, uint8_t *shared, const 
   size_t n = ecc_len(algo);
   int ret = rnd(rnd_opaque, secret, n);
   if (ret == 0 && n == MC_X25519_KEY_LEN) {
-    ret = mc_x25519_public_key(eph_pub, secret);
-    if (ret == 0)
-      ret = mc_x25519(shared, secret, rcpt_pub);
+    ret = mc_x25519_ephemeral(eph_pub, shared, secret, rcpt_pub);
   } else if (ret == 0) {
     ret = mc_x448_public_key(eph_pub, secret);
     if (ret == 0)
@@ -387,9 +386,7 @@ static int pkesk_ecdh(uint8_t *out, size_t out_cap, size_t *out_len, const pgp_r
     uint8_t secret[MC_X25519_KEY_LEN];
     ret = rnd(rnd_opaque, secret, sizeof secret);
     if (ret == 0)
-      ret = mc_x25519_public_key(eph + 1, secret);
-    if (ret == 0)
-      ret = mc_x25519(zz, secret, r->ecdh_point + 1);
+      ret = mc_x25519_ephemeral(eph + 1, zz, secret, r->ecdh_point + 1);
     mc_wipe(secret, sizeof secret);
     eph[0] = 0x40;
     eph_len = 33;

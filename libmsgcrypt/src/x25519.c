@@ -231,3 +231,25 @@ int mc_x25519(uint8_t out_shared_secret[MC_X25519_KEY_LEN],
   uint32_t zero = ((acc - 1) >> 8) & 1;
   return -(int)zero & MC_ERR_BAD_KEY;
 }
+
+int mc_x25519_ephemeral(uint8_t out_public_key[MC_X25519_KEY_LEN],
+                        uint8_t out_shared_secret[MC_X25519_KEY_LEN],
+                        const uint8_t private_key[MC_X25519_KEY_LEN],
+                        const uint8_t peer_public_key[MC_X25519_KEY_LEN]) {
+  MC_FAIL_IF(out_public_key == NULL || out_shared_secret == NULL || private_key == NULL ||
+                 peer_public_key == NULL,
+             MC_ERR_INVALID_ARGUMENT);
+  const struct mc_impl *impl = mc_impl_current();
+  if (impl->x25519_pair != NULL) {
+    impl->x25519_pair(out_public_key, out_shared_secret, private_key, peer_public_key);
+  } else {
+    impl->x25519_base(out_public_key, private_key);
+    impl->x25519(out_shared_secret, private_key, peer_public_key);
+  }
+  // As in mc_x25519: all zeros means a peer point of small order.
+  uint32_t acc = 0;
+  for (int i = 0; i < MC_X25519_KEY_LEN; i++)
+    acc |= out_shared_secret[i];
+  uint32_t zero = ((acc - 1) >> 8) & 1;
+  return -(int)zero & MC_ERR_BAD_KEY;
+}

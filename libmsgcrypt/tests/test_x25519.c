@@ -228,6 +228,62 @@ START_TEST(repeated_peers_match_scalar) {
 }
 END_TEST
 
+// mc_x25519_ephemeral, under every supported implementation, against the
+// scalar kernels for the same peer keys as above, each used four times (the
+// "adxsha" entry then shares one inversion between the two results): the
+// public key always, the shared secret and MC_ERR_BAD_KEY exactly when it
+// is all zeros (small-order peers, whose fraction has a zero denominator).
+START_TEST(ephemeral_matches_separate) {
+  char path[4096];
+  vj_value *root = vj_parse_file(vj_vectors_path(path, sizeof path, "wycheproof/x25519_test.json"));
+  ck_assert_msg(root != NULL, "cannot read %s", path);
+  const vj_value *tests = vj_get(&vj_get(root, "testGroups")->items[0], "tests");
+  static const uint8_t zero[32];
+  int zeros = 0;
+  for (size_t im = 0; im < mc_impl_count(); im++) {
+    int sup = 0;
+    const char *name = mc_impl_get(im, &sup);
+    if (!sup)
+      continue;
+    ck_assert_int_eq(mc_impl_force(name), 0);
+    for (size_t t = 0; t < tests->count + 20; t++) {
+      uint8_t u[32], k[32], pub[32], shared[32], want_pub[32], want_shared[32];
+      if (t < tests->count) {
+        size_t n = 0;
+        uint8_t *p = mc_test_unhex(vj_str(&tests->items[t], "public"), &n);
+        ck_assert(p != NULL && n == 32);
+        memcpy(u, p, 32);
+        free(p);
+      } else {
+        mc_test_bytes(k, 32, "x25519 eph peer", (uint32_t)t);
+        mc_x25519_base_scalar(u, k);
+      }
+      for (uint32_t use = 0; use < 4; use++) {
+        mc_test_bytes(k, 32, "x25519 ephemeral", (uint32_t)(4 * t + use));
+        int rc = mc_x25519_ephemeral(pub, shared, k, u);
+        mc_x25519_base_scalar(want_pub, k);
+        mc_x25519_scalarmult_scalar(want_shared, k, u);
+        int want_rc = memcmp(want_shared, zero, 32) == 0 ? MC_ERR_BAD_KEY : 0;
+        zeros += want_rc != 0;
+        ck_assert_msg(rc == want_rc, "%s: peer %zu, use %u: status %d", name, t, use, rc);
+        ck_assert_msg(memcmp(pub, want_pub, 32) == 0, "%s: peer %zu, use %u: public key", name, t,
+                      use);
+        ck_assert_msg(memcmp(shared, want_shared, 32) == 0, "%s: peer %zu, use %u: shared", name, t,
+                      use);
+      }
+    }
+  }
+  ck_assert_int_gt(zeros, 0); // the small-order peers were among them
+  uint8_t k[32] = {1}, u[32] = {9}, out[32];
+  ck_assert_int_eq(mc_x25519_ephemeral(NULL, out, k, u), MC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mc_x25519_ephemeral(out, NULL, k, u), MC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mc_x25519_ephemeral(out, out, NULL, u), MC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mc_x25519_ephemeral(out, out, k, NULL), MC_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(mc_impl_force(NULL), 0);
+  vj_free(root);
+}
+END_TEST
+
 // Scalars at the edges of clamping: all zeros, all ones, a single bit; the
 // fixed-base digits then reach their extremes (-8 and 8).
 START_TEST(base_edge_scalars) {
@@ -279,6 +335,20 @@ START_TEST(small_order_refused) {
 }
 END_TEST
 
+// The "adxsha" kernels pick table entries with an AVX2 compare-and-mask
+// scan; every (row, digit) must give what the 64-bit masked moves give.
+START_TEST(vector_scan_matches_scalar) {
+#ifdef __x86_64__
+  for (size_t im = 0; im < mc_impl_count(); im++) {
+    int sup = 0;
+    const char *name = mc_impl_get(im, &sup);
+    if (sup && strcmp(name, "adxsha") == 0)
+      ck_assert_int_eq(mc_x25519_select_check(), 0);
+  }
+#endif
+}
+END_TEST
+
 START_TEST(argument_errors) {
   uint8_t k[32] = {1}, u[32] = {9}, out[32];
   ck_assert_int_eq(mc_x25519(NULL, k, u), MC_ERR_INVALID_ARGUMENT);
@@ -304,6 +374,8 @@ int main(void) {
   tcase_add_test(tc, base_edge_scalars);
   tcase_add_test(tc, exchange_agrees);
   tcase_add_test(tc, small_order_refused);
+  tcase_add_test(tc, vector_scan_matches_scalar);
+  tcase_add_test(tc, ephemeral_matches_separate);
   tcase_add_test(tc, argument_errors);
   // The 1,000,000-iteration run (msgcrypt-long) takes minutes.
   const char *env = getenv("X25519_ITERATIONS");

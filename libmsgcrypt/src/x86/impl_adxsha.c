@@ -25,6 +25,7 @@ const struct mc_impl mc_impl_adxsha = {
     .mlkem_acc_reduce = mc_mlkem_acc_reduce_avx2,
     .x25519 = mc_x25519_scalarmult_adx,
     .x25519_base = mc_x25519_base_adx,
+    .x25519_pair = mc_x25519_pair_adx,
     .p256_mul = mc_p256_mul_adx,
     .p256_base = mc_p256_base_adx,
     .cfb_sha1_blocks = mc_cfb_sha1_blocks_shani,

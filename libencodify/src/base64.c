@@ -503,6 +503,40 @@ int enc_b64d_final(struct enc_stream_state *st, uint8_t *out, size_t out_cap, si
   return 0;
 }
 
+// finish_group decodes `n` characters that end a strict input right after
+// whole groups, when they are the usual final group: "xx==" or "xxx="
+// (or, under ENC_FLAG_NOPAD, "xx" or "xxx") with zero trailing bits and room
+// in the output. It returns 1 when it wrote them, and 0, having written
+// nothing, for anything else, which the character decoder then takes (and
+// reports with its offset). A short input's end thus costs a few loads, not
+// a pass through the stream state machine and the final call.
+static inline int finish_group(uint32_t flags, uint8_t *out, size_t out_cap, size_t *o,
+                               const char *in, size_t n, int url) {
+  const uint8_t *dt = url ? enc_b64_dtab_url : enc_b64_dtab_std;
+  size_t k; // sextets in the group
+  if (flags & ENC_FLAG_NOPAD) {
+    if (n != 2 && n != 3)
+      return 0;
+    k = n;
+  } else {
+    if (n != 4 || in[3] != '=')
+      return 0;
+    k = in[2] == '=' ? 2 : 3;
+  }
+  uint32_t a = dt[(uint8_t)in[0]], b = dt[(uint8_t)in[1]];
+  uint32_t c = k == 3 ? dt[(uint8_t)in[2]] : 0;
+  if ((a | b | c) & 0xC0 || out_cap - *o < k - 1)
+    return 0;
+  uint32_t v = a << 18 | b << 12 | c << 6;
+  if (v & (k == 2 ? 0xFFFF : 0xFF)) // trailing bits
+    return 0;
+  out[*o] = (uint8_t)(v >> 16);
+  if (k == 3)
+    out[*o + 1] = (uint8_t)(v >> 8);
+  *o += k - 1;
+  return 1;
+}
+
 // enc_b64d_flat is enc_b64d_update() and enc_b64d_final() on a fresh strict
 // (not MIME) state `st`, fused for the one-shot call: the kernel and the
 // group loop take the bulk, and the padding and any error go through the
@@ -513,13 +547,22 @@ int enc_b64d_flat(struct enc_stream_state *st, const struct enc_impl *im, uint8_
   const char *s = (const char *)in;
   size_t w, o;
   size_t i = im->b64_decode(out, out_cap, &o, s, in_len, url);
+  // Most kernels stop only at the final group (or the end): then the tail
+  // loop would find nothing to do, at the cost of its loads.
+  if (in_len - i <= 4 &&
+      (i == in_len || finish_group(st->flags, out, out_cap, &o, s + i, in_len - i, url))) {
+    *written = o;
+    return 0;
+  }
   i += enc_b64_decode_tail(out + o, out_cap - o, &w, s + i, in_len - i, url);
   o += w;
-  if (i < in_len) {
-    const uint8_t *dt = url ? enc_b64_dtab_url : enc_b64_dtab_std;
-    for (; i < in_len; i++)
-      ENC_TRY(strict_char(st, dt, out, out_cap, &o, in[i], i));
+  if (i == in_len || finish_group(st->flags, out, out_cap, &o, s + i, in_len - i, url)) {
+    *written = o;
+    return 0;
   }
+  const uint8_t *dt = url ? enc_b64_dtab_url : enc_b64_dtab_std;
+  for (; i < in_len; i++)
+    ENC_TRY(strict_char(st, dt, out, out_cap, &o, in[i], i));
   st->pos = in_len;
   ENC_TRY(enc_b64d_final(st, out + o, out_cap - o, &w));
   *written = o + w;

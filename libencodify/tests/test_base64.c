@@ -10,6 +10,9 @@
 #define B64 ENC_CODEC_BASE64
 #define S(str) str, sizeof str - 1
 
+static const char enc_b64_alpha_test[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
 static const struct {
   const char *plain, *enc, *nopad;
 } rfc4648[] = {
@@ -415,6 +418,82 @@ START_TEST(guard_pages) {
 }
 END_TEST
 
+// The one-shot strict decoder finishes a final group of 2 to 4 characters
+// itself when it is a valid padded (or, unpadded, a valid short) group and
+// leaves everything else to the character decoder; the stream, which always
+// uses that decoder, is the reference. Every ending of up to 4 characters
+// drawn from valid, padding, URL-only and invalid characters, after whole
+// groups that end inside, at and past the kernels' blocks, with every flag
+// that changes the rules; valid results also at an exactly sized and a one
+// byte short output.
+START_TEST(final_group_vs_stream) {
+  static const char chars[] = "AQg-=*";
+  static const size_t prefixes[] = {0, 4, 60, 64, 84, 188, 252, 256};
+  static const uint32_t flags[] = {0, ENC_FLAG_NOPAD, ENC_FLAG_URL, ENC_FLAG_URL | ENC_FLAG_NOPAD};
+  uint64_t rng = 2718;
+  static char in[310];
+  static uint8_t out[300];
+  for (size_t p = 0; p < sizeof prefixes / sizeof prefixes[0]; p++) {
+    size_t g = prefixes[p];
+    for (size_t i = 0; i < g; i++)
+      in[i] = enc_b64_alpha_test[rng_below(&rng, 64)];
+    // Endings of 0..4 characters: e counts them in base 6, one length at a time.
+    for (size_t len = 0; len <= 4; len++) {
+      size_t num = 1;
+      for (size_t k = 0; k < len; k++)
+        num *= sizeof chars - 1;
+      for (size_t e = 0; e < num; e++) {
+        size_t v = e;
+        for (size_t k = 0; k < len; k++, v /= sizeof chars - 1)
+          in[g + k] = chars[v % (sizeof chars - 1)];
+        for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+          struct result whole = run_oneshot(B64, ENC_DECODE, flags[f], 0, in, g + len);
+          struct result ref = run_stream(B64, ENC_DECODE, flags[f], 0, in, g + len, NULL, 0);
+          same_result(&whole, &ref, "one-shot vs stream");
+          if (whole.rc == 0) {
+            size_t w = 7;
+            ck_assert_int_eq(enc_base64_decode(flags[f], out, whole.len, &w, in, g + len, NULL), 0);
+            ck_assert_uint_eq(w, whole.len);
+            ck_assert_mem_eq(out, whole.data, w);
+            if (whole.len > 0)
+              ck_assert_int_eq(
+                  enc_base64_decode(flags[f], out, whole.len - 1, &w, in, g + len, NULL),
+                  ENC_ERR_BUFFER_TOO_SMALL);
+          }
+          result_free(&whole);
+          result_free(&ref);
+        }
+      }
+    }
+  }
+}
+END_TEST
+
+// One character outside the alphabet at every position of a long input:
+// the kernels' four-block, one-block and masked paths all stop at it, with
+// the error offset and output of scalar.
+START_TEST(long_input_error_everywhere) {
+  uint64_t rng = 1618;
+  static char in[1100];
+  for (size_t i = 0; i < sizeof in; i++)
+    in[i] = enc_b64_alpha_test[rng_below(&rng, 64)];
+  for (size_t pos = 0; pos < sizeof in; pos++) {
+    char keep = in[pos];
+    in[pos] = pos % 3 == 0 ? '*' : pos % 3 == 1 ? '=' : '\x80';
+    struct result r = check_vs_scalar(B64, ENC_DECODE, 0, 0, in, sizeof in);
+    ck_assert_int_ne(r.rc, 0);
+    result_free(&r);
+    in[pos] = keep;
+  }
+  // And the valid input at every length around the four-block steps.
+  for (size_t n = 240; n <= sizeof in; n += 4) {
+    struct result r = check_vs_scalar(B64, ENC_DECODE, 0, 0, in, n);
+    ck_assert_int_eq(r.rc, 0);
+    result_free(&r);
+  }
+}
+END_TEST
+
 // enc_base64_encode() and enc_base64_decode() take their common cases
 // straight to the fused paths; they must answer exactly as enc_encode() and
 // enc_decode() do, on valid and invalid input, with every flag combination
@@ -560,6 +639,8 @@ int main(void) {
   tcase_add_test(tc, random_vs_scalar);
   tcase_add_loop_test(tc, guard_pages, 0, 3);
   tcase_add_test(tc, wrappers_match_generic);
+  tcase_add_test(tc, final_group_vs_stream);
+  tcase_add_test(tc, long_input_error_everywhere);
   tcase_add_test(tc, buffer_sizes);
   tcase_add_test(tc, bad_arguments);
   tcase_add_test(tc, stream_rules);

@@ -157,11 +157,37 @@ static inline __mmask64 b64_dec_block(__m512i v, __m512i lut_lo, __m512i lut_hi,
   return _mm512_movepi8_mask(_mm512_or_si512(*vals, v));
 }
 
-static inline __m512i b64_dec_pack(__m512i vals, __m512i pack) {
+// b64_dec_dwords packs each four sextets of `vals` into the low 24 bits of
+// their dword, most significant byte at byte 2.
+static inline __m512i b64_dec_dwords(__m512i vals) {
   __m512i ab = _mm512_maddubs_epi16(vals, _mm512_set1_epi32(0x01400140));
-  __m512i abcd = _mm512_madd_epi16(ab, _mm512_set1_epi32(0x00011000));
-  return _mm512_permutexvar_epi8(pack, abcd);
+  return _mm512_madd_epi16(ab, _mm512_set1_epi32(0x00011000));
 }
+
+static inline __m512i b64_dec_pack(__m512i vals, __m512i pack) {
+  return _mm512_permutexvar_epi8(pack, b64_dec_dwords(vals));
+}
+
+// Two-source permutes that cut the 192 bytes of four packed blocks (as
+// dwords, b64_dec_dwords) into three 64-byte vectors: blocks 0 and 1, 1 and
+// 2, 2 and 3 (index bit 6 picks the second source).
+static const uint8_t join_idx[3][64] = {
+    {2,  1,  0,  6,  5,  4,  10, 9,  8,  14, 13, 12, 18, 17, 16, 22, 21, 20, 26, 25, 24, 30,
+     29, 28, 34, 33, 32, 38, 37, 36, 42, 41, 40, 46, 45, 44, 50, 49, 48, 54, 53, 52, 58, 57,
+     56, 62, 61, 60, 66, 65, 64, 70, 69, 68, 74, 73, 72, 78, 77, 76, 82, 81, 80, 86},
+    {21, 20, 26, 25, 24, 30, 29, 28, 34, 33, 32, 38, 37, 36, 42, 41,  40,  46,  45,  44, 50, 49,
+     48, 54, 53, 52, 58, 57, 56, 62, 61, 60, 66, 65, 64, 70, 69, 68,  74,  73,  72,  78, 77, 76,
+     82, 81, 80, 86, 85, 84, 90, 89, 88, 94, 93, 92, 98, 97, 96, 102, 101, 100, 106, 105},
+    {40,  46,  45,  44,  50,  49,  48,  54,  53,  52,  58,  57,  56,  62,  61,  60,
+     66,  65,  64,  70,  69,  68,  74,  73,  72,  78,  77,  76,  82,  81,  80,  86,
+     85,  84,  90,  89,  88,  94,  93,  92,  98,  97,  96,  102, 101, 100, 106, 105,
+     104, 110, 109, 108, 114, 113, 112, 118, 117, 116, 122, 121, 120, 126, 125, 124},
+};
+
+// How far ahead of the four-block loop its input is prefetched: four steps,
+// which measured a few per cent faster than the hardware prefetcher alone on
+// a 10 MiB input (Zen 4); within the cache it costs nothing measurable.
+enum { B64D_PREFETCH = 1024 };
 
 static size_t b64_decode_avx512(uint8_t *out, size_t out_cap, size_t *written, const char *in,
                                 size_t in_len, int url) {
@@ -171,6 +197,36 @@ static size_t b64_decode_avx512(uint8_t *out, size_t out_cap, size_t *written, c
   const __m512i pack = _mm512_loadu_si512(pack_idx);
   size_t i = 0, o = 0;
   __m512i vals;
+  // Four blocks (256 characters, 192 bytes) per step, written as three
+  // whole vectors: four overlapping 64-byte stores 48 bytes apart would
+  // each cross a cache line, and on inputs larger than the cache that
+  // costs more than the two-source permutes that join the blocks.
+  if (in_len >= 256) {
+    const __m512i j0 = _mm512_loadu_si512(join_idx[0]), j1 = _mm512_loadu_si512(join_idx[1]);
+    const __m512i j2 = _mm512_loadu_si512(join_idx[2]);
+    while (in_len - i >= 256 && out_cap - o >= 192) {
+      __m512i v0, v1, v2, v3;
+      _mm_prefetch(in + i + B64D_PREFETCH, _MM_HINT_T0);
+      _mm_prefetch(in + i + B64D_PREFETCH + 64, _MM_HINT_T0);
+      _mm_prefetch(in + i + B64D_PREFETCH + 128, _MM_HINT_T0);
+      _mm_prefetch(in + i + B64D_PREFETCH + 192, _MM_HINT_T0);
+      __mmask64 bad = b64_dec_block(_mm512_loadu_si512(in + i), lut_lo, lut_hi, &v0) |
+                      b64_dec_block(_mm512_loadu_si512(in + i + 64), lut_lo, lut_hi, &v1) |
+                      b64_dec_block(_mm512_loadu_si512(in + i + 128), lut_lo, lut_hi, &v2) |
+                      b64_dec_block(_mm512_loadu_si512(in + i + 192), lut_lo, lut_hi, &v3);
+      if (bad != 0) // the loops below stop at the block that holds it
+        break;
+      v0 = b64_dec_dwords(v0);
+      v1 = b64_dec_dwords(v1);
+      v2 = b64_dec_dwords(v2);
+      v3 = b64_dec_dwords(v3);
+      _mm512_storeu_si512(out + o, _mm512_permutex2var_epi8(v0, j0, v1));
+      _mm512_storeu_si512(out + o + 64, _mm512_permutex2var_epi8(v1, j1, v2));
+      _mm512_storeu_si512(out + o + 128, _mm512_permutex2var_epi8(v2, j2, v3));
+      i += 256;
+      o += 192;
+    }
+  }
   while (in_len - i >= 64 && out_cap - o >= 64) {
     if (b64_dec_block(_mm512_loadu_si512(in + i), lut_lo, lut_hi, &vals) != 0)
       break;
@@ -190,7 +246,13 @@ static size_t b64_decode_avx512(uint8_t *out, size_t out_cap, size_t *written, c
     __mmask64 bad = b64_dec_block(_mm512_maskz_loadu_epi8(m, in + i), lut_lo, lut_hi, &vals) & m;
     if (bad != 0)
       n = (size_t)_tzcnt_u64(bad) / 4 * 4;
-    _mm512_mask_storeu_epi8(out + o, low_bytes(n / 4 * 3), b64_dec_pack(vals, pack));
+    // A masked store costs many times a plain one on Zen 4; where the
+    // output has room for the whole vector, the bytes past the block's are
+    // free to overwrite (as in the loop above).
+    if (out_cap - o >= 64)
+      _mm512_storeu_si512(out + o, b64_dec_pack(vals, pack));
+    else
+      _mm512_mask_storeu_epi8(out + o, low_bytes(n / 4 * 3), b64_dec_pack(vals, pack));
     i += n;
     o += n / 4 * 3;
     if (bad != 0)

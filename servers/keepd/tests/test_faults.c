@@ -58,6 +58,10 @@ struct rec {
 
 struct shared {
   _Atomic uint32_t n;
+  // run_delay: how long each worker process waited on run queues during
+  // the scenario (keepd_run_delay_ns), written as it ends: a starved
+  // machine explains too little progress, nothing else.
+  uint64_t run_delay[WORKERS + 3];
   struct rec r[MAX_RECS];
 };
 
@@ -511,18 +515,22 @@ static void run_scenario(enum fault fault) {
   ck_assert_ptr_ne(sh, MAP_FAILED);
   atomic_store(&sh->n, 0);
   reg_t0 = t0;
-  pid_t pids[SUBSCRIBER + 1];
+  pid_t pids[SUBSCRIBER + 1], member_pids[MAX_N];
+  struct keepd_starve sw;
+  keepd_starve_begin(&sw, member_pids, cluster_pids(&cl, member_pids));
   for (int w = 0; w <= SUBSCRIBER; w++) {
     pids[w] = fork();
     ck_assert_int_ge(pids[w], 0);
     if (pids[w] == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
+      uint64_t delay0 = keepd_run_delay_ns(0);
       if (w < WORKERS)
         worker(&cl, w, until);
       else if (w < SUBSCRIBER)
         reg_worker(&cl, w - WORKERS, until);
       else
         subscriber(&cl, until + 500000000u); // past the publisher, for the last heartbeats
+      sh->run_delay[w] = keepd_run_delay_ns(0) - delay0;
       _exit(0);
     }
   }
@@ -665,7 +673,26 @@ static void run_scenario(enum fault fault) {
           (int)fault, nh, committed, unknown, n);
   if (fault == HANDOFF)
     fprintf(stderr, "# handoff: the leaving member exited after %.1f ms\n", leave_ns / 1e6);
-  ck_assert_uint_gt(nh, 2);
+  // Enough lock holds for the sweep to mean something: more than two in
+  // the ~3 s after the start quarantine on a quiet machine. A starved run
+  // (a worker or a member waited 50 ms or more on run queues) may make
+  // fewer, which is noted; none at all is a failure.
+  ck_assert_uint_gt(nh, 0);
+  if (nh <= 2) {
+    pid_t who;
+    uint64_t starved = keepd_starve_ns(&sw, &who);
+    for (int w = 0; w <= SUBSCRIBER; w++)
+      if (sh->run_delay[w] > starved) {
+        starved = sh->run_delay[w];
+        who = pids[w];
+      }
+    ck_assert_msg(starved >= KEEPD_STARVED_NS,
+                  "%zu lock holds (not explained by starvation: %.1f ms on run queues)", nh,
+                  starved / 1e6);
+    fprintf(stderr,
+            "# starved: only %zu lock holds while process %d waited %.1f ms on run queues\n", nh,
+            (int)who, starved / 1e6);
+  }
   free(holds);
   munmap(sh, sizeof *sh);
   keep_client_free(c);

@@ -43,13 +43,10 @@ static void value_of(char *out, size_t cap, int i) {
 
 // lock_when_granted waits out the start quarantine of the slots of `key`.
 static void lock_when_granted(keep_client *c, const char *key, const char *holder, uint64_t lease) {
-  uint64_t dl, t0 = keepd_test_now_ns();
+  uint64_t dl;
   int rc;
-  while ((rc = keep_lock(c, &dl, key, strlen(key), holder, strlen(holder), lease)) ==
-         KEEP_ERR_NOT_YET) {
-    ck_assert_msg(keepd_test_now_ns() - t0 < 20000000000ull, "quarantine never ended");
-    keepd_sleep_ms(50);
-  }
+  KEEPD_RETRY(rc, keep_lock(c, &dl, key, strlen(key), holder, strlen(holder), lease),
+              rc == KEEP_ERR_NOT_YET || keepd_not_executed(rc));
   ck_assert_int_eq(rc, 0);
 }
 
@@ -81,35 +78,48 @@ START_TEST(test_leave_hands_keys_over) {
   owned_key(lock_key, sizeof lock_key, "lock", 0);
   owned_key(free_key, sizeof free_key, "free", 0);
   lock_when_granted(c, lock_key, "h1", 8000);
+  // The TTL key lives from some moment between t_ttl and t_ttl_set, plus
+  // at most the transfer time (which is within the leave).
   uint64_t t_ttl = keepd_test_now_ns();
   ck_assert_int_eq(keep_set(c, ttl_key, strlen(ttl_key), "short", 5, 3000), 0);
+  uint64_t t_ttl_set = keepd_test_now_ns();
 
   // The clean leave: SIGTERM, and the member exits once its peers hold its
   // keys.
+  pid_t pids[MAX_N];
+  struct keepd_starve sw;
+  keepd_starve_begin(&sw, pids, cluster_pids(&cl, pids));
   uint64_t t0 = keepd_test_now_ns();
   ck_assert_int_eq(keepd_stop(&cl.p[LEAVER]), 0);
   uint64_t took = keepd_test_now_ns() - t0;
   fprintf(stderr, "# leave with handoff of %d keys: member exited after %.1f ms\n",
           num_values + NUM_COUNTERS + 3, took / 1e6);
   if (num_values == NUM_VALUES)
-    ck_assert_uint_lt(took, LEAVE_SETTLED_NS);
+    keepd_bound_check(&sw, "leave with handoff", took, LEAVE_SETTLED_NS);
 
-  ck_assert_int_eq(keep_get(c, got, sizeof got, &len, ttl_key, strlen(ttl_key)), 0);
+  // Answered before the TTL can have run out, the key must be there.
+  int ttl_rc = keep_get(c, got, sizeof got, &len, ttl_key, strlen(ttl_key));
+  if (keepd_test_now_ns() < t_ttl + 3000000000ull)
+    ck_assert_msg(ttl_rc == 0, "TTL key lost in the handoff: %s", keep_strerror(ttl_rc));
+  else
+    fprintf(stderr, "# starved: TTL key read after its TTL, presence not checked this round\n");
   // Nothing acknowledged is lost.
   for (int i = 0; i < num_values; i++) {
     owned_key(key, sizeof key, i % 3 ? "v" : "a-key-long-enough-to-live-out-of-line", i);
     value_of(val, sizeof val, i);
-    int rc = keep_get(c, got, sizeof got, &len, key, strlen(key));
+    // BUSY (not executed) is retried: a starved member answers it.
+    int rc;
+    KEEPD_RETRY(rc, keep_get(c, got, sizeof got, &len, key, strlen(key)), keepd_not_executed(rc));
     ck_assert_msg(rc == 0, "%s: %s", key, keep_strerror(rc));
     ck_assert_uint_eq(len, strlen(val));
     ck_assert_mem_eq(got, val, len);
   }
-  ck_assert_int_eq(keep_get(c, got, sizeof got, &len, big_key, strlen(big_key)), 0);
+  KEEPD_RETRY_OK(keep_get(c, got, sizeof got, &len, big_key, strlen(big_key)));
   ck_assert_uint_eq(len, sizeof big);
   ck_assert_mem_eq(got, big, sizeof big);
   for (int i = 0; i < NUM_COUNTERS; i++) {
     owned_key(key, sizeof key, "ctr", i);
-    ck_assert_int_eq(keep_incr(c, &n, key, strlen(key), 0, 0), 0);
+    KEEPD_RETRY_OK(keep_incr(c, &n, key, strlen(key), 0, 0));
     ck_assert_int_eq(n, (int64_t)(1000 + i) * (i % 5 + 1));
   }
   // The lock came along with its lease: another holder is refused, its
@@ -122,9 +132,11 @@ START_TEST(test_leave_hands_keys_over) {
   ck_assert_int_eq(keep_lock(c, &dl, free_key, strlen(free_key), "h3", 2, 1000), 0);
   // The TTL travelled as remaining time: still there after the leave (read
   // above), gone after it.
-  uint64_t since = keepd_test_now_ns() - t_ttl;
-  if (since < 3000000000ull)
-    keepd_sleep_ms((unsigned)((3000000000ull - since) / 1000000u) + 200);
+  // It ends by t_ttl_set + 3 s + the transfer time (at most the leave's
+  // duration) + 200 ms of slack for the store's expiry.
+  uint64_t gone_at = t_ttl_set + 3000000000ull + took + 200000000ull, now = keepd_test_now_ns();
+  if (now < gone_at)
+    keepd_sleep_ms((unsigned)((gone_at - now) / 1000000u) + 1);
   ck_assert_int_eq(keep_get(c, got, sizeof got, &len, ttl_key, strlen(ttl_key)),
                    KEEP_ERR_NOT_FOUND);
   keep_client_free(c);
@@ -135,11 +147,8 @@ END_TEST
 // get_served reads `key` from `c`, waiting out BUSY answers (a pull under
 // way), at most 10 s.
 static int get_served(keep_client *c, char *out, size_t cap, size_t *len, const char *key) {
-  uint64_t t0 = keepd_test_now_ns();
   int rc;
-  while ((rc = keep_get(c, out, cap, len, key, strlen(key))) == KEEP_ERR_BUSY &&
-         keepd_test_now_ns() - t0 < 10000000000ull)
-    keepd_sleep_ms(20);
+  KEEPD_RETRY(rc, keep_get(c, out, cap, len, key, strlen(key)), rc == KEEP_ERR_BUSY);
   return rc;
 }
 
@@ -158,11 +167,7 @@ START_TEST(test_rejoin_pulls_keys_back) {
   for (int i = 0; i < KEYS; i++) {
     owned_key(key, sizeof key, i % 3 ? "rj" : "a-rejoin-key-long-enough-to-live-out-of-line", i);
     value_of(val, sizeof val, i);
-    int rc;
-    while ((rc = keep_set(c, key, strlen(key), val, strlen(val), 0)) != 0) {
-      ck_assert_msg(keepd_test_now_ns() - t0 < 10000000000ull, "%s", keep_strerror(rc));
-      keepd_sleep_ms(20);
-    }
+    KEEPD_RETRY_OK(keep_set(c, key, strlen(key), val, strlen(val), 0));
   }
   char ctr_key[96], lock_key[96], free_key[96], ttl_key[96];
   owned_key(ctr_key, sizeof ctr_key, "rjctr", 0);
@@ -174,9 +179,11 @@ START_TEST(test_rejoin_pulls_keys_back) {
   lock_when_granted(c, lock_key, "h1", 9000);
   uint64_t t_ttl = keepd_test_now_ns();
   ck_assert_int_eq(keep_set(c, ttl_key, strlen(ttl_key), "short", 5, 3000), 0);
+  uint64_t t_ttl_set = keepd_test_now_ns();
 
   // Back, with its pull held for 800 ms: it answers BUSY for its slots
   // meanwhile, and then serves what the others held, never an absent key.
+  uint64_t t_start = keepd_test_now_ns();
   setenv("KEEPD_TEST_JOIN_PAUSE_MS", "800", 1);
   start_member(&cl, LEAVER, "3000");
   unsetenv("KEEPD_TEST_JOIN_PAUSE_MS");
@@ -185,6 +192,9 @@ START_TEST(test_rejoin_pulls_keys_back) {
   value_of(val, sizeof val, 1);
   unsigned busy = 0;
   int rc;
+  pid_t pids[MAX_N];
+  struct keepd_starve sw;
+  keepd_starve_begin(&sw, pids, cluster_pids(&cl, pids));
   t0 = keepd_test_now_ns();
   while ((rc = keep_get(back, got, sizeof got, &len, key, strlen(key))) == KEEP_ERR_BUSY) {
     ck_assert_msg(keepd_test_now_ns() - t0 < 10000000000ull, "slot never served");
@@ -193,9 +203,15 @@ START_TEST(test_rejoin_pulls_keys_back) {
   }
   ck_assert_msg(rc == 0, "%s", keep_strerror(rc));
   ck_assert_mem_eq(got, val, len);
+  uint64_t t_served = keepd_test_now_ns();
   fprintf(stderr, "# rejoin: served after %.1f ms, %u BUSY answers\n",
           (keepd_test_now_ns() - t0) / 1e6, busy);
-  ck_assert_uint_gt(busy, 10); // the 800 ms pause, at least in part
+  // The 800 ms pause, at least in part: more than 10 polls 20 ms apart,
+  // unless the test was starved and polled less often (noted, not passed
+  // in silence; at least one BUSY is always wanted).
+  ck_assert_uint_gt(busy, 0);
+  if (busy <= 10)
+    keepd_bound_check(&sw, "BUSY answers during the held pull (fewer than 10)", 1, 0);
   // Everything written meanwhile is there, and served by the member itself
   // (its slots came from two members, one pull after the other).
   for (int i = 0; i < KEYS; i++) {
@@ -216,14 +232,19 @@ START_TEST(test_rejoin_pulls_keys_back) {
   ck_assert_int_eq(keep_extend(back, &dl, lock_key, strlen(lock_key), "h1", 2, 1000), 0);
   ck_assert_int_eq(keep_lock(back, &dl, free_key, strlen(free_key), "h3", 2, 1000),
                    KEEP_ERR_NOT_YET);
-  // The TTL travelled as time left.
-  uint64_t since = keepd_test_now_ns() - t_ttl;
-  if (since < 2500000000ull) {
-    ck_assert_int_eq(keep_get(back, got, sizeof got, &len, ttl_key, strlen(ttl_key)), 0);
-    keepd_sleep_ms((unsigned)((3000000000ull - since) / 1000000u) + 200);
-  } else {
-    keepd_sleep_ms(700);
-  }
+  // The TTL travelled as time left: there when answered before it can
+  // have run out (the key lives from after t_ttl), gone once it ran out
+  // plus the transfer time, which the pull spent between t_start and
+  // t_served, plus 200 ms for the store's expiry.
+  rc = keep_get(back, got, sizeof got, &len, ttl_key, strlen(ttl_key));
+  if (keepd_test_now_ns() < t_ttl + 3000000000ull)
+    ck_assert_msg(rc == 0, "TTL key not pulled back: %s", keep_strerror(rc));
+  else
+    fprintf(stderr, "# starved: TTL key read after its TTL, presence not checked this round\n");
+  uint64_t gone_at = t_ttl_set + 3000000000ull + (t_served - t_start) + 200000000ull,
+           now = keepd_test_now_ns();
+  if (now < gone_at)
+    keepd_sleep_ms((unsigned)((gone_at - now) / 1000000u) + 1);
   ck_assert_int_eq(keep_get(back, got, sizeof got, &len, ttl_key, strlen(ttl_key)),
                    KEEP_ERR_NOT_FOUND);
   keep_client_free(back);
@@ -247,13 +268,28 @@ START_TEST(test_kill9_mid_handoff_keeps_quarantine) {
   key_owned(lock_key, sizeof lock_key, "midlock", LEAVER, LEAVER, 1);
   ck_assert_int_eq(keep_set(c, key, strlen(key), "v", 1, 0), 0);
   lock_when_granted(c, lock_key, "h1", 1000);
+  uint64_t t_term = keepd_test_now_ns();
   ck_assert_int_eq(kill(cl.p[LEAVER].pid, SIGTERM), 0);
   keepd_sleep_ms(400);
-  // The handoff is under way: the new owner answers BUSY for the slot.
+  // The handoff is under way: the new owner answers BUSY for the slot. It
+  // is under way for the 1.5 s pause after the pullers connect: a test
+  // process starved past that cannot see it, and skips the round (noted).
   keep_client *to_new = single(&cl, 1), *to_old = single(&cl, LEAVER);
   char got[16];
   size_t len;
-  ck_assert_int_eq(keep_get(to_new, got, sizeof got, &len, key, strlen(key)), KEEP_ERR_BUSY);
+  int new_rc = keep_get(to_new, got, sizeof got, &len, key, strlen(key));
+  if (new_rc != KEEP_ERR_BUSY && keepd_test_now_ns() - t_term > 1400000000ull) {
+    fprintf(stderr,
+            "# starved: first read %.1f ms after SIGTERM, past the held pull; round "
+            "not checked\n",
+            (keepd_test_now_ns() - t_term) / 1e6);
+    keep_client_free(to_old);
+    keep_client_free(to_new);
+    keep_client_free(c);
+    cluster_stop(&cl);
+    return;
+  }
+  ck_assert_int_eq(new_rc, KEEP_ERR_BUSY);
   // The leaving member sends the client on to the new owner (MOVED), or
   // answers BUSY; it never serves the key any more.
   int old_rc = keep_get(to_old, got, sizeof got, &len, key, strlen(key));
@@ -352,9 +388,12 @@ START_TEST(test_handoff_requests_checked) {
   ck_assert_uint_eq(a.num, KEEP_CODE_INVALID);
   // The peers' real pulls still go through: the member exits well before
   // its 5 s wait.
+  pid_t pids[MAX_N];
+  struct keepd_starve sw;
+  keepd_starve_begin(&sw, pids, cluster_pids(&cl, pids));
   uint64_t t0 = keepd_test_now_ns();
   ck_assert_int_eq(keepd_stop(&cl.p[LEAVER]), 0);
-  ck_assert_uint_lt(keepd_test_now_ns() - t0, LEAVE_SETTLED_NS);
+  keepd_bound_check(&sw, "leave after refused pulls", keepd_test_now_ns() - t0, LEAVE_SETTLED_NS);
   keep_client_free(c);
   cluster_stop(&cl);
 }
@@ -367,6 +406,7 @@ int main(int argc, char **argv) {
   }
   keepd_bin = argv[1];
   cluster_max_lease = "10000";
+  cluster_io_timeout_ms = 2000; // every answer is checked (keepd_cluster_harness.h)
   if (getenv("KEEPD_HANDOFF_TEST_KEYS") != NULL)
     num_values = atoi(getenv("KEEPD_HANDOFF_TEST_KEYS"));
   // A network namespace of its own when allowed: the ports this suite

@@ -187,6 +187,23 @@ START_TEST(kernels_match_scalar_and_boringssl) {
 }
 END_TEST
 
+// peer_key writes to `u` the public key of Wycheproof test `t` of `tests`
+// (curve, twist, small-order and non-canonical keys alike), or past the
+// file's tests a random key on the curve, drawn under `label`.
+static void peer_key(uint8_t u[32], const vj_value *tests, size_t t, const char *label) {
+  if (t < tests->count) {
+    size_t n = 0;
+    uint8_t *p = mc_test_unhex(vj_str(&tests->items[t], "public"), &n);
+    ck_assert(p != NULL && n == 32);
+    memcpy(u, p, 32);
+    free(p);
+  } else {
+    uint8_t k[32];
+    mc_test_bytes(k, 32, label, (uint32_t)t);
+    mc_x25519_base_scalar(u, k);
+  }
+}
+
 // A peer key used again and again (the kernels may keep a table for it):
 // every use, with a new scalar each time, must still match the scalar
 // ladder, for keys on the curve, on its twist, of small order, non-canonical
@@ -205,16 +222,7 @@ START_TEST(repeated_peers_match_scalar) {
     const struct mc_impl *impl = mc_impl_current();
     for (size_t t = 0; t < tests->count + 20; t++) {
       uint8_t u[32], k[32], got[32], want[32];
-      if (t < tests->count) {
-        size_t n = 0;
-        uint8_t *pub = mc_test_unhex(vj_str(&tests->items[t], "public"), &n);
-        ck_assert(pub != NULL && n == 32);
-        memcpy(u, pub, 32);
-        free(pub);
-      } else {
-        mc_test_bytes(k, 32, "x25519 peer", (uint32_t)t);
-        mc_x25519_base_scalar(u, k);
-      }
+      peer_key(u, tests, t, "x25519 peer");
       for (uint32_t use = 0; use < 4; use++) {
         mc_test_bytes(k, 32, "x25519 repeated", (uint32_t)(4 * t + use));
         impl->x25519(got, k, u);
@@ -248,16 +256,7 @@ START_TEST(ephemeral_matches_separate) {
     ck_assert_int_eq(mc_impl_force(name), 0);
     for (size_t t = 0; t < tests->count + 20; t++) {
       uint8_t u[32], k[32], pub[32], shared[32], want_pub[32], want_shared[32];
-      if (t < tests->count) {
-        size_t n = 0;
-        uint8_t *p = mc_test_unhex(vj_str(&tests->items[t], "public"), &n);
-        ck_assert(p != NULL && n == 32);
-        memcpy(u, p, 32);
-        free(p);
-      } else {
-        mc_test_bytes(k, 32, "x25519 eph peer", (uint32_t)t);
-        mc_x25519_base_scalar(u, k);
-      }
+      peer_key(u, tests, t, "x25519 eph peer");
       for (uint32_t use = 0; use < 4; use++) {
         mc_test_bytes(k, 32, "x25519 ephemeral", (uint32_t)(4 * t + use));
         int rc = mc_x25519_ephemeral(pub, shared, k, u);

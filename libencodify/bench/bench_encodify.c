@@ -345,7 +345,7 @@ static int verify(const char *bench, const char *impl, const struct bench_spec *
 
 // measure_row times every candidate of one benchmark row and prints one JSON
 // line for each. The repetitions are interleaved, one call of each candidate
-// per round, so that a slow phase of the machine (another process, a
+// per round in a rotating order, so that a slow phase of the machine (another process, a
 // frequency change) hits all of them alike and the ratios stay fair. Every
 // candidate makes the same number of codec calls per timed call, so that all
 // of them report the same `bytes` and line up in one bench-report row. It
@@ -365,7 +365,12 @@ static int measure_row(const char *bench, struct candidate *cand, size_t num_can
   unsigned reps = 0;
   while (reps < rp->min_reps ||
          (reps < rp->max_reps && corvid_bench_now_ns() - start < rp->budget_ns)) {
-    for (size_t c = 0; c < num_cand; c++) {
+    // Each round starts one candidate further on. Out of cache, a call
+    // runs faster or slower depending on what the previous call left in the
+    // caches and the memory controller's queues; rotating gives every
+    // candidate every position equally often.
+    for (size_t k = 0; k < num_cand; k++) {
+      size_t c = (reps + k) % num_cand;
       if (cand[c].ours >= 0)
         (void)bench_ours_select((size_t)cand[c].ours);
       // On this kind of CPU, 256- and 512-bit instructions that follow about

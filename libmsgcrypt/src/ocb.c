@@ -124,27 +124,6 @@ static int have_vaes512(void) {
   return v;
 }
 
-// The 512-bit loops exist only where meson.build built them; elsewhere
-// have_vaes512() is 0 and these are never reached.
-static void vaes512_crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const uint8_t *in,
-                          size_t num_blocks, uint64_t done, uint8_t offset_io[BLOCK],
-                          uint8_t checksum_io[BLOCK]) {
-#if defined(MC_HAVE_VAES512)
-  mc_ocb_vaes512_crypt(ctx, encrypt, out, in, num_blocks, done, offset_io, checksum_io);
-#else
-  mc_ocb_vaes_crypt(ctx, encrypt, out, in, num_blocks, done, offset_io, checksum_io);
-#endif
-}
-
-static void vaes512_hash(const mc_aes_ocb_ctx *ctx, const uint8_t *ad, size_t num_blocks,
-                         uint8_t offset_io[BLOCK], uint8_t sum_io[BLOCK]) {
-#if defined(MC_HAVE_VAES512)
-  mc_ocb_vaes512_hash(ctx, ad, num_blocks, offset_io, sum_io);
-#else
-  mc_ocb_vaes_hash(ctx, ad, num_blocks, offset_io, sum_io);
-#endif
-}
-
 // encrypt_block encrypts one block with whichever AES the context uses.
 static void encrypt_block(const mc_aes_ocb_ctx *ctx, uint8_t out[BLOCK], const uint8_t in[BLOCK]) {
   if (ctx->rounds != 0)
@@ -291,7 +270,7 @@ static void hash_ad(const mc_aes_ocb_ctx *ctx, uint8_t sum_out[BLOCK], const uin
   if (ctx->rounds != 0) {
     memset(buf, 0, 2 * BLOCK);
     if (ctx->rounds & MC_OCB_ROUNDS_VAES512)
-      vaes512_hash(ctx, ad, full, buf, buf + BLOCK);
+      mc_ocb_vaes512_hash(ctx, ad, full, buf, buf + BLOCK);
     else if (ctx->rounds & MC_OCB_ROUNDS_VAES)
       mc_ocb_vaes_hash(ctx, ad, full, buf, buf + BLOCK);
     else
@@ -379,7 +358,7 @@ static void crypt(const mc_aes_ocb_ctx *ctx, int encrypt, uint8_t *out, const ui
                   uint8_t checksum_io[BLOCK]) {
   size_t full = len / BLOCK, rest = len % BLOCK;
   if (ctx->rounds & MC_OCB_ROUNDS_VAES512)
-    vaes512_crypt(ctx, encrypt, out, in, full, first, offset_io, checksum_io);
+    mc_ocb_vaes512_crypt(ctx, encrypt, out, in, full, first, offset_io, checksum_io);
   else if (ctx->rounds & MC_OCB_ROUNDS_VAES)
     mc_ocb_vaes_crypt(ctx, encrypt, out, in, full, first, offset_io, checksum_io);
   else if (ctx->rounds != 0)

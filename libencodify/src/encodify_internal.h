@@ -134,6 +134,11 @@ size_t enc_qp_encode_avx2(char *out, size_t out_cap, size_t *written, const uint
 // hand-off should be.
 size_t enc_qp_decode_avx512_blocks(uint8_t *out, size_t out_cap, size_t *written, const char *in,
                                    size_t in_len);
+// ENC_B64D_LARGE_MIN: strict Base64 inputs of at least this many characters
+// take the AVX-512 kernel's path for data out of the caches (aligned loads,
+// non-temporal stores; src/x86/avx512.c says why and where the number comes
+// from). Here so that tests/test_base64.c can cross it.
+enum { ENC_B64D_LARGE_MIN = 4u << 20 };
 
 // Stream state behind enc_stream.
 

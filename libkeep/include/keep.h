@@ -257,6 +257,24 @@ KEEP_API int keep_slot_owner(const uint8_t *secret, uint32_t slot, const uint16_
 // keep_ping sends a ping and waits for its answer.
 KEEP_API KEEP_WARN_UNUSED_RESULT int keep_ping(keep_client *c);
 
+// keep_view_epoch asks one member for its view epoch (the CLUSTER request)
+// and sets `*out_epoch`. The epoch grows by one for every member that
+// entered or left that member's live set, which decides where its slots
+// are (docs/keep-protocol.md, VIEW); a single keepd answers 1. Reading it
+// before and after a stretch of work tells whether that member's view
+// changed in between: keys keep their guarantees while the views of the
+// members stay put, and may be lost when a member was declared dead
+// (docs/keep-guarantees.md). Epochs of different members are not
+// comparable. In cluster mode `member` is the index of the member in
+// keep_settings.members, connected to if needed, and the request is not
+// routed or sent elsewhere; outside cluster mode `member` must be 0 and
+// names the member the client is connected to. Errors:
+// KEEP_ERR_INVALID_ARGUMENT (NULL `c` or `out_epoch`, `member` out of
+// range, a RESP back end, which has no views), KEEP_ERR_PROTOCOL (an
+// answer that is not VIEW), and the common ones.
+KEEP_API KEEP_WARN_UNUSED_RESULT int keep_view_epoch(keep_client *c, uint64_t *out_epoch,
+                                                     size_t member);
+
 // keep_get copies the value of `key` into `out` (capacity `out_cap`) and sets
 // `*out_len` to its length. If `out_cap` is too small, it returns -ENOBUFS
 // with `*out_len` set to the length needed. A counter reads as its 8-byte

@@ -662,6 +662,32 @@ int keep_ping(keep_client *c) {
   return call(c, &req, &ans, NULL);
 }
 
+int keep_view_epoch(keep_client *c, uint64_t *out_epoch, size_t member) {
+  if (c == NULL || out_epoch == NULL || c->resp != NULL ||
+      member >= (c->ids != NULL ? c->num_members : 1))
+    return KEEP_ERR_INVALID_ARGUMENT;
+  int rc;
+  if (c->ids != NULL) {
+    // That member's view, not the slot owner's: no routing, no MOVED.
+    use_member(c, member);
+    if (c->fd < 0 && (rc = connect_one(c, c->members[member])) < 0)
+      return rc;
+  } else if ((rc = ensure_connected(c)) < 0) {
+    return rc;
+  }
+  keep_frame req, ans;
+  keep_frame_init(&req, KEEP_OP_CLUSTER, 0);
+  keep_frame_init(&ans, 0, 0);
+  rc = exchange(c, &req, &ans, NULL);
+  // exchange maps VIEW, which carries no status, to KEEP_ERR_PROTOCOL and
+  // keeps the connection; a frame that did not decode closed it.
+  if (rc == KEEP_ERR_PROTOCOL && ans.opcode == KEEP_OP_VIEW && c->fd >= 0) {
+    *out_epoch = ans.num;
+    return 0;
+  }
+  return rc < 0 ? rc : KEEP_ERR_PROTOCOL;
+}
+
 int keep_get(keep_client *c, void *out, size_t out_cap, size_t *out_len, const void *key,
              size_t key_len) {
   if (c == NULL || out_len == NULL || (out == NULL && out_cap > 0) || !key_ok(key, key_len))
@@ -909,6 +935,12 @@ static int fill_event(keep_client *c, const keep_frame *f, size_t member, keep_e
   if (i < 0 || c->subs[i].member != member)
     return 0;
   struct subscription *s = &c->subs[i];
+  // Older than the subscription's sequence number: sent before the
+  // SUBSCRIBE answer that set it (read while the client waited for it),
+  // after which KEEP_EVENT_RESUBSCRIBED already said that events in
+  // between may be lost. Handed out now, it would go back in sequence.
+  if (f->opcode == KEEP_OP_EVENT ? f->num <= s->last_seq : f->num < s->last_seq)
+    return 0;
   memset(out, 0, sizeof *out);
   out->topic = f->key;
   out->topic_len = f->key_len;

@@ -53,6 +53,22 @@ START_TEST(settings_are_validated) {
 }
 END_TEST
 
+// A single keepd's view never changes: epoch 1. The client asks the
+// member it is connected to (index 0) only.
+START_TEST(view_epoch_of_a_single_keepd) {
+  keep_client *c = connect_client(0);
+  uint64_t e = 0;
+  ck_assert_int_eq(keep_view_epoch(c, &e, 0), 0);
+  ck_assert_uint_eq(e, 1);
+  ck_assert_int_eq(keep_view_epoch(c, &e, 1), KEEP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(keep_view_epoch(c, NULL, 0), KEEP_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(keep_view_epoch(NULL, &e, 0), KEEP_ERR_INVALID_ARGUMENT);
+  // The connection stays usable after the VIEW answer.
+  ck_assert_int_eq(keep_ping(c), 0);
+  keep_client_free(c);
+}
+END_TEST
+
 START_TEST(values_set_get_del) {
   keep_client *c = connect_client(0);
   char k[64];
@@ -475,6 +491,7 @@ int main(int argc, char **argv) {
   TCase *tc = tcase_create("client");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, settings_are_validated);
+  tcase_add_test(tc, view_epoch_of_a_single_keepd);
   tcase_add_test(tc, values_set_get_del);
   tcase_add_test(tc, large_values_round_trip);
   tcase_add_test(tc, ttl_expiry);

@@ -393,6 +393,13 @@ static void tick(struct keepd_cluster *cl, uint64_t now) {
     }
     atomic_store(&cl->leave_settled, settled);
   }
+  if (own != cl->epoch_mask) {
+    // One step per member that came or went, so that two changes that
+    // fall into one tick (a stall of this thread) still count as two.
+    atomic_fetch_add_explicit(&cl->epoch, (uint64_t)__builtin_popcountll(own ^ cl->epoch_mask),
+                              memory_order_relaxed);
+    cl->epoch_mask = own;
+  }
   if (v != old) {
     atomic_store_explicit(&cl->view, v, memory_order_release);
     cl->cur = v;
@@ -524,6 +531,8 @@ int keepd_cluster_new(struct keepd_cluster **out, const struct keepd_cluster_con
   }
   cl->cur = v;
   atomic_store(&cl->view, v);
+  cl->epoch_mask = 1ull << cl->self;
+  atomic_store(&cl->epoch, 1);
   *out = cl;
   return 0;
 }
@@ -610,4 +619,8 @@ void keepd_cluster_quiescent(struct keepd_cluster *cl, unsigned shard) {
 
 uint16_t keepd_cluster_self_id(const struct keepd_cluster *cl) {
   return cl->ids[cl->self];
+}
+
+uint64_t keepd_cluster_epoch(struct keepd_cluster *cl) {
+  return atomic_load_explicit(&cl->epoch, memory_order_relaxed);
 }

@@ -128,6 +128,13 @@ void keepd_cluster_quiescent(struct keepd_cluster *cl, unsigned shard);
 // keepd_cluster_self_id is this member's id.
 uint16_t keepd_cluster_self_id(const struct keepd_cluster *cl);
 
+// keepd_cluster_epoch is this member's view epoch: 1 at start, plus one for
+// every member that entered or left its live set since (itself too, when it
+// leaves), so it grows with every change of the view that places the
+// slots (docs/keep-protocol.md, VIEW). Thread-safe, lock free; answered to
+// CLUSTER by any shard.
+uint64_t keepd_cluster_epoch(struct keepd_cluster *cl);
+
 // Key handoff on a clean leave (handoff.c; docs/keep-protocol.md, "Key
 // handoff", and docs/keep-guarantees.md). When a peer announces its leave,
 // each member that takes some of its slots answers BUSY for them, pulls

@@ -74,6 +74,13 @@ struct keepd_cluster {
   _Atomic uint64_t fresh_until[KEEP_MAX_MEMBERS];
   _Atomic(struct view *) view;
   struct view *cur; // the thread's copy of the published pointer
+  // epoch counts the changes of this member's live set, one per member
+  // that entered or left it (itself too, when it leaves), from 1 at
+  // start; epoch_mask is the live set it was last counted for (heartbeat
+  // thread only). CLUSTER answers the epoch, so that whoever reads it
+  // twice knows whether this member's view changed in between.
+  _Atomic uint64_t epoch;
+  uint64_t epoch_mask;
   struct retired retired[64];
   unsigned num_retired;
   _Atomic uint64_t qs[KEEPD_MAX_SHARDS];

@@ -692,7 +692,9 @@ static void exec(struct keepd_shard *s, const keep_frame *f, uint64_t h, struct 
 static void answer_view(struct keepd_shard *s, uint64_t id, struct keepd_buf *b) {
   keep_frame f;
   keep_frame_init(&f, KEEP_OP_VIEW, id);
-  f.num = 1; // the view's epoch: fixed while there is one member
+  // The view's epoch: how often a member's live set changed; fixed at 1
+  // for a single keepd.
+  f.num = s->srv->cl != NULL ? keepd_cluster_epoch(s->srv->cl) : 1;
   f.num_view = 1;
   f.view[0] =
       (keep_view_entry){0, KEEP_SLOTS - 1, (const uint8_t *)s->srv->member, strlen(s->srv->member)};

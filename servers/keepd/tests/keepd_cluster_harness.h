@@ -205,6 +205,24 @@ static inline int cluster_pids(const struct cluster *cl, pid_t *out) {
   return (int)cluster_n;
 }
 
+// member_epoch returns member `i`'s view epoch (keep_view_epoch), asked on
+// a connection of its own; 0 when it is not running. The epoch grows by
+// one for each member that entered or left the member's live set, so a
+// check that finds keys lost can ask whether some member was declared
+// dead meanwhile. A timeout (a starved member) is retried, within
+// KEEPD_RETRY_NS.
+static inline uint64_t member_epoch(struct cluster *cl, int i) {
+  if (cl->p[i].pid <= 0)
+    return 0;
+  keep_client *one = single(cl, i);
+  uint64_t e = 0;
+  int rc;
+  KEEPD_RETRY(rc, keep_view_epoch(one, &e, 0), rc == KEEP_ERR_TIMEOUT || rc == KEEP_ERR_CLOSED);
+  ck_assert_msg(rc == 0, "member %d's view epoch: %s", i, keep_strerror(rc));
+  keep_client_free(one);
+  return e;
+}
+
 // wait_ready waits until every member serves keys of its own slots.
 static inline void wait_ready(keep_client *c) {
   for (int m = 0; m < (int)cluster_n; m++) {

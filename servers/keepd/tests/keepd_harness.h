@@ -101,12 +101,17 @@ struct keepd_starve {
   int n;
   pid_t pid[KEEPD_STARVE_MAX + 1];
   uint64_t delay0[KEEPD_STARVE_MAX + 1];
+  // Processes that ended and reported their own wait (keepd_starve_note).
+  int num_noted;
+  pid_t noted_pid[KEEPD_STARVE_MAX + 2];
+  uint64_t noted[KEEPD_STARVE_MAX + 2];
 };
 
 // keepd_starve_begin starts watching this process and the `n` processes in
 // `pids` (0 entries are skipped).
 static inline void keepd_starve_begin(struct keepd_starve *w, const pid_t *pids, int n) {
   w->n = 0;
+  w->num_noted = 0;
   w->pid[w->n] = 0;
   w->delay0[w->n++] = keepd_run_delay_ns(0);
   for (int i = 0; i < n && w->n <= KEEPD_STARVE_MAX; i++)
@@ -131,9 +136,26 @@ static inline uint64_t keepd_starve_ns(const struct keepd_starve *w, pid_t *who)
       wp = w->pid[i];
     }
   }
+  for (int i = 0; i < w->num_noted; i++)
+    if (w->noted[i] > worst) {
+      worst = w->noted[i];
+      wp = w->noted_pid[i];
+    }
   if (who != NULL)
     *who = wp;
   return worst;
+}
+
+// keepd_starve_note adds to `w` a process of the test's own (a worker, a
+// proxy) that measured its run-queue wait itself over the window
+// (keepd_run_delay_ns(0) at its start and end) and reported `delay_ns`
+// before it ended, since an ended process can no longer be read. At most
+// KEEPD_STARVE_MAX + 2; more are ignored.
+static inline void keepd_starve_note(struct keepd_starve *w, pid_t pid, uint64_t delay_ns) {
+  if (w->num_noted < KEEPD_STARVE_MAX + 2) {
+    w->noted_pid[w->num_noted] = pid;
+    w->noted[w->num_noted++] = delay_ns;
+  }
 }
 
 // KEEPD_STARVED_NS: a watched process that waited this long on run queues
@@ -164,7 +186,7 @@ static inline bool keepd_bound_check(const struct keepd_starve *w, const char *w
   fprintf(stderr,
           "# starved: %s took %.1f ms (bound %.1f ms) while %s %d waited %.1f ms on "
           "run queues; bound not checked this round\n",
-          what, took_ns / 1e6, bound_ns / 1e6, who == 0 ? "the test" : "daemon", (int)who,
+          what, took_ns / 1e6, bound_ns / 1e6, who == 0 ? "the test" : "process", (int)who,
           starved / 1e6);
   return false;
 }

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -33,14 +34,26 @@
 struct proxy_cfg {
   unsigned listen_port, target_port;         // UDP, on 127.0.0.1
   unsigned tcp_listen_port, tcp_target_port; // TCP (0: none)
-  uint64_t fault_from, fault_until;          // the window, on keepd_test_now_ns()
   unsigned max_delay_ms;                     // each datagram waits 0..max in the window
   unsigned dup_pct;                          // and this many percent are sent twice
+  // The window and the end of the run, on keepd_test_now_ns(); read on
+  // every turn, so that a suite that keeps the config in shared memory
+  // can move them while the proxy runs (the fault suite opens the window
+  // once its workers run, however long a starved setup took).
+  _Atomic uint64_t fault_from, fault_until, until;
 };
 
+// proxy_stats is what proxy_run did. The first_* fields are when (on
+// keepd_test_now_ns(), 0: never) it first delayed a datagram, sent one
+// twice and delayed a chunk of a connection: a suite checks that the
+// faults began soon after the window opened, a timing bound that a
+// starved machine may miss (keepd_bound_check). run_delay_ns is filled
+// by the suite: how long the proxy process waited on run queues.
 struct proxy_stats {
   uint64_t in, out, dups, delayed;
   uint64_t conns, chunks, chunks_delayed;
+  uint64_t first_delayed, first_dup, first_chunk_delayed;
+  uint64_t run_delay_ns;
 };
 
 // A relayed connection: a client side and a member side, each direction a
@@ -141,6 +154,8 @@ static inline void proxy_pump(struct proxy_dir *d, uint64_t now, bool faulty, un
     d->n++;
     st->chunks++;
     st->chunks_delayed += delay > 0;
+    if (delay > 0 && st->first_chunk_delayed == 0)
+      st->first_chunk_delayed = now;
   }
   while (d->n > 0) {
     struct proxy_chunk *k = &d->q[d->head];
@@ -166,9 +181,13 @@ static inline void proxy_pump(struct proxy_dir *d, uint64_t now, bool faulty, un
   }
 }
 
-// proxy_run forwards until `until`; returns what it did.
-static inline struct proxy_stats proxy_run(const struct proxy_cfg *cfg, uint64_t until,
-                                           uint64_t seed) {
+// proxy_faulty says whether `now` falls in `cfg`'s fault window.
+static inline bool proxy_faulty(struct proxy_cfg *cfg, uint64_t now) {
+  return now >= atomic_load(&cfg->fault_from) && now < atomic_load(&cfg->fault_until);
+}
+
+// proxy_run forwards until `cfg->until`; returns what it did.
+static inline struct proxy_stats proxy_run(struct proxy_cfg *cfg, uint64_t seed) {
   struct proxy_stats st = {0};
   static struct proxy_pkt q[PROXY_MAX_PENDING];
   size_t nq = 0;
@@ -196,10 +215,10 @@ static inline struct proxy_stats proxy_run(const struct proxy_cfg *cfg, uint64_t
       return st;
   }
   for (;;) {
-    uint64_t now = keepd_test_now_ns();
+    uint64_t now = keepd_test_now_ns(), until = atomic_load(&cfg->until);
     if (now >= until)
       break;
-    bool faulty_now = now >= cfg->fault_from && now < cfg->fault_until;
+    bool faulty_now = proxy_faulty(cfg, now);
     if (lfd >= 0) {
       proxy_accept(lfd, cfg->tcp_target_port, conns, &st);
       for (int i = 0; i < PROXY_MAX_CONNS; i++) {
@@ -242,14 +261,25 @@ static inline struct proxy_stats proxy_run(const struct proxy_cfg *cfg, uint64_t
         break;
       st.in++;
       now = keepd_test_now_ns();
-      bool faulty = now >= cfg->fault_from && now < cfg->fault_until;
+      bool faulty = proxy_faulty(cfg, now);
       rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
       unsigned copies = faulty && (rnd >> 33) % 100 < cfg->dup_pct ? 2 : 1;
       st.dups += copies - 1;
-      for (unsigned c = 0; c < copies && nq < PROXY_MAX_PENDING; c++) {
+      if (copies > 1 && st.first_dup == 0)
+        st.first_dup = now;
+      for (unsigned c = 0; c < copies; c++) {
+        if (nq == PROXY_MAX_PENDING) {
+          // A backlog read at once after the proxy was starved: this copy
+          // goes now rather than be lost (the suites count every one out).
+          (void)!sendto(out, buf, (size_t)n, 0, (struct sockaddr *)&to, sizeof to);
+          st.out++;
+          continue;
+        }
         rnd = rnd * 6364136223846793005ull + 1442695040888963407ull;
         uint64_t delay = faulty ? (rnd >> 33) % (cfg->max_delay_ms + 1) * 1000000u : 0;
         st.delayed += delay > 0;
+        if (delay > 0 && st.first_delayed == 0)
+          st.first_delayed = now;
         q[nq].due = now + delay;
         q[nq].len = (size_t)n;
         memcpy(q[nq].data, buf, (size_t)n);

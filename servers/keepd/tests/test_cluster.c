@@ -250,6 +250,12 @@ START_TEST(test_kill9_moves_slots) {
     keepd_sleep_ms(50);
   ck_assert_int_eq(rc, 0);
   ck_assert_int_eq(keep_unlock(c, stays, strlen(stays), "h1", 2), 0);
+  // Member 1's view epoch, asked through the cluster client: it serves
+  // keys, so it heard at least one peer join its live set.
+  uint64_t epoch0, epoch1;
+  ck_assert_int_eq(keep_view_epoch(c, &epoch0, 1), 0);
+  ck_assert_uint_ge(epoch0, 2);
+  ck_assert_int_eq(keep_view_epoch(c, &epoch1, N), KEEP_ERR_INVALID_ARGUMENT);
   pid_t pids[MAX_N];
   struct keepd_starve sw;
   keepd_starve_begin(&sw, pids, cluster_pids(&cl, pids));
@@ -269,6 +275,13 @@ START_TEST(test_kill9_moves_slots) {
   uint64_t took = keepd_test_now_ns() - t0;
   fprintf(stderr, "# kill -9: slot moved after %.1f ms\n", took / 1e6);
   keepd_bound_check(&sw, "slot moved after kill -9", took, 1000000000ull);
+  // Member 1 serves member 2's slot: its view dropped member 2, and its
+  // epoch counts that (once on a quiet machine; a starved member may
+  // have seen more come and go).
+  ck_assert_int_eq(keep_view_epoch(c, &epoch1, 1), 0);
+  fprintf(stderr, "# kill -9: member 1's view epoch %llu -> %llu\n", (unsigned long long)epoch0,
+          (unsigned long long)epoch1);
+  ck_assert_uint_ge(epoch1, epoch0 + 1);
   // The slot that stayed put keeps serving locks without a quarantine
   // (BUSY retried: a starved member answers it).
   KEEPD_RETRY(rc, keep_lock(c, &dl, stays, strlen(stays), "h1", 2, 400), keepd_not_executed(rc));
@@ -387,6 +400,14 @@ START_TEST(test_quorum_loss) {
   // the stall check rightly answered BUSY early.
   if (took <= 200000000ull)
     keepd_bound_check(&sw, "served under 200 ms after losing quorum", 1, 0);
+  // The others stay stopped past the quorum window and a tick, so that
+  // member 0's confirmations lapse for certain. An earlier BUSY may come
+  // from the stall check alone (its heartbeat thread starved for 150 ms),
+  // which is no lapse and takes no fresh quarantine: nobody else can have
+  // served its slots.
+  uint64_t lapsed = t0 + 1025000000ull, now = keepd_test_now_ns();
+  if (now < lapsed)
+    keepd_sleep_ms((unsigned)((lapsed - now + 999999) / 1000000u));
   kill(cl.p[1].pid, SIGCONT);
   kill(cl.p[2].pid, SIGCONT);
   // Quorum again: it serves, but locks on its slots wait out a fresh

@@ -21,7 +21,11 @@
 // sweep), no read-modify-write was lost (the value equals the committed
 // writes), no increment was lost or doubled, every register's history is
 // linearizable (keepd_lincheck.h), and every event lost on the way to the
-// subscriber is reported as a sequence gap.
+// subscriber is reported as a sequence gap. A data check that finds a key
+// or an update lost is excused only when member 0's or 1's view epoch
+// (keep_view_epoch) grew more than the fault explains: a member starved
+// into being declared dead, whose keys the guarantees let go.
+#include <dirent.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -62,6 +66,10 @@ struct shared {
   // the scenario (keepd_run_delay_ns), written as it ends: a starved
   // machine explains too little progress, nothing else.
   uint64_t run_delay[WORKERS + 3];
+  // pcfg: the proxy's configuration, whose window the suite moves when
+  // the setup ran late; proxy: what the proxy did, written as it ends.
+  struct proxy_cfg pcfg;
+  struct proxy_stats proxy;
   struct rec r[MAX_RECS];
 };
 
@@ -95,6 +103,71 @@ static uint64_t reg_t0;
 
 static bool unknown_outcome(int rc) {
   return rc == KEEP_ERR_TIMEOUT || rc == KEEP_ERR_CLOSED;
+}
+
+// Views. The data keys (the read-modify-write value, the counters, the
+// registers outside the leave scenario, the topic) live on members 0 and
+// 1 and stay there unless a member's view drops one of them: the faults
+// touch member 2 only. A member wrongly declared dead (starved of CPU
+// for 225 ms on a loaded machine) loses its slots and their keys, which
+// the guarantees allow (docs/keep-guarantees.md, "Not guaranteed"); keepd
+// counts such changes in its view epoch. views_cl is the scenario's
+// cluster, view_base members 0 and 1's epochs when the workers started,
+// view_fault how much the fault itself moves each (member 2 out and back:
+// 2; its clean leave: 1; drops and the proxy: 0), views_sw the starvation
+// watch of the members and the test.
+static struct cluster *views_cl;
+static uint64_t view_base[2];
+static uint64_t view_fault;
+static const struct keepd_starve *views_sw;
+
+// views_moved decides whether the data check `what`, which found a key or
+// an update lost, is excused: only when member 0's or 1's view changed
+// more than the fault explains (read now, after the loss, so the change
+// that caused it is counted) and some process waited on run queues for
+// KEEPD_STARVED_NS or more, which is what declares a live member dead.
+// Then it prints a `# starved:` note and returns true; the caller still
+// checks that nothing was invented. False: the loss is a failure.
+static int views_verdict = -1; // -1: not asked yet in this scenario
+
+static bool views_moved(const char *what) {
+  if (views_verdict >= 0) {
+    if (views_verdict)
+      fprintf(stderr, "# starved: %s: excused as above (views changed)\n", what);
+    return views_verdict;
+  }
+  uint64_t extra = 0;
+  int who = -1;
+  uint64_t now_e[2];
+  for (int m = 0; m < 2; m++) {
+    now_e[m] = member_epoch(views_cl, m);
+    uint64_t d = now_e[m] > view_base[m] ? now_e[m] - view_base[m] : 0;
+    if (d > view_fault && d - view_fault > extra) {
+      extra = d - view_fault;
+      who = m;
+    }
+  }
+  // The members, the test and (noted as they ended) its workers.
+  uint64_t starved = keepd_starve_ns(views_sw, NULL);
+  if (extra == 0 || starved < KEEPD_STARVED_NS) {
+    fprintf(stderr,
+            "# views: %s: member 0's epoch %llu -> %llu, member 1's %llu -> %llu, the fault "
+            "explains %llu each; %.1f ms on run queues at most\n",
+            what, (unsigned long long)view_base[0], (unsigned long long)now_e[0],
+            (unsigned long long)view_base[1], (unsigned long long)now_e[1],
+            (unsigned long long)view_fault, starved / 1e6);
+    views_verdict = 0;
+    return false;
+  }
+  views_verdict = 1;
+  fprintf(stderr,
+          "# starved: %s: member %d's view changed %llu more times than the fault explains "
+          "(epoch %llu -> %llu) while a process waited %.1f ms on run queues: a member was "
+          "declared dead and its keys may move and be lost (allowed); only checked that "
+          "nothing was invented\n",
+          what, who, (unsigned long long)extra, (unsigned long long)view_base[who],
+          (unsigned long long)now_e[who], starved / 1e6);
+  return true;
 }
 
 static void reg_worker(struct cluster *cl, int r, uint64_t until) {
@@ -249,7 +322,7 @@ enum fault { SYMMETRIC, ONE_WAY, STOP, HANDOFF, DROP, PROXY };
 // Checker 4: each register's history is linearizable.
 static void check_registers(uint32_t n) {
   static struct lin_op ops[LIN_MAX_OPS];
-  size_t total = 0, keys = 0, max_explored = 0, unknown = 0;
+  size_t total = 0, keys = 0, max_explored = 0, unknown = 0, excused = 0;
   for (uint16_t k = 0; k < REG_KEYS; k++) {
     size_t m = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -273,17 +346,34 @@ static void check_registers(uint32_t n) {
       continue;
     size_t explored;
     int res = lin_check(ops, m, &explored);
-    ck_assert_msg(res == LIN_OK, "register %s (%zu operations): %s", reg_key[k], m,
-                  res == LIN_VIOLATION ? "not linearizable" : "undecided");
+    char what[96];
+    snprintf(what, sizeof what, "register %s not linearizable", reg_key[k]);
+    if (res == LIN_VIOLATION && views_moved(what)) {
+      // A lost key reads as absent or as an older value; what no write of
+      // this register wrote can never be read.
+      for (size_t i = 0; i < m; i++) {
+        if (ops[i].write || ops[i].value == 0)
+          continue;
+        bool written = false;
+        for (size_t j = 0; j < m && !written; j++)
+          written = ops[j].write && ops[j].value == ops[i].value;
+        ck_assert_msg(written, "register %s: read %lld, which no write wrote", reg_key[k],
+                      (long long)ops[i].value);
+      }
+      excused++;
+    } else {
+      ck_assert_msg(res == LIN_OK, "register %s (%zu operations): %s", reg_key[k], m,
+                    res == LIN_VIOLATION ? "not linearizable" : "undecided");
+    }
     total += m;
     keys++;
     if (explored > max_explored)
       max_explored = explored;
   }
   fprintf(stderr,
-          "# registers: %zu keys, %zu operations (%zu unknown) linearizable, at most %zu "
-          "configurations\n",
-          keys, total, unknown, max_explored);
+          "# registers: %zu keys (%zu excused), %zu operations (%zu unknown) linearizable, at "
+          "most %zu configurations\n",
+          keys, excused, total, unknown, max_explored);
   ck_assert_uint_gt(total, 50);
 }
 
@@ -309,17 +399,20 @@ static void check_shared_counter(keep_client *c, uint32_t n) {
       maybe++;
   }
   qsort(vals, acked, sizeof *vals, cmp_i64);
+  // A counter lost with its member starts again from 1: its values repeat.
   for (size_t i = 1; i < acked; i++)
-    ck_assert_msg(vals[i] != vals[i - 1], "two increments answered %lld", (long long)vals[i]);
+    if (vals[i] == vals[i - 1] && !views_moved("shared counter answered a value twice"))
+      ck_abort_msg("two increments answered %lld", (long long)vals[i]);
   int64_t v;
   int rc;
-  uint64_t t0 = keepd_test_now_ns();
-  while ((rc = keep_incr(c, &v, mv_ctr_key, strlen(mv_ctr_key), 0, 0)) != 0) {
-    ck_assert_msg(keepd_test_now_ns() - t0 < 5000000000ull, "%s", keep_strerror(rc));
-    keepd_sleep_ms(20);
-  }
-  ck_assert_msg(v >= (int64_t)acked && v <= (int64_t)(acked + maybe),
-                "shared counter: %lld, %zu acked, %zu unknown", (long long)v, acked, maybe);
+  KEEPD_RETRY(rc, keep_incr(c, &v, mv_ctr_key, strlen(mv_ctr_key), 0, 0),
+              keepd_not_executed(rc) || unknown_outcome(rc));
+  ck_assert_msg(rc == 0, "shared counter: %s", keep_strerror(rc));
+  // Never more than was sent; fewer only when a member lost it.
+  ck_assert_msg(v <= (int64_t)(acked + maybe), "shared counter: %lld, %zu acked, %zu unknown",
+                (long long)v, acked, maybe);
+  if (v < (int64_t)acked && !views_moved("shared counter lost increments"))
+    ck_abort_msg("shared counter: %lld, %zu acked, %zu unknown", (long long)v, acked, maybe);
   ck_assert_uint_gt(acked, 50);
   free(vals);
 }
@@ -400,6 +493,98 @@ static void check_events(uint32_t n, uint64_t publishers_until) {
   free(got);
 }
 
+// starve_member0 makes member 0 wait on a run queue for `ms` (the
+// KEEPD_FAULTS_STARVE_MS knob): its threads are pinned to CPU 0, where a
+// SCHED_FIFO child spins that long, then set free again. It is what a
+// loaded machine does to a member at its worst: its peers declare it dead
+// after 225 ms, move its slots, and the data checks find keys lost, which
+// views_moved must excuse (with a `# starved:` note). False when the
+// machine refuses a real-time spinner.
+static bool starve_member0(struct cluster *cl, unsigned ms) {
+  cpu_set_t one, all;
+  CPU_ZERO(&one);
+  CPU_SET(0, &one);
+  if (sched_getaffinity(0, sizeof all, &all) != 0)
+    return false;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task", (int)cl->p[0].pid);
+  DIR *d = opendir(path);
+  if (d == NULL)
+    return false;
+  pid_t tids[64];
+  int nt = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) != NULL && nt < 64)
+    if (e->d_name[0] != '.')
+      tids[nt++] = (pid_t)atoi(e->d_name);
+  closedir(d);
+  for (int i = 0; i < nt; i++)
+    (void)sched_setaffinity(tids[i], sizeof one, &one);
+  pid_t spin = fork();
+  ck_assert_int_ge(spin, 0);
+  if (spin == 0) {
+    struct sched_param sp = {.sched_priority = 1};
+    if (sched_setaffinity(0, sizeof one, &one) != 0 || sched_setscheduler(0, SCHED_FIFO, &sp) != 0)
+      _exit(1);
+    uint64_t end = keepd_test_now_ns() + (uint64_t)ms * 1000000u;
+    while (keepd_test_now_ns() < end) {
+    }
+    _exit(0);
+  }
+  int st;
+  ck_assert_int_eq(waitpid(spin, &st, 0), spin);
+  for (int i = 0; i < nt; i++)
+    (void)sched_setaffinity(tids[i], sizeof all, &all);
+  return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+// PROXY_FIRST_FAULT_NS: on a quiet machine the proxy delays a heartbeat,
+// sends one twice and delays a chunk of a client connection soon after the
+// fault window opens (members send 80 heartbeats a second its way, a
+// quarter of those in the window go twice, the lock workers talk to member
+// 2 all the time): 500 ms leaves room for the lock workers' waits.
+#define PROXY_FIRST_FAULT_NS 500000000ull
+
+// WARMUP_NS: the workers run at least this long before the fault window
+// opens (on a quiet machine they start about 2 s before it).
+#define WARMUP_NS 500000000ull
+
+// check_proxy checks that the proxy did its faults: every datagram that
+// came in went out (twice when duplicated), connections went through it,
+// and it delayed, duplicated and delayed chunks soon after the window
+// opened at `fault_at`; a fault that came late or never is excused only
+// by starvation (keepd_bound_check: the proxy, the members or the workers
+// waited on run queues for as long), since it is the machine's doing.
+static void check_proxy(const struct proxy_stats *ps, struct keepd_starve *sw, pid_t proxy,
+                        uint64_t fault_at) {
+  fprintf(stderr,
+          "# proxy: %llu datagrams in, %llu out, %llu duplicated, %llu delayed; %llu "
+          "connections, %llu chunks, %llu delayed; %.1f ms on run queues\n",
+          (unsigned long long)ps->in, (unsigned long long)ps->out, (unsigned long long)ps->dups,
+          (unsigned long long)ps->delayed, (unsigned long long)ps->conns,
+          (unsigned long long)ps->chunks, (unsigned long long)ps->chunks_delayed,
+          ps->run_delay_ns / 1e6);
+  ck_assert_msg(ps->out == ps->in + ps->dups, "proxy: %llu datagrams in, %llu duplicated, %llu out",
+                (unsigned long long)ps->in, (unsigned long long)ps->dups,
+                (unsigned long long)ps->out);
+  ck_assert_msg(ps->conns > 0, "no client connection went through the proxy");
+  keepd_starve_note(sw, proxy, ps->run_delay_ns);
+  // Never: as late as the end of the window (2 s) would be, and more.
+  const uint64_t never = 2000000000ull;
+  const struct {
+    const char *what;
+    uint64_t at;
+  } first[] = {{"proxy: first delayed heartbeat after the window opened", ps->first_delayed},
+               {"proxy: first duplicated heartbeat after the window opened", ps->first_dup},
+               {"proxy: first delayed chunk after the window opened", ps->first_chunk_delayed}};
+  for (size_t i = 0; i < sizeof first / sizeof first[0]; i++)
+    keepd_bound_check(sw, first[i].what,
+                      first[i].at == 0         ? never
+                      : first[i].at > fault_at ? first[i].at - fault_at
+                                               : 0, // in the window as first planned
+                      PROXY_FIRST_FAULT_NS);
+}
+
 static int cmp_start(const void *a, const void *b) {
   const struct rec *x = a, *y = b;
   return (x->start > y->start) - (x->start < y->start);
@@ -429,42 +614,41 @@ static void run_scenario(enum fault fault) {
   uint64_t fault_at = t0 + (moves ? 3300000000ull : 2600000000ull);
   uint64_t fault_end = fault_at + 2000000000ull;
   uint64_t until = fault_end + (moves ? 3200000000ull : 1200000000ull);
+  // Shared with the workers and the proxy (zeroed: a fresh mapping).
+  sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  ck_assert_ptr_ne(sh, MAP_FAILED);
   pid_t proxy = 0;
   if (fault == PROXY) {
     // Member 2's heartbeats and client connections go through the proxy
     // from the start (a redirect applies to new flows only); in the window
     // each datagram is delayed by up to 80 ms, a quarter of them sent
     // twice, and each chunk of a connection delayed by up to 80 ms.
-    struct proxy_cfg pc = {free_port(SOCK_DGRAM),
-                           cl.udp[2],
-                           free_port(SOCK_STREAM),
-                           cl.port[2],
-                           fault_at,
-                           fault_end,
-                           80,
-                           25};
+    struct proxy_cfg *pc = &sh->pcfg;
+    pc->listen_port = free_port(SOCK_DGRAM);
+    pc->target_port = cl.udp[2];
+    pc->tcp_listen_port = free_port(SOCK_STREAM);
+    pc->tcp_target_port = cl.port[2];
+    pc->max_delay_ms = 80;
+    pc->dup_pct = 25;
+    atomic_store(&pc->fault_from, fault_at);
+    atomic_store(&pc->fault_until, fault_end);
+    atomic_store(&pc->until, until + 1000000000u);
     char rule[256];
     nft("add table inet kfp");
     nft("add chain inet kfp out '{ type nat hook output priority -100; }'");
-    proxy_rule(rule, sizeof rule, &pc);
+    proxy_rule(rule, sizeof rule, pc);
     nft(rule);
-    proxy_tcp_rule(rule, sizeof rule, &pc);
+    proxy_tcp_rule(rule, sizeof rule, pc);
     nft(rule);
     proxy = fork();
     ck_assert_int_ge(proxy, 0);
     if (proxy == 0) {
       prctl(PR_SET_PDEATHSIG, SIGKILL);
-      struct proxy_stats ps = proxy_run(&pc, until + 1000000000u, (uint64_t)getpid());
-      fprintf(stderr,
-              "# proxy: %llu datagrams in, %llu out, %llu duplicated, %llu delayed; %llu "
-              "connections, %llu chunks, %llu delayed\n",
-              (unsigned long long)ps.in, (unsigned long long)ps.out, (unsigned long long)ps.dups,
-              (unsigned long long)ps.delayed, (unsigned long long)ps.conns,
-              (unsigned long long)ps.chunks, (unsigned long long)ps.chunks_delayed);
-      _exit(ps.dups > 0 && ps.delayed > 0 && ps.out == ps.in + ps.dups && ps.conns > 0 &&
-                    ps.chunks_delayed > 0
-                ? 0
-                : 1);
+      uint64_t delay0 = keepd_run_delay_ns(0);
+      struct proxy_stats ps = proxy_run(pc, (uint64_t)getpid());
+      ps.run_delay_ns = keepd_run_delay_ns(0) - delay0;
+      sh->proxy = ps;
+      _exit(0);
     }
   }
   for (int i = 0; i < N; i++) {
@@ -511,13 +695,48 @@ static void run_scenario(enum fault fault) {
   else
     key_owned(mv_ctr_key, sizeof mv_ctr_key, "fmvctr", 1, 2, 1);
   key_owned(topic, sizeof topic, "ftopic", 0, 2, 0);
-  sh = mmap(NULL, sizeof *sh, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  ck_assert_ptr_ne(sh, MAP_FAILED);
-  atomic_store(&sh->n, 0);
   reg_t0 = t0;
   pid_t pids[SUBSCRIBER + 1], member_pids[MAX_N];
   struct keepd_starve sw;
   keepd_starve_begin(&sw, member_pids, cluster_pids(&cl, member_pids));
+  // The views as the workers start, and what the fault does to them.
+  views_cl = &cl;
+  views_sw = &sw;
+  views_verdict = -1;
+  // The base is a settled view: a member that serves (wait_ready) holds two
+  // or all three members in its live set, and the epoch's parity tells
+  // which (it starts at 1 with the member alone and each change adds or
+  // removes one): odd is all three. Waiting for that keeps a join still
+  // under way from counting as a change made during the scenario.
+  for (int m = 0; m < 2; m++) {
+    uint64_t t = keepd_test_now_ns();
+    while ((view_base[m] = member_epoch(&cl, m)) % 2 == 0) {
+      ck_assert_msg(keepd_test_now_ns() - t < KEEPD_RETRY_NS,
+                    "member %d does not see all three members (view epoch %llu)", m,
+                    (unsigned long long)view_base[m]);
+      keepd_sleep_ms(10);
+    }
+  }
+  view_fault = moves ? 2 : fault == HANDOFF ? 1 : 0;
+  // The fault comes once the workers have run for WARMUP_NS at least: a
+  // starved setup (members starting, keys found) may have eaten into the
+  // planned window, and a fault that ends before the workers begin tests
+  // nothing. Everything after it moves with it.
+  uint64_t earliest = keepd_test_now_ns() + WARMUP_NS;
+  if (fault_at < earliest) {
+    uint64_t shift = earliest - fault_at;
+    fault_at += shift;
+    fault_end += shift;
+    until += shift;
+    if (proxy > 0) {
+      atomic_store(&sh->pcfg.until, until + 1000000000u);
+      atomic_store(&sh->pcfg.fault_until, fault_end);
+      atomic_store(&sh->pcfg.fault_from, fault_at);
+    }
+    fprintf(stderr,
+            "# starved: the setup ran late; the fault window opens %.1f ms after the plan\n",
+            shift / 1e6);
+  }
   for (int w = 0; w <= SUBSCRIBER; w++) {
     pids[w] = fork();
     ck_assert_int_ge(pids[w], 0);
@@ -579,6 +798,28 @@ static void run_scenario(enum fault fault) {
   case PROXY: // the proxy applies it
     break;
   }
+  // Self-checks of the data checkers, outside CI, in the middle of the
+  // window: KEEPD_FAULTS_LOSE_KEYS=1 deletes the read-modify-write value
+  // and the workers' counters behind their backs, a loss no view change
+  // explains, which must fail the test; KEEPD_FAULTS_STARVE_MS=N starves
+  // member 0 for N ms, whose losses must be excused with a note.
+  const char *lose = getenv("KEEPD_FAULTS_LOSE_KEYS"), *starve = getenv("KEEPD_FAULTS_STARVE_MS");
+  if (lose != NULL || starve != NULL) {
+    now = keepd_test_now_ns();
+    if (now < fault_at + 1000000000ull)
+      keepd_sleep_ms((unsigned)((fault_at + 1000000000ull - now) / 1000000u));
+    if (lose != NULL) {
+      int d;
+      KEEPD_RETRY(d, keep_del(c, rmw_key, strlen(rmw_key)), keepd_not_executed(d));
+      for (int w = 0; w < WORKERS; w++)
+        KEEPD_RETRY(d, keep_del(c, ctr_key[w], strlen(ctr_key[w])), keepd_not_executed(d));
+      fprintf(stderr, "# KEEPD_FAULTS_LOSE_KEYS: deleted the checked keys\n");
+    }
+    if (starve != NULL)
+      fprintf(stderr, "# KEEPD_FAULTS_STARVE_MS: member 0 starved for %s ms: %s\n", starve,
+              starve_member0(&cl, (unsigned)strtoul(starve, NULL, 10)) ? "done"
+                                                                       : "refused (no SCHED_FIFO)");
+  }
   now = keepd_test_now_ns();
   if (now < fault_end)
     keepd_sleep_ms((unsigned)((fault_end - now) / 1000000u));
@@ -590,11 +831,15 @@ static void run_scenario(enum fault fault) {
     ck_assert_int_eq(waitpid(pids[w], &st, 0), pids[w]);
     ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
   }
+  // The workers measured their own waits on run queues: count them in.
+  for (int w = 0; w <= SUBSCRIBER; w++)
+    keepd_starve_note(&sw, pids[w], sh->run_delay[w]);
   if (proxy > 0) {
     int st;
     ck_assert_int_eq(waitpid(proxy, &st, 0), proxy);
-    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the proxy did not delay and duplicate");
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the proxy failed");
     nft("delete table inet kfp");
+    check_proxy(&sh->proxy, &sw, proxy, fault_at);
   }
   uint32_t n = atomic_load(&sh->n);
   ck_assert_uint_lt(n, MAX_RECS);
@@ -634,16 +879,24 @@ static void run_scenario(enum fault fault) {
   char buf[32];
   size_t len;
   int rc;
-  uint64_t w0 = keepd_test_now_ns();
-  while ((rc = keep_get(c, buf, sizeof buf - 1, &len, rmw_key, strlen(rmw_key))) != 0) {
-    ck_assert_msg(keepd_test_now_ns() - w0 < 5000000000ull, "%s", keep_strerror(rc));
-    keepd_sleep_ms(20);
-  }
-  buf[len] = '\0';
+  // Absent (NOT_FOUND) is an answer: no write committed, or the key lost.
+  KEEPD_RETRY(rc, keep_get(c, buf, sizeof buf - 1, &len, rmw_key, strlen(rmw_key)),
+              keepd_not_executed(rc) || unknown_outcome(rc));
+  ck_assert_msg(rc == 0 || rc == KEEP_ERR_NOT_FOUND, "read-modify-write value: %s",
+                keep_strerror(rc));
+  buf[rc == 0 ? len : 0] = '\0';
   long long final = strtoll(buf, NULL, 10);
-  ck_assert_msg(final >= (long long)committed && final <= (long long)(committed + unknown),
+  // Never more than the writes; fewer only when a member lost the key (the
+  // workers then count again from what they read).
+  ck_assert_msg(final <= (long long)(committed + unknown),
                 "read-modify-write: value %lld, %zu committed, %zu unknown", final, committed,
                 unknown);
+  if (final < (long long)committed &&
+      !views_moved(rc == KEEP_ERR_NOT_FOUND ? "read-modify-write key not found"
+                                            : "read-modify-write lost updates"))
+    ck_abort_msg("read-modify-write: %s %lld, %zu committed, %zu unknown",
+                 rc == KEEP_ERR_NOT_FOUND ? "key not found, value" : "value", final, committed,
+                 unknown);
   // Checker 3: each counter equals its acknowledged increments (plus those
   // whose answer was lost), and acknowledged values only grow.
   for (int w = 0; w < WORKERS; w++) {
@@ -653,7 +906,9 @@ static void run_scenario(enum fault fault) {
       if (r->op != OP_INCR || r->worker != w)
         continue;
       if (r->rc == 0) {
-        ck_assert_int_gt(r->value, prev);
+        // A counter lost with its member starts again from 1.
+        if (r->value <= prev && !views_moved("counter went back"))
+          ck_abort_msg("counter %d: %lld answered after %lld", w, (long long)r->value, prev);
         prev = r->value;
         acked++;
       } else if (r->rc == KEEP_ERR_TIMEOUT || r->rc == KEEP_ERR_CLOSED) {
@@ -661,9 +916,13 @@ static void run_scenario(enum fault fault) {
       }
     }
     int64_t v;
-    ck_assert_int_eq(keep_incr(c, &v, ctr_key[w], strlen(ctr_key[w]), 0, 0), 0);
-    ck_assert_msg(v >= acked && v <= acked + maybe, "counter %d: %lld, %lld acked, %lld unknown", w,
-                  (long long)v, acked, maybe);
+    KEEPD_RETRY(rc, keep_incr(c, &v, ctr_key[w], strlen(ctr_key[w]), 0, 0),
+                keepd_not_executed(rc) || unknown_outcome(rc));
+    ck_assert_msg(rc == 0, "counter %d: %s", w, keep_strerror(rc));
+    ck_assert_msg(v <= acked + maybe, "counter %d: %lld, %lld acked, %lld unknown", w, (long long)v,
+                  acked, maybe);
+    if (v < acked && !views_moved("counter lost increments"))
+      ck_abort_msg("counter %d: %lld, %lld acked, %lld unknown", w, (long long)v, acked, maybe);
     ck_assert_int_gt(acked, 20);
   }
   check_registers(n);
@@ -676,16 +935,11 @@ static void run_scenario(enum fault fault) {
   // Enough lock holds for the sweep to mean something: more than two in
   // the ~3 s after the start quarantine on a quiet machine. A starved run
   // (a worker or a member waited 50 ms or more on run queues) may make
-  // fewer, which is noted; none at all is a failure.
-  ck_assert_uint_gt(nh, 0);
+  // fewer, even none (seen under four spinners: every lock request of the
+  // window timed out), which is noted: the sweep then checked little.
   if (nh <= 2) {
     pid_t who;
-    uint64_t starved = keepd_starve_ns(&sw, &who);
-    for (int w = 0; w <= SUBSCRIBER; w++)
-      if (sh->run_delay[w] > starved) {
-        starved = sh->run_delay[w];
-        who = pids[w];
-      }
+    uint64_t starved = keepd_starve_ns(&sw, &who); // workers noted above
     ck_assert_msg(starved >= KEEPD_STARVED_NS,
                   "%zu lock holds (not explained by starvation: %.1f ms on run queues)", nh,
                   starved / 1e6);

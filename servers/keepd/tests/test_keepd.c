@@ -314,6 +314,7 @@ START_TEST(cluster_view_has_one_member) {
   ck_assert_int_eq(read_frame(fd, r, &f), 1);
   ck_assert_uint_eq(f.opcode, KEEP_OP_VIEW);
   ck_assert_uint_eq(f.id, 5);
+  ck_assert_uint_eq(f.num, 1); // the epoch: a single keepd's view never changes
   ck_assert_uint_eq(f.num_view, 1);
   ck_assert_uint_eq(f.view[0].first, 0);
   ck_assert_uint_eq(f.view[0].last, KEEP_SLOTS - 1);

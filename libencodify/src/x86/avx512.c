@@ -188,13 +188,13 @@ static const uint8_t join_idx[3][64] = {
 
 // How far ahead of the four-block loop its input is prefetched: four steps,
 // which measured a few per cent faster than the hardware prefetcher alone on
-// a 10 MiB input (Zen 4), before inputs that large went to
+// a 10 MiB input (Zen 5), before inputs that large went to
 // b64_decode_large(); within the cache it costs nothing measurable.
 enum { B64D_PREFETCH = 1024 };
 
 // ENC_B64D_LARGE_MIN (encodify_internal.h): inputs of at least this many
-// characters (3 MiB of output, three times the L2 cache of Zen 4) are
-// decoded by b64_decode_large(). Measured on Zen 4 (2026-12, session 9) by
+// characters (3 MiB of output, three times the L2 cache of Zen 5) are
+// decoded by b64_decode_large(). Measured on Zen 5 (2026-12, session 9) by
 // a sweep outside the repository (15 decodes per size and build, the builds
 // alternating, three sweeps), the four-block loop's best time over this
 // path's: 1.0 at 1 MiB of output, 1.05-1.1 at 1.5 MiB, 1.1-1.15 at 2 MiB,
@@ -341,7 +341,7 @@ static size_t b64_decode_avx512(uint8_t *out, size_t out_cap, size_t *written, c
     __mmask64 bad = b64_dec_block(_mm512_maskz_loadu_epi8(m, in + i), lut_lo, lut_hi, &vals) & m;
     if (bad != 0)
       n = (size_t)_tzcnt_u64(bad) / 4 * 4;
-    // A masked store costs many times a plain one on Zen 4; where the
+    // A masked store costs many times a plain one on Zen 5; where the
     // output has room for the whole vector, the bytes past the block's are
     // free to overwrite (as in the loop above).
     if (out_cap - o >= 64)
@@ -540,7 +540,7 @@ static inline void qpd_put(uint8_t *out, size_t *o, uint64_t keep, __m512i dec) 
 }
 
 // QPD_AVX512_MIN_LEN: shorter inputs go to the AVX2 kernel, which needs no
-// tables in registers. Measured on Zen 4 (2026-12, session 8) with
+// tables in registers. Measured on Zen 5 (2026-12, session 8) with
 // bench/bench_qp_crossover, which times the decoding engine on 256 slices of
 // realistic quoted-printable text per length with the AVX2 kernel and with
 // this one at every length: over five sweeps of 2..64 bytes (step 2) the
@@ -577,7 +577,7 @@ size_t enc_qp_decode_avx512_blocks(uint8_t *out, size_t out_cap, size_t *written
       // Whole blocks, each classified two steps ahead of its decoding: the
       // decoding waits on the lookups of the classes, and this order lets
       // the next blocks' lookups run meanwhile instead of queueing behind
-      // it (a fifth faster on Zen 4 than classifying each block just before
+      // it (a fifth faster on Zen 5 than classifying each block just before
       // its decoding). `c` and `byte` are block i's, `c1` and `byte1` the
       // next one's when `ahead` (it is whole).
       v = _mm512_loadu_si512(p + i);

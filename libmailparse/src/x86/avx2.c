@@ -47,6 +47,7 @@ static size_t avx2_next_dash_line(const uint8_t *buf, size_t len, size_t from, s
   const __m256i nl = _mm256_set1_epi8('\n');
   const __m256i dash = _mm256_set1_epi8('-');
   size_t n = 0, k, pos = from;
+  mp_prefetch_ramp(buf, len, from);
   while (pos < len) {
     size_t c = mp_k_dash_block(buf, len, pos, pos == from || buf[pos - 1] == '\n', &k, avx2_eq);
     n += k;

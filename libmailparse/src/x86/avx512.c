@@ -26,6 +26,7 @@ static size_t avx512_next_dash_line(const uint8_t *buf, size_t len, size_t from,
   const __m512i nl = _mm512_set1_epi8('\n'), dash = _mm512_set1_epi8('-');
   uint64_t carry = 1; // `from` is a line start
   size_t n = 0, pos = from;
+  mp_prefetch_ramp(buf, len, from);
   while (len - pos >= 2 * MP_BLOCK) {
     __builtin_prefetch(buf + pos + MP_PREFETCH);
     __builtin_prefetch(buf + pos + MP_PREFETCH + MP_BLOCK);

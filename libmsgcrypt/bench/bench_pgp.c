@@ -14,8 +14,21 @@
 // encrypted data packet). Records follow corvid_bench.h: one message per
 // record, `bytes` its plaintext length.
 //
+// Armored messages (MC_PGP_ARMOR) get rows of their own, pgp-armor-NAME
+// (peer_rnp writes the same rows with librnp's armor). Two rows isolate the
+// fixed and per-byte costs that armor and the PKESKs add:
+//   pgp-armor-write, 1 MiB: the armor writer alone (mc_pgp_armor_*, into a
+//     memory sink) with and without the CRC-24 line (`mc-crc`, `mc`),
+//     against libencodify's wrapped Base64 of the same bytes (`enc-wrap64`,
+//     64 columns, CRLF: the codec speed the writer is judged against);
+//   hkdf-{x25519,x448,seipdv2}: one HKDF of the inputs the X25519 and X448
+//     PKESKs and the SEIPDv2 message key derive from, through mc_hkdf
+//     (`mc`) and BoringSSL's HKDF() (`boringssl`), 64 calls per record.
+//
 // usage: bench_pgp [--rounds N] NAME=CERT_FILE...
 //   CERT_FILE is armored or binary; NAME names the rows (pgp-encrypt-NAME).
+#include <openssl/digest.h>
+#include <openssl/hkdf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +36,9 @@
 
 #include "aead_internal.h"
 #include "corvid_bench.h"
+#include "encodify.h"
 #include "msgcrypt.h"
+#include "pgp_encrypt_internal.h"
 
 enum { SMALL = 10 * 1024, LARGE = 1 << 20 };
 
@@ -34,6 +49,8 @@ struct job {
   uint8_t *out;
   size_t out_cap, out_len;
   unsigned n; // messages per measured call
+  const mc_pgp_encrypt_options *options;
+  int with_crc;
   mc_aes_ocb_ctx ocb;
   uint8_t key[32], nonce[15], iv[16];
 };
@@ -50,7 +67,7 @@ static void encrypt_n(void *ctx) {
   struct job *j = ctx;
   const mc_pgp_cert *certs[1] = {j->cert};
   for (unsigned i = 0; i < j->n; i++) {
-    must(mc_pgp_encrypt(j->out, j->out_cap, &j->out_len, certs, 1, NULL, j->in, j->len),
+    must(mc_pgp_encrypt(j->out, j->out_cap, &j->out_len, certs, 1, j->options, j->in, j->len),
          "mc_pgp_encrypt");
     corvid_bench_sink(j->out, j->out_len);
   }
@@ -70,6 +87,102 @@ static void cfb_encrypt(void *ctx) {
   must(mc_aes_cfb_encrypt(j->out, j->key, sizeof j->key, j->iv, j->in, j->len),
        "mc_aes_cfb_encrypt");
   corvid_bench_sink(j->out, j->len);
+}
+
+// mem_sink appends to the job's output buffer, which is large enough.
+static int mem_sink(void *opaque, const uint8_t *data, size_t len) {
+  struct job *j = opaque;
+  memcpy(j->out + j->out_len, data, len);
+  j->out_len += len;
+  return 0;
+}
+
+static void armor_write(void *ctx) {
+  struct job *j = ctx;
+  mc_pgp_armor a;
+  j->out_len = 0;
+  mc_pgp_armor_init(&a, j->with_crc, mem_sink, j);
+  must(mc_pgp_armor_write(&a, j->in, j->len), "mc_pgp_armor_write");
+  must(mc_pgp_armor_finish(&a), "mc_pgp_armor_finish");
+  corvid_bench_sink(j->out, j->out_len);
+}
+
+static void enc_wrap(void *ctx) {
+  struct job *j = ctx;
+  size_t n = 0;
+  must(enc_base64_encode(0, 64, (char *)j->out, j->out_cap, &n, j->in, j->len), "base64");
+  corvid_bench_sink(j->out, n);
+}
+
+// The inputs of one HKDF: ikm (ephemeral || recipient || shared point for
+// the PKESKs, the session key for SEIPDv2), salt, info and output length.
+struct hkdf_job {
+  mc_hash_alg alg;
+  uint8_t ikm[3 * 56], salt[32], out[64];
+  size_t ikm_len, salt_len, info_len, out_len;
+  const char *info;
+};
+enum { HKDF_CALLS = 64 };
+
+static void hkdf_mc(void *ctx) {
+  struct hkdf_job *h = ctx;
+  for (int i = 0; i < HKDF_CALLS; i++) {
+    must(mc_hkdf(h->alg, h->out, h->out_len, h->ikm, h->ikm_len, h->salt_len ? h->salt : NULL,
+                 h->salt_len, (const uint8_t *)h->info, h->info_len),
+         "mc_hkdf");
+    h->ikm[0] = h->out[0];
+  }
+}
+
+static void hkdf_bssl(void *ctx) {
+  struct hkdf_job *h = ctx;
+  const EVP_MD *md = h->alg == MC_HASH_SHA512 ? EVP_sha512() : EVP_sha256();
+  for (int i = 0; i < HKDF_CALLS; i++) {
+    if (!HKDF(h->out, h->out_len, md, h->ikm, h->ikm_len, h->salt, h->salt_len,
+              (const uint8_t *)h->info, h->info_len))
+      must(-1, "HKDF");
+    h->ikm[0] = h->out[0];
+  }
+}
+
+static void bench_hkdf(unsigned rounds) {
+  static const struct {
+    const char *bench;
+    mc_hash_alg alg;
+    size_t ikm_len, salt_len, out_len;
+    const char *info;
+    size_t info_len;
+  } rows[] = {
+      {"hkdf-x25519", MC_HASH_SHA256, 3 * 32, 0, 16, "OpenPGP X25519", 14},
+      {"hkdf-x448", MC_HASH_SHA512, 3 * 56, 0, 32, "OpenPGP X448", 12},
+      {"hkdf-seipdv2", MC_HASH_SHA256, 32, 32, 32 + 7, "\xd2\x02\x09\x02\x10", 5},
+  };
+  for (size_t k = 0; k < sizeof rows / sizeof rows[0]; k++) {
+    struct hkdf_job h = {.alg = rows[k].alg,
+                         .ikm_len = rows[k].ikm_len,
+                         .salt_len = rows[k].salt_len,
+                         .out_len = rows[k].out_len,
+                         .info = rows[k].info,
+                         .info_len = rows[k].info_len};
+    memset(h.ikm, 0x5a, sizeof h.ikm);
+    memset(h.salt, 0xa5, sizeof h.salt);
+    struct corvid_bench_result r;
+    // Alternate the two, so that both see the same machine.
+    for (unsigned t = 0; t < 2; t++) {
+      must(corvid_bench_measure(&r, 10 * rounds, hkdf_mc, &h), "measure");
+      if (t == 1) {
+        r.min_ns /= HKDF_CALLS;
+        r.median_ns /= HKDF_CALLS;
+        corvid_bench_emit(stdout, rows[k].bench, "mc", 0, 1, &r);
+      }
+      must(corvid_bench_measure(&r, 10 * rounds, hkdf_bssl, &h), "measure");
+      if (t == 1) {
+        r.min_ns /= HKDF_CALLS;
+        r.median_ns /= HKDF_CALLS;
+        corvid_bench_emit(stdout, rows[k].bench, "boringssl", 0, 1, &r);
+      }
+    }
+  }
 }
 
 // describe_format names the format of the message `m`: the first packet
@@ -131,7 +244,10 @@ int main(int argc, char **argv) {
   }
   struct job j = {0};
   uint8_t *msg = malloc(LARGE);
-  j.out_cap = mc_pgp_encrypt_max_len(1, LARGE, 0);
+  // Room for an armored message and for the codec's CRLF-wrapped Base64.
+  j.out_cap = mc_pgp_encrypt_max_len(1, LARGE, MC_PGP_ARMOR);
+  if (j.out_cap < enc_base64_encode_len(0, 64, LARGE))
+    j.out_cap = enc_base64_encode_len(0, 64, LARGE);
   j.out = malloc(j.out_cap);
   if (!msg || !j.out)
     return 1;
@@ -154,6 +270,17 @@ int main(int argc, char **argv) {
   }
   must(corvid_bench_measure(&r, 10 * rounds, cfb_encrypt, &j), "measure");
   corvid_bench_emit(stdout, "pgp-raw-aes256", "aes256-cfb", LARGE, 1, &r);
+  // The armor writer against the codec, over the same 1 MiB.
+  for (int crc = 1; crc >= 0; crc--) {
+    j.with_crc = crc;
+    must(corvid_bench_measure(&r, 10 * rounds, armor_write, &j), "measure");
+    corvid_bench_emit(stdout, "pgp-armor-write", crc ? "mc-crc" : "mc", LARGE, 1, &r);
+  }
+  must(corvid_bench_measure(&r, 10 * rounds, enc_wrap, &j), "measure");
+  corvid_bench_emit(stdout, "pgp-armor-write", "enc-wrap64", LARGE, 1, &r);
+  bench_hkdf(rounds);
+  static const mc_pgp_encrypt_options armor_opts = {MC_PGP_ENCRYPT_OPTIONS_VERSION, MC_PGP_ARMOR,
+                                                    MC_PGP_FORMAT_AUTO, NULL};
   for (; i < argc; i++) {
     char *eq = strchr(argv[i], '=');
     if (!eq)
@@ -170,15 +297,16 @@ int main(int argc, char **argv) {
       continue;
     }
     j.cert = mc_pgp_certs_get(certs, 0);
-    static const size_t sizes[] = {SMALL, LARGE};
-    for (size_t s = 0; s < 2; s++) {
+    static const size_t sizes[] = {SMALL, LARGE, SMALL, LARGE};
+    for (size_t s = 0; s < 4; s++) {
+      j.options = s < 2 ? NULL : &armor_opts;
       j.len = sizes[s];
       j.n = sizes[s] == SMALL ? 4 : 1;
       must(corvid_bench_measure(&r, 10 * rounds, encrypt_n, &j), "measure");
       r.min_ns /= j.n;
       r.median_ns /= j.n;
       char bench[64], fmt[64];
-      snprintf(bench, sizeof bench, "pgp-encrypt-%s", argv[i]);
+      snprintf(bench, sizeof bench, "pgp-%s-%s", s < 2 ? "encrypt" : "armor", argv[i]);
       corvid_bench_emit(stdout, bench, "mc", sizes[s], 1, &r);
       if (s == 0) {
         describe_format(fmt, sizeof fmt, j.out, j.out_len);

@@ -8,8 +8,12 @@
 // format. A certificate librnp cannot import (v6, post-quantum) is reported
 // on stderr and skipped.
 //
+// Armored messages (librnp's armor) give the rows pgp-armor-NAME, as in
+// bench_pgp.c.
+//
 // usage: peer_rnp [--rounds N] NAME=CERT_FILE...
-//   prints one JSON line per (NAME, size) with impl "rnp" (corvid_bench.h).
+//   prints one JSON line per (NAME, size, armor) with impl "rnp"
+//   (corvid_bench.h).
 #include <rnp/rnp.h>
 #include <rnp/rnp_err.h>
 #include <stdio.h>
@@ -26,6 +30,7 @@ struct job {
   const uint8_t *in;
   size_t len;
   unsigned n; // messages per measured call
+  bool armor;
   size_t out_len;
 };
 
@@ -47,7 +52,7 @@ static void encrypt_n(void *ctx) {
     must(rnp_output_to_memory(&out, 0), "rnp_output_to_memory");
     must(rnp_op_encrypt_create(&op, j->ffi, in, out), "rnp_op_encrypt_create");
     must(rnp_op_encrypt_add_recipient(op, j->key), "rnp_op_encrypt_add_recipient");
-    must(rnp_op_encrypt_set_armor(op, false), "rnp_op_encrypt_set_armor");
+    must(rnp_op_encrypt_set_armor(op, j->armor), "rnp_op_encrypt_set_armor");
     must(rnp_op_encrypt_set_compression(op, "Uncompressed", 0), "rnp_op_encrypt_set_compression");
     must(rnp_op_encrypt_execute(op), "rnp_op_encrypt_execute");
     uint8_t *buf = NULL;
@@ -127,8 +132,9 @@ int main(int argc, char **argv) {
       rnp_ffi_destroy(j.ffi);
       continue;
     }
-    static const size_t sizes[] = {SMALL, LARGE};
-    for (size_t s = 0; s < 2; s++) {
+    static const size_t sizes[] = {SMALL, LARGE, SMALL, LARGE};
+    for (size_t s = 0; s < 4; s++) {
+      j.armor = s >= 2;
       j.in = msg;
       j.len = sizes[s];
       j.n = sizes[s] == SMALL ? 4 : 1;
@@ -138,7 +144,7 @@ int main(int argc, char **argv) {
       r.min_ns /= j.n;
       r.median_ns /= j.n;
       char bench[64];
-      snprintf(bench, sizeof bench, "pgp-encrypt-%s", argv[i]);
+      snprintf(bench, sizeof bench, "pgp-%s-%s", j.armor ? "armor" : "encrypt", argv[i]);
       corvid_bench_emit(stdout, bench, "rnp", sizes[s], 1, &r);
     }
     rnp_key_handle_destroy(j.key);

@@ -104,6 +104,10 @@ table "ML-KEM against the pq-crystals reference" ref 'mlkem'
 table "ML-DSA against the pq-crystals reference" ref 'mldsa'
 table "OpenPGP encryption to one key against librnp (10 KiB, 1 MiB)" rnp 'pgp-encrypt'
 table "Raw AES-256 over 1 MiB (OCB, CFB)" aes256-cfb 'pgp-raw'
+table "Armored OpenPGP encryption to one key against librnp (10 KiB, 1 MiB)" rnp \
+  'pgp-armor-(rsa|p256|cv|x25519|mlkem)'
+table "The armor writer against libencodify's wrapped Base64 (1 MiB)" enc-wrap64 'pgp-armor-write'
+table "HKDF per call: mc_hkdf against BoringSSL's HKDF()" boringssl 'hkdf-'
 table "S/MIME encryption to one certificate against OpenSSL's CMS_encrypt (10 KiB, 1 MiB)" \
   openssl 'cms-encrypt'
 table "Raw AES-256 over 1 MiB (CBC, GCM)" aes256-cbc 'cms-raw'

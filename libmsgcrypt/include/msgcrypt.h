@@ -1439,9 +1439,11 @@ MC_API size_t mc_pgp_encrypt_max_len(size_t num_keys, size_t in_len, uint32_t fl
 // instance mc_pgp_encrypt_max_len of the number of keys); `*out_len`
 // receives its length. Errors as for mc_pgp_encryptor_new, plus
 // MC_ERR_BUFFER_TOO_SMALL; on error `*out_len` is 0 and `out` holds no
-// usable output. Thread-safe. Binary output (no MC_PGP_ARMOR) below 4 GiB
-// is written in one pass straight into `out`, with definite packet
-// lengths; `out` must not overlap `in`.
+// usable output. Thread-safe. A message below 4 GiB is written in one pass
+// straight into `out`, with definite packet lengths; with MC_PGP_ARMOR the
+// binary message is written to the end of `out` and armored in place, so
+// a buffer of exactly the armored length is enough. `out` must not
+// overlap `in`.
 MC_API MC_WARN_UNUSED_RESULT int mc_pgp_encrypt(uint8_t *out, size_t out_cap, size_t *out_len,
                                                 const mc_pgp_cert *const *certs, size_t num_certs,
                                                 const mc_pgp_encrypt_options *options,

@@ -29,6 +29,7 @@ const struct mc_impl mc_impl_scalar = {
     .p256_mul = mc_p256_mul_scalar,
     .p256_base = mc_p256_base_scalar,
     .cfb_sha1_blocks = mc_cfb_sha1_blocks_scalar,
+    .crc24 = mc_pgp_crc24_scalar,
 };
 
 // Public entry points check for this one (mc_impl_check) before they use any
@@ -51,6 +52,7 @@ static const struct mc_impl impl_unsupported = {
     .p256_mul = mc_p256_mul_scalar,
     .p256_base = mc_p256_base_scalar,
     .cfb_sha1_blocks = mc_cfb_sha1_blocks_scalar,
+    .crc24 = mc_pgp_crc24_scalar,
 };
 
 // Priority order; scalar is last and always runs.

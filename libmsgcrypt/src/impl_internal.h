@@ -15,6 +15,7 @@
 #include "mlkem_internal.h"
 #include "msgcrypt_internal.h"
 #include "p256_internal.h"
+#include "pgp_crc24_internal.h"
 #include "x25519_internal.h"
 
 // Four Keccak states side by side, lane-interleaved: s[4 * i + j] is lane i
@@ -56,6 +57,8 @@ struct mc_impl {
   void (*p256_base)(uint8_t out_xy[64], const uint8_t scalar[32]);
   // SEIPDv1's CFB with the SHA-1 MDC, 64-byte blocks (cfb_sha1_internal.h).
   void (*cfb_sha1_blocks)(mc_cfb_sha1 *c, uint8_t *out, const uint8_t *in, size_t num_blocks);
+  // The ASCII armor's CRC-24 (pgp_crc24_internal.h).
+  uint32_t (*crc24)(uint32_t crc, const uint8_t *in, size_t in_len);
 };
 
 extern const struct mc_impl mc_impl_scalar;

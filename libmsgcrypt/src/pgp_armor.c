@@ -7,20 +7,11 @@
 #include <string.h>
 
 #include "encodify.h"
+#include "pgp_crc24_internal.h"
 #include "pgp_internal.h"
 
 uint32_t pgp_crc24(const uint8_t *in, size_t in_len) {
-  // RFC 9580 §6.1: initial value 0xB704CE, generator 0x1864CFB.
-  uint32_t crc = 0xb704ceu;
-  for (size_t i = 0; i < in_len; i++) {
-    crc ^= (uint32_t)in[i] << 16;
-    for (int k = 0; k < 8; k++) {
-      crc <<= 1;
-      if (crc & 0x1000000u)
-        crc ^= 0x1864cfbu;
-    }
-  }
-  return crc & 0xffffffu;
+  return mc_pgp_crc24_update(MC_PGP_CRC24_INIT, in, in_len);
 }
 
 static int pgp_is_blank(uint8_t ch) {

@@ -210,7 +210,8 @@ static int write_fixed(void *opaque, const uint8_t *data, size_t len) {
 // lengths and the SEIPD body is encrypted from `in` straight into `out`
 // (pgp_seipd.c's one-shot path) instead of through the streaming stages'
 // buffers. Format, random draws and their order are those of the streaming
-// path; only the packet framing differs, as RFC 9580 §4.2 allows.
+// path; only the packet framing differs, as RFC 9580 §4.2 allows. With
+// `p->armor` the binary message is then armored in place in `out`.
 static int encrypt_direct(uint8_t *out, size_t out_cap, size_t *out_len, const pgp_recipient *rcpts,
                           size_t num_rcpts, const mc_pgp_encrypt_params *p, const uint8_t *in,
                           size_t in_len) {
@@ -244,17 +245,47 @@ static int encrypt_direct(uint8_t *out, size_t out_cap, size_t *out_len, const p
                            fmt.sym, sk, sk_len, rnd, p->rnd_opaque);
     pos += n;
   }
-  if (ret == 0 && (out_cap - pos < 6 || out_cap - pos - 6 < body_len))
+  uint8_t seipd_hdr[6];
+  size_t hdr_len = mc_pgp_header_write(seipd_hdr, MC_PGP_TAG_SEIPD, body_len);
+  if (ret == 0 && (out_cap - pos < hdr_len || out_cap - pos - hdr_len < body_len))
     ret = MC_ERR_BUFFER_TOO_SMALL;
+  // Armored output: the binary message goes to the end of `out` (the
+  // PKESKs move there), and the armor is then written from the start of
+  // `out` over it. Armor is longer than its input (65 characters per 48
+  // bytes plus the lines around), so when the whole armored message fits
+  // in `out_cap`, the armor written for the first j bytes ends at or before
+  // byte j of the binary: the writer never overtakes what it has yet to
+  // read, and it encodes each block into its own buffer before the sink
+  // copies it out.
+  size_t base = 0, bin_len = pos + hdr_len + body_len;
+  int with_crc = fmt.seipd_version == 1; // as the streaming path decides
+  if (ret == 0 && p->armor) {
+    if (mc_pgp_armor_len(bin_len, with_crc) > out_cap) {
+      ret = MC_ERR_BUFFER_TOO_SMALL;
+    } else {
+      base = out_cap - bin_len;
+      memmove(out + base, out, pos);
+    }
+  }
   if (ret == 0) {
-    pos += mc_pgp_header_write(out + pos, MC_PGP_TAG_SEIPD, body_len);
-    ret =
-        mc_pgp_seipd_oneshot(out + pos, &fmt, sk, sk_len, rnd, p->rnd_opaque, head, h, in, in_len);
+    memcpy(out + base + pos, seipd_hdr, hdr_len);
+    pos += hdr_len;
+    ret = mc_pgp_seipd_oneshot(out + base + pos, &fmt, sk, sk_len, rnd, p->rnd_opaque, head, h, in,
+                               in_len);
   }
   mc_wipe(sk, sizeof sk);
   mc_wipe(head, sizeof head);
   MC_TRY(ret);
-  *out_len = pos + body_len;
+  if (!p->armor) {
+    *out_len = bin_len;
+    return 0;
+  }
+  struct fixed_out o = {out, out_cap, 0};
+  mc_pgp_armor a;
+  mc_pgp_armor_init(&a, with_crc, write_fixed, &o);
+  MC_TRY(mc_pgp_armor_write(&a, out + base, bin_len));
+  MC_TRY(mc_pgp_armor_finish(&a));
+  *out_len = o.len;
   return 0;
 }
 
@@ -262,7 +293,7 @@ int mc_pgp_encrypt_rcpts(uint8_t *out, size_t out_cap, size_t *out_len, const pg
                          size_t num_rcpts, const mc_pgp_encrypt_params *params, const uint8_t *in,
                          size_t in_len) {
   MC_FAIL_IF(out == NULL || out_len == NULL, MC_ERR_INVALID_ARGUMENT);
-  if (params != NULL && !params->armor && in_len <= DIRECT_MAX_LEN) {
+  if (params != NULL && in_len <= DIRECT_MAX_LEN) {
     *out_len = 0;
     int ret = encrypt_direct(out, out_cap, out_len, rcpts, num_rcpts, params, in, in_len);
     if (ret < 0)

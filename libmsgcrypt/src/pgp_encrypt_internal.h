@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "msgcrypt_internal.h"
+#include "pgp_crc24_internal.h"
 #include "pgp_recipient.h"
 
 // RFC 9580 §9.3 symmetric and §9.6 AEAD algorithm ids the engine writes.
@@ -88,20 +89,29 @@ int mc_pgp_partial_write(mc_pgp_partial *p, const uint8_t *in, size_t in_len);
 int mc_pgp_partial_finish(mc_pgp_partial *p);
 
 // mc_pgp_armor streams ASCII armor (RFC 9580 §6.2) of "PGP MESSAGE" with
-// 64-column lines and, when `with_crc`, the optional CRC-24 line.
+// 64-column lines and, when `with_crc`, the optional CRC-24 line. Input
+// gathers into blocks of MC_PGP_ARMOR_LINES lines (whole blocks of the
+// caller's input are encoded in place); each block reaches the sink in one
+// call.
+#define MC_PGP_ARMOR_LINES 64
+#define MC_PGP_ARMOR_BLOCK_IN (48 * MC_PGP_ARMOR_LINES)
 typedef struct mc_pgp_armor {
   mc_pgp_sink_fn sink;
   void *opaque;
   uint32_t crc;
   uint8_t with_crc;
   uint8_t started;
-  size_t len;
-  uint8_t line[48];
+  size_t len; // bytes waiting in `in`
+  uint8_t in[MC_PGP_ARMOR_BLOCK_IN];
+  char text[65 * MC_PGP_ARMOR_LINES]; // one block's lines with their LFs
 } mc_pgp_armor;
 void mc_pgp_armor_init(mc_pgp_armor *a, int with_crc, mc_pgp_sink_fn sink, void *opaque);
+// mc_pgp_armor_len is the exact length of the armor mc_pgp_armor writes
+// for `in_len` bytes, with or without the CRC-24 line, or SIZE_MAX when it
+// would overflow.
+size_t mc_pgp_armor_len(size_t in_len, int with_crc);
 int mc_pgp_armor_write(void *armor, const uint8_t *in, size_t in_len);
 int mc_pgp_armor_finish(mc_pgp_armor *a);
-uint32_t mc_pgp_crc24_update(uint32_t crc, const uint8_t *in, size_t in_len);
 
 // pgp_pkesk.c.
 // mc_pgp_pkesk_write writes a complete PKESK packet (`pkesk_version` 3 or 6)

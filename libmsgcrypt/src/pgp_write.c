@@ -2,7 +2,8 @@
 // new-format packet headers (RFC 9580 §4.2.1), packets of unknown length
 // streamed with partial body lengths in fixed pieces (§4.2.1.4), so that a
 // message of any size passes through a constant amount of memory, and ASCII
-// armor (§6.2) streamed line by line, with libencodify doing the Base64.
+// armor (§6.2) streamed in blocks of 64 lines, with libencodify doing the
+// Base64 and the implementation table's kernel the CRC-24.
 #include <string.h>
 
 #include "encodify.h"
@@ -98,18 +99,6 @@ int mc_pgp_partial_finish(mc_pgp_partial *p) {
   return 0;
 }
 
-uint32_t mc_pgp_crc24_update(uint32_t crc, const uint8_t *in, size_t in_len) {
-  for (size_t i = 0; i < in_len; i++) {
-    crc ^= (uint32_t)in[i] << 16;
-    for (int b = 0; b < 8; b++) {
-      crc <<= 1;
-      if (crc & 0x1000000)
-        crc ^= 0x1864cfb;
-    }
-  }
-  return crc & 0xffffff;
-}
-
 static const char armor_begin[] = "-----BEGIN PGP MESSAGE-----\n\n";
 static const char armor_end[] = "-----END PGP MESSAGE-----\n";
 
@@ -118,16 +107,45 @@ void mc_pgp_armor_init(mc_pgp_armor *a, int with_crc, mc_pgp_sink_fn sink, void 
   a->sink = sink;
   a->opaque = opaque;
   a->with_crc = with_crc != 0;
-  a->crc = 0xb704ce;
+  a->crc = MC_PGP_CRC24_INIT;
 }
 
-static int armor_line(mc_pgp_armor *a, const uint8_t *in, size_t in_len) {
-  char text[66];
-  size_t n = 0;
-  if (enc_base64_encode(0, 0, text, sizeof text - 1, &n, in, in_len) != 0)
+size_t mc_pgp_armor_len(size_t in_len, int with_crc) {
+  size_t fixed = sizeof armor_begin - 1 + sizeof armor_end - 1 + (with_crc ? 6 : 0);
+  if (in_len > (SIZE_MAX - fixed) / 65 * 48)
+    return SIZE_MAX;
+  size_t chars = in_len / 3 * 4 + (in_len % 3 ? 4 : 0);
+  return fixed + chars + (chars + 63) / 64;
+}
+
+// armor_lines writes the `in_len` bytes at `in` (1 to MC_PGP_ARMOR_BLOCK_IN)
+// as armor lines of 48 bytes each, the last one possibly shorter, in one
+// call of the sink. libencodify encodes the whole run without line breaks
+// (its wrapped encoder ends lines with CRLF, armor here uses LF) into the
+// tail of `text`, and each line then moves down by its index to make room
+// for its LF: line k moves from `lines` + 64k to 65k, never past a line not
+// yet moved. A constant `in_len` (the full block) lets the compiler inline
+// the 64-byte moves.
+static inline int armor_lines(mc_pgp_armor *a, const uint8_t *in, size_t in_len) {
+  if (a->with_crc)
+    a->crc = mc_pgp_crc24_update(a->crc, in, in_len);
+  size_t chars = (in_len + 2) / 3 * 4, lines = (chars + 63) / 64, n = 0;
+  char *text = a->text;
+  if (enc_base64_encode(0, 0, text + lines, chars, &n, in, in_len) != 0 || n != chars)
     return MC_ERR_INVALID_ARGUMENT;
-  text[n++] = '\n';
-  return a->sink(a->opaque, (const uint8_t *)text, n);
+  size_t k = 0;
+  for (; (k + 1) * 64 <= chars; k++) {
+    char line[64];
+    memcpy(line, text + lines + 64 * k, 64);
+    memcpy(text + 65 * k, line, 64);
+    text[65 * k + 64] = '\n';
+  }
+  if (k < lines) {
+    size_t rest = chars - 64 * k;
+    memmove(text + 65 * k, text + lines + 64 * k, rest);
+    text[65 * k + rest] = '\n';
+  }
+  return a->sink(a->opaque, (const uint8_t *)text, chars + lines);
 }
 
 int mc_pgp_armor_write(void *armor, const uint8_t *in, size_t in_len) {
@@ -136,28 +154,35 @@ int mc_pgp_armor_write(void *armor, const uint8_t *in, size_t in_len) {
     a->started = 1;
     MC_TRY(a->sink(a->opaque, (const uint8_t *)armor_begin, sizeof armor_begin - 1));
   }
-  if (a->with_crc)
-    a->crc = mc_pgp_crc24_update(a->crc, in, in_len);
-  while (in_len > 0) {
-    size_t take = sizeof a->line - a->len;
+  if (in_len == 0)
+    return 0;
+  if (a->len > 0) {
+    size_t take = sizeof a->in - a->len;
     if (take > in_len)
       take = in_len;
-    memcpy(a->line + a->len, in, take);
+    memcpy(a->in + a->len, in, take);
     a->len += take;
     in += take;
     in_len -= take;
-    if (a->len == sizeof a->line) {
-      MC_TRY(armor_line(a, a->line, a->len));
-      a->len = 0;
-    }
+    if (a->len < sizeof a->in)
+      return 0;
+    MC_TRY(armor_lines(a, a->in, sizeof a->in));
+    a->len = 0;
   }
+  // Whole blocks go from the caller's input straight to the encoder.
+  for (; in_len >= MC_PGP_ARMOR_BLOCK_IN;
+       in += MC_PGP_ARMOR_BLOCK_IN, in_len -= MC_PGP_ARMOR_BLOCK_IN)
+    MC_TRY(armor_lines(a, in, MC_PGP_ARMOR_BLOCK_IN));
+  if (in_len > 0)
+    memcpy(a->in, in, in_len);
+  a->len = in_len; // the buffer was empty here
   return 0;
 }
 
 int mc_pgp_armor_finish(mc_pgp_armor *a) {
   MC_TRY(mc_pgp_armor_write(a, NULL, 0));
   if (a->len > 0)
-    MC_TRY(armor_line(a, a->line, a->len));
+    MC_TRY(armor_lines(a, a->in, a->len));
   a->len = 0;
   if (a->with_crc) {
     uint8_t c[3] = {(uint8_t)(a->crc >> 16), (uint8_t)(a->crc >> 8), (uint8_t)a->crc};

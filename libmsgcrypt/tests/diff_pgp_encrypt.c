@@ -4,10 +4,11 @@
 // where each <key> is comma-separated name=value fields of a pgp_recipient
 // (v, algo, fpr, feat, n, e, oid, point, kh, kc, ecc, mlkem, psym, paead;
 // byte strings in hex), encrypts the plaintext, and answers "ok <message
-// hex>" or "err <code>". Armored requests go through the streaming
-// encryptor, binary ones through the one-shot mc_pgp_encrypt_rcpts (whose
-// packets have definite lengths and whose SEIPD body is encrypted in one
-// pass), so that every peer reads both paths. The peers that decrypt the
+// hex>" or "err <code>". Requests with <armor> 1 go through the streaming
+// encryptor, those with 0 (binary) or 2 (armored) through the one-shot
+// mc_pgp_encrypt_rcpts (whose packets have definite lengths, whose SEIPD
+// body is encrypted in one pass and whose armor is written in place over
+// it), so that every peer reads every path. The peers that decrypt the
 // answers live in the Python script.
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,9 +140,10 @@ int main(void) {
     struct out o = {0};
     int ret = MC_ERR_INVALID_ARGUMENT;
     if (!bad) {
-      mc_pgp_encrypt_params p = {atoi(armor), atoi(fmt), NULL, NULL, NULL};
-      if (!p.armor) {
-        o.cap = mc_pgp_encrypt_max_len(num, in_len, 0);
+      int mode = atoi(armor);
+      mc_pgp_encrypt_params p = {mode != 0, atoi(fmt), NULL, NULL, NULL};
+      if (mode != 1) {
+        o.cap = mc_pgp_encrypt_max_len(num, in_len, p.armor ? MC_PGP_ARMOR : 0);
         o.p = malloc(o.cap);
         ret = o.p == NULL ? -12
                           : mc_pgp_encrypt_rcpts(o.p, o.cap, &o.len, rcpts, num, &p, in, in_len);

@@ -126,7 +126,7 @@ def check_reference_peer(tap, driver):
                 # Beyond one 256 KiB chunk once per format, for one algorithm.
                 sizes = (0, 5, 70001, 300000) if (algo, version) == (25, 6) else (0, 5, 70001)
                 for size in sizes:
-                    cases.append((new_key(algo, version), fmt, size, rng.randrange(2)))
+                    cases.append((new_key(algo, version), fmt, size, rng.randrange(3)))
     reqs = [(fmt, armor, size, [key_spec(k)]) for k, fmt, size, armor in cases]
     msgs = encrypt(driver, reqs)
     bad = []
@@ -220,7 +220,8 @@ def check_js(tap, driver, tmp):
             subkeys = [k for k in ref.load_secret_subkeys(f.read()) if k.algo in (25, 26)]
         for k in subkeys:
             label = 'v6 %s' % {25: 'X25519', 26: 'X448'}[k.algo]
-            for fmt, size, armor in ((FMT_OCB, 13, 1), (FMT_GCM, 300000, 0)):
+            for fmt, size, armor in ((FMT_OCB, 13, 1), (FMT_GCM, 300000, 0),
+                                     (FMT_OCB, 70001, 2)):
                 jobs.append(('openpgp', path, key_spec(k), k, label, fmt, size, armor))
     # v4 RSA and ECDH keys made by OpenPGP.js: v6 PKESKs before SEIPDv2 (which
     # gpg 2.2, sq 0.27 and rnp 0.16 cannot read) and v3 PKESKs before SEIPDv1.
@@ -234,7 +235,7 @@ def check_js(tap, driver, tmp):
         tap.check(len(subs) == 1, 'read the encryption subkey of the v4 %s key' % t)
         for desc, fields in subs:
             fields['feat'] = FEAT_V1V2
-            for fmt, size, armor in ((FMT_OCB, 70000, 1), (FMT_GCM, 20, 0), (FMT_V1, 9000, 1)):
+            for fmt, size, armor in ((FMT_OCB, 70000, 1), (FMT_GCM, 20, 0), (FMT_V1, 9000, 2)):
                 jobs.append(('openpgp', path, spec(fields), None, 'v4 ' + desc, fmt, size, armor))
     pq = [('v6-eddsa-sample-sk.asc', (FMT_AUTO, FMT_OCB, FMT_GCM)),
           ('v4-eddsa-sample-sk.asc', (FMT_AUTO, FMT_V1, FMT_GCM)),

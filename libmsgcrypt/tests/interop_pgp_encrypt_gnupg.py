@@ -97,9 +97,12 @@ def check_gnupg_family(tap, driver, tmp, encrypt, plaintext, spec):
         f.write(run(gpg + ['--armor', '--export-secret-keys'] + fprs, env).stdout)
     subkeys = list(public_subkeys(pub))
     tap.check(len(subkeys) == len(SUBKEYS) + 1, 'read %d v4 encryption subkeys' % len(subkeys))
-    jobs = [([d], [f], 20000, i % 2) for i, (d, f) in enumerate(subkeys)]
+    # armor: 0 binary, 1 armored by the streaming encryptor, 2 armored in
+    # place by the one-shot call (diff_pgp_encrypt.c).
+    jobs = [([d], [f], 20000, i % 3) for i, (d, f) in enumerate(subkeys)]
     # Every subkey in one message, and a message across partial pieces.
     jobs.append(([d for d, _ in subkeys], [f for _, f in subkeys], 100000, 1))
+    jobs.append(([d for d, _ in subkeys], [f for _, f in subkeys], 100001, 2))
     msgs = encrypt(driver, [(0, armor, size, [spec(f) for f in fields])
                             for _, fields, size, armor in jobs])
     rnp_home = os.path.join(tmp, 'rnp')

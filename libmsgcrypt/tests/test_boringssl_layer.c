@@ -16,6 +16,7 @@
 #include <openssl/digest.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/hkdf.h>
 #include <openssl/mem.h>
 #include <openssl/rsa.h>
 
@@ -185,6 +186,77 @@ START_TEST(hkdf_errors) {
                    MC_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(mc_hkdf(MC_HASH_SHA256, NULL, 16, ikm, 4, NULL, 0, NULL, 0),
                    MC_ERR_INVALID_ARGUMENT);
+}
+END_TEST
+
+// RFC 5869 Appendix A.1-A.3 (HKDF-SHA-256: basic, long inputs, no salt and
+// no info), the values typed from the RFC.
+START_TEST(rfc5869_hkdf) {
+  uint8_t ikm1[22], salt1[13], info1[10], ikm2[80], salt2[80], info2[80];
+  memset(ikm1, 0x0b, sizeof ikm1);
+  for (int i = 0; i < 80; i++) {
+    if (i < 13)
+      salt1[i] = (uint8_t)i;
+    if (i < 10)
+      info1[i] = (uint8_t)(0xf0 + i);
+    ikm2[i] = (uint8_t)i;
+    salt2[i] = (uint8_t)(0x60 + i);
+    info2[i] = (uint8_t)(0xb0 + i);
+  }
+  static const char okm1[] =
+      "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf34007208d5b887185865";
+  static const char okm2[] = "b11e398dc80327a1c8e7f78c596a49344f012eda2d4efad8a050cc4c19afa97c"
+                             "59045a99cac7827271cb41c65e590e09da3275600c2f09b8367793a9aca3db71"
+                             "cc30c58179ec3e87c14c01d5c1f3434f1d87";
+  static const char okm3[] =
+      "8da4e775a563c18f715f802a063c5a31b8a11f5c5ee1879ec3454e5f3c738d2d9d201395faa4b61a96c8";
+  uint8_t out[82];
+  size_t len = 0;
+  uint8_t *want = mc_test_unhex(okm1, &len);
+  ck_assert_int_eq(mc_hkdf(MC_HASH_SHA256, out, 42, ikm1, 22, salt1, 13, info1, 10), 0);
+  ck_assert_mem_eq(out, want, 42);
+  free(want);
+  want = mc_test_unhex(okm2, &len);
+  ck_assert_int_eq(mc_hkdf(MC_HASH_SHA256, out, 82, ikm2, 80, salt2, 80, info2, 80), 0);
+  ck_assert_mem_eq(out, want, 82);
+  free(want);
+  want = mc_test_unhex(okm3, &len);
+  ck_assert_int_eq(mc_hkdf(MC_HASH_SHA256, out, 42, ikm1, 22, NULL, 0, NULL, 0), 0);
+  ck_assert_mem_eq(out, want, 42);
+  free(want);
+}
+END_TEST
+
+// mc_hkdf (HMAC on the SHA-2 block functions) against BoringSSL's HKDF()
+// for random inputs: every hash, keys and salts shorter and longer than a
+// hash block, outputs of one to several blocks.
+START_TEST(hkdf_vs_boringssl) {
+  static const mc_hash_alg algs[] = {MC_HASH_SHA256, MC_HASH_SHA384, MC_HASH_SHA512};
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  uint8_t ikm[300], salt[300], info[300], a[600], b[600];
+  for (int round = 0; round < 3000; round++) {
+    for (size_t i = 0; i < sizeof ikm; i++) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      ikm[i] = (uint8_t)(x >> 56);
+      salt[i] = (uint8_t)(x >> 48);
+      info[i] = (uint8_t)(x >> 40);
+    }
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    mc_hash_alg alg = algs[(x >> 60) % 3];
+    size_t ikm_len = (x >> 8) % 300, salt_len = (x >> 20) % 300, info_len = (x >> 32) % 300;
+    size_t out_len = 1 + (x >> 44) % 600;
+    if (round % 4 == 0)
+      salt_len = 0; // the PKESKs' case
+    const EVP_MD *md = alg == MC_HASH_SHA256   ? EVP_sha256()
+                       : alg == MC_HASH_SHA384 ? EVP_sha384()
+                                               : EVP_sha512();
+    ck_assert_int_eq(mc_hkdf(alg, a, out_len, ikm, ikm_len, salt_len ? salt : NULL, salt_len,
+                             info_len ? info : NULL, info_len),
+                     0);
+    ck_assert_int_eq(HKDF(b, out_len, md, ikm, ikm_len, salt, salt_len, info, info_len), 1);
+    ck_assert_msg(memcmp(a, b, out_len) == 0, "round %d alg %d ikm %zu salt %zu info %zu out %zu",
+                  round, (int)alg, ikm_len, salt_len, info_len, out_len);
+  }
 }
 END_TEST
 
@@ -975,6 +1047,8 @@ int main(void) {
   tcase_add_test(tc, fips180_digests);
   tcase_add_loop_test(tc, wycheproof_hkdf, 0, 2);
   tcase_add_test(tc, hkdf_errors);
+  tcase_add_test(tc, rfc5869_hkdf);
+  tcase_add_test(tc, hkdf_vs_boringssl);
   tcase_add_test(tc, sp800_38a_cfb128);
   tcase_add_test(tc, wycheproof_aes_gcm);
   tcase_add_test(tc, rfc9580_a11_hkdf_and_gcm);

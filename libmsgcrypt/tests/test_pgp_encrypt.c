@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "corvid_libtest.h"
+#include "encodify.h"
 #include "mailparse.h"
 #include "msgcrypt.h"
 #include "pgp_encrypt_internal.h"
@@ -759,6 +760,43 @@ static const struct {
 static const size_t round_trip_lens[] = {0,    1,    15,    16,     17,     8185,
                                          8186, 8192, 16384, 262144, 262145, 600000};
 
+// det_rnd is a deterministic random function (a seeded splitmix64 stream),
+// so that two encryptions of the same message give the same bytes.
+static int det_rnd(void *opaque, uint8_t *out, size_t len) {
+  uint64_t *st = opaque;
+  for (size_t i = 0; i < len; i++) {
+    uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    out[i] = (uint8_t)(z ^ (z >> 31));
+  }
+  return 0;
+}
+
+// The armored one-shot message is armored in place at the end of the
+// output buffer: with a buffer of exactly its length the bytes are the
+// same as with a roomy one, and one byte less is MC_ERR_BUFFER_TOO_SMALL.
+static void check_armor_exact_cap(const pgp_recipient *r, mc_pgp_encrypt_params p,
+                                  const uint8_t *in, size_t n) {
+  uint64_t seed = 42 + n;
+  p.rnd = det_rnd;
+  p.rnd_opaque = &seed;
+  size_t cap = mc_pgp_encrypt_max_len(1, n, MC_PGP_ARMOR), len = 0, len2 = 0;
+  uint8_t *roomy = malloc(cap);
+  ck_assert_int_eq(mc_pgp_encrypt_rcpts(roomy, cap, &len, r, 1, &p, in, n), 0);
+  uint8_t *exact = malloc(len);
+  seed = 42 + n;
+  ck_assert_int_eq(mc_pgp_encrypt_rcpts(exact, len, &len2, r, 1, &p, in, n), 0);
+  ck_assert_uint_eq(len2, len);
+  ck_assert_mem_eq(exact, roomy, len);
+  seed = 42 + n;
+  ck_assert_int_eq(mc_pgp_encrypt_rcpts(exact, len - 1, &len2, r, 1, &p, in, n),
+                   MC_ERR_BUFFER_TOO_SMALL);
+  ck_assert_uint_eq(len2, 0);
+  free(exact);
+  free(roomy);
+}
+
 START_TEST(round_trip) {
   seckey k;
   new_seckey(&k, round_trip_cases[_i].algo, round_trip_cases[_i].version);
@@ -783,6 +821,8 @@ START_TEST(round_trip) {
         ck_assert_mem_eq(data.p, in, n);
       free(data.p);
       free(out);
+      if (armor)
+        check_armor_exact_cap(&k.r, p, in, n);
       free(in);
     }
   }
@@ -1034,6 +1074,98 @@ START_TEST(crc24) {
 }
 END_TEST
 
+// The streaming armor writer against armor built the plain way (each 48
+// bytes one enc_base64_encode line, the CRC-24 bit by bit), for lengths
+// around the line and the 64-line block, fed in random pieces.
+struct armor_out {
+  uint8_t *p;
+  size_t len, cap;
+};
+static int armor_sink(void *opaque, const uint8_t *data, size_t len) {
+  struct armor_out *o = opaque;
+  ck_assert_uint_le(len, o->cap - o->len);
+  memcpy(o->p + o->len, data, len);
+  o->len += len;
+  return 0;
+}
+static uint32_t crc24_bits(const uint8_t *in, size_t in_len) {
+  uint32_t crc = 0xb704ce;
+  for (size_t i = 0; i < in_len; i++) {
+    crc ^= (uint32_t)in[i] << 16;
+    for (int b = 0; b < 8; b++) {
+      crc <<= 1;
+      if (crc & 0x1000000u)
+        crc ^= 0x1864cfbu;
+    }
+  }
+  return crc & 0xffffff;
+}
+START_TEST(armor_writer) {
+  static const size_t lens[] = {0,    1,    2,    3,    47,   48,   49,   95,   96,   3023, 3071,
+                                3072, 3073, 3120, 6143, 6144, 6145, 9216, 9217, 9999, 20000};
+  enum { MAX = 20000 };
+  uint8_t *in = malloc(MAX);
+  struct armor_out want = {malloc(2 * MAX), 0, 2 * MAX}, got = {malloc(2 * MAX), 0, 2 * MAX};
+  ck_assert(in && want.p && got.p);
+  uint64_t x = 0x853c49e6748fea9bull;
+  for (size_t i = 0; i < MAX; i++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    in[i] = (uint8_t)(x >> 56);
+  }
+  for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+    for (int crc = 0; crc < 2; crc++) {
+      size_t len = lens[l];
+      want.len = 0;
+      static const char begin[] = "-----BEGIN PGP MESSAGE-----\n\n";
+      static const char end[] = "-----END PGP MESSAGE-----\n";
+      ck_assert_int_eq(armor_sink(&want, (const uint8_t *)begin, strlen(begin)), 0);
+      for (size_t i = 0; i < len; i += 48) {
+        size_t n = 0;
+        ck_assert_int_eq(enc_base64_encode(0, 0, (char *)want.p + want.len, 65, &n, in + i,
+                                           len - i < 48 ? len - i : 48),
+                         0);
+        want.len += n;
+        want.p[want.len++] = '\n';
+      }
+      if (crc) {
+        uint32_t c = crc24_bits(in, len);
+        uint8_t v[3] = {(uint8_t)(c >> 16), (uint8_t)(c >> 8), (uint8_t)c};
+        size_t n = 0;
+        want.p[want.len++] = '=';
+        ck_assert_int_eq(enc_base64_encode(0, 0, (char *)want.p + want.len, 4, &n, v, 3), 0);
+        want.len += n;
+        want.p[want.len++] = '\n';
+      }
+      ck_assert_int_eq(armor_sink(&want, (const uint8_t *)end, strlen(end)), 0);
+      ck_assert_uint_eq(mc_pgp_armor_len(len, crc), want.len);
+      for (int split = 0; split < 4; split++) {
+        mc_pgp_armor *a = malloc(sizeof *a);
+        ck_assert_ptr_nonnull(a);
+        got.len = 0;
+        mc_pgp_armor_init(a, crc, armor_sink, &got);
+        size_t pos = 0;
+        while (pos < len) {
+          // One piece, or pieces of up to 7, 100 or 5000 bytes.
+          static const size_t caps[] = {MAX + 1, 8, 101, 5001};
+          x = x * 6364136223846793005ull + 1442695040888963407ull;
+          size_t n = (size_t)((x >> 33) % caps[split]);
+          if (split == 0 || n > len - pos)
+            n = len - pos;
+          ck_assert_int_eq(mc_pgp_armor_write(a, n ? in + pos : NULL, n), 0);
+          pos += n;
+        }
+        ck_assert_int_eq(mc_pgp_armor_finish(a), 0);
+        ck_assert_msg(got.len == want.len && memcmp(got.p, want.p, want.len) == 0,
+                      "len %zu crc %d split %d", len, crc, split);
+        free(a);
+      }
+    }
+  free(in);
+  free(want.p);
+  free(got.p);
+}
+END_TEST
+
 // ---- Public API on parsed certificates ---------------------------------
 
 // A time after every sample key's creation, for certificate validity.
@@ -1208,6 +1340,7 @@ static Suite *pgp_encrypt_suite(void) {
   tcase_add_test(tc, errors);
   tcase_add_test(tc, framing);
   tcase_add_test(tc, crc24);
+  tcase_add_test(tc, armor_writer);
   suite_add_tcase(s, tc);
   tc = tcase_create("api_and_mime");
   tcase_set_timeout(tc, 60);

@@ -12,7 +12,7 @@ const struct mc_impl mc_impl_adxsha = {
     .name = "adxsha",
     .required = CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 | CORVID_CPU_LZCNT |
                 CORVID_CPU_POPCNT | CORVID_CPU_ADX | CORVID_CPU_SHA | CORVID_CPU_AESNI |
-                CORVID_CPU_SSE41,
+                CORVID_CPU_SSE41 | CORVID_CPU_PCLMUL,
     .keccak_f1600_x4 = mc_keccak_f1600_x4_avx2,
     .mldsa_ntt = mc_mldsa_ntt_avx2,
     .mldsa_invntt = mc_mldsa_invntt_avx2,
@@ -29,4 +29,5 @@ const struct mc_impl mc_impl_adxsha = {
     .p256_mul = mc_p256_mul_adx,
     .p256_base = mc_p256_base_adx,
     .cfb_sha1_blocks = mc_cfb_sha1_blocks_shani,
+    .crc24 = mc_pgp_crc24_clmul,
 };

@@ -1,5 +1,6 @@
 // impl_avx2.c: the "avx2" entry of libmsgcrypt's implementation table
-// (impl.c): the kernels of keccak_avx2.c, mldsa_avx2.c and mlkem_avx2.c and
+// (impl.c): the kernels of keccak_avx2.c, mldsa_avx2.c, mlkem_avx2.c and
+// crc24_clmul.c (carry-less multiplication, which every AVX2 CPU has) and
 // the CPU features they need, which are the flags meson.build compiles this
 // directory with.
 #include "corvid_cpu.h"
@@ -7,8 +8,8 @@
 
 const struct mc_impl mc_impl_avx2 = {
     .name = "avx2",
-    .required =
-        CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 | CORVID_CPU_LZCNT | CORVID_CPU_POPCNT,
+    .required = CORVID_CPU_AVX2 | CORVID_CPU_BMI1 | CORVID_CPU_BMI2 | CORVID_CPU_LZCNT |
+                CORVID_CPU_POPCNT | CORVID_CPU_PCLMUL,
     .keccak_f1600_x4 = mc_keccak_f1600_x4_avx2,
     .mldsa_ntt = mc_mldsa_ntt_avx2,
     .mldsa_invntt = mc_mldsa_invntt_avx2,
@@ -24,4 +25,5 @@ const struct mc_impl mc_impl_avx2 = {
     .p256_mul = mc_p256_mul_scalar,
     .p256_base = mc_p256_base_scalar,
     .cfb_sha1_blocks = mc_cfb_sha1_blocks_scalar,
+    .crc24 = mc_pgp_crc24_clmul,
 };

@@ -606,6 +606,9 @@ static int exchange(keep_client *c, keep_frame *req, keep_frame *ans, uint64_t *
     if ((rc = next_frame(c, ans, req->id, deadline)) < 0)
       return fail(c, rc);
     rc = keep_answer_status(ans);
+    // CLUSTER is answered by VIEW, a frame with no status of its own.
+    if (req->opcode == KEEP_OP_CLUSTER && ans->opcode == KEEP_OP_VIEW)
+      rc = 0;
     if (ans->opcode == KEEP_OP_ERROR && frame_error_closes(ans->num))
       client_disconnect(c);
     uint64_t pause = (uint64_t)1000000u << attempt;
@@ -679,13 +682,12 @@ int keep_view_epoch(keep_client *c, uint64_t *out_epoch, size_t member) {
   keep_frame_init(&req, KEEP_OP_CLUSTER, 0);
   keep_frame_init(&ans, 0, 0);
   rc = exchange(c, &req, &ans, NULL);
-  // exchange maps VIEW, which carries no status, to KEEP_ERR_PROTOCOL and
-  // keeps the connection; a frame that did not decode closed it.
-  if (rc == KEEP_ERR_PROTOCOL && ans.opcode == KEEP_OP_VIEW && c->fd >= 0) {
-    *out_epoch = ans.num;
-    return 0;
-  }
-  return rc < 0 ? rc : KEEP_ERR_PROTOCOL;
+  if (rc < 0)
+    return rc;
+  if (ans.opcode != KEEP_OP_VIEW)
+    return KEEP_ERR_PROTOCOL;
+  *out_epoch = ans.num;
+  return 0;
 }
 
 int keep_get(keep_client *c, void *out, size_t out_cap, size_t *out_len, const void *key,

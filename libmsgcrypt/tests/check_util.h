@@ -33,4 +33,31 @@ static inline void mc_test_bytes(uint8_t *out, size_t len, const char *label, ui
   ck_assert_int_eq(mc_shake(MC_SHAKE128, out, len, seed, n + 4), 0);
 }
 
+// mc_test_next_impl forces, in turn, each implementation this CPU supports,
+// for tests that run the same checks on every kernel:
+//
+//   size_t it = 0;
+//   for (const char *name; (name = mc_test_next_impl(&it)) != NULL;) { ... }
+//
+// `*it` starts at 0. When MSGCRYPT_IMPL names one implementation, as in the
+// per-implementation suites, only that one runs: the suite without it runs
+// them all, so the others would be checked once more for nothing. Past the
+// last one the choice goes back to what the library would make by itself,
+// so a loop run to its end leaves no implementation forced.
+static inline const char *mc_test_next_impl(size_t *it) {
+  const char *only = getenv("MSGCRYPT_IMPL");
+  if (only != NULL && only[0] == '\0')
+    only = NULL;
+  while (*it < mc_impl_count()) {
+    int supported = 0;
+    const char *name = mc_impl_get((*it)++, &supported);
+    if (supported && (only == NULL || strcmp(name, only) == 0)) {
+      ck_assert_int_eq(mc_impl_force(name), 0);
+      return name;
+    }
+  }
+  ck_assert_msg(mc_impl_force(only) == 0, "MSGCRYPT_IMPL=%s: not supported here", only);
+  return NULL;
+}
+
 #endif // MC_CHECK_UTIL_H

@@ -151,12 +151,8 @@ END_TEST
 // a valid input).
 START_TEST(kernels_match_scalar_and_boringssl) {
   int ran = 0;
-  for (size_t im = 0; im < mc_impl_count(); im++) {
-    int sup = 0;
-    const char *name = mc_impl_get(im, &sup);
-    if (!sup)
-      continue;
-    ck_assert_int_eq(mc_impl_force(name), 0);
+  size_t it = 0;
+  for (const char *name; (name = mc_test_next_impl(&it)) != NULL;) {
     const struct mc_impl *impl = mc_impl_current();
     for (uint32_t i = 0; i < 300; i++) {
       uint8_t k[32], u[32], got[32], want[32], bssl[32];
@@ -183,7 +179,6 @@ START_TEST(kernels_match_scalar_and_boringssl) {
     ran++;
   }
   ck_assert_int_ge(ran, 1);
-  ck_assert_int_eq(mc_impl_force(NULL), 0);
 }
 END_TEST
 
@@ -213,12 +208,8 @@ START_TEST(repeated_peers_match_scalar) {
   vj_value *root = vj_parse_file(vj_vectors_path(path, sizeof path, "wycheproof/x25519_test.json"));
   ck_assert_msg(root != NULL, "cannot read %s", path);
   const vj_value *tests = vj_get(&vj_get(root, "testGroups")->items[0], "tests");
-  for (size_t im = 0; im < mc_impl_count(); im++) {
-    int sup = 0;
-    const char *name = mc_impl_get(im, &sup);
-    if (!sup)
-      continue;
-    ck_assert_int_eq(mc_impl_force(name), 0);
+  size_t it = 0;
+  for (const char *name; (name = mc_test_next_impl(&it)) != NULL;) {
     const struct mc_impl *impl = mc_impl_current();
     for (size_t t = 0; t < tests->count + 20; t++) {
       uint8_t u[32], k[32], got[32], want[32];
@@ -231,7 +222,6 @@ START_TEST(repeated_peers_match_scalar) {
       }
     }
   }
-  ck_assert_int_eq(mc_impl_force(NULL), 0);
   vj_free(root);
 }
 END_TEST
@@ -248,12 +238,8 @@ START_TEST(ephemeral_matches_separate) {
   const vj_value *tests = vj_get(&vj_get(root, "testGroups")->items[0], "tests");
   static const uint8_t zero[32];
   int zeros = 0;
-  for (size_t im = 0; im < mc_impl_count(); im++) {
-    int sup = 0;
-    const char *name = mc_impl_get(im, &sup);
-    if (!sup)
-      continue;
-    ck_assert_int_eq(mc_impl_force(name), 0);
+  size_t it = 0;
+  for (const char *name; (name = mc_test_next_impl(&it)) != NULL;) {
     for (size_t t = 0; t < tests->count + 20; t++) {
       uint8_t u[32], k[32], pub[32], shared[32], want_pub[32], want_shared[32];
       peer_key(u, tests, t, "x25519 eph peer");
@@ -278,7 +264,6 @@ START_TEST(ephemeral_matches_separate) {
   ck_assert_int_eq(mc_x25519_ephemeral(out, NULL, k, u), MC_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(mc_x25519_ephemeral(out, out, NULL, u), MC_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(mc_x25519_ephemeral(out, out, k, NULL), MC_ERR_INVALID_ARGUMENT);
-  ck_assert_int_eq(mc_impl_force(NULL), 0);
   vj_free(root);
 }
 END_TEST
@@ -287,12 +272,8 @@ END_TEST
 // fixed-base digits then reach their extremes (-8 and 8).
 START_TEST(base_edge_scalars) {
   static const uint8_t patterns[] = {0x00, 0xff, 0x88, 0x77, 0x80, 0x08, 0xf8, 0x8f};
-  for (size_t im = 0; im < mc_impl_count(); im++) {
-    int sup = 0;
-    const char *name = mc_impl_get(im, &sup);
-    if (!sup)
-      continue;
-    ck_assert_int_eq(mc_impl_force(name), 0);
+  size_t it = 0;
+  for (const char *name; (name = mc_test_next_impl(&it)) != NULL;) {
     for (size_t p = 0; p < sizeof patterns; p++) {
       uint8_t k[32], got[32], want[32];
       memset(k, patterns[p], 32);
@@ -301,7 +282,6 @@ START_TEST(base_edge_scalars) {
       ck_assert_msg(memcmp(got, want, 32) == 0, "%s: pattern %02x", name, patterns[p]);
     }
   }
-  ck_assert_int_eq(mc_impl_force(NULL), 0);
 }
 END_TEST
 

@@ -11,9 +11,11 @@
 // CPU time per request. Results are corvid_bench JSON lines.
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -21,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -38,13 +42,18 @@ struct config {
   unsigned port;
   unsigned threads, pipeline, keys, value_size;
   double seconds;
-  double rate;    // requests per second over all threads; 0: closed loop
-  bool route;     // keep/1 only: one connection per shard, each key to its shard
-  int server_pid; // 0, or the server whose CPU time per request is reported
+  double rate;      // requests per second over all threads; 0: closed loop
+  bool route;       // keep/1 only: one connection per shard, each key to its shard
+  int server_pid;   // 0, or the server whose CPU time per request is reported
+  uint64_t spin_ns; // open loop: poll without sleeping this close to a due time
+  uint64_t tick_ns; // open loop: send at most once per tick (0: at every due time)
 };
 
 static const char *const op_names[] = {"get", "set", "incr", "mix"};
 static const char *const proto_names[] = {"keepd", "resp", "memcached", "nats"};
+
+// MIX_VALUE_LEN is the longest value of the mix (a short-lived value).
+#define MIX_VALUE_LEN 64
 
 // The mail-cluster mix (--op mix), documented in README.md: what a cluster of
 // SMTP/IMAP nodes asks its coordinator. Each request's kind and key come from
@@ -78,12 +87,18 @@ static int mix_request(unsigned id, uint64_t n, enum mix_kind *kind, char key[64
   }
   if (pct < 95) { // short-lived value (delivery status, session), 64 bytes, 300 s
     *kind = MIX_VALUE;
-    *value_len = 64;
+    *value_len = MIX_VALUE_LEN;
     return snprintf(key, 64, "m:%02u%012llu", id % 100, (unsigned long long)n);
   }
   *kind = MIX_LOCK; // mailbox lock, 5 s lease, by holder "node-01"
   *value_len = 0;
   return snprintf(key, 64, "l:mbox:%06u", (unsigned)(x % 10000));
+}
+
+// value_len is the size of the value buffer requests are encoded from: the
+// mix's values may be longer than --value-size.
+static size_t value_len(const struct config *cfg) {
+  return cfg->value_size > MIX_VALUE_LEN ? cfg->value_size : MIX_VALUE_LEN;
 }
 
 struct worker {
@@ -117,6 +132,15 @@ static uint64_t server_cpu_ns(int pid) {
   if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &stt) != 2)
     return 0;
   return (ut + stt) * (1000000000ull / (unsigned long long)sysconf(_SC_CLK_TCK));
+}
+
+// self_cpu_ns returns the CPU time (user + system) this process has used.
+static uint64_t self_cpu_ns(void) {
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0)
+    return 0;
+  return (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000u +
+         (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000u;
 }
 
 // --tls KEYFILE: keep/1 inside mutual TLS 1.3, the bench holding the
@@ -382,15 +406,15 @@ static void *worker_main(void *arg) {
     w->error = errno ? errno : EINVAL;
     return NULL;
   }
-  size_t per = KEEP_HEADER_LEN + 64 + cfg->value_size + 64;
+  size_t per = KEEP_HEADER_LEN + 64 + value_len(cfg) + 64;
   size_t cap = per * cfg->pipeline;
-  uint8_t *out = malloc(cap), *in = malloc(cap + 65536), *value = malloc(cfg->value_size + 1);
+  uint8_t *out = malloc(cap), *in = malloc(cap + 65536), *value = malloc(value_len(cfg));
   size_t in_cap = cap + 65536;
   if (out == NULL || in == NULL || value == NULL) {
     w->error = ENOMEM;
     goto done;
   }
-  memset(value, 'v', cfg->value_size);
+  memset(value, 'v', value_len(cfg));
   uint64_t counter = 0;
   while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
     unsigned replies;
@@ -530,15 +554,15 @@ static void *routed_worker_main(void *arg) {
   int any = -1;
   for (unsigned i = 0; i < shards && any < 0; i++)
     any = fd_of[i];
-  size_t per = KEEP_HEADER_LEN + 64 + cfg->value_size + 64, cap = per * cfg->pipeline;
-  uint8_t *out[MAX_ROUTE] = {0}, *in = malloc(cap + 65536), *value = malloc(cfg->value_size + 1);
+  size_t per = KEEP_HEADER_LEN + 64 + value_len(cfg) + 64, cap = per * cfg->pipeline;
+  uint8_t *out[MAX_ROUTE] = {0}, *in = malloc(cap + 65536), *value = malloc(value_len(cfg));
   size_t out_len[MAX_ROUTE];
   unsigned sent[MAX_ROUTE];
   bool ok = w->error == 0 && in != NULL && value != NULL;
   for (unsigned i = 0; ok && i < shards; i++)
     ok = (out[i] = malloc(cap)) != NULL;
   if (ok)
-    memset(value, 'v', cfg->value_size);
+    memset(value, 'v', value_len(cfg));
   else if (w->error == 0)
     w->error = ENOMEM;
   uint64_t counter = 0;
@@ -585,195 +609,313 @@ static void *routed_worker_main(void *arg) {
 
 // Open loop: requests are scheduled at a fixed rate and each latency is
 // measured from the request's scheduled time, not from when it was actually
-// sent, so a stalled server is charged for the requests it delayed
-// (no coordinated omission). A sender thread writes, at each wake-up, every
-// request whose time has come in one send; a receiver thread reads answers.
+// sent, so a stalled server is charged for the requests it delayed (no
+// coordinated omission). Request k of the run is due at start + k / rate and
+// goes to connection k % conns as that connection's request k / conns, so
+// each connection carries the same stream whatever the server.
+//
+// One thread does all of it on non-blocking sockets: it queues every request
+// whose time has come, sends each connection's queue in one send, reads the
+// answers that have come, and sleeps in ppoll until the next request is due.
+// Due times are absolute (start + k / rate), so a late wake-up never shifts
+// the schedule; the timer slack is set to 1 ns (50 µs by default). Each
+// answer's time is the kernel's receive stamp (SO_TIMESTAMPNS) of the read
+// that brought it, so the generator need not be awake when it comes; where
+// the kernel gives no stamp it waits in ppoll for answers too and stamps
+// them when ppoll returns. --spin-us S polls without sleeping through the
+// last S µs before a due time (off by default: on the 2-CPU VM it costs CPU
+// that the timer's own lateness does not justify); --tick-us T sends at most
+// once per T µs. The generator this replaces ran a sender and a receiver
+// thread per connection with relative sleeps: with 2 connections, 4 threads
+// competed with the server for the 2 CPUs, and answers were stamped when a
+// receiver thread got to run (README.md, "The generator's floor").
+//
+// The generator checks itself: each request's lateness (when it was queued
+// minus when it was due) is reported as late_p99_us / late_max_us, and its own
+// CPU time as gen_cpu_us_per_req and gen_cpu_share (of the run's wall time).
+// A run whose lateness is not well under its latencies, or whose generator
+// used most of a CPU, measured the generator, not the server.
+
+#define OPEN_OUT_CAP (4u << 20)        // bytes queued per connection at most
+#define OPEN_IN_CAP (1u << 20)         // bytes of answers read at once
+#define OPEN_DRAIN_NS 1000000000ull    // answers awaited after the last due time
+#define OPEN_MAX_REQUESTS 100000000ull // rate * seconds at most
 
 struct open_conn {
-  const struct config *cfg;
-  unsigned id;
   int fd;
-  uint64_t start_ns, interval_ns, total;
-  uint64_t *sched_ns;   // scheduled time of request i
-  uint64_t *latency_ns; // 0 until answered
+  uint64_t total;       // requests this connection is given
+  uint64_t queued;      // requests queued so far: the next one's number
+  uint64_t *sched_ns;   // due time of request i
+  uint64_t *latency_ns; // 0 until answered, else latency + 1
   uint8_t *replies;     // answers request i draws (RESP and memcached)
-  uint64_t answered;
-  int error;
+  uint64_t answered, in_order, refused;
+  uint64_t reads, stamped; // reads, and those timed by the kernel's receive stamp
+  unsigned got;            // answers so far to request in_order
+  uint8_t *out, *in;
+  size_t out_len, out_off, have;
 };
 
-static void sleep_until(uint64_t t) {
-  uint64_t now = corvid_bench_now_ns();
-  if (t > now + 50000) {
-    struct timespec ts = {0, (long)(t - now - 50000)};
-    nanosleep(&ts, NULL);
+// open_send writes what `c` has queued, as far as the socket takes it.
+// Returns 0 or EIO.
+static int open_send(struct open_conn *c) {
+  if (c->out_off == c->out_len)
+    return 0;
+  ssize_t n =
+      send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (n < 0)
+    return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : EIO;
+  c->out_off += (size_t)n;
+  if (c->out_off == c->out_len) {
+    c->out_off = c->out_len = 0;
+  } else if (c->out_off > OPEN_OUT_CAP / 2) {
+    memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
+    c->out_len -= c->out_off;
+    c->out_off = 0;
   }
+  return 0;
 }
 
-static void *open_sender(void *arg) {
-  struct open_conn *oc = arg;
-  const struct config *cfg = oc->cfg;
-  size_t cap = 1u << 20;
-  uint8_t *out = malloc(cap), *value = malloc(cfg->value_size + 1);
-  if (out == NULL || value == NULL) {
-    oc->error = ENOMEM;
-    goto done;
-  }
-  memset(value, 'v', cfg->value_size);
-  uint64_t next = 0;
-  while (next < oc->total) {
-    sleep_until(oc->start_ns + next * oc->interval_ns);
-    uint64_t now = corvid_bench_now_ns();
-    size_t off = 0;
-    while (next < oc->total && oc->start_ns + next * oc->interval_ns <= now &&
-           off + cfg->value_size + 256 < cap) {
-      oc->sched_ns[next] = oc->start_ns + next * oc->interval_ns;
-      unsigned r;
-      off += encode_one(cfg, oc->id, next, out + off, cap - off, value, &r);
-      oc->replies[next] = (uint8_t)r;
-      next++;
-    }
-    if (off > 0 && send(oc->fd, out, off, MSG_NOSIGNAL) != (ssize_t)off) {
-      oc->error = EIO;
-      break;
-    }
-  }
-done:
-  free(out);
-  free(value);
-  return NULL;
-}
-
-static void *open_receiver(void *arg) {
-  struct open_conn *oc = arg;
-  const struct config *cfg = oc->cfg;
-  size_t cap = (1u << 20) + cfg->value_size * 2;
-  uint8_t *in = malloc(cap);
-  size_t have = 0;
-  uint64_t in_order = 0;
-  unsigned got = 0; // answers so far to request in_order
-  while (in != NULL && oc->answered < oc->total) {
-    ssize_t n = recv(oc->fd, in + have, cap - have, 0);
+// open_recv reads every answer waiting on `c`, stamping each with the time
+// its bytes were read. Returns 0, EIO (closed or failed) or EPROTO.
+static int open_recv(const struct config *cfg, struct open_conn *c, uint64_t *answered,
+                     int64_t real_minus_mono) {
+  for (;;) {
+    struct iovec iov = {c->in + c->have, OPEN_IN_CAP - c->have};
+    union {
+      struct cmsghdr h;
+      uint8_t b[CMSG_SPACE(sizeof(struct timespec))];
+    } ctl;
+    struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl, .msg_controllen = sizeof ctl};
+    ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+      return 0;
     if (n <= 0)
-      break; // the receive timeout ends a run whose answers stopped
+      return EIO;
+    c->reads++;
+    // The kernel's arrival time of the last segment read (SO_TIMESTAMPNS, in
+    // CLOCK_REALTIME) when it gave one, else now.
     uint64_t now = corvid_bench_now_ns();
-    have += (size_t)n;
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
+      if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+        struct timespec ts;
+        memcpy(&ts, CMSG_DATA(cm), sizeof ts);
+        int64_t t = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec - real_minus_mono;
+        if (t > 0 && (uint64_t)t < now) {
+          now = (uint64_t)t;
+          c->stamped++;
+        }
+      }
+    }
+    c->have += (size_t)n;
     size_t pos = 0;
     for (;;) {
       uint64_t idx;
       long used;
+      bool ok = true;
       if (cfg->proto == PROTO_KEEP) {
         keep_frame f;
         size_t u;
-        int rc = keep_frame_decode(&f, &u, in + pos, have - pos, 0);
-        if (rc < 0 || (rc == 1 && (f.id == 0 || f.id > oc->total))) {
-          oc->error = EPROTO;
-          goto done;
-        }
+        int rc = keep_frame_decode(&f, &u, c->in + pos, c->have - pos, 0);
+        if (rc < 0 || (rc == 1 && (f.id == 0 || f.id > c->queued)))
+          return EPROTO;
         used = rc == 1 ? (long)u : 0;
         idx = f.id - 1;
+        ok = rc == 1 && keep_answer_ok(f.opcode);
       } else {
-        used =
-            cfg->proto == PROTO_MC ? mc_one(in + pos, have - pos) : resp_one(in + pos, have - pos);
-        if (used < 0) {
-          oc->error = EPROTO;
-          goto done;
-        }
-        idx = in_order; // RESP and memcached answer in request order
+        used = cfg->proto == PROTO_MC ? mc_one(c->in + pos, c->have - pos)
+                                      : resp_one(c->in + pos, c->have - pos);
+        if (used < 0 || (used > 0 && c->in_order >= c->queued))
+          return EPROTO;
+        idx = c->in_order; // RESP and memcached answer in request order
       }
       if (used == 0)
         break;
       pos += (size_t)used;
-      if (cfg->proto != PROTO_KEEP && ++got < oc->replies[idx])
+      if (cfg->proto != PROTO_KEEP && ++c->got < c->replies[idx])
         continue; // the request's last answer ends it
-      got = 0;
-      in_order++;
-      oc->latency_ns[idx] = now - oc->sched_ns[idx] + 1;
-      oc->answered++;
+      c->got = 0;
+      c->in_order++;
+      if (!ok) { // an error answer: the request stays unanswered (infinitely late)
+        c->refused++;
+        continue;
+      }
+      if (c->latency_ns[idx] == 0) {
+        // A stamp converted between clocks may be a hair early; never negative.
+        c->latency_ns[idx] = (now > c->sched_ns[idx] ? now - c->sched_ns[idx] : 0) + 1;
+        c->answered++;
+        (*answered)++;
+      }
     }
-    memmove(in, in + pos, have - pos);
-    have -= pos;
+    size_t space = OPEN_IN_CAP - (c->have - (size_t)n);
+    memmove(c->in, c->in + pos, c->have - pos);
+    c->have -= pos;
+    if (c->have == OPEN_IN_CAP)
+      return EPROTO; // an answer larger than the buffer
+    if ((size_t)n < space)
+      return 0; // the socket had less than we asked for: it is drained
   }
-done:
-  free(in);
-  return NULL;
 }
 
-static int run_open_loop(const struct config *cfg) {
-  unsigned nt = cfg->threads;
-  struct open_conn *oc = calloc(nt, sizeof *oc);
-  pthread_t *snd = calloc(nt, sizeof *snd), *rcv = calloc(nt, sizeof *rcv);
-  if (oc == NULL || snd == NULL || rcv == NULL)
-    return 1;
-  double per_thread = cfg->rate / nt;
-  uint64_t total = (uint64_t)(per_thread * cfg->seconds);
-  if (total == 0 || total > 50000000)
+// clock_offset returns CLOCK_REALTIME minus CLOCK_MONOTONIC in ns (receive
+// stamps are in the first, due times in the second), from the tightest of a
+// few readings of one between two of the other.
+static int64_t clock_offset(void) {
+  int64_t best = 0;
+  uint64_t best_gap = UINT64_MAX;
+  for (int i = 0; i < 16; i++) {
+    struct timespec r;
+    uint64_t a = corvid_bench_now_ns();
+    clock_gettime(CLOCK_REALTIME, &r);
+    uint64_t b = corvid_bench_now_ns();
+    if (b - a < best_gap) {
+      best_gap = b - a;
+      best = (int64_t)r.tv_sec * 1000000000 + r.tv_nsec - (int64_t)(a + (b - a) / 2);
+    }
+  }
+  return best;
+}
+
+// pct_us returns the value at fraction `q` of `n` sorted samples, in µs, or
+// 1e12 (infinitely late) when that position lies past the `have` known ones.
+static double pct_us(const uint64_t *sorted, uint64_t have, uint64_t n, double q) {
+  uint64_t i = (uint64_t)((double)n * q);
+  if (i >= n && n > 0)
+    i = n - 1;
+  return i < have ? (double)sorted[i] / 1e3 : 1e12;
+}
+
+static int run_open_loop(const struct config *cfg, const char *impl) {
+  unsigned nc = cfg->threads;
+  uint64_t total = (uint64_t)(cfg->rate * cfg->seconds);
+  if (total < nc || total > OPEN_MAX_REQUESTS)
     return 2;
-  uint64_t start = corvid_bench_now_ns() + 20000000; // connect first
-  uint64_t cpu0 = server_cpu_ns(cfg->server_pid);
-  for (unsigned i = 0; i < nt; i++) {
-    oc[i] = (struct open_conn){cfg,
-                               i,
-                               connect_to(cfg),
-                               start,
-                               (uint64_t)(1e9 / per_thread),
-                               total,
-                               calloc(total, 8),
-                               calloc(total, 8),
-                               calloc(total, 1),
-                               0,
-                               0};
-    if (oc[i].fd < 0 || oc[i].sched_ns == NULL || oc[i].latency_ns == NULL ||
-        oc[i].replies == NULL) {
+  struct open_conn *oc = calloc(nc, sizeof *oc);
+  struct pollfd *pfd = calloc(nc, sizeof *pfd);
+  uint8_t *value = malloc(value_len(cfg));
+  uint64_t *late = calloc(total, 8);
+  if (oc == NULL || pfd == NULL || value == NULL || late == NULL)
+    return 1;
+  memset(value, 'v', value_len(cfg));
+  for (unsigned i = 0; i < nc; i++) {
+    struct open_conn *c = &oc[i];
+    c->total = total / nc + (i < total % nc);
+    c->fd = connect_to(cfg);
+    c->sched_ns = calloc(c->total, 8);
+    c->latency_ns = calloc(c->total, 8);
+    c->replies = calloc(c->total, 1);
+    c->out = malloc(OPEN_OUT_CAP);
+    c->in = malloc(OPEN_IN_CAP);
+    int one = 1;
+    if (c->fd < 0 || fcntl(c->fd, F_SETFL, fcntl(c->fd, F_GETFL) | O_NONBLOCK) < 0 ||
+        setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) < 0 ||
+        c->sched_ns == NULL || c->latency_ns == NULL || c->replies == NULL || c->out == NULL ||
+        c->in == NULL) {
       fprintf(stderr, "keep-bench: cannot connect or allocate\n");
       return 1;
     }
-    struct timeval tv = {1, 0};
-    setsockopt(oc[i].fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    if (pthread_create(&rcv[i], NULL, open_receiver, &oc[i]) != 0 ||
-        pthread_create(&snd[i], NULL, open_sender, &oc[i]) != 0)
-      return 1;
+    pfd[i].fd = c->fd;
   }
-  uint64_t answered = 0, count = 0;
+  // Timer slack is what a sleep may overrun by (50 µs by default).
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  int64_t real_minus_mono = clock_offset();
+  double interval = 1e9 / cfg->rate;
+  uint64_t start = corvid_bench_now_ns() + 20000000; // the connections settle first
+  uint64_t end = start + (uint64_t)((double)total * interval) + OPEN_DRAIN_NS;
+  uint64_t cpu0 = server_cpu_ns(cfg->server_pid), gen0 = self_cpu_ns();
+  uint64_t k = 0, answered = 0, last_send = 0;
   int error = 0;
-  uint64_t *all = malloc(total * nt * 8);
+  while (answered < total && error == 0) {
+    uint64_t now = corvid_bench_now_ns();
+    if (now >= end)
+      break;
+    // 1. Queue every request whose time has come (even if the server is
+    // behind: its due time, not this moment, starts its latency).
+    while (k < total) {
+      uint64_t due = start + (uint64_t)((double)k * interval);
+      struct open_conn *c = &oc[k % nc];
+      if (due > now || c->out_len + value_len(cfg) + 256 > OPEN_OUT_CAP)
+        break;
+      uint64_t n = c->queued++;
+      c->sched_ns[n] = due;
+      late[k] = now - due;
+      unsigned r;
+      c->out_len +=
+          encode_one(cfg, k % nc, n, c->out + c->out_len, OPEN_OUT_CAP - c->out_len, value, &r);
+      c->replies[n] = (uint8_t)r;
+      k++;
+      last_send = now;
+    }
+    // 2. Send each connection's queue in one send.
+    for (unsigned i = 0; i < nc && error == 0; i++)
+      error = open_send(&oc[i]);
+    // 3. Wait in ppoll until the next due time less the spin (within the
+    // spin, ppoll only looks), or until an answer comes where it must be
+    // stamped on arrival (the kernel gave no stamp) or all are sent.
+    uint64_t next = k < total ? start + (uint64_t)((double)k * interval) : end;
+    if (k < total && next < last_send + cfg->tick_ns)
+      next = last_send + cfg->tick_ns; // --tick-us: batch what falls due meanwhile
+    uint64_t t = corvid_bench_now_ns(), wait = 0;
+    if (next > t + cfg->spin_ns)
+      wait = next - t - (k < total ? cfg->spin_ns : 0);
+    struct timespec ts = {(time_t)(wait / 1000000000u), (long)(wait % 1000000000u)};
+    for (unsigned i = 0; i < nc; i++)
+      pfd[i].events = (short)((k == total || oc[i].stamped < oc[i].reads ? POLLIN : 0) |
+                              (oc[i].out_off < oc[i].out_len ? POLLOUT : 0));
+    if (error == 0 && ppoll(pfd, nc, &ts, NULL) < 0 && errno != EINTR)
+      error = errno;
+    // 4. Read the answers that came: where the kernel stamps arrivals, at
+    // every wake-up; where it does not, only when ppoll says they are there
+    // (ppoll waits for them then, so they are stamped on arrival).
+    for (unsigned i = 0; i < nc && error == 0; i++)
+      if (pfd[i].revents != 0 || !(pfd[i].events & POLLIN))
+        error = open_recv(cfg, &oc[i], &answered, real_minus_mono);
+  }
+  uint64_t cpu1 = server_cpu_ns(cfg->server_pid), gen1 = self_cpu_ns();
+  uint64_t wall = corvid_bench_now_ns() - start;
+  // Unanswered requests count as infinitely late: percentiles are over
+  // everything due, so a server that drops behind cannot look fast.
+  uint64_t *all = malloc(total * 8), count = 0, refused = 0, reads = 0, stamped = 0;
   if (all == NULL)
     return 1;
-  for (unsigned i = 0; i < nt; i++) {
-    pthread_join(snd[i], NULL);
-    pthread_join(rcv[i], NULL);
-    answered += oc[i].answered;
-    error = error ? error : oc[i].error;
-    for (uint64_t k = 0; k < total; k++)
-      if (oc[i].latency_ns[k] != 0)
-        all[count++] = oc[i].latency_ns[k] - 1;
+  for (unsigned i = 0; i < nc; i++) {
+    for (uint64_t n = 0; n < oc[i].queued; n++)
+      if (oc[i].latency_ns[n] != 0)
+        all[count++] = oc[i].latency_ns[n] - 1;
+    refused += oc[i].refused;
+    reads += oc[i].reads;
+    stamped += oc[i].stamped;
     close(oc[i].fd);
     free(oc[i].sched_ns);
     free(oc[i].latency_ns);
     free(oc[i].replies);
+    free(oc[i].out);
+    free(oc[i].in);
   }
   if (error || count == 0) {
     fprintf(stderr, "keep-bench: %s\n", error ? strerror(error) : "no answers");
     return 1;
   }
-  uint64_t cpu1 = server_cpu_ns(cfg->server_pid);
   qsort(all, count, sizeof all[0], corvid_bench_cmp_u64);
-  // Unanswered requests count as infinitely late: percentiles are over
-  // everything sent, so a server that drops behind cannot look fast.
-  uint64_t sent = total * nt;
-  uint64_t i50 = sent / 2, i99 = sent * 99 / 100, i999 = sent * 999 / 1000;
-#define PCT(i) ((i) < count ? (double)all[i] / 1e3 : 1e12)
+  qsort(late, k, sizeof late[0], corvid_bench_cmp_u64);
   printf("{\"bench\":\"open-loop-%s-t%u\",\"impl\":\"%s\",\"rate\":%.0f,\"sent\":%llu,"
-         "\"answered\":%llu,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,"
-         "\"max_us\":%.1f,\"server_cpu_us_per_req\":%.2f}\n",
-         op_names[cfg->op], nt, proto_names[cfg->proto], cfg->rate, (unsigned long long)sent,
-         (unsigned long long)answered, PCT(i50), PCT(i99), PCT(i999),
-         count == sent ? (double)all[count - 1] / 1e3 : 1e12,
-         cfg->server_pid > 0 ? (double)(cpu1 - cpu0) / 1e3 / (double)sent : -1.0);
-#undef PCT
+         "\"answered\":%llu,\"refused\":%llu,\"p50_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,"
+         "\"max_us\":%.1f,\"server_cpu_us_per_req\":%.2f,\"late_p99_us\":%.1f,"
+         "\"late_max_us\":%.1f,\"gen_cpu_us_per_req\":%.2f,\"gen_cpu_share\":%.3f,"
+         "\"rx_stamped\":%.3f}\n",
+         op_names[cfg->op], nc, impl, cfg->rate, (unsigned long long)total,
+         (unsigned long long)count, (unsigned long long)refused, pct_us(all, count, total, 0.5),
+         pct_us(all, count, total, 0.99), pct_us(all, count, total, 0.999),
+         count == total ? (double)all[count - 1] / 1e3 : 1e12,
+         cfg->server_pid > 0 ? (double)(cpu1 - cpu0) / 1e3 / (double)total : -1.0,
+         pct_us(late, k, total, 0.99), k == total ? (double)late[k - 1] / 1e3 : 1e12,
+         (double)(gen1 - gen0) / 1e3 / (double)total, (double)(gen1 - gen0) / (double)wall,
+         reads ? (double)stamped / (double)reads : 0.0);
   free(all);
+  free(late);
   free(oc);
-  free(snd);
-  free(rcv);
+  free(pfd);
+  free(value);
   return 0;
 }
 
@@ -1148,16 +1290,30 @@ static void usage(void) {
                   "       [--host 127.0.0.1] [--threads 4] [--pipeline 16] [--keys 10000]\n"
                   "       [--value-size 8] [--seconds 3] [--rate REQUESTS_PER_S]\n"
                   "       [--route] [--server-pid PID] [--tls CLUSTER_KEY_FILE]\n"
+                  "       [--impl NAME] [--spin-us 0] [--tick-us 0]\n"
                   "--rate runs the open loop and reports latency percentiles; --route\n"
                   "keeps one keep/1 connection per keepd shard (closed loop); --op mix\n"
                   "is the mail-cluster mix of README.md; --server-pid adds the server's\n"
                   "CPU time per request (from /proc/PID/stat); --fill N stores N keys\n"
                   "of 10 bytes (k:%%08u) with 8-byte values, 256 per send, and exits;\n"
-                  "--pubsub N --rate R: N subscribers, R messages/s (--proto nats too).\n");
+                  "--pubsub N --rate R: N subscribers, R messages/s (--proto nats too);\n"
+                  "--impl NAME labels the open loop's result (e.g. null for keep-null).\n"
+                  "In the open loop --threads is the number of connections, all driven\n"
+                  "by one thread, which polls without sleeping through the last\n"
+                  "--spin-us microseconds before each due time and sends at most once\n"
+                  "per --tick-us (what falls due meanwhile waits, and is charged).\n");
 }
 
 int main(int argc, char **argv) {
-  struct config cfg = {PROTO_KEEP, OP_GET, "127.0.0.1", 0, 4, 16, 10000, 8, 3.0, 0, false, 0};
+  struct config cfg = {.proto = PROTO_KEEP,
+                       .op = OP_GET,
+                       .host = "127.0.0.1",
+                       .threads = 4,
+                       .pipeline = 16,
+                       .keys = 10000,
+                       .value_size = 8,
+                       .seconds = 3.0};
+  // clang-format off: one option a line
   static const struct option opts[] = {
       {"proto", required_argument, NULL, 'P'},
       {"op", required_argument, NULL, 'o'},
@@ -1174,11 +1330,17 @@ int main(int argc, char **argv) {
       {"fill", required_argument, NULL, 'F'},
       {"pubsub", required_argument, NULL, 'U'},
       {"tls", required_argument, NULL, 'T'},
+      {"impl", required_argument, NULL, 'I'},
+      {"spin-us", required_argument, NULL, 'W'},
+      {"tick-us", required_argument, NULL, 'K'},
       {NULL, 0, NULL, 0},
   };
+  // clang-format on
+
   int o;
   uint64_t fill = 0;
   unsigned pubsub = 0;
+  const char *impl_label = NULL;
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (o) {
     case 'P':
@@ -1207,6 +1369,15 @@ int main(int argc, char **argv) {
         fprintf(stderr, "keep-bench: --tls %s: not a usable key file\n", optarg);
         return 2;
       }
+      break;
+    case 'I':
+      impl_label = optarg;
+      break;
+    case 'W':
+      cfg.spin_ns = (uint64_t)(atof(optarg) * 1e3);
+      break;
+    case 'K':
+      cfg.tick_ns = (uint64_t)(atof(optarg) * 1e3);
       break;
     case 'h':
       cfg.host = optarg;
@@ -1255,7 +1426,7 @@ int main(int argc, char **argv) {
   if (pubsub > 0)
     return cfg.rate > 0 ? run_pubsub(&cfg, pubsub) : 2;
   if (cfg.rate > 0)
-    return run_open_loop(&cfg);
+    return run_open_loop(&cfg, impl_label ? impl_label : proto_names[cfg.proto]);
   struct worker *ws = calloc(cfg.threads, sizeof *ws);
   pthread_t *th = calloc(cfg.threads, sizeof *th);
   if (ws == NULL || th == NULL)

@@ -5,7 +5,11 @@
 # Environment: RATES (open-loop rates searched, requests/s, ascending),
 # SUBS and PUBRATE (pub/sub fan-out: subscribers, messages/s; 50 and 2000),
 # FILL (keys for the memory measurement, default 10000000; 0 skips it),
-# OUT (file for the JSON lines, default a temporary one, kept).
+# OUT (file for the JSON lines, default a temporary one, kept),
+# GEN_CPUS and SERVER_CPUS (CPU lists for taskset: the generator's and every
+# server's, default 0 and 1; PIN=0 runs everything unpinned),
+# RT (a SCHED_FIFO priority for the generator and every server, e.g. RT=10;
+# default none: ordinary scheduling).
 # Prints JSON lines (corvid_bench style) as it goes, then a table.
 set -eu
 build=${1:?usage: run.sh BUILDDIR [SECONDS] [REPEATS]}
@@ -13,8 +17,27 @@ secs=${2:-2}
 repeats=${3:-3}
 rates=${RATES:-5000 10000 20000 40000 80000 160000}
 fill=${FILL:-10000000}
-bench="$build/tools/keep-bench/keep-bench"
 keepd="$build/servers/keepd/keepd"
+null="$build/tools/keep-bench/keep-null"
+# Placement: one CPU for the generator and another for the server, the same
+# for every server, so that the generator and the server never queue for
+# one CPU and other servers' threads cannot differ in what they get. keepd
+# reads its CPU budget from its affinity and so runs one shard on one CPU;
+# memcached gets as many worker threads as CPUs (its default is 4).
+gen_cpus=${GEN_CPUS:-0}
+server_cpus=${SERVER_CPUS:-1}
+gen_pre=() srv_pre=()
+mc_threads=4
+if [ "${PIN:-1}" != 0 ]; then
+  gen_pre=(taskset -c "$gen_cpus")
+  srv_pre=(taskset -c "$server_cpus")
+  mc_threads=$(taskset -c "$server_cpus" nproc)
+fi
+if [ -n "${RT:-}" ]; then
+  gen_pre+=(chrt -f "$RT")
+  srv_pre+=(chrt -f "$RT")
+fi
+bench=("${gen_pre[@]}" "$build/tools/keep-bench/keep-bench")
 dir=$(mktemp -d /tmp/keep-bench.XXXXXX)
 out=${OUT:-$dir.jsonl}
 : >"$out"
@@ -29,14 +52,14 @@ pubrate=${PUBRATE:-2000}
 
 start_keepd() { # the cap leaves room for FILL small keys
   rm -f "$dir/port"
-  "$keepd" --port 0 --port-file "$dir/port" --memory-cap 2G --plaintext 2>"$dir/keepd.log" &
+  "${srv_pre[@]}" "$keepd" --port 0 --port-file "$dir/port" --memory-cap 2G --plaintext 2>"$dir/keepd.log" &
   kpid=$!
   pids="$pids $kpid"
   for _ in $(seq 200); do [ -s "$dir/port" ] && break; sleep 0.05; done
   kport=$(cat "$dir/port")
 }
 start_redis() {
-  redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no \
+  "${srv_pre[@]}" redis-server --port "$rport" --bind 127.0.0.1 --save '' --appendonly no \
     --daemonize no >"$dir/redis.log" 2>&1 &
   rpid=$!
   pids="$pids $rpid"
@@ -53,58 +76,74 @@ wait_listening() {
   return 1
 }
 start_memcached() {
-  memcached -l 127.0.0.1 -p "$mport" -U 0 -m 4096 -u nobody >"$dir/memcached.log" 2>&1 &
+  "${srv_pre[@]}" memcached -l 127.0.0.1 -p "$mport" -U 0 -m 4096 -t "$mc_threads" -u nobody \
+    >"$dir/memcached.log" 2>&1 &
   mpid=$!
   pids="$pids $mpid"
   wait_listening "$mport"
 }
 start_nats() {
-  nats-server -a 127.0.0.1 -p "$nport" >"$dir/nats.log" 2>&1 &
+  "${srv_pre[@]}" nats-server -a 127.0.0.1 -p "$nport" >"$dir/nats.log" 2>&1 &
   npid=$!
   pids="$pids $npid"
   wait_listening "$nport"
+}
+# start_null: keep-null, a keep/1 server that answers at once and stores
+# nothing: the generator's own latency floor at each rate.
+start_null() {
+  rm -f "$dir/nport"
+  "${srv_pre[@]}" "$null" --port 0 --port-file "$dir/nport" &
+  xpid=$!
+  pids="$pids $xpid"
+  for _ in $(seq 200); do [ -s "$dir/nport" ] && break; sleep 0.05; done
+  xport=$(cat "$dir/nport")
 }
 stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 emit() { tee -a "$out"; }
 note() { printf '{"note":"%s"}\n' "$*" | emit; }
 
-note "load average before: $(cut -d' ' -f1-3 /proc/loadavg); cpus: $(nproc)"
+note "load average before: $(cut -d' ' -f1-3 /proc/loadavg); cpus: $(nproc); generator: ${gen_pre[*]:-unpinned}; servers: ${srv_pre[*]:-unpinned}"
 
 # 1. Latency: for each repeat and rate, each server in turn (interleaved, so
-# a change in the machine's load hits all three alike).
+# a change in the machine's load hits all alike), keep-null first: the
+# generator's floor.
+start_null
 start_keepd
 start_redis
 start_memcached
 for rep in $(seq "$repeats"); do
   for rate in $rates; do
-    "$bench" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 \
+    "${bench[@]}" --proto keep --port "$xport" --op mix --seconds "$secs" --threads 2 \
+      --rate "$rate" --impl null --server-pid "$xpid" | emit || true
+    "${bench[@]}" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 \
       --rate "$rate" --server-pid "$kpid" | emit || true
-    "$bench" --proto resp --port "$rport" --op mix --seconds "$secs" --threads 2 \
+    "${bench[@]}" --proto resp --port "$rport" --op mix --seconds "$secs" --threads 2 \
       --rate "$rate" --server-pid "$rpid" | emit || true
-    "$bench" --proto mc --port "$mport" --op mix --seconds "$secs" --threads 2 \
+    "${bench[@]}" --proto mc --port "$mport" --op mix --seconds "$secs" --threads 2 \
       --rate "$rate" --server-pid "$mpid" | emit || true
   done
   # Closed loop, pipelined: throughput and CPU time per request.
-  "$bench" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
+  "${bench[@]}" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
     --server-pid "$kpid" | emit || true
-  "$bench" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
+  "${bench[@]}" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
     --route --server-pid "$kpid" | emit || true
-  "$bench" --proto resp --port "$rport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
+  "${bench[@]}" --proto resp --port "$rport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
     --server-pid "$rpid" | emit || true
-  "$bench" --proto mc --port "$mport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
+  "${bench[@]}" --proto mc --port "$mport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
     --server-pid "$mpid" | emit || true
 done
 stop "$mpid"
+stop "$xpid"
 
 # 2. Pub/sub fan-out: SUBS subscribers of one topic, PUBRATE messages/s of
 # 64 bytes; keepd, Redis and nats-server in turn.
 start_nats
 for rep in $(seq "$repeats"); do
-  "$bench" --proto keep --port "$kport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
+  "${bench[@]}" --proto keep --port "$kport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
     --server-pid "$kpid" | emit || true
-  "$bench" --proto resp --port "$rport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
+  "${bench[@]}" --proto resp --port "$rport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
     --server-pid "$rpid" | emit || true
-  "$bench" --proto nats --port "$nport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
+  "${bench[@]}" --proto nats --port "$nport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
     --server-pid "$npid" | emit || true
 done
 stop "$kpid"
@@ -136,7 +175,7 @@ per_key() { awk -v b="$1" -v n="$fill" 'BEGIN { printf "%.1f", b / n }'; }
 if [ "$fill" -gt 0 ]; then
   start_keepd
   before=$(rss_kb "$kpid")
-  "$bench" --proto keep --port "$kport" --fill "$fill" | emit
+  "${bench[@]}" --proto keep --port "$kport" --fill "$fill" | emit
   after=$(rss_kb "$kpid")
   kb=$(per_key $(((after - before) * 1024)))
   printf '{"bench":"memory","impl":"keepd","keys":%s,"bytes_per_key":%s,"source":"VmRSS growth","rss_bytes_per_key":%s}\n' \
@@ -146,7 +185,7 @@ if [ "$fill" -gt 0 ]; then
   start_redis
   before=$(rss_kb "$rpid")
   ub=$(redis_used_memory)
-  "$bench" --proto resp --port "$rport" --fill "$fill" | emit
+  "${bench[@]}" --proto resp --port "$rport" --fill "$fill" | emit
   ua=$(redis_used_memory)
   after=$(rss_kb "$rpid")
   printf '{"bench":"memory","impl":"resp","keys":%s,"bytes_per_key":%s,"source":"INFO used_memory","rss_bytes_per_key":%s}\n' \
@@ -155,7 +194,7 @@ if [ "$fill" -gt 0 ]; then
 
   start_memcached
   before=$(rss_kb "$mpid")
-  "$bench" --proto mc --port "$mport" --fill "$fill" | emit
+  "${bench[@]}" --proto mc --port "$mport" --fill "$fill" | emit
   after=$(rss_kb "$mpid")
   mb=$(exec 3<>"/dev/tcp/127.0.0.1/$mport" 2>/dev/null && printf 'stats\r\nquit\r\n' >&3 &&
     tr -d '\r' <&3 | awk '$2 == "bytes" {print $3}') || mb=0

@@ -4,12 +4,16 @@
 # every repeat at every rate (the search over rates), the worst p99.9 over the repeats there, the
 # median server CPU time per request of the mix, the median closed-loop
 # throughput, memory per key; then keepd's ratios to Redis and memcached.
+# keep-null's row is the generator's floor, and the "generator check" its
+# lateness and CPU share per rate (README.md, "The generator's floor").
 import json
 import statistics
 import sys
 
-IMPLS = ["keepd", "resp", "memcached"]
-NAMES = {"keepd": "keepd", "resp": "redis-server", "memcached": "memcached"}
+# "null" is keep-null, a server that answers at once: the generator's floor.
+IMPLS = ["null", "keepd", "resp", "memcached"]
+NAMES = {"null": "keep-null", "keepd": "keepd", "resp": "redis-server",
+         "memcached": "memcached"}
 
 
 def main(path):
@@ -29,6 +33,7 @@ def main(path):
                      and r.get("bench", "").startswith("open-loop-mix")]
                 cells.append("%13.0f" % statistics.median(v) if v else "%13s" % "-")
             print("%25.0f: %s" % (rate, " ".join(cells)))
+        generator_check(rows, rates)
     for limit in (1000, 10000):
         table(rows, limit)
     routed = [r["items_per_s"] for r in rows if r.get("impl") == "keepd-routed" and
@@ -37,6 +42,22 @@ def main(path):
         print("keepd closed loop with one connection per shard (--route): median %.0f req/s" %
               statistics.median(routed))
     pubsub(rows)
+
+
+def generator_check(rows, rates):
+    """The generator's own lateness (p99 of queued minus due time) and its
+    CPU share, worst over the repeats: where they approach the latencies
+    above, the generator was measured, not the server."""
+    print("generator check, worst over repeats: late p99 us / CPU share of its CPU")
+    for rate in rates:
+        cells = []
+        for impl in IMPLS:
+            v = [r for r in rows if r.get("impl") == impl and r.get("rate") == rate
+                 and r.get("bench", "").startswith("open-loop-mix") and "late_p99_us" in r]
+            cells.append("%13s" % ("%.0f / %.2f" % (max(r["late_p99_us"] for r in v),
+                                                    max(r["gen_cpu_share"] for r in v))
+                                   if v else "-"))
+        print("%25.0f: %s" % (rate, " ".join(cells)))
 
 
 def table(rows, limit):
@@ -66,7 +87,7 @@ def table(rows, limit):
         ccpu = [r["server_cpu_us_per_req"] for r in rows if r.get("impl") == impl and
                 r.get("bench", "").endswith("-cpu")]
         mem = [r for r in rows if r.get("bench") == "memory" and r.get("impl") == impl]
-        res[impl] = dict(peak=peak, p99=p99, p999=p999,
+        res[impl] = dict(peak=peak, p99=p99, p999=p999, by_rate=by_rate,
                          cpu=statistics.median(cpu) if cpu else None,
                          ccpu=statistics.median(ccpu) if ccpu else None,
                          closed=statistics.median(closed) if closed else None,
@@ -93,6 +114,11 @@ def table(rows, limit):
             ratio.append("top rate keepd/peer %.2f" % (k["peak"] / p["peak"]))
         if k["p999"] and p["p999"]:
             ratio.append("p99.9 at own top rate peer/keepd %.2f" % (p["p999"] / k["p999"]))
+        # The same comparison at one rate: the peer's top rate, where both ran.
+        if p["peak"] and p["peak"] in k["by_rate"]:
+            kp = max(r["p999_us"] for r in k["by_rate"][p["peak"]])
+            ratio.append("p99.9 at peer's top rate %.0f/s peer/keepd %.2f" %
+                         (p["peak"], p["p999"] / kp))
         if k["closed"] and p["closed"]:
             ratio.append("closed-loop req/s keepd/peer %.2f" % (k["closed"] / p["closed"]))
         if k["ccpu"] and p["ccpu"]:

@@ -18,6 +18,10 @@
 // (N deliveries per single-thread run), and with DIR (mkcorpus --format
 // eml) the same rows over the first M (default 2000) of its messages,
 // named "deliver-corpus-...". CPU per message goes to stderr.
+// bench_store --deliver-row THREADS TOTAL BATCH [dict] runs one delivery
+// row alone (for profilers). The --deliver rows run again with "-dict": with
+// a dictionary trained first, as a store that has delivered 5,000
+// messages has one (the first rows leave training out).
 #include "corvid_bench.h"
 #include "mailstore.h"
 
@@ -201,10 +205,27 @@ static void *deliver_thread(void *p) {
   return NULL;
 }
 
+// DICT_WARM is how many messages a "-dict" row delivers (untimed) to
+// train the store's dictionary on before its timed part: a store that has
+// delivered dict_train_after (5,000) messages compresses with one, so that
+// is the steady state of delivery.
+#define DICT_WARM 2000
+
+// deliver_warm delivers DICT_WARM messages, numbered after the timed
+// ones, in batches of 100 and trains the dictionary on them.
+static void deliver_warm(ms_store *st, uint32_t acct, uint32_t box, unsigned first) {
+  struct dworker w = {st, acct, box, first, DICT_WARM, 100};
+  deliver_thread(&w);
+  int rc = ms_store_train(st, NULL, 0);
+  if (rc < 0)
+    die("train", rc);
+}
+
 // deliver_run delivers `total` 10 KiB messages, durably, from `threads`
-// threads calling with `batch` messages per call, into a fresh store.
+// threads calling with `batch` messages per call, into a fresh store (with
+// `dict`, one that first trained a dictionary, deliver_warm).
 static void deliver_run(const char *dir, unsigned threads, unsigned total, unsigned batch,
-                        int level) {
+                        int level, int dict) {
   ms_store *st;
   uint32_t acct, inbox;
   int rc;
@@ -217,6 +238,9 @@ static void deliver_run(const char *dir, unsigned threads, unsigned total, unsig
   if ((rc = ms_account_create(st, &acct, "bench", 5, 0, 0)) < 0 ||
       (rc = ms_mailbox_create(st, &inbox, acct, "INBOX", 5, MS_ROLE_INBOX)) < 0)
     die("setup", rc);
+  struct ms_store_counters k0 = {0};
+  if (dict && (deliver_warm(st, acct, inbox, total), ms_store_counters_get(st, &k0) < 0))
+    die("counters", -5);
   struct dworker *w = calloc(threads, sizeof *w);
   pthread_t *th = calloc(threads, sizeof *th);
   uint64_t t0 = mark();
@@ -231,17 +255,20 @@ static void deliver_run(const char *dir, unsigned threads, unsigned total, unsig
   char name[80], b[24] = "";
   if (batch > 1)
     snprintf(b, sizeof b, "-batch%u", batch);
-  snprintf(name, sizeof name, "deliver-%s-durable%s-t%u%s", ncorpus ? "corpus" : "10k", b, threads,
-           level == 1 ? "-zstd1" : "");
+  snprintf(name, sizeof name, "deliver-%s-durable%s-t%u%s%s", ncorpus ? "corpus" : "10k", b,
+           threads, level == 1 ? "-zstd1" : "", dict ? "-dict" : "");
   emit_once(name, threads * (total / threads), ns);
   fprintf(stderr, "%s: %.1f us cpu per message\n", name,
           (double)(cpu_ns() - cpu_mark) / 1e3 / (double)(threads * (total / threads)));
   struct ms_store_counters k;
-  if (ms_store_counters_get(st, &k) == 0)
+  if (ms_store_counters_get(st, &k) == 0) {
+    k.delivered -= k0.delivered; // leave out deliver_warm's
+    k.commits -= k0.commits;
     fprintf(stderr, "%s: %llu messages in %llu commits (%.1f per commit, largest %llu)\n", name,
             (unsigned long long)k.delivered, (unsigned long long)k.commits,
             k.commits ? (double)k.delivered / (double)k.commits : 0.0,
             (unsigned long long)k.largest);
+  }
   free(w);
   free(th);
   ms_store_close(st);
@@ -605,15 +632,30 @@ int main(int argc, char **argv) {
     for (int pass = 0; pass < (argc > 3 ? 2 : 1); pass++) {
       if (pass == 1)
         corpus_load(argv[3], argc > 4 ? strtoul(argv[4], NULL, 10) : 2000);
-      deliver_run(dir, 1, n, 1, 0);
-      deliver_run(dir, 8, n * 10, 1, 0);
-      deliver_run(dir, 64, n * 10, 1, 0);
-      deliver_run(dir, 1, n * 10, 100, 0);
-      deliver_run(dir, 2, n * 10, 100, 0);
+      deliver_run(dir, 1, n, 1, 0, 0);
+      deliver_run(dir, 8, n * 10, 1, 0, 0);
+      deliver_run(dir, 64, n * 10, 1, 0, 0);
+      deliver_run(dir, 1, n * 10, 100, 0, 0);
+      deliver_run(dir, 2, n * 10, 100, 0, 0);
+      deliver_run(dir, 64, n * 10, 1, 0, 1);
+      deliver_run(dir, 1, n * 10, 100, 0, 1);
     }
     for (size_t i = 0; i < ncorpus; i++)
       free(corpus[i].data);
     free(corpus);
+    rmdir(dir);
+    return 0;
+  }
+  if ((argc == 5 || (argc == 6 && strcmp(argv[5], "dict") == 0)) &&
+      strcmp(argv[1], "--deliver-row") == 0) {
+    // One row alone, for profiling: THREADS TOTAL BATCH [dict].
+    char dir[] = "/tmp/ms-bench-XXXXXX";
+    if (!mkdtemp(dir))
+      return 1;
+    char warm[256];
+    message(warm, sizeof warm, 0, 100);
+    deliver_run(dir, (unsigned)strtoul(argv[2], NULL, 10), (unsigned)strtoul(argv[3], NULL, 10),
+                (unsigned)strtoul(argv[4], NULL, 10), 0, argc == 6);
     rmdir(dir);
     return 0;
   }
@@ -643,13 +685,13 @@ int main(int argc, char **argv) {
   // commits, then one caller with the batch API.
   message(buf, sizeof buf, 0, 100); // builds the text table before threads use it
   if (deliveries) {
-    deliver_run(dir, 1, deliveries, 1, 0);
-    deliver_run(dir, 8, deliveries * 10, 1, 0);
-    deliver_run(dir, 64, deliveries * 10, 1, 0);
-    deliver_run(dir, 1, deliveries * 10, 100, 0);
-    deliver_run(dir, 2, deliveries * 10, 100, 0);
-    deliver_run(dir, 64, deliveries * 10, 1, 1);
-    deliver_run(dir, 2, deliveries * 10, 100, 1);
+    deliver_run(dir, 1, deliveries, 1, 0, 0);
+    deliver_run(dir, 8, deliveries * 10, 1, 0, 0);
+    deliver_run(dir, 64, deliveries * 10, 1, 0, 0);
+    deliver_run(dir, 1, deliveries * 10, 100, 0, 0);
+    deliver_run(dir, 2, deliveries * 10, 100, 0, 0);
+    deliver_run(dir, 64, deliveries * 10, 1, 1, 0);
+    deliver_run(dir, 2, deliveries * 10, 100, 1, 0);
   }
 
   // The large mailbox, filled without fsync; the measured operations then

@@ -483,6 +483,13 @@ static int blob_encode(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t 
     if (n > 1)
       msr_le64(buf + hl + 8 * i, pos - start);
   }
+  // Give back the unused part of the bound: a delivery holds its blobs
+  // until the commit, and a batch of them at full bound size (about twice
+  // a compressed message) only makes the heap grow, and fault, again at
+  // every batch. Shrinking keeps the block where it is.
+  uint8_t *fit = pos < cap ? realloc(buf, pos) : NULL;
+  if (fit)
+    buf = fit;
   *out = buf;
   *out_len = pos;
   return 0;
@@ -688,6 +695,11 @@ static void store_free(ms_store *s) {
   msi_destroy(s->index);
   pthread_mutex_destroy(&s->dictlock);
   pthread_mutex_destroy(&s->poollock);
+  for (struct qwaiter *w = s->qfree, *next; w; w = next) {
+    next = w->next;
+    pthread_cond_destroy(&w->cv);
+    free(w);
+  }
   pthread_cond_destroy(&s->qarrive);
   pthread_mutex_destroy(&s->qlock);
   pthread_rwlock_destroy(&s->maplock);
@@ -712,7 +724,7 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
   if (!s->set.max_batch)
     s->set.max_batch = 1000000;
   if (!s->set.group_wait_us)
-    s->set.group_wait_us = 1000;
+    s->set.group_wait_us = 4000;
   if (s->set.compression_level == 0)
     s->set.compression_level = 3;
   if (s->set.compression_level < ZSTD_minCLevel())
@@ -1080,7 +1092,7 @@ struct prepared {
 
 // deliver_req is one ms_messages_deliver call waiting in the queue; it lives
 // on the caller's stack until done is set under qlock. Its caller sleeps on
-// cv alone, so that a commit wakes only the callers it finished and the one
+// w alone, so that a commit wakes only the callers it finished and the one
 // that is to commit next, not every waiting thread.
 struct deliver_req {
   struct ms_delivery *items;
@@ -1088,7 +1100,7 @@ struct deliver_req {
   size_t count;
   int small; // few items: a committer waits for such callers (group_commit)
   int done;
-  pthread_cond_t cv;
+  struct qwaiter *w; // from the store's pool; outlives the request
   struct deliver_req *next;
 };
 
@@ -1398,23 +1410,74 @@ static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_co
 // one caller's fsync overlap the other's compression.
 #define GROUP_SMALL 8
 
-static void preparing_add(ms_store *s, int delta) {
-  pthread_mutex_lock(&s->qlock);
-  s->preparing += delta;
-  if (s->leader_wait)
-    pthread_cond_signal(&s->qarrive);
-  pthread_mutex_unlock(&s->qlock);
+// leader_due tells whether the committer waiting on qarrive may stop
+// waiting (under qlock): no small caller still compressing, and at least as
+// many small requests queued as the previous commit took. Arrivals signal
+// it only then, so that a waiting committer wakes once, not once per caller.
+static int leader_due(const ms_store *s) {
+  return s->leader_wait && s->preparing <= 0 && s->queued >= s->last_reqs;
 }
+
+// queue_enter takes a waiter from the store's pool (or makes one) for a
+// call that is about to prepare its messages, and counts a small call as
+// preparing. Returns NULL when out of memory, having counted nothing.
+static struct qwaiter *queue_enter(ms_store *s, int small) {
+  pthread_mutex_lock(&s->qlock);
+  struct qwaiter *w = s->qfree;
+  if (w)
+    s->qfree = w->next;
+  if (w && small)
+    s->preparing++;
+  pthread_mutex_unlock(&s->qlock);
+  if (w)
+    return w;
+  if (!(w = malloc(sizeof *w)))
+    return NULL;
+  if (pthread_cond_init(&w->cv, NULL) != 0) {
+    free(w);
+    return NULL;
+  }
+  if (small) {
+    pthread_mutex_lock(&s->qlock);
+    s->preparing++;
+    pthread_mutex_unlock(&s->qlock);
+  }
+  return w;
+}
+
+// queue_leave gives waiter w back to the pool for a call that queued
+// nothing (group_commit gives it back otherwise); a small one also stops
+// counting as preparing.
+static void queue_leave(ms_store *s, struct qwaiter *w, int small) {
+  pthread_mutex_lock(&s->qlock);
+  w->next = s->qfree;
+  s->qfree = w;
+  int wake = 0;
+  if (small) {
+    s->preparing--;
+    wake = leader_due(s);
+  }
+  pthread_mutex_unlock(&s->qlock);
+  if (wake)
+    pthread_cond_signal(&s->qarrive);
+}
+
+// WAKE_STACK is how many waiters a committer notes on its stack for waking
+// after it lets go of qlock; it allocates room for more.
+#define WAKE_STACK 64
 
 // group_commit queues `req` and returns when a committer (this thread or
 // another) has durably written it. The first thread to find no committer at
-// work becomes one; it waits (at most group_wait_us) for small callers that
-// are still compressing and for as many small requests as the previous
-// commit took (the callers it woke are usually about to return with their
-// next message), then takes the whole queue. Requests that arrive while it
-// commits wait for the next committer, so the queue fills during each fsync;
-// when it is done it wakes the callers it served and the oldest waiting one,
-// which commits next.
+// work becomes one; it waits (at most group_wait_us, and no longer than the
+// previous commit took) for small callers that are still compressing and
+// for as many small requests as the previous commit took (the callers it
+// woke are usually about to return with their next message), then takes
+// the whole queue. Requests that arrive while it commits wait for the next
+// committer, so the queue fills during each fsync; when it is done it wakes
+// the callers it served and the oldest waiting one, which commits next. It
+// signals them after letting go of qlock (their waiters are pooled, see
+// struct qwaiter), so that a woken caller does not at once block on the
+// lock its waker still holds.
 static void group_commit(ms_store *s, struct deliver_req *req) {
   pthread_mutex_lock(&s->qlock);
   req->next = NULL;
@@ -1427,18 +1490,23 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
     s->preparing--;
     s->queued++;
   }
-  if (s->leader_wait)
+  if (leader_due(s))
     pthread_cond_signal(&s->qarrive);
   while (!req->done) {
     if (s->committing) {
-      pthread_cond_wait(&req->cv, &s->qlock);
+      pthread_cond_wait(&req->w->cv, &s->qlock);
       continue;
     }
     s->committing = 1;
     if (s->preparing > 0 || s->queued < s->last_reqs) {
+      // Wait no longer than the previous commit took: on a disk that
+      // syncs fast, committing sooner serves the late callers sooner too.
+      uint64_t wait = (uint64_t)s->set.group_wait_us * 1000u;
+      if (s->last_commit_ns && s->last_commit_ns < wait)
+        wait = s->last_commit_ns;
       struct timespec until;
       clock_gettime(CLOCK_REALTIME, &until);
-      uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)s->set.group_wait_us * 1000u;
+      uint64_t ns = (uint64_t)until.tv_nsec + wait;
       until.tv_sec += (time_t)(ns / 1000000000u);
       until.tv_nsec = (long)(ns % 1000000000u);
       s->leader_wait = 1;
@@ -1452,26 +1520,54 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
     s->last_reqs = s->queued;
     s->queued = 0;
     pthread_mutex_unlock(&s->qlock);
+    // The requests in list stay until this thread sets done: note their
+    // waiters now, outside the lock.
+    size_t nreq = 0;
+    for (struct deliver_req *r = list; r; r = r->next)
+      nreq++;
+    struct qwaiter *stack[WAKE_STACK], **wake = stack;
+    if (nreq > WAKE_STACK && !(wake = malloc(nreq * sizeof *wake)))
+      wake = NULL; // then signal under the lock, as a last resort
+    size_t nwake = 0;
+    if (wake)
+      for (struct deliver_req *r = list; r; r = r->next)
+        if (r != req)
+          wake[nwake++] = r->w;
     struct ms_store_counters k = {0};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     commit_all(s, list, &k);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     pthread_mutex_lock(&s->qlock);
+    s->last_commit_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t1.tv_nsec -
+                        (uint64_t)t0.tv_nsec;
     s->counters.commits += k.commits;
     s->counters.delivered += k.delivered;
     if (k.largest > s->counters.largest)
       s->counters.largest = k.largest;
     // Read next before done: a waiter may return and free its request
-    // (not before this thread lets go of qlock, so signalling it is safe).
+    // (not before this thread lets go of qlock).
     for (struct deliver_req *r = list, *next; r; r = next) {
       next = r->next;
       r->done = 1;
-      if (r != req)
-        pthread_cond_signal(&r->cv);
+      if (!wake && r != req)
+        pthread_cond_signal(&r->w->cv);
     }
     s->committing = 0;
     // The oldest request that arrived during this commit commits next.
-    if (s->qhead)
-      pthread_cond_signal(&s->qhead->cv);
+    struct qwaiter *lead = s->qhead ? s->qhead->w : NULL;
+    pthread_mutex_unlock(&s->qlock);
+    for (size_t i = 0; i < nwake; i++)
+      pthread_cond_signal(&wake[i]->cv);
+    if (lead)
+      pthread_cond_signal(&lead->cv);
+    if (wake != stack)
+      free(wake);
+    pthread_mutex_lock(&s->qlock);
   }
+  // Back to the pool; a late signal to it is harmless (struct qwaiter).
+  req->w->next = s->qfree;
+  s->qfree = req->w;
   pthread_mutex_unlock(&s->qlock);
 }
 
@@ -1511,8 +1607,11 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
   if (!prep)
     return -ENOMEM;
   int small = count <= GROUP_SMALL;
-  if (small)
-    preparing_add(store, 1);
+  struct qwaiter *w = queue_enter(store, small);
+  if (!w) {
+    free(prep);
+    return -ENOMEM;
+  }
   uint32_t dict_id;
   const ZSTD_CDict *cd = dict_current(store, &dict_id);
   ZSTD_CCtx *cc = cctx_take(store);
@@ -1532,12 +1631,10 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
   }
   cctx_give(store, cc);
   if (ready) {
-    struct deliver_req req = {.items = items, .prep = prep, .count = count, .small = small};
-    pthread_cond_init(&req.cv, NULL);
+    struct deliver_req req = {.items = items, .prep = prep, .count = count, .small = small, .w = w};
     group_commit(store, &req);
-    pthread_cond_destroy(&req.cv);
-  } else if (small) {
-    preparing_add(store, -1);
+  } else {
+    queue_leave(store, w, small);
   }
   int stored = 0;
   for (size_t i = 0; i < count; i++) {

@@ -50,6 +50,16 @@
 
 struct deliver_req;
 
+// qwaiter is the condition variable a delivery waiting in the group-commit
+// queue sleeps on. The store pools them (under qlock) and frees them at
+// close, so a committer may signal one after letting go of qlock, where the
+// woken thread finds the lock free: a signal that arrives after its owner
+// has left only wakes the next owner spuriously, and it waits again.
+struct qwaiter {
+  pthread_cond_t cv;
+  struct qwaiter *next; // in the pool
+};
+
 // ddict_ent is a dictionary prepared for decompression, kept until close.
 struct ddict_ent {
   uint32_t id;
@@ -75,10 +85,12 @@ struct ms_store {
   pthread_cond_t qarrive; // no caller is preparing any more
   struct deliver_req *qhead, *qtail;
   int committing;
-  int preparing;   // small callers hashing and compressing, about to queue
-  int queued;      // small requests in the queue
-  int last_reqs;   // small requests the previous commit took
-  int leader_wait; // the committer waits on qarrive
+  int preparing;           // small callers hashing and compressing, about to queue
+  int queued;              // small requests in the queue
+  int last_reqs;           // small requests the previous commit took
+  int leader_wait;         // the committer waits on qarrive
+  struct qwaiter *qfree;   // pooled waiters (struct qwaiter)
+  uint64_t last_commit_ns; // how long the previous group commit took
   struct ms_store_counters counters;
   pthread_mutex_t poollock;
   ZSTD_CCtx *pool[CCTX_POOL];

@@ -155,24 +155,37 @@ static int msgids(const mp_message *m, const char *name, struct field *f, int on
   return 0;
 }
 
-// sized_text runs a libmailparse writer twice: a size query, then the
-// real call into a buffer of that size. Failures other than memory leave
+// SIZED_GUESS is the first buffer sized_text offers; most ENVELOPE and
+// BODYSTRUCTURE strings fit, so the writer usually runs once.
+#define SIZED_GUESS 1024
+
+// sized_write runs writer `kind` (0 ENVELOPE, 1 BODYSTRUCTURE) of part 0
+// into out (cap bytes; NULL and 0 for a size query).
+static int sized_write(const mp_message *m, int kind, char *out, size_t cap, size_t *len) {
+  return kind == 0 ? mp_part_envelope(m, 0, out, cap, len)
+                   : mp_part_bodystructure(m, 0, 1, out, cap, len);
+}
+
+// sized_text runs a libmailparse writer into a buffer of SIZED_GUESS
+// bytes, and only when that is too small a second time, after a size
+// query, into one of the size it needs. Failures other than memory leave
 // the field empty (e.g. MP_ERR_LIMIT for absurdly nested parts).
 static int sized_text(const mp_message *m, int kind, struct field *f) {
-  size_t need = 0;
-  int rc = kind == 0 ? mp_part_envelope(m, 0, NULL, 0, &need)
-                     : mp_part_bodystructure(m, 0, 1, NULL, 0, &need);
-  if (rc == -ENOMEM)
-    return rc;
-  if (rc < 0 || need == 0)
-    return 0;
-  char *buf = malloc(need);
+  size_t len = 0, need = 0;
+  char *buf = malloc(SIZED_GUESS);
   if (!buf)
     return -ENOMEM;
-  size_t len = 0;
-  rc = kind == 0 ? mp_part_envelope(m, 0, buf, need, &len)
-                 : mp_part_bodystructure(m, 0, 1, buf, need, &len);
-  if (rc < 0) {
+  int rc = sized_write(m, kind, buf, SIZED_GUESS, &len);
+  if (rc == MP_ERR_BUFFER_TOO_SMALL) {
+    free(buf);
+    buf = NULL;
+    rc = sized_write(m, kind, NULL, 0, &need);
+    if (rc == 0 && need > 0 && !(buf = malloc(need)))
+      return -ENOMEM;
+    if (rc == 0 && need > 0)
+      rc = sized_write(m, kind, buf, need, &len);
+  }
+  if (rc < 0 || len == 0) {
     free(buf);
     return rc == -ENOMEM ? rc : 0;
   }

@@ -123,6 +123,78 @@ START_TEST(threads_share_commits) {
 }
 END_TEST
 
+// crowd_worker delivers CROWD_CALLS messages one per call, and between them
+// calls that fail as a whole (no item valid), which leave the queue without
+// joining it.
+enum { CROWD = 160, CROWD_CALLS = 8 };
+
+struct crowd {
+  ms_store *st;
+  uint32_t acct, box;
+  unsigned n;
+  int failures;
+  pthread_barrier_t *go;
+};
+
+static void *crowd_worker(void *p) {
+  struct crowd *c = p;
+  pthread_barrier_wait(c->go);
+  char buf[1024];
+  for (unsigned i = 0; i < CROWD_CALLS; i++) {
+    size_t len = make_message(buf, sizeof buf, c->n * 100 + i, 300);
+    struct ms_delivery bad = {.account = c->acct,
+                              .mailbox = c->box,
+                              .data = (uint8_t *)buf,
+                              .len = len,
+                              .flags = 1u << 30};
+    if (i % 3 == 1 &&
+        (ms_messages_deliver(c->st, &bad, 1) != 0 || bad.status != MS_ERR_INVALID_ARGUMENT))
+      c->failures++;
+    if (ms_message_append(c->st, NULL, NULL, c->acct, c->box, (uint8_t *)buf, len, 0, 0) != 0)
+      c->failures++;
+  }
+  return NULL;
+}
+
+// More callers at once than a committer notes on its stack for waking
+// (group_commit), mixed with calls that fail whole: every caller returns,
+// and exactly the good messages are stored.
+START_TEST(crowd_of_callers) {
+  char *dir = tmp_store_dir();
+  ms_store *st;
+  uint32_t acct, box;
+  struct ms_settings set = {.group_wait_us = 20000};
+  ck_assert_int_eq(ms_store_open(&st, dir, &set), 0);
+  ck_assert_int_eq(ms_account_create(st, &acct, "a", 1, 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &box, acct, "in", 2, 0), 0);
+  pthread_barrier_t go;
+  pthread_barrier_init(&go, NULL, CROWD);
+  static struct crowd c[CROWD];
+  pthread_t th[CROWD];
+  for (unsigned i = 0; i < CROWD; i++) {
+    c[i] = (struct crowd){.st = st, .acct = acct, .box = box, .n = i, .go = &go};
+    ck_assert_int_eq(pthread_create(&th[i], NULL, crowd_worker, &c[i]), 0);
+  }
+  for (unsigned i = 0; i < CROWD; i++)
+    ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+  pthread_barrier_destroy(&go);
+  for (unsigned i = 0; i < CROWD; i++)
+    ck_assert_int_eq(c[i].failures, 0);
+  struct ms_store_counters k;
+  ck_assert_int_eq(ms_store_counters_get(st, &k), 0);
+  ck_assert_uint_eq(k.delivered, CROWD * CROWD_CALLS);
+  fprintf(stderr, "# %u messages in %llu commits, largest %llu\n", CROWD * CROWD_CALLS,
+          (unsigned long long)k.commits, (unsigned long long)k.largest);
+  struct ms_mailbox_info mi;
+  ck_assert_int_eq(ms_mailbox_get(st, &mi, acct, box), 0);
+  ck_assert_uint_eq(mi.total, CROWD * CROWD_CALLS);
+  ck_assert_uint_eq(mi.uidnext, mi.total + 1);
+  ck_assert_int_eq(ms_store_verify(st, NULL), 0);
+  ms_store_close(st);
+  rm_store_dir(dir);
+}
+END_TEST
+
 // Several processes, each with several threads, share one store that starts
 // with a tiny map, so that threads grow it and processes adopt each other's
 // growth while delivering.
@@ -353,6 +425,7 @@ int main(void) {
   TCase *tc = tcase_create("deliver");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, threads_share_commits);
+  tcase_add_test(tc, crowd_of_callers);
   tcase_add_test(tc, processes_and_threads);
   tcase_add_test(tc, batch_items_fail_alone);
   tcase_add_test(tc, big_batch_grows_map);

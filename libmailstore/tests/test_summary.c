@@ -175,6 +175,41 @@ START_TEST(corpus_matches_libmailparse) {
 }
 END_TEST
 
+// The summary writes ENVELOPE and BODYSTRUCTURE into a first guess of a
+// buffer and only a long one a second time: both paths give exactly what
+// libmailparse writes, short and long (to 64 recipients, far past the
+// guess), and around the guess's size.
+START_TEST(long_envelope) {
+  for (unsigned n = 0; n <= 64; n += n < 8 ? 1 : 8) {
+    char msg[16384];
+    size_t o = (size_t)snprintf(msg, sizeof msg, "From: a@example.org\r\nTo: ");
+    for (unsigned i = 0; i < n; i++)
+      o += (size_t)snprintf(msg + o, sizeof msg - o, "%sRecipient Number %u <r%u@example.org>",
+                            i ? ",\r\n " : "", i, i);
+    o += (size_t)snprintf(msg + o, sizeof msg - o,
+                          "%s\r\nSubject: many\r\nMessage-ID: <m%u@x>\r\n\r\nbody\r\n",
+                          n ? "" : "b@example.org", n);
+    ck_assert_uint_lt(o, sizeof msg - 1);
+    size_t need = 0, got = 0;
+    struct ms_summary s;
+    ck_assert_int_eq(ms_summary_make(&s, NULL, 0, &need, (uint8_t *)msg, o, 1), MS_ERR_LIMIT);
+    uint8_t *buf = malloc(need);
+    ck_assert_int_eq(ms_summary_make(&s, buf, need, &got, (uint8_t *)msg, o, 1), 0);
+    for (int kind = 0; kind < 2; kind++) {
+      size_t dl;
+      char *d = direct((uint8_t *)msg, o, kind, &dl);
+      struct ms_text t = kind == 0 ? s.envelope : s.bodystructure;
+      ck_assert_msg(dl > 0 && t.len == dl && memcmp(t.p, d, dl) == 0, "%u: %s differs", n,
+                    kind == 0 ? "ENVELOPE" : "BODYSTRUCTURE");
+      free(d);
+    }
+    if (n == 64)
+      ck_assert_uint_gt(s.envelope.len, 2048);
+    free(buf);
+  }
+}
+END_TEST
+
 // RFC 5256 section 2.1 base subjects, one message each.
 static const struct {
   const char *subject;
@@ -451,6 +486,7 @@ int main(void) {
   TCase *tc = tcase_create("summary");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, corpus_matches_libmailparse);
+  tcase_add_test(tc, long_envelope);
   tcase_add_test(tc, base_subjects);
   tcase_add_test(tc, sort_fields);
   tcase_add_test(tc, copy_move_expunge);

@@ -62,6 +62,9 @@ uint32_t enc_cpu_features(void);
 struct enc_impl {
   const char *name;
   uint32_t required; // ENC_CPU_* bits that must all be present
+  // Non-zero when b64_decode takes a path of its own for inputs of at
+  // least ENC_B64D_LARGE_MIN characters, which the tests then cross.
+  uint8_t b64_decode_has_large;
   // Base64: whole groups of 3 bytes; writes consumed / 3 * 4 characters
   // (`out` has room for them all).
   size_t (*b64_encode)(char *out, const uint8_t *in, size_t in_len, int url);

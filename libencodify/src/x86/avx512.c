@@ -685,6 +685,7 @@ const struct enc_impl enc_impl_avx512 = {
     .b64_encode = b64_encode_avx512,
     .b64_encode_lines = b64_encode_lines_avx512,
     .b64_decode = b64_decode_avx512,
+    .b64_decode_has_large = 1, // b64_decode_large() from ENC_B64D_LARGE_MIN on
     .b64_decode_mime = b64_decode_mime_avx512,
     .b32_encode = enc_b32_encode_avx2,
     .b32_decode = enc_b32_decode_avx2,

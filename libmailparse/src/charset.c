@@ -464,36 +464,57 @@ static void sink_bad(struct cs_sink *s) {
   sink_bytes(s, fffd, 3);
 }
 
+// decode_utf8 handles text that failed the validity check: runs of ASCII
+// and of well-formed characters are copied, every ill-formed sequence
+// becomes U+FFFD. Short pieces gather in a local block, so that text with
+// many bad bytes (a body decoded from a wrong transfer encoding is noise)
+// costs a few stores per byte, not a sink call per byte; the sink's bound is
+// never reached here (at most 3 output bytes per input byte).
 static void decode_utf8(struct cs_sink *s, const uint8_t *in, size_t n) {
-  size_t i = 0;
+  static const uint8_t fffd[3] = {0xEF, 0xBF, 0xBD};
+  uint8_t buf[1024];
+  size_t b = 0, i = 0;
   if (n >= 3 && in[0] == 0xEF && in[1] == 0xBB && in[2] == 0xBF)
     i = 3; // a byte order mark says nothing to a reader
-  while (i < n && !s->stopped) {
+  while (i < n) {
     size_t a = mp_ascii_prefix_len(in + i, n - i);
     if (a > 0) {
-      sink_bytes(s, in + i, a);
+      if (a > sizeof buf / 4) {
+        // A long run goes out as it is, after what the block holds.
+        sink_bytes(s, buf, b);
+        b = 0;
+        sink_bytes(s, in + i, a);
+      } else {
+        if (b + a > sizeof buf) {
+          sink_bytes(s, buf, b);
+          b = 0;
+        }
+        memcpy(buf + b, in + i, a);
+        b += a;
+      }
       i += a;
-      continue;
-    }
-    // A run of valid multi-byte characters is copied as one block.
-    size_t start = i;
-    for (;;) {
-      uint32_t cp;
-      int bad = 0;
-      size_t k = mp_utf8_decode_one(in + i, n - i, &cp, &bad);
-      if (bad) {
-        sink_bytes(s, in + start, i - start);
-        sink_bad(s);
-        i += k;
+      if (i >= n)
         break;
-      }
-      i += k;
-      if (i >= n || in[i] < 0x80) {
-        sink_bytes(s, in + start, i - start);
-        break;
-      }
     }
+    // One character, or one ill-formed sequence (4 bytes of room at most).
+    uint32_t cp;
+    int bad = 0;
+    size_t k = mp_utf8_decode_one(in + i, n - i, &cp, &bad);
+    if (b + 4 > sizeof buf) {
+      sink_bytes(s, buf, b);
+      b = 0;
+    }
+    if (bad) {
+      s->flags |= MP_CHARSET_REPLACED;
+      memcpy(buf + b, fffd, 3);
+      b += 3;
+    } else {
+      memcpy(buf + b, in + i, k);
+      b += k;
+    }
+    i += k;
   }
+  sink_bytes(s, buf, b);
 }
 
 static void decode_utf16(struct cs_sink *s, const uint8_t *in, size_t n, enum cs_kind kind) {
@@ -777,9 +798,12 @@ static inline size_t ascii_block(uint8_t *out, const uint8_t *in, size_t n) {
 // decode_sbcs writes through a local block, as decode_1252 does. When the
 // table keeps ASCII as is, a block of input is stored at once and the output
 // grows by its ASCII prefix, so a run of ASCII between two accented letters
-// (a few bytes in Latin text) costs one store rather than a step per byte;
-// every other byte goes by lookup, an unmapped one as U+FFFD (what
-// decode_iconv makes of EILSEQ).
+// (a few bytes in Latin text) costs one store rather than a step per byte.
+// The bytes after it go by lookup, in a tight loop up to the next ASCII byte:
+// text in another script mislabelled as ASCII or Latin-1 (Big5 or KOI8 sent
+// as us-ascii, common in real mail) is 8-bit byte after byte, and checking
+// for an ASCII block before each of them cost more than the lookup itself.
+// An unmapped byte becomes U+FFFD (what decode_iconv makes of EILSEQ).
 static void decode_sbcs(struct cs_sink *s, const struct mp_sbcs *t, const uint8_t *in, size_t n) {
   uint8_t buf[1024];
   size_t b = 0, i = 0;
@@ -798,15 +822,19 @@ static void decode_sbcs(struct cs_sink *s, const struct mp_sbcs *t, const uint8_
       if (a != 0 && (i == n || in[i] < 0x80))
         continue;
     }
-    uint8_t c = in[i++];
-    if (t->map[c].len == 0) {
-      sink_bytes(s, buf, b);
-      b = 0;
-      sink_bad(s);
-      continue;
-    }
-    memcpy(buf + b, t->map[c].u8, 4);
-    b += t->map[c].len;
+    // Up to `end`, every mapped byte (4 bytes of room each) fits the block.
+    size_t room = (sizeof buf - b) / 4, end = n - i < room ? n : i + room;
+    do {
+      uint8_t c = in[i++];
+      if (t->map[c].len == 0) {
+        sink_bytes(s, buf, b);
+        b = 0;
+        sink_bad(s);
+        break;
+      }
+      memcpy(buf + b, t->map[c].u8, 4);
+      b += t->map[c].len;
+    } while (i < end && (in[i] >= 0x80 || !t->ascii));
   }
   sink_bytes(s, buf, b);
 }

@@ -264,7 +264,21 @@ static int count_all_lines(mp_message *msg, const lf_seg *segs, size_t nsegs) {
     ev[2 * i] = (lc_event){p->body.off, (uint32_t)i, 0};
     ev[2 * i + 1] = (lc_event){p->body.off + p->body.len, (uint32_t)i, 1};
   }
-  qsort(ev, 2 * np, sizeof *ev, lc_cmp);
+  if (np <= MP_LC_STACK) {
+    // A few events, nearly in order already (parts are numbered in buffer
+    // order, so only ends come out of place): an insertion sort does less
+    // than qsort's set-up and indirect compares. Events that compare equal
+    // give the same counts in either order.
+    for (size_t k = 1; k < 2 * np; k++) {
+      lc_event e = ev[k];
+      size_t j = k;
+      for (; j > 0 && lc_cmp(&ev[j - 1], &e) > 0; j--)
+        ev[j] = ev[j - 1];
+      ev[j] = e;
+    }
+  } else {
+    qsort(ev, 2 * np, sizeof *ev, lc_cmp);
+  }
   const mp_scanner *sc = mp_scanner_get();
   uint64_t lfs = 0;
   size_t pos = 0, si = 0;
@@ -558,29 +572,77 @@ static inline bool maybe_content(const uint8_t *n) {
   return (v | 0x2020202020202020u) == w;
 }
 
+// content_field names the Content-* fields a part records: the first two
+// are returned by index_content_fields, the others fill the h_* slots.
+enum { CF_TYPE, CF_CTE, CF_ID, CF_DESCRIPTION, CF_DISPOSITION, CF_LANGUAGE, CF_LOCATION, CF_MD5 };
+
+// content_field_kind returns which CF_* field the name `n` (`len` bytes,
+// starting with "Content-" in any case) is, or -1. The length and one
+// letter choose the only candidate, so that one compare decides, instead
+// of one per name.
+static int content_field_kind(const uint8_t *n, size_t len) {
+  static const char *const names[] = {
+      [CF_TYPE] = "content-type",
+      [CF_CTE] = "content-transfer-encoding",
+      [CF_ID] = "content-id",
+      [CF_DESCRIPTION] = "content-description",
+      [CF_DISPOSITION] = "content-disposition",
+      [CF_LANGUAGE] = "content-language",
+      [CF_LOCATION] = "content-location",
+      [CF_MD5] = "content-md5",
+  };
+  int k;
+  switch (len) {
+  case 10:
+    k = CF_ID;
+    break;
+  case 11:
+    k = CF_MD5;
+    break;
+  case 12:
+    k = CF_TYPE;
+    break;
+  case 16: // content-language, content-location
+    k = (n[9] | 0x20) == 'a' ? CF_LANGUAGE : CF_LOCATION;
+    break;
+  case 19: // content-description, content-disposition
+    k = (n[9] | 0x20) == 'e' ? CF_DESCRIPTION : CF_DISPOSITION;
+    break;
+  case 25:
+    k = CF_CTE;
+    break;
+  default:
+    return -1;
+  }
+  return mp_ascii_ieq(n, len, names[k], len) ? k : -1;
+}
+
 // index_content_fields finds the part's Content-* fields: the first
 // Content-Type and Content-Transfer-Encoding (returned) and the h_* slots.
 static void index_content_fields(const mp_message *msg, mp_part *p, const mp_header **ct_out,
                                  const mp_header **cte_out) {
   const mp_header *ct = NULL, *cte = NULL;
-  static const char *const names[] = {"content-id",          "content-description",
-                                      "content-disposition", "content-language",
-                                      "content-location",    "content-md5"};
-  uint32_t *slots[] = {&p->h_id,       &p->h_description, &p->h_disposition,
-                       &p->h_language, &p->h_location,    &p->h_md5};
+  uint32_t *slots[] = {[CF_ID] = &p->h_id,
+                       [CF_DESCRIPTION] = &p->h_description,
+                       [CF_DISPOSITION] = &p->h_disposition,
+                       [CF_LANGUAGE] = &p->h_language,
+                       [CF_LOCATION] = &p->h_location,
+                       [CF_MD5] = &p->h_md5};
   for (uint32_t i = p->first_header; i < p->first_header + p->num_headers; i++) {
     const mp_header *h = mp_hdr_at(msg, i);
     const uint8_t *n = msg->data + h->name.off;
     if (h->name.len < 10 || (h->flags & MP_HEADER_NO_COLON) || !maybe_content(n))
       continue;
-    if (ct == NULL && mp_ascii_ieq(n, h->name.len, "content-type", 12))
-      ct = h;
-    else if (cte == NULL && mp_ascii_ieq(n, h->name.len, "content-transfer-encoding", 25))
-      cte = h;
-    else
-      for (size_t k = 0; k < 6; k++)
-        if (*slots[k] == MP_NO_INDEX && mp_ascii_ieq(n, h->name.len, names[k], strlen(names[k])))
-          *slots[k] = i;
+    int k = content_field_kind(n, h->name.len);
+    if (k == CF_TYPE) {
+      if (ct == NULL)
+        ct = h;
+    } else if (k == CF_CTE) {
+      if (cte == NULL)
+        cte = h;
+    } else if (k >= 0 && *slots[k] == MP_NO_INDEX) {
+      *slots[k] = i;
+    }
   }
   *ct_out = ct;
   *cte_out = cte;

@@ -49,6 +49,19 @@ void mp_tb_lower(struct mp_tb *tb) {
     tb->out[i] = (char)mp_lower((uint8_t)tb->out[i]);
 }
 
+void mp_tb_put_lower(struct mp_tb *tb, const uint8_t *p, size_t n) {
+  if (tb->err || n == 0)
+    return;
+  if (n > tb->cap - tb->len) {
+    tb->err = MP_ERR_BUFFER_TOO_SMALL;
+    return;
+  }
+  char *o = tb->out + tb->len;
+  for (size_t i = 0; i < n; i++)
+    o[i] = (char)mp_lower(p[i]);
+  tb->len += n;
+}
+
 // utf8_seq returns the length of the valid UTF-8 sequence at the start of
 // `p` (RFC 3629 §4: no overlongs, no surrogates, nothing above U+10FFFF), 0
 // when it is invalid, or -(prefix length) when `p` ends inside a sequence

@@ -30,7 +30,9 @@ static void skip_cfws(struct mp_cur *c) {
   while (mp_cur_peek(c, &b)) {
     if (mp_is_wsp(b)) {
       (void)mp_cur_skip(c, 1);
-    } else if (b == '(') {
+      continue;
+    }
+    if (b == '(') {
       unsigned depth = 0;
       while (mp_cur_get_u8(c, &b)) {
         if (b == '\\')
@@ -46,14 +48,35 @@ static void skip_cfws(struct mp_cur *c) {
   }
 }
 
+// get_token reads the token at the cursor (empty when none) through a local
+// index: tokens are most of every Content-Type, and a cursor update per
+// byte cost more than the class test.
 static size_t get_token(struct mp_cur *c, const uint8_t **p) {
-  uint8_t b;
-  *p = c->p;
-  size_t n = 0;
-  while (mp_cur_peek(c, &b) && is_token_char(b)) {
-    (void)mp_cur_skip(c, 1);
+  const uint8_t *s = c->p;
+  size_t n = 0, len = c->len;
+  while (n < len && is_token_char(s[n]))
     n++;
+  *p = s;
+  c->p = s + n;
+  c->len = len - n;
+  return n;
+}
+
+// quoted_end returns the offset just past the closing '"' of the quoted
+// string whose content starts at `p` (`n` bytes), or `n` when it is not
+// closed, and sets `*closed`. A backslash takes the byte after it.
+static size_t quoted_end(const uint8_t *p, size_t n, bool *closed) {
+  size_t i = 0;
+  while (i < n) {
+    uint8_t b = p[i++];
+    if (b == '"') {
+      *closed = true;
+      return i;
+    }
+    if (b == '\\' && i < n)
+      i++;
   }
+  *closed = false;
   return n;
 }
 
@@ -110,16 +133,10 @@ static int next_raw(struct mp_cur *c, struct rawp *r, unsigned *flags) {
       (void)mp_cur_skip(c, 1);
       r->quoted = true;
       r->val = c->p;
-      bool closed = false;
-      while (mp_cur_get_u8(c, &b)) {
-        if (b == '\\') {
-          (void)mp_cur_skip(c, 1);
-        } else if (b == '"') {
-          closed = true;
-          break;
-        }
-      }
-      r->val_len = (size_t)(c->p - r->val) - (closed ? 1 : 0);
+      bool closed;
+      size_t q = quoted_end(c->p, c->len, &closed);
+      (void)mp_cur_skip(c, q);
+      r->val_len = q - (closed ? 1 : 0);
       if (!closed) {
         *flags |= MP_TYPED_UNTERMINATED;
         if (r->val_len > 0 && r->val[r->val_len - 1] == '\\')
@@ -148,7 +165,13 @@ static int next_raw(struct mp_cur *c, struct rawp *r, unsigned *flags) {
       }
     }
     // RFC 2231 §3-4: name*, name*N, name*N*.
-    const uint8_t *star = memchr(r->name, '*', r->name_len);
+    // Names are a few bytes: a loop, not a call.
+    const uint8_t *star = NULL;
+    for (size_t k = 0; k < r->name_len; k++)
+      if (r->name[k] == '*') {
+        star = r->name + k;
+        break;
+      }
     r->section = -1;
     if (star != NULL) {
       size_t base = (size_t)(star - r->name);
@@ -215,9 +238,24 @@ static void put_quoted_bytes(struct mp_tb *tb, const uint8_t *p, size_t n) {
   }
 }
 
+// plain_value tells whether a value is printable ASCII without white
+// space, '=' or '\\' (most charsets, boundaries and names): no encoded word,
+// quoted pair, fold or byte to check can be in it, so that it is copied as
+// it is, which is what mp_tb_text() makes of such bytes.
+static bool plain_value(const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (p[i] <= 0x20 || p[i] >= 0x7f || p[i] == '=' || p[i] == '\\')
+      return false;
+  return true;
+}
+
 // put_simple_value appends a value without RFC 2231 sections: raw bytes as
 // UTF-8 (RFC 6532), RFC 2047 words decoded (real mail puts them here).
 static void put_simple_value(struct mp_tb *tb, const struct rawp *r) {
+  if (plain_value(r->val, r->val_len)) {
+    mp_tb_utf8(tb, r->val, r->val_len); // mp_tb_text() of one word without "="
+    return;
+  }
   if (!r->quoted) {
     mp_tb_text(tb, r->val, r->val_len, false);
     return;
@@ -426,8 +464,7 @@ static int parse_params(struct mp_tb *tb, mp_param *params, size_t params_cap, s
     mp_param *p = &params[n++];
     memset(p, 0, sizeof *p);
     mp_tb_begin(tb);
-    mp_tb_put(tb, r.name, r.name_len);
-    mp_tb_lower(tb);
+    mp_tb_put_lower(tb, r.name, r.name_len);
     mp_tb_end(tb, &p->name.p, &p->name.len);
     if (tb->err)
       return tb->err;
@@ -475,8 +512,7 @@ static int parse_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_pa
     rc = MP_ERR_SYNTAX;
   } else {
     mp_tb_begin(&tb);
-    mp_tb_put(&tb, p, n);
-    mp_tb_lower(&tb);
+    mp_tb_put_lower(&tb, p, n);
     mp_tb_end(&tb, &type->p, &type->len);
     if (subtype != NULL) {
       skip_cfws(&c);
@@ -489,8 +525,7 @@ static int parse_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_pa
           rc = MP_ERR_SYNTAX;
         } else {
           mp_tb_begin(&tb);
-          mp_tb_put(&tb, p, n);
-          mp_tb_lower(&tb);
+          mp_tb_put_lower(&tb, p, n);
           mp_tb_end(&tb, &subtype->p, &subtype->len);
         }
       }

@@ -601,6 +601,35 @@ START_TEST(impl_unsupported) {
 }
 END_TEST
 
+// mp_ascii_ieq folds eight bytes at a time (SWAR); every pair of byte
+// values, at a position in the SWAR step and in the byte tail, must compare
+// as the byte-wise ASCII case folding says.
+static uint8_t ref_lower(uint8_t c) {
+  return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+}
+
+START_TEST(ascii_ieq_pairs) {
+  uint8_t a[11], b[11];
+  memcpy(a, "Content-Typ", 11);
+  memcpy(b, "cONTENT-tYP", 11);
+  ck_assert(mp_ascii_ieq(a, 11, (const char *)b, 11));
+  ck_assert(!mp_ascii_ieq(a, 11, (const char *)b, 10));
+  for (size_t pos = 0; pos < 11; pos += 3) {
+    for (unsigned x = 0; x < 256; x++) {
+      for (unsigned y = 0; y < 256; y++) {
+        a[pos] = (uint8_t)x;
+        b[pos] = (uint8_t)y;
+        bool want = ref_lower((uint8_t)x) == ref_lower((uint8_t)y);
+        ck_assert_msg(mp_ascii_ieq(a, 11, (const char *)b, 11) == want, "%02x %02x at %zu", x, y,
+                      pos);
+      }
+    }
+    a[pos] = 'x';
+    b[pos] = 'X';
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("scan");
   const char *env = getenv("MAILPARSE_IMPL");
@@ -617,7 +646,8 @@ int main(void) {
                {"impl_table", impl_table},
                {"utf8_scalar_table", utf8_scalar_table},
                {"utf8_kernels", utf8_kernels},
-               {"utf8_exhaustive_pairs", utf8_exhaustive_pairs}};
+               {"utf8_exhaustive_pairs", utf8_exhaustive_pairs},
+               {"ascii_ieq_pairs", ascii_ieq_pairs}};
   if (env != NULL && env[0] != '\0' && strcmp(mp_impl_name(), "unsupported") == 0) {
     TCase *tc = tcase_create("impl_unsupported");
     tcase_add_test(tc, impl_unsupported);

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "corvid_check.h"
 #include "encodify.h"
 
 struct result {
@@ -28,15 +29,6 @@ static inline void result_free(struct result *r) {
   r->data = NULL;
 }
 
-// require asserts `cond` like ck_assert_msg, but records nothing when it
-// holds: Check's passing assertions each log their place to the parent
-// process (a write(2) apiece), which in the helpers' hot loops cost more
-// than the codec calls they check. A failure fails the test as before.
-#define require(cond, ...)                                                                         \
-  do {                                                                                             \
-    if (!(cond))                                                                                   \
-      ck_abort_msg(__VA_ARGS__);                                                                   \
-  } while (0)
 
 // dup_exact_at copies `n` bytes (none when `p` is NULL) to `align` bytes past
 // a 64-byte boundary, in a heap block that ends right after them (1 byte

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core_internal.h"
+#include "corvid_check.h"
 #include "mailparse.h"
 #include "scan_check.h"
 
@@ -61,8 +62,8 @@ static void check_all(const uint8_t *buf, size_t len, int cover) {
         continue;
       if (cover == SAMPLED && !edge && buf[from - 1] != '\n' && from % 29 != 0)
         continue;
-      ck_assert_msg(mp_scan_diff(&mp_scanner_scalar, sc, buf, len, from, why, sizeof why) == 0,
-                    "%s", why);
+      require(mp_scan_diff(&mp_scanner_scalar, sc, buf, len, from, why, sizeof why) == 0, "%s",
+              why);
     }
   }
 }
@@ -121,8 +122,8 @@ START_TEST(scalar_tables) {
     size_t colon;
     uint32_t bits;
     size_t end = s->field_end((const uint8_t *)f[i].in, len, f[i].from, &colon, &bits);
-    ck_assert_msg(end == f[i].end && colon == f[i].colon && bits == f[i].bits,
-                  "case %zu: end %zu colon %zu bits %u", i, end, colon, (unsigned)bits);
+    require(end == f[i].end && colon == f[i].colon && bits == f[i].bits,
+            "case %zu: end %zu colon %zu bits %u", i, end, colon, (unsigned)bits);
   }
 }
 END_TEST
@@ -232,8 +233,8 @@ START_TEST(long_runs) {
     size_t next = 0;
     for (const mp_scanner *sc; (sc = mp_scanner_next_vector(&next)) != NULL;)
       for (size_t from = at > 5000 ? at - 5000 : 0; from < at + 3; from += 781)
-        ck_assert_msg(mp_scan_diff(&mp_scanner_scalar, sc, buf, len, from, why, sizeof why) == 0,
-                      "%s", why);
+        require(mp_scan_diff(&mp_scanner_scalar, sc, buf, len, from, why, sizeof why) == 0, "%s",
+                why);
   }
   free(buf);
 }
@@ -331,8 +332,7 @@ START_TEST(utf8_scalar_table) {
   };
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
     size_t n = i == 2 ? 10 : strlen(t[i].s);
-    ck_assert_msg(mp_scanner_scalar.utf8_valid((const uint8_t *)t[i].s, n) == t[i].valid,
-                  "case %zu", i);
+    require(mp_scanner_scalar.utf8_valid((const uint8_t *)t[i].s, n) == t[i].valid, "case %zu", i);
   }
 }
 END_TEST
@@ -348,9 +348,8 @@ static bool check_utf8(const uint8_t *buf, size_t len) {
       if (from > 4 && from + 4 < len && from % 7 != 0)
         continue;
       bool want = mp_scanner_scalar.utf8_valid(buf + from, len - from);
-      ck_assert_msg(sc->utf8_valid(buf + from, len - from) == want,
-                    "%s utf8_valid(len %zu, from %zu) != scalar %d", sc->name, len, from,
-                    (int)want);
+      require(sc->utf8_valid(buf + from, len - from) == want,
+              "%s utf8_valid(len %zu, from %zu) != scalar %d", sc->name, len, from, (int)want);
     }
   }
   return mp_scanner_scalar.utf8_valid(buf, len);
@@ -475,8 +474,8 @@ START_TEST(utf8_exhaustive_pairs) {
             bool want = mp_scanner_scalar.utf8_valid(buf, len);
             size_t next = 0;
             for (const mp_scanner *sc; (sc = mp_scanner_next_vector(&next)) != NULL;)
-              ck_assert_msg(sc->utf8_valid(buf, len) == want, "%s %02x %02x %02x len %zu", sc->name,
-                            bytes[a], bytes[b], bytes[c], len - pre);
+              require(sc->utf8_valid(buf, len) == want, "%s %02x %02x %02x len %zu", sc->name,
+                      bytes[a], bytes[b], bytes[c], len - pre);
           }
         }
 }
@@ -498,7 +497,7 @@ static void compare_parses(const uint8_t *in, size_t len, const mp_settings *st)
     ck_assert_str_eq(mp_impl_name(), name);
     mp_message *m = NULL;
     ck_assert_int_eq(mp_message_parse(&m, st, in, len, NULL), 0);
-    ck_assert_msg(mp_message_diff(ref, m, why, sizeof why) == 0, "%s: %s", name, why);
+    require(mp_message_diff(ref, m, why, sizeof why) == 0, "%s: %s", name, why);
     mp_message_free(m);
   }
   mp_message_free(ref);
@@ -620,8 +619,7 @@ START_TEST(ascii_ieq_pairs) {
         a[pos] = (uint8_t)x;
         b[pos] = (uint8_t)y;
         bool want = ref_lower((uint8_t)x) == ref_lower((uint8_t)y);
-        ck_assert_msg(mp_ascii_ieq(a, 11, (const char *)b, 11) == want, "%02x %02x at %zu", x, y,
-                      pos);
+        require(mp_ascii_ieq(a, 11, (const char *)b, 11) == want, "%02x %02x at %zu", x, y, pos);
       }
     }
     a[pos] = 'x';

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "aead_internal.h"
+#include "corvid_check.h"
 #include "msgcrypt.h"
 #include "testutil.h"
 
@@ -123,7 +124,7 @@ static void check_seal_open(const mc_aes_ocb_ctx *ctx, const uint8_t *nonce, siz
                    MC_ERR_AUTH_FAILED);
   ck_assert_uint_eq(back_len, 0);
   for (size_t i = 0; i < pt_len; i++)
-    ck_assert_uint_eq(back[i], 0);
+    require(back[i] == 0, "byte %zu released after a failed open", i);
 }
 
 START_TEST(rfc7253_sample_results) {
@@ -414,7 +415,7 @@ START_TEST(every_bit_flip_is_rejected) {
                      MC_ERR_AUTH_FAILED);
     ck_assert_uint_eq(m, 0);
     for (size_t i = 0; i < sizeof pt; i++)
-      ck_assert_uint_eq(out[i], 0);
+      require(out[i] == 0, "bit %zu: byte %zu released after a failed open", bit, i);
     ct[bit / 8] ^= (uint8_t)(1u << bit % 8);
   }
   for (size_t bit = 0; bit < 8 * sizeof nonce; bit++) {
@@ -570,13 +571,12 @@ static size_t stream_seal(const mc_aes_ocb_ctx *ctx, uint8_t *out, const uint8_t
   while (pos < len) {
     size_t n = steps[k] < len - pos ? steps[k] : len - pos;
     size_t w = mc_ocb_enc_update(ctx, &st, out + o, pt + pos, n);
-    ck_assert_uint_eq(w % 16, 0);
-    ck_assert_uint_le(w, n + 15);
+    require(w % 16 == 0 && w <= n + 15, "update of %zu bytes wrote %zu", n, w);
     o += w;
     pos += n;
     k = steps[k + 1] == 0 ? 0 : k + 1;
     // Everything but the waiting partial block is out already.
-    ck_assert_uint_eq(o, pos / 16 * 16);
+    require(o == pos / 16 * 16, "%zu bytes out after %zu in", o, pos);
   }
   o += mc_ocb_enc_final(ctx, &st, out + o, ad, ad_len);
   return o;

@@ -134,9 +134,11 @@ typedef struct keepd_entry {
 
 // keepd_slot is one key in the table, 24 bytes with no padding: the value,
 // counter or record pointer; the deadline in milliseconds modulo 2^32
-// (compared by serial-number arithmetic against the clock); meta (kind in
-// bits 0-1, out-of-line record in bit 2, deadline set in bit 3, value length
-// in bits 4-7); the key length and the key.
+// (compared by serial-number arithmetic against the clock; for a record, a
+// lower bound of the record's deadline that lets the sweep skip it unread);
+// meta (kind in bits 0-1, out-of-line record in bit 2, deadline set in bit
+// 3, value length in bits 4-7); the key length and the key (for a record,
+// the first 8 key bytes hold the store's hash of the record's key).
 typedef struct keepd_slot {
   uint8_t v[8];
   uint8_t deadline[4];
@@ -172,7 +174,7 @@ typedef uint64_t (*keepd_hash_fn)(void *arg, const uint8_t *key, size_t key_len)
 // across, so a growing shard never stops to rehash. Lookups during that time
 // search both. Keys are placed by the store's own hash of the key (the `h`
 // arguments below are no longer used: moving a key needs its hash again and
-// the table stores none).
+// the table keeps none for an inline key).
 typedef struct keepd_store {
   keepd_table cur, old; // old.b != NULL while a resize is under way
   size_t migrate_pos;   // next bucket of `old` to move

@@ -243,16 +243,6 @@ static bool slot_key_is(const keepd_slot *s, const uint8_t *key, size_t key_len)
   return s->key_len == key_len && memcmp(s->key, key, key_len) == 0;
 }
 
-static const uint8_t *slot_key(const keepd_slot *s, size_t *key_len) {
-  if (s->meta & META_EXT) {
-    const keepd_entry *e = slot_record(s);
-    *key_len = e->key_len;
-    return e->key;
-  }
-  *key_len = s->key_len;
-  return s->key;
-}
-
 // ms_ceil is the deadline kept for `expires_ns`: the next whole millisecond.
 static inline uint64_t ms_ceil(uint64_t ns) {
   return ns / 1000000u + (ns % 1000000u != 0);
@@ -264,6 +254,25 @@ static bool slot_expired(const keepd_slot *s, uint64_t now, uint64_t now_ms) {
     return e->expires_ns != 0 && e->expires_ns <= now;
   }
   return (s->meta & META_TTL) && (int32_t)(slot_deadline(s) - (uint32_t)now_ms) <= 0;
+}
+
+// slot_due tells from the slot alone whether its key may have expired at
+// `now_ms`: exactly for an inline key, by the lower bound kept in the slot
+// for a record (set_hint), which the caller then checks with slot_expired.
+static inline bool slot_due(const keepd_slot *s, uint64_t now_ms) {
+  return (s->meta & META_TTL) && (int32_t)(slot_deadline(s) - (uint32_t)now_ms) <= 0;
+}
+
+// slot_hash is the store's hash of a slot's key: a record's slot keeps it
+// (set_record), so moving or removing a record reads neither the record nor
+// its key.
+static uint64_t slot_hash(const keepd_store *st, const keepd_slot *s) {
+  if (s->meta & META_EXT) {
+    uint64_t h;
+    memcpy(&h, s->key, sizeof h);
+    return h;
+  }
+  return hash_key(st, s->key, s->key_len);
 }
 
 static keepd_slot *table_lookup(keepd_table *t, uint64_t h, const uint8_t *key, size_t key_len,
@@ -306,9 +315,7 @@ static keepd_table *table_of(keepd_store *st, const keepd_bucket *b) {
 // counts of the buckets its insertion probed past.
 static void clear_slot(keepd_store *st, keepd_bucket *b, int i) {
   keepd_table *t = table_of(st, b);
-  size_t kl;
-  const uint8_t *k = slot_key(&b->s[i], &kl);
-  size_t pos = home_of(t, hash_key(st, k, kl));
+  size_t pos = home_of(t, slot_hash(st, &b->s[i]));
   size_t at = (size_t)(b - t->b);
   while (pos != at) {
     if (t->b[pos].overflow != 255) // a saturated count stays: it no longer knows
@@ -363,13 +370,11 @@ static void migrate(keepd_store *st, size_t num) {
     for (int j = 0; j < SLOTS; j++) {
       if (b->tags[j] == 0)
         continue;
-      if (slot_expired(&b->s[j], now, st->now_ms)) {
+      if (slot_due(&b->s[j], st->now_ms) && slot_expired(&b->s[j], now, st->now_ms)) {
         drop_slot(st, b, j);
         continue;
       }
-      size_t kl;
-      const uint8_t *k = slot_key(&b->s[j], &kl);
-      table_place(&st->cur, hash_key(st, k, kl), &b->s[j]);
+      table_place(&st->cur, slot_hash(st, &b->s[j]), &b->s[j]);
       // The slot stays in the count; the old bucket keeps its overflow
       // count so that chains through it still reach later buckets.
       b->tags[j] = 0;
@@ -444,10 +449,30 @@ static keepd_entry *to_record(keepd_store *st, const keepd_entry *v) {
   return e;
 }
 
-static void set_record(keepd_slot *s, keepd_entry *e) {
+// set_hint keeps in a record's slot the record's deadline as a lower
+// bound, so that the sweep can pass over a record that is not due without
+// reading it (a read that misses the cache for nearly every record). The
+// bound is the deadline's millisecond rounded down, at most as far ahead as
+// a slot holds; a slot whose bound has passed is checked against the record.
+// No deadline leaves META_TTL clear: the sweep never looks at such a record.
+static void set_hint(const keepd_store *st, keepd_slot *s, const keepd_entry *e) {
+  s->meta &= (uint8_t)~META_TTL;
+  if (e->expires_ns == 0)
+    return;
+  uint64_t d = e->expires_ns / 1000000u;
+  if (d > st->now_ms && d - st->now_ms > MAX_INLINE_AHEAD_MS)
+    d = st->now_ms + MAX_INLINE_AHEAD_MS;
+  uint32_t d32 = (uint32_t)d;
+  memcpy(s->deadline, &d32, 4);
+  s->meta |= META_TTL;
+}
+
+static void set_record(const keepd_store *st, keepd_slot *s, keepd_entry *e) {
   memset(s, 0, sizeof *s);
   s->meta = META_EXT | (e->kind & META_KIND);
   memcpy(s->v, &e, sizeof e);
+  memcpy(s->key, &e->hash, sizeof e->hash); // for slot_hash
+  set_hint(st, s, e);
 }
 
 // flush writes the found view's changes back to its slot and forgets it.
@@ -460,14 +485,16 @@ static void flush(keepd_store *st) {
     return;
   st->found = NULL;
   v->expires_ns = ms_ceil(v->expires_ns) * 1000000u; // as a slot keeps it
-  if (v != found_view(st))
-    return; // a record: changed in place
   keepd_slot *s = &st->found_b->s[st->found_i];
+  if (v != found_view(st)) {
+    set_hint(st, s, v); // a record, changed in place: its deadline may have
+    return;             // moved either way
+  }
   if (encode(st, v, s))
     return;
   keepd_entry *e = to_record(st, v);
   if (e != NULL) {
-    set_record(s, e);
+    set_record(st, s, e);
     return;
   }
   v->expires_ns = (st->now_ms + MAX_INLINE_AHEAD_MS) * 1000000u;
@@ -545,7 +572,7 @@ void keepd_store_free_entry(keepd_store *st, keepd_entry *e) {
 // -ENOMEM if a view needs a record the cap refuses.
 static int make_slot(keepd_store *st, keepd_entry *e, keepd_slot *s) {
   if (e != fresh_view(st)) {
-    set_record(s, e);
+    set_record(st, s, e);
     return 0;
   }
   if (encode(st, e, s))
@@ -553,7 +580,7 @@ static int make_slot(keepd_store *st, keepd_entry *e, keepd_slot *s) {
   keepd_entry *r = to_record(st, e);
   if (r == NULL)
     return -ENOMEM;
-  set_record(s, r);
+  set_record(st, s, r);
   return 0;
 }
 
@@ -623,9 +650,16 @@ size_t keepd_store_sweep(keepd_store *st, size_t num_buckets, uint64_t now) {
   for (size_t k = 0; k < num_buckets && k < st->cur.n; k++) {
     keepd_bucket *b = &st->cur.b[st->sweep_pos];
     for (int j = 0; j < SLOTS; j++) {
-      if (b->tags[j] != 0 && slot_expired(&b->s[j], now, now_ms)) {
+      keepd_slot *s = &b->s[j];
+      // The slot's own deadline (exact inline, a lower bound for a record,
+      // see set_hint) rules out most keys without reading any record.
+      if (b->tags[j] == 0 || !slot_due(s, now_ms))
+        continue;
+      if (slot_expired(s, now, now_ms)) {
         drop_slot(st, b, j);
         removed++;
+      } else if (s->meta & META_EXT) {
+        set_hint(st, s, slot_record(s)); // a bound cut to 24 days: move it on
       }
     }
     st->sweep_pos = st->sweep_pos + 1 == st->cur.n ? 0 : st->sweep_pos + 1;

@@ -122,6 +122,49 @@ START_TEST(expiry_lazy_and_swept) {
 }
 END_TEST
 
+// sweep_all runs the sweep once over the whole table at `now`.
+static size_t sweep_all(keepd_store *st, uint64_t now) {
+  size_t removed = 0;
+  for (size_t i = 0; i < st->cur.n; i += 64)
+    removed += keepd_store_sweep(st, 64, now);
+  return removed;
+}
+
+// The sweep passes over records by the deadline kept in their slot: a
+// deadline changed in place through a view (given, shortened, lengthened,
+// taken away) must move that copy too, and a deadline too far ahead for the
+// slot must neither be swept early nor be forgotten.
+START_TEST(sweep_follows_record_deadlines) {
+  keepd_store st;
+  ck_assert_int_eq(keepd_store_init(&st, 64u * 1024 * 1024), 0);
+  const uint64_t day = MS(86400ull * 1000);
+  // 50-byte values put every key out of line.
+  ck_assert_ptr_nonnull(put(&st, "given", 50, 0));
+  ck_assert_ptr_nonnull(put(&st, "shortened", 50, MS(1000)));
+  ck_assert_ptr_nonnull(put(&st, "lengthened", 50, MS(300)));
+  ck_assert_ptr_nonnull(put(&st, "taken", 50, MS(300)));
+  ck_assert_ptr_nonnull(put(&st, "far", 50, 30 * day));
+  find(&st, "given", MS(10))->expires_ns = MS(150);
+  find(&st, "shortened", MS(10))->expires_ns = MS(150);
+  find(&st, "lengthened", MS(10))->expires_ns = MS(10000);
+  find(&st, "taken", MS(10))->expires_ns = 0;
+  ck_assert_uint_eq(sweep_all(&st, MS(149)), 0);
+  ck_assert_uint_eq(sweep_all(&st, MS(150)), 2); // given, shortened
+  ck_assert_uint_eq(sweep_all(&st, MS(400)), 0);
+  ck_assert_uint_eq(st.count, 3);
+  ck_assert_uint_eq(sweep_all(&st, MS(10000)), 1); // lengthened
+  // Past the 24 days a slot holds, "far" is read, kept and looked at again.
+  ck_assert_uint_eq(sweep_all(&st, 25 * day), 0);
+  ck_assert_uint_eq(sweep_all(&st, 29 * day), 0);
+  ck_assert_ptr_nonnull(find(&st, "far", 30 * day - 1));
+  ck_assert_uint_eq(sweep_all(&st, 30 * day), 1);
+  ck_assert_uint_eq(sweep_all(&st, 60 * day), 0);
+  ck_assert_uint_eq(st.count, 1);
+  ck_assert_ptr_nonnull(find(&st, "taken", 60 * day));
+  keepd_store_cleanup(&st);
+}
+END_TEST
+
 // bytes_per_key stores `n` keys of 10 bytes with 8-byte values (with a
 // deadline if `ttl`) and returns every byte the store holds (tables at
 // their real load, records, a resize under way) divided by `n`.
@@ -265,6 +308,7 @@ int main(void) {
   tcase_set_timeout(tc, 100);
   tcase_add_test(tc, many_keys_grow_find_delete);
   tcase_add_test(tc, expiry_lazy_and_swept);
+  tcase_add_test(tc, sweep_follows_record_deadlines);
   tcase_add_test(tc, small_keys_cost_little);
   tcase_add_test(tc, memory_cap_is_enforced);
   tcase_add_test(tc, walk_visits_each_key_once);

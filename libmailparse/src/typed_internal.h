@@ -238,4 +238,13 @@ static inline int mp_text_args_ok(const char *text, size_t text_cap, size_t *tex
   return text_len != NULL && (text != NULL || text_cap == 0);
 }
 
+// mp_typed_mime_parse_general is mp_content_type_parse() (`subtype` set)
+// or mp_content_disposition_parse() (`subtype` NULL) without their fast
+// path for simple values: the reference the fast path is tested and fuzzed
+// against (tests/test_typed_mime.c, fuzz/fuzz_typed_mime.c). Same
+// arguments, results and errors as those.
+int mp_typed_mime_parse_general(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
+                                size_t params_cap, char *text, size_t text_cap, size_t *text_len,
+                                unsigned *out_flags, const char *in, size_t in_len);
+
 #endif // MP_TYPED_INTERNAL_H

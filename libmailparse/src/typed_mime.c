@@ -489,9 +489,180 @@ static int parse_params(struct mp_tb *tb, mp_param *params, size_t params_cap, s
   return 0;
 }
 
+// Fast path. Most Content-Type and Content-Disposition values are
+// `type/subtype` and a few `name=value` or `name="value"` parameters of
+// plain printable ASCII, for which the general parser's passes (cursor per
+// byte, RFC 2231 name split, RFC 2047 checks, text builder per string) are
+// most of the cost. fast_common reads exactly that form in one pass and
+// gives up on anything else (comments, RFC 2231 names, quoted pairs, white
+// space, '=' or 8-bit bytes in a value, empty values, duplicate names, a
+// full parameter array or text buffer, junk), and parse_common then runs
+// the general parser from the start. Where it succeeds its results are the
+// general parser's, byte for byte and with no flag (tests/test_typed_mime.c
+// compares the two on generated values).
+
+enum {
+  FAST_TOKEN = 1, // an ASCII token character (RFC 2045 §5.1)
+  FAST_QVAL = 2,  // a byte the fast path copies from a quoted value: printable
+                  // ASCII, SP and HT, but '"', '=' (an encoded word) and '\\'
+};
+
+// fast_class holds the FAST_* classes of every byte, one lookup per byte
+// of the value (the range tests and the tspecial lookup were three).
+static const uint8_t fast_class[256] = {
+#define FAST_Q(c) [c] = FAST_QVAL
+#define FAST_TQ(c) [c] = FAST_TOKEN | FAST_QVAL
+    FAST_Q(' '),  FAST_Q('\t'),  FAST_Q('('),  FAST_Q(')'),  FAST_Q('<'),  FAST_Q('>'),
+    FAST_Q('@'),  FAST_Q(','),   FAST_Q(';'),  FAST_Q(':'),  FAST_Q('/'),  FAST_Q('['),
+    FAST_Q(']'),  FAST_Q('?'),   FAST_TQ('!'), FAST_TQ('#'), FAST_TQ('$'), FAST_TQ('%'),
+    FAST_TQ('&'), FAST_TQ('\''), FAST_TQ('*'), FAST_TQ('+'), FAST_TQ('-'), FAST_TQ('.'),
+    FAST_TQ('^'), FAST_TQ('_'),  FAST_TQ('`'), FAST_TQ('{'), FAST_TQ('|'), FAST_TQ('}'),
+    FAST_TQ('~'), FAST_TQ('0'),  FAST_TQ('1'), FAST_TQ('2'), FAST_TQ('3'), FAST_TQ('4'),
+    FAST_TQ('5'), FAST_TQ('6'),  FAST_TQ('7'), FAST_TQ('8'), FAST_TQ('9'), FAST_TQ('A'),
+    FAST_TQ('B'), FAST_TQ('C'),  FAST_TQ('D'), FAST_TQ('E'), FAST_TQ('F'), FAST_TQ('G'),
+    FAST_TQ('H'), FAST_TQ('I'),  FAST_TQ('J'), FAST_TQ('K'), FAST_TQ('L'), FAST_TQ('M'),
+    FAST_TQ('N'), FAST_TQ('O'),  FAST_TQ('P'), FAST_TQ('Q'), FAST_TQ('R'), FAST_TQ('S'),
+    FAST_TQ('T'), FAST_TQ('U'),  FAST_TQ('V'), FAST_TQ('W'), FAST_TQ('X'), FAST_TQ('Y'),
+    FAST_TQ('Z'), FAST_TQ('a'),  FAST_TQ('b'), FAST_TQ('c'), FAST_TQ('d'), FAST_TQ('e'),
+    FAST_TQ('f'), FAST_TQ('g'),  FAST_TQ('h'), FAST_TQ('i'), FAST_TQ('j'), FAST_TQ('k'),
+    FAST_TQ('l'), FAST_TQ('m'),  FAST_TQ('n'), FAST_TQ('o'), FAST_TQ('p'), FAST_TQ('q'),
+    FAST_TQ('r'), FAST_TQ('s'),  FAST_TQ('t'), FAST_TQ('u'), FAST_TQ('v'), FAST_TQ('w'),
+    FAST_TQ('x'), FAST_TQ('y'),  FAST_TQ('z'),
+#undef FAST_Q
+#undef FAST_TQ
+};
+
+// fast_token_len returns the length of the run of ASCII token characters
+// at the start of `p`.
+static size_t fast_token_len(const uint8_t *p, size_t n) {
+  size_t i = 0;
+  while (i < n && (fast_class[p[i]] & FAST_TOKEN))
+    i++;
+  return i;
+}
+
+// fast_skip_wsp skips white space as skip_cfws does when no comment is there.
+static size_t fast_skip_wsp(const uint8_t *p, size_t n, size_t i) {
+  while (i < n && (mp_charclass[p[i]] & MP_CC_WSP))
+    i++;
+  return i;
+}
+
+// fast_put copies `n` bytes (lowercased when `lower`) to the text buffer at
+// `*len` and points `out` at them; false when they do not fit.
+static bool fast_put(char *text, size_t text_cap, size_t *len, mp_str *out, const uint8_t *p,
+                     size_t n, bool lower) {
+  if (n > text_cap - *len)
+    return false;
+  char *o = text + *len;
+  if (lower) {
+    for (size_t i = 0; i < n; i++)
+      o[i] = (char)mp_lower(p[i]);
+  } else {
+    memcpy(o, p, n);
+  }
+  out->p = o;
+  out->len = n;
+  *len += n;
+  return true;
+}
+
+// fast_common is parse_common for the simple form (see above): 1 when it
+// parsed the value, 0 when the general parser must. `subtype` NULL reads a
+// Content-Disposition.
+static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
+                       size_t params_cap, char *text, size_t text_cap, size_t *text_len,
+                       const uint8_t *in, size_t in_len) {
+  if (text == NULL || in == NULL)
+    return 0;
+  size_t i = fast_skip_wsp(in, in_len, 0), len = 0, n;
+  n = fast_token_len(in + i, in_len - i);
+  if (n == 0 || !fast_put(text, text_cap, &len, type, in + i, n, true))
+    return 0;
+  i += n;
+  if (subtype != NULL) {
+    i = fast_skip_wsp(in, in_len, i);
+    if (i == in_len || in[i] != '/')
+      return 0;
+    i = fast_skip_wsp(in, in_len, i + 1);
+    n = fast_token_len(in + i, in_len - i);
+    if (n == 0 || !fast_put(text, text_cap, &len, subtype, in + i, n, true))
+      return 0;
+    i += n;
+  }
+  // "type/subtype junk; ..." is flagged by the general parser.
+  i = fast_skip_wsp(in, in_len, i);
+  if (i < in_len && in[i] != ';')
+    return 0;
+  size_t np = 0;
+  for (;;) {
+    // White space and ';' between parameters, as next_raw skips them.
+    while (i < in_len && ((mp_charclass[in[i]] & MP_CC_WSP) || in[i] == ';'))
+      i++;
+    if (i == in_len)
+      break;
+    n = fast_token_len(in + i, in_len - i);
+    if (n == 0 || np == params_cap || memchr(in + i, '*', n) != NULL)
+      return 0;
+    const uint8_t *name = in + i;
+    for (size_t k = 0; k < np; k++)
+      if (name_eq(name, n, params[k].name.p, params[k].name.len))
+        return 0;
+    i = fast_skip_wsp(in, in_len, i + n);
+    if (i == in_len || in[i] != '=')
+      return 0;
+    i = fast_skip_wsp(in, in_len, i + 1);
+    const uint8_t *val;
+    size_t vn;
+    if (i < in_len && in[i] == '"') {
+      val = in + i + 1;
+      size_t k = 0, rest = in_len - i - 1;
+      for (;;) {
+        while (k < rest && (fast_class[val[k]] & FAST_QVAL))
+          k++;
+        // A '=' that cannot start an encoded word ("----=_Part_1") is
+        // copied as it is by mp_tb_word().
+        if (k + 1 < rest && val[k] == '=' && val[k + 1] != '?') {
+          k++;
+          continue;
+        }
+        break;
+      }
+      if (k == rest || val[k] != '"')
+        return 0; // not closed, or a byte the general parser must see
+      // Inner white space is copied by mp_tb_text(); at either end it is not.
+      if (k > 0 && (mp_charclass[val[0]] & MP_CC_WSP || mp_charclass[val[k - 1]] & MP_CC_WSP))
+        return 0;
+      vn = k;
+      i += k + 2;
+    } else {
+      val = in + i;
+      vn = fast_token_len(val, in_len - i);
+      i += vn;
+    }
+    if (vn == 0)
+      return 0;
+    i = fast_skip_wsp(in, in_len, i);
+    if (i < in_len && in[i] != ';')
+      return 0;
+    mp_param *p = &params[np];
+    memset(p, 0, sizeof *p);
+    if (!fast_put(text, text_cap, &len, &p->name, name, n, true) ||
+        !fast_put(text, text_cap, &len, &p->value, val, vn, false))
+      return 0;
+    np++;
+  }
+  *num_params = np;
+  *text_len = len;
+  return 1;
+}
+
+// parse_common parses a Content-Type (`subtype` set) or a
+// Content-Disposition (`subtype` NULL) for the public calls: the fast path
+// when `fast` and the value is simple, else the general parser.
 static int parse_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
                         size_t params_cap, char *text, size_t text_cap, size_t *text_len,
-                        unsigned *out_flags, const char *in, size_t in_len) {
+                        unsigned *out_flags, const char *in, size_t in_len, bool fast) {
   if (num_params == NULL || !mp_text_args_ok(text, text_cap, text_len) ||
       (params == NULL && params_cap > 0) || (in == NULL && in_len > 0))
     return MP_ERR_INVALID_ARGUMENT;
@@ -499,6 +670,10 @@ static int parse_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_pa
   *num_params = 0;
   if (out_flags != NULL)
     *out_flags = 0;
+  if (fast && fast_common(type, subtype, num_params, params, params_cap, text, text_cap, text_len,
+                          (const uint8_t *)in, in_len))
+    return 0;
+  *num_params = 0;
   struct mp_tb tb;
   mp_tb_init(&tb, text, text_cap);
   struct mp_cur c;
@@ -564,7 +739,7 @@ int mp_content_type_parse(mp_content_type *out, mp_param *params, size_t params_
     return MP_ERR_INVALID_ARGUMENT;
   memset(out, 0, sizeof *out);
   return parse_common(&out->type, &out->subtype, &out->num_params, params, params_cap, text,
-                      text_cap, text_len, out_flags, in, in_len);
+                      text_cap, text_len, out_flags, in, in_len, true);
 }
 
 int mp_content_disposition_parse(mp_content_disposition *out, mp_param *params, size_t params_cap,
@@ -574,7 +749,19 @@ int mp_content_disposition_parse(mp_content_disposition *out, mp_param *params, 
     return MP_ERR_INVALID_ARGUMENT;
   memset(out, 0, sizeof *out);
   return parse_common(&out->type, NULL, &out->num_params, params, params_cap, text, text_cap,
-                      text_len, out_flags, in, in_len);
+                      text_len, out_flags, in, in_len, true);
+}
+
+int mp_typed_mime_parse_general(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
+                                size_t params_cap, char *text, size_t text_cap, size_t *text_len,
+                                unsigned *out_flags, const char *in, size_t in_len) {
+  if (type == NULL)
+    return MP_ERR_INVALID_ARGUMENT;
+  *type = (mp_str){NULL, 0};
+  if (subtype != NULL)
+    *subtype = (mp_str){NULL, 0};
+  return parse_common(type, subtype, num_params, params, params_cap, text, text_cap, text_len,
+                      out_flags, in, in_len, false);
 }
 
 const mp_param *mp_param_find(const mp_param *params, size_t num_params, const char *name) {

@@ -2,7 +2,9 @@
 // mp_param_find (src/typed_mime.c): the RFC 2045 §5.1 and RFC 2183 examples,
 // the RFC 2231 §3, §4 and §4.1 examples, and real-world forms (RFC 2047 in
 // filenames, unquoted boundaries with '=', Windows paths, duplicates,
-// junk), with limits and buffer sizes.
+// junk), with limits and buffer sizes; the fast path for simple values
+// against the general parser (mp_typed_mime_parse_general) on generated
+// values.
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +12,7 @@
 
 #include "corvid_libtest.h"
 #include "mailparse.h"
+#include "typed_internal.h"
 
 // want: "type/subtype" then "; name=value" per parameter, and
 // "[charset'lang']" before the value when RFC 2231 gave them.
@@ -161,12 +164,125 @@ START_TEST(syntax_errors) {
 }
 END_TEST
 
+// Pieces the generated values are made of: the simple form the fast path
+// takes, next to everything that must send it to the general parser.
+static const char *const gen_types[] = {"text/plain",
+                                        "TEXT/Html",
+                                        "multipart/mixed",
+                                        "application/octet-stream",
+                                        " text / plain ",
+                                        "text",
+                                        "text/plain junk",
+                                        "t\xc3\xa9xt/plain",
+                                        "(c) text/plain",
+                                        "message/rfc822 ",
+                                        ""};
+static const char *const gen_names[] = {"charset", "CHARSET", "boundary",  "name",
+                                        "Name",    "title*",  "title*0",   "title*1*",
+                                        "x",       "",        "n\xc3\xa9", "format"};
+static const char *const gen_values[] = {"us-ascii",
+                                         "\"us-ascii\"",
+                                         "\"----=_Part_1_2.3\"",
+                                         "\"a b\tc\"",
+                                         "\" lead\"",
+                                         "\"trail \"",
+                                         "\"=?utf-8?q?x?=\"",
+                                         "\"a\\\\b\"",
+                                         "\"a\\\"b\"",
+                                         "\"\"",
+                                         "",
+                                         "\"unclosed",
+                                         "\"x=\"",
+                                         "\"=\"",
+                                         "un quoted",
+                                         "8\xe9it",
+                                         "\"8\xe9it\"",
+                                         "us-ascii'en'a%20b",
+                                         "tok(comment)",
+                                         "\"a\r\n b\"",
+                                         "=?utf-8?b?eA==?=",
+                                         "\"a=?\""};
+static const char *const gen_seps[] = {"; ", ";", " ;\r\n\t", ";;", " ", "\r\n ;", ",", "; (c) "};
+
+// gen_pick returns one element of `v` (`n` of them) chosen by `*state`.
+static const char *gen_pick(uint32_t *state, const char *const *v, size_t n) {
+  *state = *state * 1103515245u + 12345u;
+  return v[(*state >> 16) % n];
+}
+
+// same_str checks that two strings of the two runs lie at the same offset of
+// their text buffers with the same length.
+static void same_str(mp_str a, const char *ta, mp_str b, const char *tb, const char *in) {
+  ck_assert_msg(a.len == b.len && (a.p == NULL) == (b.p == NULL), "\"%s\"", in);
+  if (a.p != NULL)
+    ck_assert_msg(a.p - ta == b.p - tb, "\"%s\"", in);
+}
+
+START_TEST(fast_matches_general) {
+  uint32_t state = 1;
+  size_t taken = 0;
+  for (int iter = 0; iter < 20000; iter++) {
+    char in[512];
+    size_t len = 0;
+    int n = iter % 5;
+    len += (size_t)snprintf(in, sizeof in, "%s", gen_pick(&state, gen_types, 11));
+    for (int k = 0; k < n && len < 400; k++)
+      len += (size_t)snprintf(in + len, sizeof in - len, "%s%s=%s", gen_pick(&state, gen_seps, 8),
+                              gen_pick(&state, gen_names, 12), gen_pick(&state, gen_values, 22));
+    if (iter % 7 == 0)
+      len += (size_t)snprintf(in + len, sizeof in - len, "%s", gen_pick(&state, gen_seps, 8));
+    bool disp = iter % 3 == 0;
+    size_t pcap = (size_t)(iter % 11 == 0 ? 1 : 8);
+    size_t cap = iter % 13 == 0 ? 16 : mp_typed_text_max_len(len);
+    char t1[4096], t2[4096];
+    mp_param p1[8], p2[8];
+    mp_content_type c1;
+    mp_str ty2 = {0}, st2 = {0};
+    size_t l1 = 7, l2 = 7, n1 = 0, n2 = 0;
+    unsigned f1 = 0, f2 = 0;
+    int r1, r2;
+    memset(p1, 0, sizeof p1);
+    memset(p2, 0, sizeof p2);
+    if (disp) {
+      mp_content_disposition d1;
+      r1 = mp_content_disposition_parse(&d1, p1, pcap, t1, cap, &l1, &f1, in, len);
+      c1.type = d1.type;
+      c1.subtype = (mp_str){NULL, 0};
+      n1 = d1.num_params;
+      r2 = mp_typed_mime_parse_general(&ty2, NULL, &n2, p2, pcap, t2, cap, &l2, &f2, in, len);
+    } else {
+      r1 = mp_content_type_parse(&c1, p1, pcap, t1, cap, &l1, &f1, in, len);
+      n1 = c1.num_params;
+      r2 = mp_typed_mime_parse_general(&ty2, &st2, &n2, p2, pcap, t2, cap, &l2, &f2, in, len);
+    }
+    ck_assert_msg(r1 == r2 && f1 == f2 && l1 == l2 && n1 == n2, "\"%s\": rc %d/%d flags %x/%x", in,
+                  r1, r2, f1, f2);
+    if (r1 != 0)
+      continue;
+    taken += f1 == 0;
+    ck_assert_msg(memcmp(t1, t2, l1) == 0, "\"%s\"", in);
+    same_str(c1.type, t1, ty2, t2, in);
+    same_str(c1.subtype, t1, st2, t2, in);
+    for (size_t i = 0; i < n1; i++) {
+      same_str(p1[i].name, t1, p2[i].name, t2, in);
+      same_str(p1[i].value, t1, p2[i].value, t2, in);
+      same_str(p1[i].charset, t1, p2[i].charset, t2, in);
+      same_str(p1[i].language, t1, p2[i].language, t2, in);
+      ck_assert_msg(p1[i].flags == p2[i].flags, "\"%s\"", in);
+    }
+  }
+  // Both kinds of value were made: clean ones and repaired ones.
+  ck_assert_uint_gt(taken, 1000);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("typed_mime");
   TCase *tc = tcase_create("mime");
   tcase_add_loop_test(tc, parse_vectors, 0, (int)(sizeof vectors / sizeof vectors[0]));
   tcase_add_test(tc, disposition);
   tcase_add_test(tc, syntax_errors);
+  tcase_add_test(tc, fast_matches_general);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

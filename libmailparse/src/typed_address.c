@@ -327,6 +327,15 @@ int mp_address_list_parse(mp_address *out, size_t out_cap, size_t *num_out, char
   for (;;) {
     struct elem e;
     scan_elem(c, group != MP_NO_INDEX, &e);
+    if (e.delim == ':' && e.region.len == 0) {
+      // A ':' with nothing before it names no group: junk. Skipping it also
+      // keeps every entry at two or more input bytes, which the documented
+      // bound (in_len / 2 + 1 entries) counts on; as groups, "::::" made
+      // one entry per byte.
+      tb.flags |= MP_TYPED_JUNK;
+      c = e.rest;
+      continue;
+    }
     if (e.delim == ':') {
       if (n >= out_cap) {
         rc = MP_ERR_LIMIT;

@@ -155,6 +155,34 @@ START_TEST(entry_flags) {
 }
 END_TEST
 
+// The documented capacity, in_len / 2 + 1 entries, is enough for any input:
+// runs of ':' once made one group entry per byte (found by fuzzing).
+START_TEST(documented_bound) {
+  static const char *const inputs[] = {"M,M,:-;::;:", "M,:\xf5;:*", "::::::::", ":;:;:;",
+                                       "a:b:c:d:",    ",,,,,,",     "a,b,c",    "g:a;b"};
+  for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+    size_t in_len = strlen(inputs[i]), cap = in_len / 2 + 1, n = 0, tl = 0;
+    size_t tcap = mp_typed_text_max_len(in_len);
+    char *text = malloc(tcap);
+    mp_address *addr = malloc(cap * sizeof *addr);
+    ck_assert(text != NULL && addr != NULL);
+    int rc = mp_address_list_parse(addr, cap, &n, text, tcap, &tl, NULL, inputs[i], in_len);
+    ck_assert_msg(rc == 0, "\"%s\": %d with %zu entries", inputs[i], rc, cap);
+    ck_assert_uint_le(n, cap);
+    free(text);
+    free(addr);
+  }
+  // A ':' with nothing before it names no group.
+  mp_address a[4];
+  char text[64];
+  size_t n = 9, tl = 0;
+  unsigned flags = 0;
+  ck_assert_int_eq(mp_address_list_parse(a, 4, &n, text, sizeof text, &tl, &flags, ":;", 2), 0);
+  ck_assert_uint_eq(n, 0);
+  ck_assert(flags & MP_TYPED_JUNK);
+}
+END_TEST
+
 START_TEST(arguments) {
   char text[16];
   mp_address a[2];
@@ -177,6 +205,7 @@ int main(void) {
   TCase *tc = tcase_create("address");
   tcase_add_loop_test(tc, parse_vectors, 0, (int)(sizeof vectors / sizeof vectors[0]));
   tcase_add_test(tc, entry_flags);
+  tcase_add_test(tc, documented_bound);
   tcase_add_test(tc, arguments);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);

@@ -29,15 +29,24 @@ void mp_tb_init(struct mp_tb *tb, char *out, size_t cap) {
   tb->cap = out == NULL ? 0 : cap;
 }
 
-void mp_tb_put(struct mp_tb *tb, const void *p, size_t n) {
+// tb_take makes room for `n` more bytes and returns where they go, or NULL
+// (nothing to write, an earlier error, or MP_ERR_BUFFER_TOO_SMALL now).
+static char *tb_take(struct mp_tb *tb, size_t n) {
   if (tb->err || n == 0)
-    return;
+    return NULL;
   if (n > tb->cap - tb->len) {
     tb->err = MP_ERR_BUFFER_TOO_SMALL;
-    return;
+    return NULL;
   }
-  memcpy(tb->out + tb->len, p, n);
+  char *o = tb->out + tb->len;
   tb->len += n;
+  return o;
+}
+
+void mp_tb_put(struct mp_tb *tb, const void *p, size_t n) {
+  char *o = tb_take(tb, n);
+  if (o != NULL)
+    memcpy(o, p, n);
 }
 
 void mp_tb_putc(struct mp_tb *tb, uint8_t b) {
@@ -50,16 +59,9 @@ void mp_tb_lower(struct mp_tb *tb) {
 }
 
 void mp_tb_put_lower(struct mp_tb *tb, const uint8_t *p, size_t n) {
-  if (tb->err || n == 0)
-    return;
-  if (n > tb->cap - tb->len) {
-    tb->err = MP_ERR_BUFFER_TOO_SMALL;
-    return;
-  }
-  char *o = tb->out + tb->len;
-  for (size_t i = 0; i < n; i++)
+  char *o = tb_take(tb, n);
+  for (size_t i = 0; o != NULL && i < n; i++)
     o[i] = (char)mp_lower(p[i]);
-  tb->len += n;
 }
 
 // utf8_seq returns the length of the valid UTF-8 sequence at the start of

@@ -248,19 +248,19 @@ static inline uint64_t ms_ceil(uint64_t ns) {
   return ns / 1000000u + (ns % 1000000u != 0);
 }
 
-static bool slot_expired(const keepd_slot *s, uint64_t now, uint64_t now_ms) {
-  if (s->meta & META_EXT) {
-    const keepd_entry *e = slot_record(s);
-    return e->expires_ns != 0 && e->expires_ns <= now;
-  }
-  return (s->meta & META_TTL) && (int32_t)(slot_deadline(s) - (uint32_t)now_ms) <= 0;
-}
-
 // slot_due tells from the slot alone whether its key may have expired at
 // `now_ms`: exactly for an inline key, by the lower bound kept in the slot
 // for a record (set_hint), which the caller then checks with slot_expired.
 static inline bool slot_due(const keepd_slot *s, uint64_t now_ms) {
   return (s->meta & META_TTL) && (int32_t)(slot_deadline(s) - (uint32_t)now_ms) <= 0;
+}
+
+static bool slot_expired(const keepd_slot *s, uint64_t now, uint64_t now_ms) {
+  if (s->meta & META_EXT) {
+    const keepd_entry *e = slot_record(s);
+    return e->expires_ns != 0 && e->expires_ns <= now;
+  }
+  return slot_due(s, now_ms);
 }
 
 // slot_hash is the store's hash of a slot's key: a record's slot keeps it

@@ -264,10 +264,12 @@ static void deliver_run(const char *dir, unsigned threads, unsigned total, unsig
   if (ms_store_counters_get(st, &k) == 0) {
     k.delivered -= k0.delivered; // leave out deliver_warm's
     k.commits -= k0.commits;
-    fprintf(stderr, "%s: %llu messages in %llu commits (%.1f per commit, largest %llu)\n", name,
+    k.syncs -= k0.syncs;
+    fprintf(stderr,
+            "%s: %llu messages in %llu commits (%.1f per commit, largest %llu), %llu syncs\n", name,
             (unsigned long long)k.delivered, (unsigned long long)k.commits,
             k.commits ? (double)k.delivered / (double)k.commits : 0.0,
-            (unsigned long long)k.largest);
+            (unsigned long long)k.largest, (unsigned long long)k.syncs);
   }
   free(w);
   free(th);

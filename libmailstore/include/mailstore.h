@@ -13,7 +13,7 @@
 //
 // Durability: unless ms_settings.no_sync is set, a mutating function that
 // returns success has had its transaction committed and flushed to stable
-// storage (LMDB's fsync/fdatasync of the data file and the meta page), so it
+// storage (an fdatasync of the data file after LMDB wrote the meta page), so it
 // survives kill -9 and power loss. Concurrent deliveries are grouped into one
 // commit (group commit, see ms_messages_deliver) without weakening this: no
 // caller is acknowledged before the commit holding its message is durable.
@@ -214,6 +214,8 @@ struct ms_store_counters {
   uint64_t commits;   // delivery write transactions committed (group commits)
   uint64_t delivered; // messages those commits stored
   uint64_t largest;   // most messages stored by one commit
+  uint64_t syncs;     // data file syncs made after write commits (any kind), each
+                      // before the commits it covers were reported done
 };
 
 // ms_store_counters_get copies the counters of `store` into *out, so that a

@@ -99,15 +99,42 @@ void txn_abort(ms_store *s, MDB_txn *t) {
   pthread_rwlock_unlock(&s->maplock);
 }
 
-int txn_commit(ms_store *s, MDB_txn *t) {
+int txn_commit_nosync(ms_store *s, MDB_txn *t, uint64_t *seq) {
+  size_t id = mdb_txn_id(t);
   int rc = lmdb_err(mdb_txn_commit(t));
+  MDB_envinfo info;
+  // A transaction that changed nothing writes nothing and leaves the last
+  // txnid below its own: nothing to sync (opening an existing store).
+  if (rc == 0 && (mdb_env_info(s->env, &info) != 0 || info.me_last_txnid >= id)) {
+    // Numbered only now that the commit's writes are done: a sync that
+    // starts after this covers it (sync.c).
+    pthread_mutex_lock(&s->synclock);
+    *seq = ++s->commit_seq;
+    pthread_mutex_unlock(&s->synclock);
+  }
   pthread_rwlock_unlock(&s->maplock);
   return rc;
 }
 
-// run_write runs fn in a write transaction; fn must write its outputs only
-// through ctx so that a retry after growing the map starts from scratch.
+int txn_commit(ms_store *s, MDB_txn *t) {
+  uint64_t seq = 0;
+  int rc = txn_commit_nosync(s, t, &seq);
+  return rc < 0 ? rc : sync_through(s, seq);
+}
+
 int run_write(ms_store *s, write_fn fn, void *ctx) {
+  uint64_t seq = 0;
+  int rc = run_write_nosync(s, fn, ctx, &seq);
+  if (rc < 0)
+    return rc;
+  int sr = sync_through(s, seq);
+  return sr < 0 ? sr : rc;
+}
+
+// run_write_nosync runs fn in a write transaction; fn must write its
+// outputs only through ctx so that a retry after growing the map starts
+// from scratch.
+int run_write_nosync(ms_store *s, write_fn fn, void *ctx, uint64_t *seq) {
   for (;;) {
     MDB_txn *t;
     int rc = txn_begin(s, 0, &t);
@@ -126,7 +153,7 @@ int run_write(ms_store *s, write_fn fn, void *ctx) {
       }
       return rc;
     }
-    int c = txn_commit(s, t);
+    int c = txn_commit_nosync(s, t, seq);
     if (c == ERR_MAP_FULL) {
       int g = grow(s, seen);
       if (g < 0)
@@ -702,6 +729,7 @@ static void store_free(ms_store *s) {
   }
   pthread_cond_destroy(&s->qarrive);
   pthread_mutex_destroy(&s->qlock);
+  pthread_mutex_destroy(&s->synclock);
   pthread_rwlock_destroy(&s->maplock);
   free(s);
 }
@@ -764,6 +792,7 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
   pthread_cond_init(&s->qarrive, NULL);
   pthread_mutex_init(&s->poollock, NULL);
   pthread_mutex_init(&s->dictlock, NULL);
+  pthread_mutex_init(&s->synclock, NULL);
   if (!s->set.index_max_bytes)
     s->set.index_max_bytes = 64u << 20;
   if (!(s->index = msi_create(s->set.index_max_bytes))) {
@@ -777,7 +806,10 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
   }
   mdb_env_set_maxdbs(s->env, 32);
   mdb_env_set_mapsize(s->env, (size_t)s->set.initial_map_size);
-  rc = lmdb_err(mdb_env_open(s->env, dir, MDB_NOTLS | (s->set.no_sync ? MDB_NOSYNC : 0), 0600));
+  // A durable store leaves the meta page's sync to sync_through, outside
+  // LMDB's write lock (sync.c).
+  rc = lmdb_err(
+      mdb_env_open(s->env, dir, MDB_NOTLS | (s->set.no_sync ? MDB_NOSYNC : MDB_NOMETASYNC), 0600));
   if (rc == 0) {
     // An existing store may be larger than initial_map_size: adopt its size.
     mdb_env_set_mapsize(s->env, 0);
@@ -1099,6 +1131,7 @@ struct deliver_req {
   struct prepared *prep;
   size_t count;
   int small; // few items: a committer waits for such callers (group_commit)
+  int taken; // a committer has it: wait for that one to finish it
   int done;
   struct qwaiter *w; // from the store's pool; outlives the request
   struct deliver_req *next;
@@ -1354,15 +1387,17 @@ static int deliver_tx(ms_store *s, MDB_txn *t, void *p) {
 
 // commit_all writes every item of `list`: all in one transaction, or, if
 // that transaction fails, each item in a transaction of its own so that the
-// item at fault fails alone. Adds to the counters in *k.
-static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_counters *k) {
+// item at fault fails alone. Adds to the counters in *k. The commits are
+// not durable yet: it sets *seq for sync_through (group_commit).
+static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_counters *k,
+                       uint64_t *seq) {
   size_t n = 0;
   for (struct deliver_req *r = list; r; r = r->next)
     n += r->count;
   struct deliver_ctx c = {.list = list};
   c.acc = malloc(n * sizeof *c.acc);
   c.mb = malloc(n * sizeof *c.mb);
-  int rc = c.acc && c.mb ? run_write(s, deliver_tx, &c) : -ENOMEM;
+  int rc = c.acc && c.mb ? run_write_nosync(s, deliver_tx, &c, seq) : -ENOMEM;
   if (rc >= 0) {
     pthread_mutex_lock(&s->dictlock);
     s->dict_seen = c.dict_latest;
@@ -1383,7 +1418,7 @@ static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_co
           continue;
         c.one = r;
         c.one_item = i;
-        int one = run_write(s, deliver_tx, &c);
+        int one = run_write_nosync(s, deliver_tx, &c, seq);
         if (one < 0) {
           r->items[i].status = one;
         } else {
@@ -1474,7 +1509,9 @@ static void queue_leave(ms_store *s, struct qwaiter *w, int small) {
 // woke are usually about to return with their next message), then takes
 // the whole queue. Requests that arrive while it commits wait for the next
 // committer, so the queue fills during each fsync; when it is done it wakes
-// the callers it served and the oldest waiting one, which commits next. It
+// the oldest waiting caller, which commits next, then syncs (sync.c) while
+// that one builds its transaction, and only then wakes the callers it
+// served: none of them returns before its messages are durable. It
 // signals them after letting go of qlock (their waiters are pooled, see
 // struct qwaiter), so that a woken caller does not at once block on the
 // lock its waker still holds.
@@ -1493,7 +1530,7 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
   if (leader_due(s))
     pthread_cond_signal(&s->qarrive);
   while (!req->done) {
-    if (s->committing) {
+    if (s->committing || req->taken) {
       pthread_cond_wait(&req->w->cv, &s->qlock);
       continue;
     }
@@ -1516,6 +1553,8 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
       s->leader_wait = 0;
     }
     struct deliver_req *list = s->qhead;
+    for (struct deliver_req *r = list; r; r = r->next)
+      r->taken = 1;
     s->qhead = s->qtail = NULL;
     s->last_reqs = s->queued;
     s->queued = 0;
@@ -1535,8 +1574,9 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
           wake[nwake++] = r->w;
     struct ms_store_counters k = {0};
     struct timespec t0, t1;
+    uint64_t seq = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    commit_all(s, list, &k);
+    commit_all(s, list, &k, &seq);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     pthread_mutex_lock(&s->qlock);
     s->last_commit_ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t1.tv_nsec -
@@ -1545,6 +1585,20 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
     s->counters.delivered += k.delivered;
     if (k.largest > s->counters.largest)
       s->counters.largest = k.largest;
+    s->committing = 0;
+    // The oldest request that arrived during this commit commits next,
+    // while this thread syncs.
+    struct qwaiter *lead = s->qhead ? s->qhead->w : NULL;
+    pthread_mutex_unlock(&s->qlock);
+    if (lead)
+      pthread_cond_signal(&lead->cv);
+    int sr = sync_through(s, seq);
+    if (sr < 0) // stored, but not known to be durable: not a success
+      for (struct deliver_req *r = list; r; r = r->next)
+        for (size_t i = 0; i < r->count; i++)
+          if (r->prep[i].blob && r->items[i].status == 0)
+            r->items[i].status = sr;
+    pthread_mutex_lock(&s->qlock);
     // Read next before done: a waiter may return and free its request
     // (not before this thread lets go of qlock).
     for (struct deliver_req *r = list, *next; r; r = next) {
@@ -1553,14 +1607,9 @@ static void group_commit(ms_store *s, struct deliver_req *req) {
       if (!wake && r != req)
         pthread_cond_signal(&r->w->cv);
     }
-    s->committing = 0;
-    // The oldest request that arrived during this commit commits next.
-    struct qwaiter *lead = s->qhead ? s->qhead->w : NULL;
     pthread_mutex_unlock(&s->qlock);
     for (size_t i = 0; i < nwake; i++)
       pthread_cond_signal(&wake[i]->cv);
-    if (lead)
-      pthread_cond_signal(&lead->cv);
     if (wake != stack)
       free(wake);
     pthread_mutex_lock(&s->qlock);
@@ -1654,6 +1703,9 @@ int ms_store_counters_get(ms_store *store, struct ms_store_counters *out) {
   pthread_mutex_lock(&store->qlock);
   *out = store->counters;
   pthread_mutex_unlock(&store->qlock);
+  pthread_mutex_lock(&store->synclock);
+  out->syncs = store->syncs;
+  pthread_mutex_unlock(&store->synclock);
   return 0;
 }
 

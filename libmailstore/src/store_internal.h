@@ -23,6 +23,9 @@
 #define txn_abort mss_txn_abort
 #define txn_commit mss_txn_commit
 #define run_write mss_run_write
+#define txn_commit_nosync mss_txn_commit_nosync
+#define run_write_nosync mss_run_write_nosync
+#define sync_through mss_sync_through
 #define get mss_get
 #define put mss_put
 #define del mss_del
@@ -114,6 +117,14 @@ struct ms_store {
   // size this process last saw or made; write transactions only.
   uint32_t psize;
   uint64_t tail_end;
+  // Durability (sync.c): LMDB runs with MDB_NOMETASYNC, and a commit is
+  // made durable by an fdatasync outside LMDB's write lock. Under synclock:
+  // the number of write commits this handle made (commit_seq), how many of
+  // them a completed sync covers (synced_seq), the syncs issued, and the
+  // first sync error, after which no commit is reported durable.
+  pthread_mutex_t synclock;
+  uint64_t commit_seq, synced_seq, syncs;
+  int sync_err;
 };
 
 // lmdb_err maps an LMDB return code to 0, MS_ERR_* or -errno (MDB_MAP_FULL
@@ -124,7 +135,22 @@ int lmdb_err(int rc);
 // txn_abort or txn_commit.
 int txn_begin(ms_store *s, unsigned flags, MDB_txn **t);
 void txn_abort(ms_store *s, MDB_txn *t);
+
+// txn_commit commits write transaction t and returns once it is durable
+// (sync_through), having let go of LMDB's write lock first, so that the
+// next writer builds its transaction while this one syncs.
 int txn_commit(ms_store *s, MDB_txn *t);
+
+// txn_commit_nosync commits t without waiting for it to be durable, and
+// sets *seq to the commit's number for sync_through, which must be called
+// before anyone is told that the commit succeeded.
+int txn_commit_nosync(ms_store *s, MDB_txn *t, uint64_t *seq);
+
+// sync_through makes every commit of this handle up to number seq durable:
+// returns at once if a completed sync already covers it, else syncs the
+// data file (mdb_env_sync). A sync error is sticky (sync.c). Returns 0 or
+// a negative error; a store opened with no_sync returns 0 at once.
+int sync_through(ms_store *s, uint64_t seq);
 
 typedef int (*write_fn)(ms_store *s, MDB_txn *t, void *ctx);
 
@@ -132,6 +158,11 @@ typedef int (*write_fn)(ms_store *s, MDB_txn *t, void *ctx);
 // write its outputs only through ctx so that a retry after growing the map
 // starts from scratch. Returns fn's non-negative result or an error.
 int run_write(ms_store *s, write_fn fn, void *ctx);
+
+// run_write_nosync is run_write without the final sync: it sets *seq to the
+// commit's number (left alone when nothing was committed), and the caller
+// must call sync_through before reporting success.
+int run_write_nosync(ms_store *s, write_fn fn, void *ctx, uint64_t *seq);
 
 static inline MDB_val val(const void *p, size_t n) {
   MDB_val v = {n, (void *)p};

@@ -562,13 +562,18 @@ START_TEST(kill9_during_keyword_changes) {
       }
     }
     close(p[1]);
-    struct timespec ts = {0, (long)(50 + rand() % 250) * 1000000L};
+    // Wait for the child's first acknowledged change before the random
+    // delay, so that a slow machine (ASan under load) still kills it in
+    // the middle of its work rather than while it opens the store.
+    uint32_t last = 0, g;
+    if (read(p[0], &g, sizeof g) == sizeof g)
+      last = g;
+    struct timespec ts = {0, (long)(rand() % 250) * 1000000L};
     nanosleep(&ts, NULL);
     kill(pid, SIGKILL);
     int status;
     ck_assert_int_eq(waitpid(pid, &status, 0), pid);
     ck_assert_msg(WIFSIGNALED(status), "child exited by itself: %d", WEXITSTATUS(status));
-    uint32_t last = 0, g;
     while (read(p[0], &g, sizeof g) == sizeof g)
       last = g;
     close(p[0]);

@@ -1,8 +1,12 @@
 #!/bin/bash
 # run.sh: keepd against redis-server and memcached on loopback, one server
 # loaded at a time, each on a private port, in one run (see README.md).
-#   tools/keep-bench/run.sh BUILDDIR [SECONDS] [REPEATS]
-# Environment: RATES (open-loop rates searched, requests/s, ascending),
+#   tools/keep-bench/run.sh BUILDDIR [SECONDS=2] [REPEATS=5]
+# Environment: RATES (the open-loop ladder, requests/s, ascending),
+# BISECT (rounds of bisection of keepd's and Redis's 1 ms brackets after the
+# ladder, default 2; 0: none), TICK (keep-bench --tick-us in µs, or auto:
+# 0 below 60,000 requests/s and 50 from there on; the default),
+# KEEPD_ARGS (more keepd options, e.g. "--busy-poll 50"),
 # SUBS and PUBRATE (pub/sub fan-out: subscribers, messages/s; 50 and 2000),
 # FILL (keys for the memory measurement, default 10000000; 0 skips it),
 # OUT (file for the JSON lines, default a temporary one, kept),
@@ -14,8 +18,14 @@
 set -eu
 build=${1:?usage: run.sh BUILDDIR [SECONDS] [REPEATS]}
 secs=${2:-2}
-repeats=${3:-3}
-rates=${RATES:-5000 10000 20000 40000 80000 160000}
+repeats=${3:-5}
+rates=${RATES:-10000 20000 30000 40000 50000 60000 80000 100000 120000 160000 200000}
+# The closed loop and pub/sub vary less than the open loop's tails: 3
+# repeats of them at most keep the run near 12 minutes.
+few=$((repeats < 3 ? repeats : 3))
+bisect=${BISECT:-2}
+tick=${TICK:-auto}
+read -ra keepd_args <<<"${KEEPD_ARGS:-}"
 fill=${FILL:-10000000}
 keepd="$build/servers/keepd/keepd"
 null="$build/tools/keep-bench/keep-null"
@@ -52,7 +62,8 @@ pubrate=${PUBRATE:-2000}
 
 start_keepd() { # the cap leaves room for FILL small keys
   rm -f "$dir/port"
-  "${srv_pre[@]}" "$keepd" --port 0 --port-file "$dir/port" --memory-cap 2G --plaintext 2>"$dir/keepd.log" &
+  "${srv_pre[@]}" "$keepd" --port 0 --port-file "$dir/port" --memory-cap 2G --plaintext \
+    "${keepd_args[@]}" 2>"$dir/keepd.log" &
   kpid=$!
   pids="$pids $kpid"
   for _ in $(seq 200); do [ -s "$dir/port" ] && break; sleep 0.05; done
@@ -102,26 +113,39 @@ stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
 emit() { tee -a "$out"; }
 note() { printf '{"note":"%s"}\n' "$*" | emit; }
 
-note "load average before: $(cut -d' ' -f1-3 /proc/loadavg); cpus: $(nproc); generator: ${gen_pre[*]:-unpinned}; servers: ${srv_pre[*]:-unpinned}"
+note "load average before: $(cut -d' ' -f1-3 /proc/loadavg); cpus: $(nproc); generator: ${gen_pre[*]:-unpinned}; servers: ${srv_pre[*]:-unpinned}; tick-us $tick; keepd ${KEEPD_ARGS:-}"
 
-# 1. Latency: for each repeat and rate, each server in turn (interleaved, so
-# a change in the machine's load hits all alike), keep-null first: the
-# generator's floor.
+# open_loop WHO RATE: one open-loop run of the mix against one server (null
+# is keep-null, the generator's floor).
+open_loop() {
+  local args
+  case $1 in
+  null) args=(--proto keep --port "$xport" --impl null --server-pid "$xpid") ;;
+  keepd) args=(--proto keep --port "$kport" --server-pid "$kpid") ;;
+  resp) args=(--proto resp --port "$rport" --server-pid "$rpid") ;;
+  memcached) args=(--proto mc --port "$mport" --server-pid "$mpid") ;;
+  esac
+  # TICK=auto batches only where the generator would fill its CPU without
+  # it (README.md, "Batching the generator"); every server, keep-null
+  # included, gets the same setting at a given rate.
+  local t=$tick
+  [ "$t" = auto ] && t=$(($2 >= 60000 ? 50 : 0))
+  "${bench[@]}" "${args[@]}" --op mix --seconds "$secs" --threads 2 --rate "$2" \
+    --tick-us "$t" | emit || true
+}
+
+# 1. Latency: the ladder. For each repeat and rate, each server in turn
+# (interleaved, so that a change in the machine's load hits all alike),
+# keep-null first: the generator's floor.
 start_null
 start_keepd
 start_redis
 start_memcached
 for rep in $(seq "$repeats"); do
   for rate in $rates; do
-    "${bench[@]}" --proto keep --port "$xport" --op mix --seconds "$secs" --threads 2 \
-      --rate "$rate" --impl null --server-pid "$xpid" | emit || true
-    "${bench[@]}" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 \
-      --rate "$rate" --server-pid "$kpid" | emit || true
-    "${bench[@]}" --proto resp --port "$rport" --op mix --seconds "$secs" --threads 2 \
-      --rate "$rate" --server-pid "$rpid" | emit || true
-    "${bench[@]}" --proto mc --port "$mport" --op mix --seconds "$secs" --threads 2 \
-      --rate "$rate" --server-pid "$mpid" | emit || true
+    for who in null keepd resp memcached; do open_loop "$who" "$rate"; done
   done
+  [ "$rep" -le "$few" ] || continue
   # Closed loop, pipelined: throughput and CPU time per request.
   "${bench[@]}" --proto keep --port "$kport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
     --server-pid "$kpid" | emit || true
@@ -132,13 +156,28 @@ for rep in $(seq "$repeats"); do
   "${bench[@]}" --proto mc --port "$mport" --op mix --seconds "$secs" --threads 2 --pipeline 16 \
     --server-pid "$mpid" | emit || true
 done
+# 1b. Bisection: where keepd's or Redis's 1 ms bracket from the ladder
+# ([last rate passed, first failed), median p99 over the repeats, judged
+# where keep-null's is under 1 ms too; summary.py) is wider than 10%, its
+# middle is run, keep-null at the same rate first, repeats interleaved.
+for _ in $(seq "$bisect"); do
+  next=$(python3 "$(dirname "$0")/summary.py" --next "$out")
+  [ -n "$next" ] || break
+  note "bisection: $(echo $next)"
+  for rep in $(seq "$repeats"); do
+    while read -r who rate; do
+      open_loop null "$rate"
+      open_loop "$who" "$rate"
+    done <<<"$next"
+  done
+done
 stop "$mpid"
 stop "$xpid"
 
 # 2. Pub/sub fan-out: SUBS subscribers of one topic, PUBRATE messages/s of
 # 64 bytes; keepd, Redis and nats-server in turn.
 start_nats
-for rep in $(seq "$repeats"); do
+for rep in $(seq "$few"); do
   "${bench[@]}" --proto keep --port "$kport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
     --server-pid "$kpid" | emit || true
   "${bench[@]}" --proto resp --port "$rport" --pubsub "$subs" --rate "$pubrate" --seconds "$secs" \
@@ -204,7 +243,7 @@ if [ "$fill" -gt 0 ]; then
 fi
 note "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# 4. The table: per server the highest rate whose p99 stayed under 1 ms in
-# every repeat, p99.9 there, CPU time per request, and ratios to Redis.
+# 4. The tables: per server the 1 ms bracket (median and strict), p99.9
+# there, CPU time per request, and ratios to Redis and memcached.
 python3 "$(dirname "$0")/summary.py" "$out"
 echo "JSON lines: $out"

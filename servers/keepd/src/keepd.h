@@ -66,6 +66,10 @@ typedef struct keepd_settings {
   const char *tls_key_file;
   const char *tls_clients_file;
   uint32_t handshake_timeout_ms; // 0: KEEPD_DEFAULT_HANDSHAKE_MS
+  // busy_poll_us: after a turn that handled events, a shard polls epoll
+  // without sleeping for this long before it blocks (0: blocks at once; see
+  // shard_main).
+  uint32_t busy_poll_us;
   bool plaintext;
   // cluster is the member list and this member's place in it; NULL for a
   // single node (keepd_cluster.h).

@@ -58,6 +58,7 @@ struct keepd_shard {
   pthread_t thread;
   int epfd, efd, lfd;
   uint64_t now;
+  uint64_t last_work_ns; // when a turn last handled events (busy_poll_us)
   keepd_store store;
   struct keepd_topic *topics[KEEPD_TOPIC_BUCKETS];
   struct keepd_conn **conns; // by descriptor

@@ -648,6 +648,55 @@ START_TEST(busy_port_is_refused) {
 }
 END_TEST
 
+// cpu_ticks returns the CPU time (user + system, in clock ticks) that
+// process pid has used so far, from /proc/PID/stat.
+static unsigned long long cpu_ticks(pid_t pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  // Fields 14 and 15 (utime, stime) follow the command name's ')'.
+  const char *q = strrchr(buf, ')');
+  ck_assert_ptr_nonnull(q);
+  unsigned long long ut = 0, st = 0;
+  ck_assert_int_eq(sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st),
+                   2);
+  return ut + st;
+}
+
+// --busy-poll keeps a shard polling only for a while after a turn that had
+// work: requests are answered as usual, and an idle daemon goes back to
+// sleep (a shard that kept spinning would use a whole CPU second per
+// second here). Values above 1000 us are refused.
+START_TEST(busy_poll_answers_and_sleeps_when_idle) {
+  struct keepd_proc p, q;
+  const char *too_long[] = {"--busy-poll", "1001", NULL};
+  ck_assert_int_eq(keepd_start(&q, keepd_bin, too_long), -1);
+  keepd_stop(&q);
+  const char *extra[] = {"--shards", "1", "--busy-poll", "1000", NULL};
+  start(&p, extra);
+  keep_client *c = client_for(&p);
+  for (int i = 0; i < 200; i++) {
+    char k[16];
+    int kl = snprintf(k, sizeof k, "bp%d", i);
+    int64_t v;
+    ck_assert_int_eq(keep_incr(c, &v, k, (size_t)kl, i, 0), 0);
+    ck_assert_int_eq(v, i);
+  }
+  unsigned long long before = cpu_ticks(p.pid);
+  keepd_sleep_ms(1000);
+  unsigned long long used = cpu_ticks(p.pid) - before;
+  long hz = sysconf(_SC_CLK_TCK);
+  ck_assert_msg(used * 4 < (unsigned long long)hz, "idle daemon used %llu of %ld ticks", used, hz);
+  ck_assert_int_eq(keep_ping(c), 0);
+  keep_client_free(c);
+  stop(&p);
+}
+END_TEST
+
 START_TEST(non_loopback_listen_is_refused) {
   struct keepd_proc p;
   const char *extra[] = {"--listen", "0.0.0.0", NULL};
@@ -681,6 +730,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, configuration_file_is_read);
   tcase_add_test(tc, busy_port_is_refused);
   tcase_add_test(tc, non_loopback_listen_is_refused);
+  tcase_add_test(tc, busy_poll_answers_and_sleeps_when_idle);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -247,4 +247,12 @@ int mp_typed_mime_parse_general(mp_str *type, mp_str *subtype, size_t *num_param
                                 size_t params_cap, char *text, size_t text_cap, size_t *text_len,
                                 unsigned *out_flags, const char *in, size_t in_len);
 
+// mp_address_list_parse_general is mp_address_list_parse() without its fast
+// path for the common forms: the reference the fast path is tested and
+// fuzzed against (tests/test_typed_address.c, fuzz/fuzz_typed_address.c).
+// Same arguments, results and errors.
+int mp_address_list_parse_general(mp_address *out, size_t out_cap, size_t *num_out, char *text,
+                                  size_t text_cap, size_t *text_len, unsigned *out_flags,
+                                  const char *in, size_t in_len);
+
 #endif // MP_TYPED_INTERNAL_H

@@ -6,6 +6,11 @@
 // RFC 2047 words in values, unquoted values with spaces or specials,
 // unescaped backslashes in Windows paths. Values are converted to UTF-8 in
 // the caller's text buffer.
+#include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "charclass.h"
 #include "typed_internal.h"
 
@@ -496,47 +501,101 @@ static int parse_params(struct mp_tb *tb, mp_param *params, size_t params_cap, s
 // most of the cost. fast_common reads exactly that form in one pass and
 // gives up on anything else (comments, RFC 2231 names, quoted pairs, white
 // space, '=' or 8-bit bytes in a value, empty values, duplicate names, a
-// full parameter array or text buffer, junk), and parse_common then runs
-// the general parser from the start. Where it succeeds its results are the
-// general parser's, byte for byte and with no flag (tests/test_typed_mime.c
-// compares the two on generated values).
+// full parameter array, a text buffer shorter than the value, junk), and
+// parse_common then runs the general parser from the start. Where it
+// succeeds its results are the general parser's, byte for byte and with no
+// flag (tests/test_typed_mime.c compares the two on generated values).
 
 enum {
   FAST_TOKEN = 1, // an ASCII token character (RFC 2045 §5.1)
   FAST_QVAL = 2,  // a byte the fast path copies from a quoted value: printable
                   // ASCII, SP and HT, but '"', '=' (an encoded word) and '\\'
+  FAST_NAME = 4,  // a token character of a parameter name the fast path
+                  // takes: all but '*' (RFC 2231 sections and charsets)
 };
 
 // fast_class holds the FAST_* classes of every byte, one lookup per byte
 // of the value (the range tests and the tspecial lookup were three).
 static const uint8_t fast_class[256] = {
 #define FAST_Q(c) [c] = FAST_QVAL
-#define FAST_TQ(c) [c] = FAST_TOKEN | FAST_QVAL
-    FAST_Q(' '),  FAST_Q('\t'),  FAST_Q('('),  FAST_Q(')'),  FAST_Q('<'),  FAST_Q('>'),
-    FAST_Q('@'),  FAST_Q(','),   FAST_Q(';'),  FAST_Q(':'),  FAST_Q('/'),  FAST_Q('['),
-    FAST_Q(']'),  FAST_Q('?'),   FAST_TQ('!'), FAST_TQ('#'), FAST_TQ('$'), FAST_TQ('%'),
-    FAST_TQ('&'), FAST_TQ('\''), FAST_TQ('*'), FAST_TQ('+'), FAST_TQ('-'), FAST_TQ('.'),
-    FAST_TQ('^'), FAST_TQ('_'),  FAST_TQ('`'), FAST_TQ('{'), FAST_TQ('|'), FAST_TQ('}'),
-    FAST_TQ('~'), FAST_TQ('0'),  FAST_TQ('1'), FAST_TQ('2'), FAST_TQ('3'), FAST_TQ('4'),
-    FAST_TQ('5'), FAST_TQ('6'),  FAST_TQ('7'), FAST_TQ('8'), FAST_TQ('9'), FAST_TQ('A'),
-    FAST_TQ('B'), FAST_TQ('C'),  FAST_TQ('D'), FAST_TQ('E'), FAST_TQ('F'), FAST_TQ('G'),
-    FAST_TQ('H'), FAST_TQ('I'),  FAST_TQ('J'), FAST_TQ('K'), FAST_TQ('L'), FAST_TQ('M'),
-    FAST_TQ('N'), FAST_TQ('O'),  FAST_TQ('P'), FAST_TQ('Q'), FAST_TQ('R'), FAST_TQ('S'),
-    FAST_TQ('T'), FAST_TQ('U'),  FAST_TQ('V'), FAST_TQ('W'), FAST_TQ('X'), FAST_TQ('Y'),
-    FAST_TQ('Z'), FAST_TQ('a'),  FAST_TQ('b'), FAST_TQ('c'), FAST_TQ('d'), FAST_TQ('e'),
-    FAST_TQ('f'), FAST_TQ('g'),  FAST_TQ('h'), FAST_TQ('i'), FAST_TQ('j'), FAST_TQ('k'),
-    FAST_TQ('l'), FAST_TQ('m'),  FAST_TQ('n'), FAST_TQ('o'), FAST_TQ('p'), FAST_TQ('q'),
-    FAST_TQ('r'), FAST_TQ('s'),  FAST_TQ('t'), FAST_TQ('u'), FAST_TQ('v'), FAST_TQ('w'),
+#define FAST_TQ(c) [c] = FAST_TOKEN | FAST_QVAL | FAST_NAME
+    FAST_Q(' '),  FAST_Q('\t'),  FAST_Q('('),
+    FAST_Q(')'),  FAST_Q('<'),   FAST_Q('>'),
+    FAST_Q('@'),  FAST_Q(','),   FAST_Q(';'),
+    FAST_Q(':'),  FAST_Q('/'),   FAST_Q('['),
+    FAST_Q(']'),  FAST_Q('?'),   FAST_TQ('!'),
+    FAST_TQ('#'), FAST_TQ('$'),  FAST_TQ('%'),
+    FAST_TQ('&'), FAST_TQ('\''), ['*'] = FAST_TOKEN | FAST_QVAL,
+    FAST_TQ('+'), FAST_TQ('-'),  FAST_TQ('.'),
+    FAST_TQ('^'), FAST_TQ('_'),  FAST_TQ('`'),
+    FAST_TQ('{'), FAST_TQ('|'),  FAST_TQ('}'),
+    FAST_TQ('~'), FAST_TQ('0'),  FAST_TQ('1'),
+    FAST_TQ('2'), FAST_TQ('3'),  FAST_TQ('4'),
+    FAST_TQ('5'), FAST_TQ('6'),  FAST_TQ('7'),
+    FAST_TQ('8'), FAST_TQ('9'),  FAST_TQ('A'),
+    FAST_TQ('B'), FAST_TQ('C'),  FAST_TQ('D'),
+    FAST_TQ('E'), FAST_TQ('F'),  FAST_TQ('G'),
+    FAST_TQ('H'), FAST_TQ('I'),  FAST_TQ('J'),
+    FAST_TQ('K'), FAST_TQ('L'),  FAST_TQ('M'),
+    FAST_TQ('N'), FAST_TQ('O'),  FAST_TQ('P'),
+    FAST_TQ('Q'), FAST_TQ('R'),  FAST_TQ('S'),
+    FAST_TQ('T'), FAST_TQ('U'),  FAST_TQ('V'),
+    FAST_TQ('W'), FAST_TQ('X'),  FAST_TQ('Y'),
+    FAST_TQ('Z'), FAST_TQ('a'),  FAST_TQ('b'),
+    FAST_TQ('c'), FAST_TQ('d'),  FAST_TQ('e'),
+    FAST_TQ('f'), FAST_TQ('g'),  FAST_TQ('h'),
+    FAST_TQ('i'), FAST_TQ('j'),  FAST_TQ('k'),
+    FAST_TQ('l'), FAST_TQ('m'),  FAST_TQ('n'),
+    FAST_TQ('o'), FAST_TQ('p'),  FAST_TQ('q'),
+    FAST_TQ('r'), FAST_TQ('s'),  FAST_TQ('t'),
+    FAST_TQ('u'), FAST_TQ('v'),  FAST_TQ('w'),
     FAST_TQ('x'), FAST_TQ('y'),  FAST_TQ('z'),
 #undef FAST_Q
 #undef FAST_TQ
 };
 
-// fast_token_len returns the length of the run of ASCII token characters
-// at the start of `p`.
-static size_t fast_token_len(const uint8_t *p, size_t n) {
+// fast_copy copies the run of bytes of class `cls` at the start of `p` to
+// `o` (lowercased when `lower`) in the same pass that finds its end, and
+// returns its length. The caller has made sure `o` has room for `n` bytes.
+static size_t fast_copy(char *o, const uint8_t *p, size_t n, uint8_t cls, bool lower) {
   size_t i = 0;
-  while (i < n && (fast_class[p[i]] & FAST_TOKEN))
+  if (lower) {
+    while (i < n && (fast_class[p[i]] & cls)) {
+      o[i] = (char)mp_lower(p[i]);
+      i++;
+    }
+  } else {
+    while (i < n && (fast_class[p[i]] & cls)) {
+      o[i] = (char)p[i];
+      i++;
+    }
+  }
+  return i;
+}
+
+// fast_qval_len returns the length of the run of FAST_QVAL bytes at the
+// start of `p`: 16 bytes a step with SSE2 (the x86-64 baseline), since
+// quoted values (boundaries, file names) run to tens of bytes.
+static size_t fast_qval_len(const uint8_t *p, size_t n) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  // A byte leaves the run when it is below SP but not HT, DEL or above
+  // (signed: negative), or '"', '=' or '\\'.
+  const __m128i sp = _mm_set1_epi8(' '), del = _mm_set1_epi8(0x7f);
+  const __m128i ht = _mm_set1_epi8('\t'), dq = _mm_set1_epi8('"');
+  const __m128i eq = _mm_set1_epi8('='), bs = _mm_set1_epi8('\\');
+  for (; n - i >= 16; i += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+    __m128i bad = _mm_andnot_si128(_mm_cmpeq_epi8(v, ht), _mm_cmpgt_epi8(sp, v));
+    bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, del));
+    bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, eq)));
+    bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, bs));
+    unsigned m = (unsigned)_mm_movemask_epi8(bad);
+    if (m != 0)
+      return i + (size_t)__builtin_ctz(m);
+  }
+#endif
+  while (i < n && (fast_class[p[i]] & FAST_QVAL))
     i++;
   return i;
 }
@@ -548,46 +607,33 @@ static size_t fast_skip_wsp(const uint8_t *p, size_t n, size_t i) {
   return i;
 }
 
-// fast_put copies `n` bytes (lowercased when `lower`) to the text buffer at
-// `*len` and points `out` at them; false when they do not fit.
-static bool fast_put(char *text, size_t text_cap, size_t *len, mp_str *out, const uint8_t *p,
-                     size_t n, bool lower) {
-  if (n > text_cap - *len)
-    return false;
-  char *o = text + *len;
-  if (lower) {
-    for (size_t i = 0; i < n; i++)
-      o[i] = (char)mp_lower(p[i]);
-  } else {
-    memcpy(o, p, n);
-  }
-  out->p = o;
-  out->len = n;
-  *len += n;
-  return true;
-}
-
 // fast_common is parse_common for the simple form (see above): 1 when it
 // parsed the value, 0 when the general parser must. `subtype` NULL reads a
-// Content-Disposition.
+// Content-Disposition. Every string it writes is a distinct piece of `in`,
+// so a text buffer of `in_len` bytes holds them all; with a smaller one it
+// leaves the value to the general parser, and no write needs a check.
 static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
                        size_t params_cap, char *text, size_t text_cap, size_t *text_len,
                        const uint8_t *in, size_t in_len) {
-  if (text == NULL || in == NULL)
+  if (text == NULL || in == NULL || text_cap < in_len)
     return 0;
   size_t i = fast_skip_wsp(in, in_len, 0), len = 0, n;
-  n = fast_token_len(in + i, in_len - i);
-  if (n == 0 || !fast_put(text, text_cap, &len, type, in + i, n, true))
+  n = fast_copy(text, in + i, in_len - i, FAST_TOKEN, true);
+  if (n == 0)
     return 0;
+  *type = (mp_str){text, n};
+  len = n;
   i += n;
   if (subtype != NULL) {
     i = fast_skip_wsp(in, in_len, i);
     if (i == in_len || in[i] != '/')
       return 0;
     i = fast_skip_wsp(in, in_len, i + 1);
-    n = fast_token_len(in + i, in_len - i);
-    if (n == 0 || !fast_put(text, text_cap, &len, subtype, in + i, n, true))
+    n = fast_copy(text + len, in + i, in_len - i, FAST_TOKEN, true);
+    if (n == 0)
       return 0;
+    *subtype = (mp_str){text + len, n};
+    len += n;
     i += n;
   }
   // "type/subtype junk; ..." is flagged by the general parser.
@@ -601,13 +647,15 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
       i++;
     if (i == in_len)
       break;
-    n = fast_token_len(in + i, in_len - i);
-    if (n == 0 || np == params_cap || memchr(in + i, '*', n) != NULL)
+    if (np == params_cap)
       return 0;
-    const uint8_t *name = in + i;
+    char *name = text + len;
+    n = fast_copy(name, in + i, in_len - i, FAST_NAME, true);
+    if (n == 0 || (i + n < in_len && in[i + n] == '*'))
+      return 0;
     for (size_t k = 0; k < np; k++)
-      if (name_eq(name, n, params[k].name.p, params[k].name.len))
-        return 0;
+      if (params[k].name.len == n && memcmp(params[k].name.p, name, n) == 0)
+        return 0; // both lowercased: a duplicate
     i = fast_skip_wsp(in, in_len, i + n);
     if (i == in_len || in[i] != '=')
       return 0;
@@ -618,8 +666,7 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
       val = in + i + 1;
       size_t k = 0, rest = in_len - i - 1;
       for (;;) {
-        while (k < rest && (fast_class[val[k]] & FAST_QVAL))
-          k++;
+        k += fast_qval_len(val + k, rest - k);
         // A '=' that cannot start an encoded word ("----=_Part_1") is
         // copied as it is by mp_tb_word().
         if (k + 1 < rest && val[k] == '=' && val[k + 1] != '?') {
@@ -634,10 +681,11 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
       if (k > 0 && (mp_charclass[val[0]] & MP_CC_WSP || mp_charclass[val[k - 1]] & MP_CC_WSP))
         return 0;
       vn = k;
+      memcpy(text + len + n, val, vn);
       i += k + 2;
     } else {
       val = in + i;
-      vn = fast_token_len(val, in_len - i);
+      vn = fast_copy(text + len + n, val, in_len - i, FAST_TOKEN, false);
       i += vn;
     }
     if (vn == 0)
@@ -647,9 +695,9 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
       return 0;
     mp_param *p = &params[np];
     memset(p, 0, sizeof *p);
-    if (!fast_put(text, text_cap, &len, &p->name, name, n, true) ||
-        !fast_put(text, text_cap, &len, &p->value, val, vn, false))
-      return 0;
+    p->name = (mp_str){name, n};
+    p->value = (mp_str){text + len + n, vn};
+    len += n + vn;
     np++;
   }
   *num_params = np;

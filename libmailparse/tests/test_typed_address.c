@@ -10,6 +10,7 @@
 
 #include "corvid_libtest.h"
 #include "mailparse.h"
+#include "typed_internal.h"
 
 // Each entry is shown as [G:]name|local@domain[#group], joined by "; ".
 struct vec {
@@ -200,6 +201,146 @@ START_TEST(arguments) {
 }
 END_TEST
 
+// Pieces the generated values are made of: the forms the fast path takes,
+// next to everything that must send it to the general parser.
+static const char *const gen_names[] = {"John",
+                                        "John Doe",
+                                        "  Mary \r\n Smith",
+                                        "\"Joe Q. Public\"",
+                                        "Joe Q. Public",
+                                        "\"\"",
+                                        "\"\" x",
+                                        "A \"\" B",
+                                        "A \"\"B",
+                                        "\"a\\\"b\"",
+                                        "=?utf-8?q?J=C3=B6rg?=",
+                                        "(c) John",
+                                        "J\xc3\xb6rg",
+                                        "\" lead\"",
+                                        "\"trail \"",
+                                        "\"a\r\n b\"",
+                                        "\"x\"y",
+                                        "Who?",
+                                        "a=b c=",
+                                        "Dept:",
+                                        "\"tab\there\"",
+                                        "\"Doe, John\"",
+                                        ".",
+                                        "\"unclosed",
+                                        "a\x01z",
+                                        "\"=?x\""};
+static const char *const gen_addrs[] = {"a@b.c",       "john.q.public@example.com",
+                                        "a..b@c",      "a.@b",
+                                        ".a@b",        "\"q l\"@d",
+                                        "a@[1.2.3.4]", "@r.test:a@b",
+                                        "a @ b",       "a@b.",
+                                        "x=y@z",       "a=?x@y",
+                                        "a",           "",
+                                        "a@b(c)",      "x@y z",
+                                        "a@b@c",       "\xc3\xa9@x.y",
+                                        "a@b=",        "O'Neil+tag@ex-ample.org"};
+static const char *const gen_comments[] = {"(Name)",    "(John X. Doe)",   "()",
+                                           "( a  b )",  "(=?utf-8?q?x?=)", "(a (nested) b)",
+                                           "(unclosed", "(a\\)b)",         "(J\xc3\xb6rg)",
+                                           "(a\r\n b)", "(x) (y)",         "(\xff)"};
+static const char *const gen_seps[] = {",", ", ", " ,\r\n ", ",,", ";", ", ,", ":", " "};
+
+// gen_pick returns one element of `v` (`n` of them) chosen by `*state`.
+static const char *gen_pick(uint32_t *state, const char *const *v, size_t n) {
+  *state = *state * 1103515245u + 12345u;
+  return v[(*state >> 16) % n];
+}
+
+// gen_elem appends one list element: an address alone, in angle brackets,
+// after a name, followed by a comment, or in one of the broken forms.
+static size_t gen_elem(uint32_t *state, char *out, size_t cap) {
+  const char *addr = gen_pick(state, gen_addrs, sizeof gen_addrs / sizeof gen_addrs[0]);
+  const char *name = gen_pick(state, gen_names, sizeof gen_names / sizeof gen_names[0]);
+  const char *comment = gen_pick(state, gen_comments, sizeof gen_comments / sizeof gen_comments[0]);
+  *state = *state * 1103515245u + 12345u;
+  switch ((*state >> 16) % 12) {
+  case 0:
+  case 1:
+    return (size_t)snprintf(out, cap, "%s", addr);
+  case 2:
+    return (size_t)snprintf(out, cap, "<%s>", addr);
+  case 3:
+  case 4:
+    return (size_t)snprintf(out, cap, "%s <%s>", name, addr);
+  case 5:
+    return (size_t)snprintf(out, cap, "%s<%s> ", name, addr);
+  case 6:
+    return (size_t)snprintf(out, cap, "%s %s", name, addr); // no angle brackets
+  case 7:
+    return (size_t)snprintf(out, cap, "%s %s", addr, comment);
+  case 8:
+    return (size_t)snprintf(out, cap, "%s%s ", addr, comment);
+  case 9:
+    return (size_t)snprintf(out, cap, "<%s> %s", addr, comment);
+  case 10:
+    return (size_t)snprintf(out, cap, "%s <%s>%s", name, addr, comment);
+  default:
+    return (size_t)snprintf(out, cap, "%s <%s", name, addr); // unterminated
+  }
+}
+
+// same_str checks that two strings of the two runs lie at the same offset of
+// their text buffers with the same length.
+static void same_str(mp_str a, const char *ta, mp_str b, const char *tb, const char *in) {
+  ck_assert_msg(a.len == b.len && (a.p == NULL) == (b.p == NULL), "\"%s\"", in);
+  if (a.p != NULL)
+    ck_assert_msg(a.p - ta == b.p - tb, "\"%s\"", in);
+}
+
+// The fast path for the common forms gives the general parser's results,
+// entry for entry and string for string, on generated values.
+START_TEST(fast_matches_general) {
+  uint32_t state = 1;
+  size_t clean = 0;
+  for (int iter = 0; iter < 20000; iter++) {
+    char in[512];
+    size_t len = 0;
+    int n = 1 + iter % 4;
+    if (iter % 9 == 0)
+      len += (size_t)snprintf(in, sizeof in, " \r\n ");
+    for (int k = 0; k < n && len < 400; k++) {
+      if (k > 0)
+        len += (size_t)snprintf(in + len, sizeof in - len, "%s",
+                                iter % 3 == 0 ? gen_pick(&state, gen_seps, 8) : ", ");
+      len += gen_elem(&state, in + len, sizeof in - len);
+    }
+    if (iter % 11 == 0)
+      len += (size_t)snprintf(in + len, sizeof in - len, "%s", iter % 2 ? " " : ",");
+    size_t acap = iter % 17 == 0 ? 1 : 8;
+    size_t cap = iter % 13 == 0 ? 12 : mp_typed_text_max_len(len);
+    char t1[4096], t2[4096];
+    mp_address a1[8], a2[8];
+    size_t l1 = 7, l2 = 7, n1 = 9, n2 = 9;
+    unsigned f1 = 0, f2 = 0;
+    memset(a1, 0, sizeof a1);
+    memset(a2, 0, sizeof a2);
+    int r1 = mp_address_list_parse(a1, acap, &n1, t1, cap, &l1, &f1, in, len);
+    int r2 = mp_address_list_parse_general(a2, acap, &n2, t2, cap, &l2, &f2, in, len);
+    ck_assert_msg(r1 == r2 && f1 == f2 && l1 == l2 && n1 == n2,
+                  "\"%s\": rc %d/%d flags %x/%x len %zu/%zu num %zu/%zu", in, r1, r2, f1, f2, l1,
+                  l2, n1, n2);
+    if (r1 != 0)
+      continue;
+    clean += (f1 & ~(unsigned)MP_TYPED_OBSOLETE) == 0;
+    ck_assert_msg(memcmp(t1, t2, l1) == 0, "\"%s\"", in);
+    for (size_t i = 0; i < n1; i++) {
+      same_str(a1[i].name, t1, a2[i].name, t2, in);
+      same_str(a1[i].local, t1, a2[i].local, t2, in);
+      same_str(a1[i].domain, t1, a2[i].domain, t2, in);
+      ck_assert_msg(a1[i].flags == a2[i].flags && a1[i].group == a2[i].group,
+                    "\"%s\" entry %zu: flags %x/%x", in, i, a1[i].flags, a2[i].flags);
+    }
+  }
+  // Both kinds of value were made: ones the fast path takes and the others.
+  ck_assert_uint_gt(clean, 2000);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("typed_address");
   TCase *tc = tcase_create("address");
@@ -208,5 +349,11 @@ int main(void) {
   tcase_add_test(tc, documented_bound);
   tcase_add_test(tc, arguments);
   suite_add_tcase(s, tc);
+  // Its own case: 20,000 values through both parsers, under ASan on a
+  // loaded machine, outlast Check's default 4 s.
+  TCase *diff = tcase_create("fast");
+  tcase_set_timeout(diff, 120);
+  tcase_add_test(diff, fast_matches_general);
+  suite_add_tcase(s, diff);
   return corvid_check_run(s);
 }

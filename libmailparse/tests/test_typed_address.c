@@ -10,6 +10,7 @@
 
 #include "corvid_libtest.h"
 #include "mailparse.h"
+#include "typed_check.h"
 #include "typed_internal.h"
 
 // Each entry is shown as [G:]name|local@domain[#group], joined by "; ".
@@ -282,14 +283,6 @@ static size_t gen_elem(uint32_t *state, char *out, size_t cap) {
   default:
     return (size_t)snprintf(out, cap, "%s <%s", name, addr); // unterminated
   }
-}
-
-// same_str checks that two strings of the two runs lie at the same offset of
-// their text buffers with the same length.
-static void same_str(mp_str a, const char *ta, mp_str b, const char *tb, const char *in) {
-  ck_assert_msg(a.len == b.len && (a.p == NULL) == (b.p == NULL), "\"%s\"", in);
-  if (a.p != NULL)
-    ck_assert_msg(a.p - ta == b.p - tb, "\"%s\"", in);
 }
 
 // The fast path for the common forms gives the general parser's results,

@@ -12,6 +12,7 @@
 
 #include "corvid_libtest.h"
 #include "mailparse.h"
+#include "typed_check.h"
 #include "typed_internal.h"
 
 // want: "type/subtype" then "; name=value" per parameter, and
@@ -208,14 +209,6 @@ static const char *const gen_seps[] = {"; ", ";", " ;\r\n\t", ";;", " ", "\r\n ;
 static const char *gen_pick(uint32_t *state, const char *const *v, size_t n) {
   *state = *state * 1103515245u + 12345u;
   return v[(*state >> 16) % n];
-}
-
-// same_str checks that two strings of the two runs lie at the same offset of
-// their text buffers with the same length.
-static void same_str(mp_str a, const char *ta, mp_str b, const char *tb, const char *in) {
-  ck_assert_msg(a.len == b.len && (a.p == NULL) == (b.p == NULL), "\"%s\"", in);
-  if (a.p != NULL)
-    ck_assert_msg(a.p - ta == b.p - tb, "\"%s\"", in);
 }
 
 START_TEST(fast_matches_general) {

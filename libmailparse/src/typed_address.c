@@ -475,13 +475,6 @@ static size_t fa_dot_atom(const uint8_t *p, size_t n, size_t i) {
   }
 }
 
-// fa_wsp skips white space as the tokenizer does when no comment is there.
-static size_t fa_wsp(const uint8_t *p, size_t n, size_t i) {
-  while (i < n && (mp_charclass[p[i]] & MP_CC_WSP))
-    i++;
-  return i;
-}
-
 // fa_put copies `n` bytes to the text buffer at `*len`; false when they do
 // not fit.
 static bool fa_put(char *text, size_t text_cap, size_t *len, const uint8_t *p, size_t n) {
@@ -524,7 +517,7 @@ static bool fa_phrase(mp_address *a, char *text, size_t text_cap, size_t *len, u
   size_t k = *i, start = *len;
   bool space = false;
   for (;;) {
-    size_t w = fa_wsp(p, n, k);
+    size_t w = mp_skip_wsp_at(p, n, k);
     space = space || w > k;
     k = w;
     if (k == n)
@@ -647,7 +640,7 @@ static int fast_list(mp_address *out, size_t out_cap, size_t *num_out, char *tex
   unsigned flags = 0;
   for (;;) {
     size_t el = i;
-    i = fa_wsp(p, n, i);
+    i = mp_skip_wsp_at(p, n, i);
     if (i == n || num == out_cap)
       return 0; // an empty element, or a full array: the general parser's
     mp_address *a = &out[num];
@@ -675,12 +668,12 @@ static int fast_list(mp_address *out, size_t out_cap, size_t *num_out, char *tex
       i++;
       a->flags = MP_ADDRESS_ANGLE;
     }
-    i = fa_wsp(p, n, i);
+    i = mp_skip_wsp_at(p, n, i);
     if (i < n && p[i] == '(') {
       // "x@y (Name)", "<x@y> (Name)", "Name <x@y> (comment)"
       if (!fa_comment(a, text, text_cap, &len, &flags, p, n, &i))
         return 0;
-      i = fa_wsp(p, n, i);
+      i = mp_skip_wsp_at(p, n, i);
     }
     num++;
     if (i == n)

@@ -99,6 +99,15 @@ static inline void mp_cur_skip_wsp(struct mp_cur *c) {
     mp_cur_skip(c, 1);
 }
 
+// mp_skip_wsp_at returns the index of the first byte at or after `i` in
+// p[0..n) that is not white space: the fast paths' skip where no comment
+// can be (typed_address.c, typed_mime.c).
+static inline size_t mp_skip_wsp_at(const uint8_t *p, size_t n, size_t i) {
+  while (i < n && (mp_charclass[p[i]] & MP_CC_WSP))
+    i++;
+  return i;
+}
+
 // Text builder: appends to the caller's text buffer; the first overflow sets
 // `err` (sticky) and later appends do nothing. It also carries the RFC 2047
 // state between words: the white space waiting to be written (dropped

@@ -600,13 +600,6 @@ static size_t fast_qval_len(const uint8_t *p, size_t n) {
   return i;
 }
 
-// fast_skip_wsp skips white space as skip_cfws does when no comment is there.
-static size_t fast_skip_wsp(const uint8_t *p, size_t n, size_t i) {
-  while (i < n && (mp_charclass[p[i]] & MP_CC_WSP))
-    i++;
-  return i;
-}
-
 // fast_common is parse_common for the simple form (see above): 1 when it
 // parsed the value, 0 when the general parser must. `subtype` NULL reads a
 // Content-Disposition. Every string it writes is a distinct piece of `in`,
@@ -617,7 +610,7 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
                        const uint8_t *in, size_t in_len) {
   if (text == NULL || in == NULL || text_cap < in_len)
     return 0;
-  size_t i = fast_skip_wsp(in, in_len, 0), len = 0, n;
+  size_t i = mp_skip_wsp_at(in, in_len, 0), len = 0, n;
   n = fast_copy(text, in + i, in_len - i, FAST_TOKEN, true);
   if (n == 0)
     return 0;
@@ -625,10 +618,10 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
   len = n;
   i += n;
   if (subtype != NULL) {
-    i = fast_skip_wsp(in, in_len, i);
+    i = mp_skip_wsp_at(in, in_len, i);
     if (i == in_len || in[i] != '/')
       return 0;
-    i = fast_skip_wsp(in, in_len, i + 1);
+    i = mp_skip_wsp_at(in, in_len, i + 1);
     n = fast_copy(text + len, in + i, in_len - i, FAST_TOKEN, true);
     if (n == 0)
       return 0;
@@ -637,7 +630,7 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
     i += n;
   }
   // "type/subtype junk; ..." is flagged by the general parser.
-  i = fast_skip_wsp(in, in_len, i);
+  i = mp_skip_wsp_at(in, in_len, i);
   if (i < in_len && in[i] != ';')
     return 0;
   size_t np = 0;
@@ -656,10 +649,10 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
     for (size_t k = 0; k < np; k++)
       if (params[k].name.len == n && memcmp(params[k].name.p, name, n) == 0)
         return 0; // both lowercased: a duplicate
-    i = fast_skip_wsp(in, in_len, i + n);
+    i = mp_skip_wsp_at(in, in_len, i + n);
     if (i == in_len || in[i] != '=')
       return 0;
-    i = fast_skip_wsp(in, in_len, i + 1);
+    i = mp_skip_wsp_at(in, in_len, i + 1);
     const uint8_t *val;
     size_t vn;
     if (i < in_len && in[i] == '"') {
@@ -690,7 +683,7 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
     }
     if (vn == 0)
       return 0;
-    i = fast_skip_wsp(in, in_len, i);
+    i = mp_skip_wsp_at(in, in_len, i);
     if (i < in_len && in[i] != ';')
       return 0;
     mp_param *p = &params[np];

@@ -20,6 +20,11 @@
 #define meta_destroy mss_meta_destroy
 #define meta_destroy_at mss_meta_destroy_at
 #define thread_assign mss_thread_assign
+#define thread_keys_make mss_thread_keys_make
+#define thread_keys_free mss_thread_keys_free
+#define thread_batch_reset mss_thread_batch_reset
+#define thread_batch_free mss_thread_batch_free
+#define thread_batch_flush mss_thread_batch_flush
 #define mitems_load mss_mitems_load
 #define mitems_free mss_mitems_free
 #define text_casecmp mss_text_casecmp
@@ -62,11 +67,60 @@ int summary_load(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, MDB_val *v
 // (record in *v), 0 (none) or an error.
 int summary_seek(MDB_cursor *c, uint32_t acct, uint64_t id, MDB_val *v);
 
+// THREAD_KEY_LEN is the length of a thread index key (FORMAT.md "Threads").
+#define THREAD_KEY_LEN 21
+
+// thread_keys is what the thread index needs of a new message, made from
+// its summary before the write transaction (thread_keys_make): h holds the
+// first 16 bytes of the SHA-256 of each id it names, nearest first (n_ids
+// of them), then, if has_subject, of its base subject; reply says whether
+// the subject may join it to a thread.
+struct thread_keys {
+  uint8_t (*h)[16];
+  size_t n_ids;
+  int has_subject;
+  int reply;
+};
+
+// thread_keys_make fills *out from summary sum (out->h malloc'd; NULL when
+// there is nothing to hash). Returns 0 or -ENOMEM. Needs no transaction.
+int thread_keys_make(struct thread_keys *out, const struct ms_summary *sum);
+
+// thread_keys_free frees k's hashes; a no-op on keys never made.
+void thread_keys_free(struct thread_keys *k);
+
+// thread_batch queues the thread index entries of one write transaction
+// (thread_index.c): e holds them in queue order, slot is an open-addressed
+// hash table of indexes into e (UINT32_MAX for empty). Zero-initialised
+// it is empty; thread_batch_free frees it.
+struct tentry;
+struct thread_batch {
+  struct tentry *e;
+  size_t n, cap;
+  uint32_t *slot;
+  size_t nslot;
+};
+
+// thread_batch_reset empties b, keeping its memory, for a transaction
+// (or a retry of one) that starts over.
+void thread_batch_reset(struct thread_batch *b);
+
+// thread_batch_free frees b's memory and leaves it empty.
+void thread_batch_free(struct thread_batch *b);
+
+// thread_batch_flush writes b's entries to the thread index in key order,
+// leaving entries already there as they are, and empties b. Returns 0 or
+// an error. Call it once per transaction after the last thread_assign.
+int thread_batch_flush(ms_store *s, MDB_txn *t, struct thread_batch *b);
+
 // meta_deliver stores the summary record sum (sum_len bytes; NULL when the
 // message could not be summarised) of the new message (acct, id) and sets
-// *thread to the thread it joins (thread.c), in the delivery transaction.
-int meta_deliver(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, const uint8_t *sum,
-                 size_t sum_len, uint64_t *thread);
+// *thread to the thread it joins (thread_assign with keys, the summary's
+// thread_keys), queueing its index entries in b, in the delivery
+// transaction.
+int meta_deliver(ms_store *s, MDB_txn *t, struct thread_batch *b, uint32_t acct, uint64_t id,
+                 const uint8_t *sum, size_t sum_len, const struct thread_keys *keys,
+                 uint64_t *thread);
 
 // meta_destroy deletes the summary of a destroyed message, in the
 // transaction destroying it.
@@ -77,10 +131,11 @@ int meta_destroy(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id);
 // so each delete skips the descent from the root. Returns 0 or < 0.
 int meta_destroy_at(MDB_cursor *c, uint32_t acct, uint64_t id);
 
-// thread_assign picks the thread of new message id from its decoded
-// summary and records its ids in the thread index (thread.c).
-int thread_assign(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, const struct ms_summary *sum,
-                  uint64_t *thread);
+// thread_assign picks the thread of new message id from its index keys
+// (looking in the index, then among the entries b queued earlier in this
+// transaction) and queues the message's entries in b (thread_index.c).
+int thread_assign(ms_store *s, MDB_txn *t, struct thread_batch *b, uint32_t acct, uint64_t id,
+                  const struct thread_keys *keys, uint64_t *thread);
 
 // Fields a mitem can carry (bits of mitems_load's `want`), in the order
 // of mitem.f.

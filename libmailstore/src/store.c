@@ -1111,15 +1111,17 @@ static uint32_t blob_chunk(const ms_store *s) {
 // the LMDB part runs in a committer thread that writes every queued request
 // in one transaction, so that one fsync acknowledges them all.
 
-// prepared is one message made ready outside any lock: its hash and its
-// complete blob record (head and zstd frame). blob is NULL for an item that
-// failed its checks (its status says why).
+// prepared is one message made ready outside any lock: its hash, its
+// complete blob record (head and zstd frame), its summary record and its
+// thread index keys. blob is NULL for an item that failed its checks (its
+// status says why).
 struct prepared {
   uint8_t hash[32];
   uint8_t *blob;
   size_t blob_len;
   uint8_t *summary; // summary record (meta.h), parsed here too
   size_t summary_len;
+  struct thread_keys tk; // hashed from the summary (thread_index.c)
 };
 
 // deliver_req is one ms_messages_deliver call waiting in the queue; it lives
@@ -1199,6 +1201,14 @@ static int prepare(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t dict
       summary_build_parsed(&p->summary, &p->summary_len, m, len, internal_date) == -ENOMEM)
     rc = -ENOMEM;
   mp_message_free(m);
+  if (rc == 0 && p->summary) {
+    // The thread index keys are hashes of the summary's ids and subject:
+    // made here, so that the write transaction only looks them up.
+    struct ms_summary sum;
+    rc = summary_decode(&sum, p->summary, p->summary_len);
+    if (rc == 0)
+      rc = thread_keys_make(&p->tk, &sum);
+  }
   if (rc < 0) {
     // A failed item must not reach the commit (it stores prepared blobs).
     free(p->blob);
@@ -1207,12 +1217,13 @@ static int prepare(ZSTD_CCtx *cc, int level, const ZSTD_CDict *cd, uint32_t dict
   return rc;
 }
 
-// blob_put_prepared stores p's blob, or adds a reference to the identical
-// blob already stored. MDB_NOOVERWRITE hands back the existing record, so the
-// common case (a new blob) costs one tree descent.
-static int blob_put_prepared(ms_store *s, MDB_txn *t, const struct prepared *p) {
+// blob_put_prepared stores p's blob through cursor c (on the blobs DBI), or
+// adds a reference to the identical blob already stored. MDB_NOOVERWRITE
+// hands back the existing record, so the common case (a new blob) costs one
+// tree descent.
+static int blob_put_prepared(MDB_cursor *c, const struct prepared *p) {
   MDB_val key = val(p->hash, 32), data = val(p->blob, p->blob_len);
-  int r = mdb_put(t, s->blobs, &key, &data, MDB_NOOVERWRITE);
+  int r = mdb_cursor_put(c, &key, &data, MDB_NOOVERWRITE);
   if (r != MDB_KEYEXIST)
     return lmdb_err(r);
   struct msr_blob b;
@@ -1228,8 +1239,35 @@ static int blob_put_prepared(ms_store *s, MDB_txn *t, const struct prepared *p) 
     return -ENOMEM;
   memcpy(copy, data.mv_data, total);
   msr_blob_encode_head(copy, &b);
-  rc = put(t, s->blobs, p->hash, 32, copy, total, 0);
+  MDB_val nd = val(copy, total);
+  rc = lmdb_err(mdb_cursor_put(c, &key, &nd, 0));
   free(copy);
+  return rc;
+}
+
+static int prepared_cmp(const void *a, const void *b) {
+  return memcmp((*(const struct prepared *const *)a)->hash,
+                (*(const struct prepared *const *)b)->hash, 32);
+}
+
+// blobs_put stores the n blobs of a transaction (or adds references) in
+// the order of their hashes, after the transaction's other records (the
+// thread index entries follow, thread_batch_flush): the blobs table is
+// keyed by hash, so in that order neighbouring puts share their descent
+// through the tree, and the pages these random puts copy are allocated
+// together instead of between the appends' pages, which leaves LMDB
+// fewer, longer page runs to write at commit. Sorts list in place.
+static int blobs_put(ms_store *s, MDB_txn *t, const struct prepared **list, size_t n) {
+  if (n == 0)
+    return 0;
+  qsort(list, n, sizeof *list, prepared_cmp);
+  MDB_cursor *c;
+  int rc = lmdb_err(mdb_cursor_open(t, s->blobs, &c));
+  if (rc < 0)
+    return rc;
+  for (size_t i = 0; rc == 0 && i < n; i++)
+    rc = blob_put_prepared(c, list[i]);
+  mdb_cursor_close(c);
   return rc;
 }
 
@@ -1261,6 +1299,12 @@ struct deliver_ctx {
   MDB_cursor *sq;       // the search queue, and its next key
   uint64_t sq_next;
   struct cl_writer cl; // the change log
+  // What deliver_one leaves for the end of the transaction, to be written
+  // in key order: the blobs of the items stored (room for one per item)
+  // and their thread index entries.
+  const struct prepared **blobs;
+  size_t nblobs;
+  struct thread_batch tb;
 };
 
 static struct acct_slot *slot_acct(ms_store *s, MDB_txn *t, struct deliver_ctx *c, uint32_t id) {
@@ -1309,9 +1353,8 @@ static int deliver_one(ms_store *s, MDB_txn *t, struct deliver_ctx *c, struct ms
     d->status = err;
     return 0;
   }
-  int rc = blob_put_prepared(s, t, p);
-  if (rc < 0)
-    return rc;
+  c->blobs[c->nblobs++] = p; // stored at the end, blobs_put
+  int rc;
   struct msr_account *a = &as->a;
   if (!as->dirty) {
     // One MODSEQ per account per transaction (FORMAT.md "MODSEQ rules").
@@ -1327,7 +1370,8 @@ static int deliver_one(ms_store *s, MDB_txn *t, struct deliver_ctx *c, struct ms
   mbox_count_add(&ms->m, d->flags, d->len);
   struct msr_message msg = {.size = d->len, .internal_date = d->internal_date, .refs = 1};
   memcpy(msg.blob, p->hash, 32);
-  if ((rc = meta_deliver(s, t, d->account, id, p->summary, p->summary_len, &msg.thread)) < 0)
+  if ((rc = meta_deliver(s, t, &c->tb, d->account, id, p->summary, p->summary_len, &p->tk,
+                         &msg.thread)) < 0)
     return rc;
   struct msr_uid u = {.message = id, .flags = d->flags, .modseq = a->modseq};
   if ((rc = msg_store(s, t, d->account, id, &msg)) < 0 ||
@@ -1344,6 +1388,8 @@ static int deliver_one(ms_store *s, MDB_txn *t, struct deliver_ctx *c, struct ms
 static int deliver_tx(ms_store *s, MDB_txn *t, void *p) {
   struct deliver_ctx *c = p;
   c->nacc = c->nmb = 0;
+  c->nblobs = 0;
+  thread_batch_reset(&c->tb);
   int stored = 0, rc = lmdb_err(mdb_cursor_open(t, s->squeue, &c->sq));
   if (rc < 0)
     return rc;
@@ -1361,6 +1407,10 @@ static int deliver_tx(ms_store *s, MDB_txn *t, void *p) {
       stored += rc > 0;
     }
   }
+  if (rc >= 0)
+    rc = blobs_put(s, t, c->blobs, c->nblobs);
+  if (rc >= 0)
+    rc = thread_batch_flush(s, t, &c->tb);
   for (size_t i = 0; rc >= 0 && i < c->nacc; i++)
     if (c->acc[i].dirty)
       rc = acct_store(s, t, c->acc[i].id, &c->acc[i].a);
@@ -1397,7 +1447,8 @@ static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_co
   struct deliver_ctx c = {.list = list};
   c.acc = malloc(n * sizeof *c.acc);
   c.mb = malloc(n * sizeof *c.mb);
-  int rc = c.acc && c.mb ? run_write_nosync(s, deliver_tx, &c, seq) : -ENOMEM;
+  c.blobs = malloc(n * sizeof *c.blobs);
+  int rc = c.acc && c.mb && c.blobs ? run_write_nosync(s, deliver_tx, &c, seq) : -ENOMEM;
   if (rc >= 0) {
     pthread_mutex_lock(&s->dictlock);
     s->dict_seen = c.dict_latest;
@@ -1410,8 +1461,10 @@ static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_co
   } else {
     struct acct_slot a1;
     struct mbox_slot m1;
+    const struct prepared *b1;
     c.acc = c.acc ? c.acc : &a1;
     c.mb = c.mb ? c.mb : &m1;
+    c.blobs = c.blobs ? c.blobs : &b1;
     for (struct deliver_req *r = list; r; r = r->next) {
       for (size_t i = 0; i < r->count; i++) {
         if (!r->prep[i].blob)
@@ -1433,9 +1486,13 @@ static void commit_all(ms_store *s, struct deliver_req *list, struct ms_store_co
       c.acc = NULL;
     if (c.mb == &m1)
       c.mb = NULL;
+    if (c.blobs == &b1)
+      c.blobs = NULL;
   }
   free(c.acc);
   free(c.mb);
+  free(c.blobs);
+  thread_batch_free(&c.tb);
 }
 
 // GROUP_SMALL is the most items a call may have for a committer to wait for
@@ -1690,6 +1747,7 @@ int ms_messages_deliver(ms_store *store, struct ms_delivery *items, size_t count
     stored += items[i].status == 0;
     free(prep[i].blob);
     free(prep[i].summary);
+    thread_keys_free(&prep[i].tk);
   }
   free(prep);
   if (ready)

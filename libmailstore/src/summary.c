@@ -396,14 +396,12 @@ int summary_seek(MDB_cursor *c, uint32_t acct, uint64_t id, MDB_val *v) {
   return rc ? lmdb_err(rc) : 1;
 }
 
-int meta_deliver(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, const uint8_t *sum,
-                 size_t sum_len, uint64_t *thread) {
+int meta_deliver(ms_store *s, MDB_txn *t, struct thread_batch *b, uint32_t acct, uint64_t id,
+                 const uint8_t *sum, size_t sum_len, const struct thread_keys *keys,
+                 uint64_t *thread) {
   *thread = id;
   if (!sum)
     return 0;
-  struct ms_summary d;
-  if (summary_decode(&d, sum, sum_len) < 0)
-    return MS_ERR_CORRUPT;
   uint8_t k[12];
   msr_be32(k, acct);
   msr_be64(k + 4, id);
@@ -416,7 +414,7 @@ int meta_deliver(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, const uint
   rc = lmdb_err(rc);
   if (rc < 0)
     return rc;
-  return thread_assign(s, t, acct, id, &d, thread);
+  return thread_assign(s, t, b, acct, id, keys, thread);
 }
 
 int meta_destroy(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id) {

@@ -1,8 +1,7 @@
-// thread.c: threads. At delivery a message gets its JMAP thread id from
-// the thread index (the ids of the messages it names or that name it, its
-// base subject as a fallback); for IMAP THREAD (RFC 5256 section 3) a
-// mailbox's messages are threaded in memory, REFERENCES or ORDEREDSUBJECT,
-// from the cached summaries, and printed as the THREAD response's list.
+// thread.c: IMAP THREAD (RFC 5256 section 3): a mailbox's messages are
+// threaded in memory, REFERENCES or ORDEREDSUBJECT, from the cached
+// summaries, and printed as the THREAD response's list. The JMAP thread
+// ids that delivery assigns from the thread index are thread_index.c's.
 #include "meta.h"
 
 #include "mailstore.h"
@@ -10,119 +9,8 @@
 #include "store_records.h"
 
 #include <errno.h>
-#include <openssl/sha.h>
 #include <stdlib.h>
 #include <string.h>
-
-// ---- the thread index ----
-
-// Index keys: account u32 BE, a kind byte, the first 16 bytes of a SHA-256
-// (of the Message-ID, or of the base subject with a-z folded to A-Z).
-#define TKEY_LEN 21
-enum { KIND_ID = 'I', KIND_SUBJECT = 'S' };
-
-static void tkey(uint8_t k[TKEY_LEN], uint32_t acct, int kind, const char *p, size_t len) {
-  uint8_t h[32];
-  msr_be32(k, acct);
-  k[4] = (uint8_t)kind;
-  if (kind == KIND_SUBJECT) {
-    SHA256_CTX c;
-    SHA256_Init(&c);
-    char buf[256];
-    for (size_t i = 0; i < len;) {
-      size_t n = 0;
-      for (; n < sizeof buf && i < len; n++, i++)
-        buf[n] = p[i] >= 'a' && p[i] <= 'z' ? (char)(p[i] - 32) : p[i];
-      SHA256_Update(&c, buf, n);
-    }
-    SHA256_Final(h, &c);
-  } else {
-    SHA256((const uint8_t *)p, len, h);
-  }
-  memcpy(k + 5, h, 16);
-}
-
-// ids lists the ids a message names, nearest first: its own Message-ID,
-// In-Reply-To, then References from the last (the parent) to the first.
-struct idlist {
-  const char *p[64];
-  size_t len[64];
-  size_t n;
-};
-
-static void ids_add(struct idlist *l, const char *p, size_t len) {
-  if (len && l->n < sizeof l->p / sizeof l->p[0]) {
-    l->p[l->n] = p;
-    l->len[l->n++] = len;
-  }
-}
-
-// put_new adds index entry k -> v unless k is there already.
-static int put_new(ms_store *s, MDB_txn *t, const uint8_t k[TKEY_LEN], const uint8_t v[8]) {
-  MDB_val key = val(k, TKEY_LEN), data = val(v, 8);
-  int rc = mdb_put(t, s->threads, &key, &data, MDB_NOOVERWRITE);
-  return rc == MDB_KEYEXIST ? 0 : lmdb_err(rc);
-}
-
-int thread_assign(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, const struct ms_summary *sum,
-                  uint64_t *thread) {
-  struct idlist l = {.n = 0};
-  ids_add(&l, sum->message_id.p, sum->message_id.len);
-  ids_add(&l, sum->in_reply_to.p, sum->in_reply_to.len);
-  // References lists the oldest ancestor first; only the nearest 62 count.
-  const char *r = sum->references.p;
-  size_t end = sum->references.len;
-  while (end > 0) {
-    size_t b = end;
-    while (b > 0 && r[b - 1] != ' ')
-      b--;
-    ids_add(&l, r + b, end - b);
-    end = b ? b - 1 : 0;
-  }
-  uint64_t found = 0;
-  uint8_t k[TKEY_LEN];
-  MDB_val v;
-  int rc = 0;
-  for (size_t i = 0; i < l.n && !found; i++) {
-    tkey(k, acct, KIND_ID, l.p[i], l.len[i]);
-    if ((rc = get(t, s->threads, k, sizeof k, &v)) == 0) {
-      if (v.mv_size != 8)
-        return MS_ERR_CORRUPT;
-      found = msr_get_le64(v.mv_data);
-    } else if (rc != MS_ERR_NOTFOUND) {
-      return rc;
-    }
-  }
-  // The subject joins only what claims to be a reply: two messages that
-  // merely share a subject ("Hello") stay apart.
-  int reply = (sum->flags & MS_SUMMARY_REPLY) || sum->in_reply_to.len || sum->references.len;
-  if (!found && reply && sum->subject.len) {
-    tkey(k, acct, KIND_SUBJECT, sum->subject.p, sum->subject.len);
-    if ((rc = get(t, s->threads, k, sizeof k, &v)) == 0) {
-      if (v.mv_size != 8)
-        return MS_ERR_CORRUPT;
-      found = msr_get_le64(v.mv_data);
-    } else if (rc != MS_ERR_NOTFOUND) {
-      return rc;
-    }
-  }
-  *thread = found ? found : id;
-  uint8_t tv[8];
-  msr_le64(tv, *thread);
-  // Entries are never overwritten: an id keeps the thread it was first
-  // seen in, so that thread ids stay immutable (FORMAT.md).
-  for (size_t i = 0; i < l.n; i++) {
-    tkey(k, acct, KIND_ID, l.p[i], l.len[i]);
-    if ((rc = put_new(s, t, k, tv)) < 0)
-      return rc;
-  }
-  if (sum->subject.len) {
-    tkey(k, acct, KIND_SUBJECT, sum->subject.p, sum->subject.len);
-    if ((rc = put_new(s, t, k, tv)) < 0)
-      return rc;
-  }
-  return 0;
-}
 
 // ---- RFC 5256 THREAD in memory ----
 

@@ -376,6 +376,77 @@ START_TEST(thread_ids_in_one_batch) {
 }
 END_TEST
 
+// One batch must thread as the same messages delivered one by one: the
+// delivery transaction queues its index entries and writes them at its end
+// in key order (thread_index.c), so later items of a batch find earlier
+// ones' entries in the queue; the first message to name an id or subject
+// keeps it; and the entries reach the index (a later delivery finds them).
+// Random reply trees with repeated ids and subject-only replies.
+START_TEST(batch_threads_as_one_by_one) {
+  enum { N = 400 };
+  struct fixture one, batch;
+  fx_open(&one);
+  fx_open(&batch);
+  static char msgs[N][512];
+  struct ms_delivery *d = calloc(N, sizeof *d);
+  ck_assert_ptr_nonnull(d);
+  uint32_t x = 12345;
+  for (int i = 0; i < N; i++) {
+    x = x * 1103515245u + 12345u;
+    int parent = i ? (int)((x >> 8) % (uint32_t)i) : -1;
+    int kind = (int)((x >> 20) % 6);
+    size_t n = 0;
+    // Every 17th message reuses an earlier Message-ID.
+    if (i % 17 == 16)
+      n += (size_t)snprintf(msgs[i] + n, 512 - n, "Message-ID: <m%d@x>\r\n", parent);
+    else if (kind != 5)
+      n += (size_t)snprintf(msgs[i] + n, 512 - n, "Message-ID: <m%d@x>\r\n", i);
+    if (parent >= 0 && kind <= 1)
+      n += (size_t)snprintf(msgs[i] + n, 512 - n, "In-Reply-To: <m%d@x>\r\n", parent);
+    if (parent >= 0 && kind == 2)
+      n += (size_t)snprintf(msgs[i] + n, 512 - n, "References: <m%d@x> <late%d@x>\r\n", parent,
+                            i + 3);
+    // kind 3: a reply by subject alone; 4 and 5: a new subject.
+    if (parent >= 0 && kind <= 3)
+      n += (size_t)snprintf(msgs[i] + n, 512 - n, "Subject: Re: s%d\r\n", parent % 23);
+    else
+      n += (size_t)snprintf(msgs[i] + n, 512 - n, "Subject: s%d\r\n", i % 23);
+    n += (size_t)snprintf(msgs[i] + n, 512 - n, "From: a@example.org\r\n\r\nbody %d\r\n", i);
+    if (i % 29 == 7) // a late id named above arrives
+      n = (size_t)snprintf(msgs[i], 512, "Message-ID: <late%d@x>\r\nSubject: x\r\n\r\nl\r\n", i);
+    d[i] = (struct ms_delivery){
+        .account = batch.acct, .mailbox = batch.box, .data = (const uint8_t *)msgs[i], .len = n};
+    uint64_t id = 0;
+    ck_assert_int_eq(ms_message_append(one.s, &id, NULL, one.acct, one.box, d[i].data, n, 0, 0), 0);
+  }
+  ck_assert_int_eq(ms_messages_deliver(batch.s, d, N), N);
+  size_t joined = 0;
+  for (int i = 0; i < N; i++) {
+    uint64_t want = thread_of(&one, (uint64_t)i + 1);
+    ck_assert_uint_eq(d[i].message_id, (uint64_t)i + 1);
+    ck_assert_msg(thread_of(&batch, d[i].message_id) == want, "message %d: thread %llu, want %llu",
+                  i, (unsigned long long)thread_of(&batch, d[i].message_id),
+                  (unsigned long long)want);
+    joined += want != (uint64_t)i + 1;
+  }
+  ck_assert_uint_gt(joined, N / 2); // the trees did join threads
+  // The batch's entries are in the index: a reply to its last message,
+  // delivered on its own, joins that message's thread.
+  char m[128];
+  size_t n =
+      (size_t)snprintf(m, sizeof m, "In-Reply-To: <m%d@x>\r\nSubject: r\r\n\r\nb\r\n", N - 1);
+  uint64_t id = 0;
+  ck_assert_int_eq(
+      ms_message_append(batch.s, &id, NULL, batch.acct, batch.box, (const uint8_t *)m, n, 0, 0), 0);
+  ck_assert_uint_eq(thread_of(&batch, id), thread_of(&batch, d[N - 1].message_id));
+  ck_assert_int_eq(ms_store_verify(one.s, NULL), 0);
+  ck_assert_int_eq(ms_store_verify(batch.s, NULL), 0);
+  free(d);
+  fx_close(&one);
+  fx_close(&batch);
+}
+END_TEST
+
 // A long reply chain (each message answers the previous one, with the
 // last few ancestors in References) must thread in time linear in its
 // length, not quadratic, and print as one run of numbers.
@@ -431,6 +502,7 @@ int main(void) {
   tcase_add_loop_test(tc, random_trees, 0, 4);
   tcase_add_test(tc, long_chain);
   tcase_add_test(tc, thread_ids_in_one_batch);
+  tcase_add_test(tc, batch_threads_as_one_by_one);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -1,13 +1,16 @@
 // fuzz_typed_msgid.c: mp_msgid_list_parse on arbitrary bytes: never an
 // error with the documented capacities, ids inside the text buffer and free
-// of white space, same result twice, and re-parsing the ids written back in
-// angle brackets gives the same ids.
+// of white space, the same result twice and from the general parser
+// (mp_msgid_list_parse_general: the one-pass path for the common form
+// changes nothing, id for id at the same offsets), and re-parsing the ids
+// written back in angle brackets gives the same ids.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "corvid_fuzz.h"
 #include "mailparse.h"
+#include "typed_internal.h"
 
 static void check_str(mp_str s, const char *text, size_t tl) {
   if (s.p == NULL) {
@@ -28,6 +31,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(mp_msgid_list_parse(a, ncap, &n1, t1, cap, &l1, &f1, in, size) == 0);
   FUZZ_CHECK(mp_msgid_list_parse(b, ncap, &n2, t2, cap, &l2, &f2, in, size) == 0);
   FUZZ_CHECK(n1 == n2 && l1 == l2 && f1 == f2 && memcmp(t1, t2, l1) == 0 && l1 <= size + 2);
+  FUZZ_CHECK(mp_msgid_list_parse_general(b, ncap, &n2, t2, cap, &l2, &f2, in, size) == 0);
+  FUZZ_CHECK(n1 == n2 && l1 == l2 && f1 == f2 && memcmp(t1, t2, l1) == 0);
+  for (size_t i = 0; i < n1; i++)
+    FUZZ_CHECK(a[i].id.len == b[i].id.len && a[i].id.p - t1 == b[i].id.p - t2 &&
+               a[i].flags == b[i].flags);
   size_t rl = 0;
   for (size_t i = 0; i < n1; i++) {
     check_str(a[i].id, t1, l1);

@@ -264,4 +264,24 @@ int mp_address_list_parse_general(mp_address *out, size_t out_cap, size_t *num_o
                                   size_t text_cap, size_t *text_len, unsigned *out_flags,
                                   const char *in, size_t in_len);
 
+// mp_date_parse_general is mp_date_parse() without its one-pass path for
+// the common form: the reference that path is tested and fuzzed against
+// (tests/test_typed_date.c, fuzz/fuzz_typed_date.c). Same arguments,
+// results and errors.
+int mp_date_parse_general(mp_date *out, unsigned *out_flags, const char *in, size_t in_len);
+
+// mp_msgid_list_parse_general is mp_msgid_list_parse() without its one-pass
+// path for the common form: the reference that path is tested and fuzzed
+// against (tests/test_typed_msgid.c, fuzz/fuzz_typed_msgid.c). Same
+// arguments, results and errors.
+int mp_msgid_list_parse_general(mp_msgid *out, size_t out_cap, size_t *num_out, char *text,
+                                size_t text_cap, size_t *text_len, unsigned *out_flags,
+                                const char *in, size_t in_len);
+
+// mp_received_parse_general is mp_received_parse() without its one-pass
+// paths for the common forms of a clause value and of the date: the
+// reference they are tested and fuzzed against (tests/test_typed_received.c,
+// fuzz/fuzz_typed_received.c). Same arguments, results and errors.
+int mp_received_parse_general(mp_received *out, unsigned *out_flags, const char *in, size_t in_len);
+
 #endif // MP_TYPED_INTERNAL_H

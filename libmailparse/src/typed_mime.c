@@ -805,12 +805,22 @@ int mp_typed_mime_parse_general(mp_str *type, mp_str *subtype, size_t *num_param
                       out_flags, in, in_len, false);
 }
 
+// mp_param_find walks `name` alongside each parameter's name instead of
+// measuring it first: the structure parser asks every Content-Type for
+// "boundary" and "charset", and most parameters differ in their first byte.
+// A name matches when it ends (its NUL) exactly where the parameter's does.
 const mp_param *mp_param_find(const mp_param *params, size_t num_params, const char *name) {
   if (params == NULL || name == NULL)
     return NULL;
-  size_t n = strlen(name);
-  for (size_t i = 0; i < num_params; i++)
-    if (name_eq((const uint8_t *)params[i].name.p, params[i].name.len, name, n))
+  const uint8_t *b = (const uint8_t *)name;
+  for (size_t i = 0; i < num_params; i++) {
+    const uint8_t *a = (const uint8_t *)params[i].name.p;
+    size_t n = params[i].name.len, k = 0;
+    // Equal bytes, the common case (both names lower case), skip the fold.
+    while (k < n && b[k] != 0 && (a[k] == b[k] || mp_lower(a[k]) == mp_lower(b[k])))
+      k++;
+    if (k == n && b[k] == 0)
       return &params[i];
+  }
   return NULL;
 }

@@ -2,13 +2,67 @@
 // from/by/via/with/id/for clauses (the first word of each, zero-copy), the
 // comment after the from clause (TCP-info) and the date-time after the last
 // top-level ';'. Real Received fields vary wildly, so anything else is
-// skipped and flagged.
+// skipped and flagged. Clause values of the common forms are read in one
+// pass (plain_run), with the token loop's results.
 #include "typed_internal.h"
+
+// rv_class sorts the bytes for plain_run(): 0 for those of a plain value
+// (what the tokenizer reads as atoms (MP_CC_ATOM_END clear), '.' and '@'),
+// RV_END for those that end value_span()'s run of tokens (white space, ';',
+// '<', '('), RV_OTHER for the other specials and '='.
+#define RV_END 1
+#define RV_OTHER 2
+static const uint8_t rv_class[256] = {
+    [' '] = RV_END,    ['\t'] = RV_END,  ['\r'] = RV_END,  ['\n'] = RV_END,
+    [';'] = RV_END,    ['<'] = RV_END,   ['('] = RV_END,   [')'] = RV_OTHER,
+    ['>'] = RV_OTHER,  ['['] = RV_OTHER, [']'] = RV_OTHER, [':'] = RV_OTHER,
+    ['\\'] = RV_OTHER, [','] = RV_OTHER, ['"'] = RV_OTHER, ['='] = RV_OTHER,
+};
+
+// plain_run reads the common forms of a clause value: a run of atom bytes,
+// dots and '@' ("mail.example.com", "ESMTPS", "4A1B2C") that ends the input
+// or is followed by white space, ';', '<' or '(', as value_span()'s loop
+// would end it, or such a run in angle brackets ("<x@example.net>"), after
+// white space. That loop reads these a token at a time ("mail", ".",
+// "example", ...); this reads them with one table lookup a byte. It returns
+// false, leaving `c` alone, for anything else (a quoted string, a domain
+// literal, an encoded word, other specials, a comment first, an angle-addr
+// with anything else in it), which value_span()'s loop then reads.
+static bool plain_run(struct mp_cur *c, mp_str *out) {
+  const uint8_t *p = c->p;
+  size_t n = c->len, i = mp_skip_wsp_at(p, n, 0);
+  bool angle = i < n && p[i] == '<';
+  size_t start = i + angle;
+  // Four bytes a step while all four are plain, then one a step.
+  for (i = start; n - i >= 4 && (rv_class[p[i]] | rv_class[p[i + 1]] | rv_class[p[i + 2]] |
+                                 rv_class[p[i + 3]]) == 0;)
+    i += 4;
+  while (i < n && rv_class[p[i]] == 0)
+    i++;
+  if (i == start)
+    return false;
+  if (angle) {
+    if (i == n || p[i] != '>')
+      return false;
+    out->p = (const char *)p + start;
+    out->len = i - start;
+    (void)mp_cur_skip(c, i + 1);
+    return true;
+  }
+  if (i < n && rv_class[p[i]] != RV_END)
+    return false;
+  out->p = (const char *)p + start;
+  out->len = i - start;
+  (void)mp_cur_skip(c, i);
+  return true;
+}
 
 // value_span reads a clause value at `c`: an angle-addr (returned without
 // its brackets), a domain literal, or a run of atoms and specials with no
-// white space between them.
-static bool value_span(struct mp_cur *c, mp_str *out) {
+// white space between them. `fast` lets plain_run() take the common form.
+static bool value_span(struct mp_cur *c, mp_str *out, bool fast) {
+  if (fast && plain_run(c, out))
+    return true;
   struct mp_cur look = *c;
   struct mp_tok t;
   mp_tok_next(&look, &t, false);
@@ -54,25 +108,36 @@ static bool value_span(struct mp_cur *c, mp_str *out) {
   return true;
 }
 
+// ds_class marks the bytes date_start() stops at: 1 for those that open a
+// token in which a ';' does not count, 2 for ';'.
+static const uint8_t ds_class[256] = {['('] = 1, ['"'] = 1, ['['] = 1, ['='] = 1, [';'] = 2};
+
 // date_start returns where the date-time begins: after the last top-level
 // ';' from `c` on, `date` (just past the first one) when there is no other.
-// What follows the first ';' is only searched for another, so it is read a
-// byte at a time rather than as tokens; comments, quoted strings, domain
-// literals and encoded words, where a ';' does not count, are still skipped
-// whole by the tokenizer, exactly as the clause loop would skip them.
+// What follows the first ';' is only searched for another, so it is read
+// with a table lookup a byte rather than as tokens; comments, quoted
+// strings, domain literals and encoded words, where a ';' does not count,
+// are still skipped whole by the tokenizer, exactly as the clause loop
+// would skip them.
 static const uint8_t *date_start(struct mp_cur c, const uint8_t *date) {
-  while (c.len > 0) {
-    uint8_t b = c.p[0];
-    if (b == '(' || b == '"' || b == '[' || b == '=') {
-      struct mp_tok t;
-      mp_tok_next_full(&c, &t, true);
+  for (;;) {
+    size_t i = 0;
+    while (c.len - i >= 4 && (ds_class[c.p[i]] | ds_class[c.p[i + 1]] | ds_class[c.p[i + 2]] |
+                              ds_class[c.p[i + 3]]) == 0)
+      i += 4;
+    while (i < c.len && ds_class[c.p[i]] == 0)
+      i++;
+    if (i == c.len)
+      return date;
+    (void)mp_cur_skip(&c, i);
+    if (c.p[0] == ';') {
+      (void)mp_cur_skip(&c, 1);
+      date = c.p;
       continue;
     }
-    (void)mp_cur_skip(&c, 1);
-    if (b == ';')
-      date = c.p;
+    struct mp_tok t;
+    mp_tok_next_full(&c, &t, true);
   }
-  return date;
 }
 
 // word_is compares `p` (any case) with the lower-case letters `lc`: OR-ing
@@ -100,7 +165,10 @@ static size_t clause_index(const uint8_t *p, size_t n) {
   }
 }
 
-int mp_received_parse(mp_received *out, unsigned *out_flags, const char *in, size_t in_len) {
+// parse reads the whole field; `fast` takes the one-pass paths for the
+// common forms of a clause value (plain_run()) and of the date
+// (mp_date_parse()), which give the results of the token loops they spare.
+static int parse(mp_received *out, unsigned *out_flags, const char *in, size_t in_len, bool fast) {
   if (out == NULL || (in == NULL && in_len > 0))
     return MP_ERR_INVALID_ARGUMENT;
   memset(out, 0, sizeof *out);
@@ -130,7 +198,7 @@ int mp_received_parse(mp_received *out, unsigned *out_flags, const char *in, siz
       continue;
     }
     mp_str v;
-    if (!value_span(&c, &v)) {
+    if (!value_span(&c, &v, fast)) {
       flags |= MP_TYPED_JUNK;
       continue;
     }
@@ -153,8 +221,9 @@ int mp_received_parse(mp_received *out, unsigned *out_flags, const char *in, siz
   }
   if (date != NULL) {
     unsigned dflags = 0;
-    int rc = mp_date_parse(&out->date, &dflags, (const char *)date,
-                           (size_t)((const uint8_t *)in + in_len - date));
+    size_t date_len = (size_t)((const uint8_t *)in + in_len - date);
+    int rc = fast ? mp_date_parse(&out->date, &dflags, (const char *)date, date_len)
+                  : mp_date_parse_general(&out->date, &dflags, (const char *)date, date_len);
     if (rc == 0) {
       out->has_date = 1;
       flags |= dflags;
@@ -169,4 +238,13 @@ int mp_received_parse(mp_received *out, unsigned *out_flags, const char *in, siz
     return MP_ERR_SYNTAX;
   }
   return 0;
+}
+
+int mp_received_parse(mp_received *out, unsigned *out_flags, const char *in, size_t in_len) {
+  return parse(out, out_flags, in, in_len, true);
+}
+
+int mp_received_parse_general(mp_received *out, unsigned *out_flags, const char *in,
+                              size_t in_len) {
+  return parse(out, out_flags, in, in_len, false);
 }

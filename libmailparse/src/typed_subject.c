@@ -62,8 +62,14 @@ int mp_subject_base(char *out, size_t out_cap, size_t *out_len, unsigned *out_fl
     *out_flags = flags;
   if (rc != 0)
     return rc;
-  size_t w = 0;
-  for (size_t r = 0; r < n; r++) {
+  // Up to the first tab, leading space or second space in a row the loop
+  // below would write every byte back where it is, so only look for that
+  // byte: most subjects have none.
+  size_t r = 0;
+  while (r < n && out[r] != '\t' && !(out[r] == ' ' && (r == 0 || out[r - 1] == ' ')))
+    r++;
+  size_t w = r;
+  for (; r < n; r++) {
     char ch = out[r] == '\t' ? ' ' : out[r];
     if (ch == ' ' && (w == 0 || out[w - 1] == ' '))
       continue;

@@ -135,6 +135,11 @@ START_TEST(disposition) {
   ck_assert_uint_eq(d->value.len, 31);
   ck_assert_ptr_null(mp_param_find(p, cd.num_params, "size"));
   ck_assert_ptr_null(mp_param_find(NULL, 0, "size"));
+  // A prefix of a parameter's name, or a name the parameter's is a prefix
+  // of, is another name.
+  ck_assert_ptr_null(mp_param_find(p, cd.num_params, "file"));
+  ck_assert_ptr_null(mp_param_find(p, cd.num_params, "FILENAMEX"));
+  ck_assert_ptr_null(mp_param_find(p, cd.num_params, ""));
   in = "inline";
   ck_assert_int_eq(
       mp_content_disposition_parse(&cd, p, 4, text, sizeof text, &tl, NULL, in, strlen(in)), 0);

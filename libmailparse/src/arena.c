@@ -10,6 +10,11 @@
 #include "core_internal.h"
 
 #define MP_ARENA_ALIGN 16
+// Sizes of whole chunk allocations, header included: a power of two, and
+// the first one no more than glibc keeps in its per-thread cache (requests
+// up to 1,032 bytes), so that the one chunk most parses need comes back
+// from that cache instead of the general allocator (a 1,040-byte request
+// took about 300 instructions to allocate and 150 to free, per parse).
 #define MP_ARENA_MIN_CHUNK 1024
 // Chunks double up to this size and then stay there, so that the unused end
 // of the newest chunk (the arena's only slack) stays small.
@@ -58,10 +63,18 @@ static void *arena_take(mp_arena *ar, size_t size) {
       }
       return (unsigned char *)n + chunk_hdr();
     }
-    size_t cap = c != NULL ? c->cap * 2 : MP_ARENA_MIN_CHUNK;
-    if (cap > MP_ARENA_MAX_CHUNK)
-      cap = MP_ARENA_MAX_CHUNK;
-    mp_arena_chunk *n = mp_alloc_raw(&ar->a, chunk_hdr() + cap);
+    size_t total = MP_ARENA_MIN_CHUNK;
+    if (c != NULL)
+      total = c->cap >= MP_ARENA_MAX_CHUNK / 2 ? MP_ARENA_MAX_CHUNK : 2 * (chunk_hdr() + c->cap);
+    if (total > MP_ARENA_MAX_CHUNK)
+      total = MP_ARENA_MAX_CHUNK;
+    // The new chunk must hold the request (up to MP_ARENA_MAX_CHUNK / 4,
+    // more than the first chunks): a 3,000-byte boundary as the first string
+    // of a parse was written past a 1,024-byte first chunk.
+    while (total - chunk_hdr() < size)
+      total *= 2;
+    size_t cap = total - chunk_hdr();
+    mp_arena_chunk *n = mp_alloc_raw(&ar->a, total);
     if (n == NULL)
       return NULL;
     n->next = c;

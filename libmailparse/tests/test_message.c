@@ -707,6 +707,66 @@ START_TEST(test_small_message_allocations) {
 }
 END_TEST
 
+// An allocator that puts 64 bytes of a known pattern after every block and
+// checks them when the block is freed, so that a write past an arena chunk
+// fails the test in any build, not only under AddressSanitizer.
+#define GUARD 64
+static void *guard_alloc(void *o, size_t n) {
+  (void)o;
+  unsigned char *p = malloc(16 + n + GUARD);
+  if (p == NULL)
+    return NULL;
+  memcpy(p, &n, sizeof n);
+  memset(p + 16 + n, 0xA5, GUARD);
+  return p + 16;
+}
+static void guard_free(void *o, void *q) {
+  int *overruns = o;
+  unsigned char *p = (unsigned char *)q - 16;
+  size_t n;
+  memcpy(&n, p, sizeof n);
+  for (size_t i = 0; i < GUARD; i++)
+    if (p[16 + n + i] != 0xA5) {
+      (*overruns)++;
+      break;
+    }
+  free(p);
+}
+
+START_TEST(test_arena_long_first_strings) {
+  // Strings the parser keeps (boundary, charset, media types) of lengths
+  // around and above the arena's first chunk sizes, as the first string of
+  // a parse and after others: each chunk must hold the request it was made
+  // for (a 3,000-byte boundary was written past the 1 KiB first chunk).
+  static const size_t lens[] = {1000, 1008, 1009, 1024, 1500, 2032, 2100, 4000, 4096, 5000};
+  static char msg[40000], bnd[6000], cs[6000];
+  for (size_t bi = 0; bi < sizeof lens / sizeof lens[0]; bi++) {
+    for (size_t ci = 0; ci < sizeof lens / sizeof lens[0]; ci += 3) {
+      memset(bnd, 'b', lens[bi]);
+      bnd[lens[bi]] = '\0';
+      memset(cs, 'c', lens[ci]);
+      cs[lens[ci]] = '\0';
+      int n = snprintf(msg, sizeof msg,
+                       "Content-Type: multipart/mixed; boundary=\"%s\"\r\n\r\n"
+                       "--%s\r\nContent-Type: text/plain; charset=%s\r\n\r\nhi\r\n--%s--\r\n",
+                       bnd, bnd, cs, bnd);
+      ck_assert(n > 0 && (size_t)n < sizeof msg);
+      int overruns = 0;
+      mp_settings st = MP_SETTINGS_INIT;
+      st.allocator = (mp_allocator){guard_alloc, guard_free, &overruns};
+      mp_message *m = parse_s(msg, &st);
+      ck_assert_uint_eq(mp_message_num_parts(m), 2);
+      ck_assert(str_eq(mp_message_part(m, 0)->boundary, bnd));
+      ck_assert(str_eq(mp_message_part(m, 1)->charset, cs));
+      ck_assert(str_eq(mp_message_part(m, 1)->subtype, "plain"));
+      mp_message_free(m);
+      ck_assert_msg(overruns == 0, "boundary %zu, charset %zu: a block was overrun", lens[bi],
+                    lens[ci]);
+    }
+  }
+}
+END_TEST
+
 // An allocator that fails from its `fail_at`-th call on, counting what is
 // live, so that every failure path of a parse is taken and checked for leaks.
 struct failing {
@@ -1181,6 +1241,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_bodies_cases, 0, (int)(sizeof scases / sizeof scases[0]));
   tcase_add_test(tc, test_bodies_large);
   tcase_add_test(tc, test_bodies_sink_errors);
+  tcase_add_test(tc, test_arena_long_first_strings);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_tap(sr, "-");

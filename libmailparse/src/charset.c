@@ -795,48 +795,140 @@ static inline size_t ascii_block(uint8_t *out, const uint8_t *in, size_t n) {
 #endif
 }
 
-// decode_sbcs writes through a local block, as decode_1252 does. When the
-// table keeps ASCII as is, a block of input is stored at once and the output
-// grows by its ASCII prefix, so a run of ASCII between two accented letters
-// (a few bytes in Latin text) costs one store rather than a step per byte.
-// The bytes after it go by lookup, in a tight loop up to the next ASCII byte:
-// text in another script mislabelled as ASCII or Latin-1 (Big5 or KOI8 sent
-// as us-ascii, common in real mail) is 8-bit byte after byte, and checking
-// for an ASCII block before each of them cost more than the lookup itself.
-// An unmapped byte becomes U+FFFD (what decode_iconv makes of EILSEQ).
-static void decode_sbcs(struct cs_sink *s, const struct mp_sbcs *t, const uint8_t *in, size_t n) {
-  uint8_t buf[1024];
-  size_t b = 0, i = 0;
-  while (i < n) {
-    // Room for one 16-byte block and one mapped character after it.
-    if (b + 16 + 4 > sizeof buf) {
-      sink_bytes(s, buf, b);
-      b = 0;
-    }
-    if (t->ascii) {
-      size_t a = ascii_block(buf + b, in + i, n - i);
-      b += a;
-      i += a;
-      // A whole block of ASCII: the next one. Otherwise in[i] is the 8-bit
-      // byte that ended the block (or a byte of a short tail): the lookup.
-      if (a != 0 && (i == n || in[i] < 0x80))
-        continue;
-    }
-    // Up to `end`, every mapped byte (4 bytes of room each) fits the block.
-    size_t room = (sizeof buf - b) / 4, end = n - i < room ? n : i + room;
-    do {
-      uint8_t c = in[i++];
-      if (t->map[c].len == 0) {
-        sink_bytes(s, buf, b);
-        b = 0;
-        sink_bad(s);
-        break;
-      }
-      memcpy(buf + b, t->map[c].u8, 4);
-      b += t->map[c].len;
-    } while (i < end && (in[i] >= 0x80 || !t->ascii));
+// ascii8 tells whether the 8 bytes at `in` (of `n` left) are all ASCII;
+// false when fewer than 8 are left.
+static inline bool ascii8(const uint8_t *in, size_t n) {
+  if (n < 8)
+    return false;
+  uint64_t w;
+  memcpy(&w, in, 8);
+  return (w & 0x8080808080808080ull) == 0;
+}
+
+// sbcs_put writes the UTF-8 form of byte `c` by table `t` at `o` (4 bytes of
+// room) and returns its length: U+FFFD for a byte the table leaves unmapped
+// (what decode_iconv makes of EILSEQ), flagged in *flags.
+static inline size_t sbcs_put(uint8_t *o, unsigned *flags, const struct mp_sbcs *t, uint8_t c) {
+  if (t->map[c].len == 0) {
+    memcpy(o, "\xEF\xBF\xBD", 3);
+    *flags |= MP_CHARSET_REPLACED;
+    return 3;
   }
-  sink_bytes(s, buf, b);
+  memcpy(o, t->map[c].u8, 4);
+  return t->map[c].len;
+}
+
+#if defined(__SSE2__)
+// count16 counts the set bits of a 16-bit mask (inline: without the POPCNT
+// instruction __builtin_popcount is a library call).
+static inline unsigned count16(unsigned m) {
+  m = m - ((m >> 1) & 0x5555u);
+  m = (m & 0x3333u) + ((m >> 2) & 0x3333u);
+  m = (m + (m >> 4)) & 0x0F0Fu;
+  return (m + (m >> 8)) & 0x1Fu;
+}
+
+// sbcs_blocks decodes 16-byte blocks of `in` by a table that keeps ASCII as
+// is, while 32 bytes are left, writing at `o` + *b; it returns the input
+// consumed. A block of ASCII is one store. In a block with 8-bit bytes, one
+// to eight of them (Latin text) are looked up one by one, each ASCII gap
+// before them stored with one 16-byte load and store from the gap's start
+// (which is why 32 bytes must be left); more than eight (Cyrillic, Greek,
+// Big5 sent as Latin-1) and all 16 bytes are looked up. Stores end at most
+// 16 bytes after 3 times the input consumed, inside 3 * n.
+static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *flags, const struct mp_sbcs *t,
+                          const uint8_t *in, size_t n) {
+  size_t i = 0, w = *b;
+  for (; n - i >= 32; i += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
+    unsigned m = (unsigned)_mm_movemask_epi8(v);
+    if (m == 0) {
+      _mm_storeu_si128((__m128i *)(void *)(o + w), v);
+      w += 16;
+    } else if (count16(m) > 8) {
+      for (size_t k = 0; k < 16; k++)
+        w += sbcs_put(o + w, flags, t, in[i + k]);
+    } else {
+      size_t q = i;
+      do {
+        size_t p = i + (size_t)__builtin_ctz(m);
+        _mm_storeu_si128((__m128i *)(void *)(o + w),
+                         _mm_loadu_si128((const __m128i *)(const void *)(in + q)));
+        w += p - q;
+        w += sbcs_put(o + w, flags, t, in[p]);
+        q = p + 1;
+        m &= m - 1;
+      } while (m != 0);
+      _mm_storeu_si128((__m128i *)(void *)(o + w),
+                       _mm_loadu_si128((const __m128i *)(const void *)(in + q)));
+      w += i + 16 - q;
+    }
+  }
+  *b = w;
+  return i;
+}
+#endif
+
+// sbcs_run decodes `in` by table `t` into `o` and returns the bytes written,
+// adding MP_CHARSET_REPLACED to *flags for an unmapped byte. `o` needs room
+// for 3 * n + 1 bytes: the output is at most 3 bytes a byte, a mapped
+// character is stored as its 4 bytes of room, and the 16-byte stores of
+// ASCII are made only where enough input is left to keep them inside 3 * n.
+// With SSE2, sbcs_blocks takes all but the last 16 to 31 bytes.
+//
+// Otherwise, and for that tail, when the table keeps ASCII as is, runs of
+// it are stored a block at a time and the output grows by the block's
+// ASCII prefix. From an 8-bit byte on, bytes go by lookup, ASCII ones too,
+// until 8 ASCII bytes in a row come: text in another script mislabelled as
+// ASCII or Latin-1 mixes 8-bit and ASCII bytes closely (Big5's second bytes
+// are often ASCII letters).
+static size_t sbcs_run(uint8_t *o, unsigned *flags, const struct mp_sbcs *t, const uint8_t *in,
+                       size_t n) {
+  const bool ascii = t->ascii;
+  size_t b = 0, i = 0;
+#if defined(__SSE2__)
+  if (ascii)
+    i = sbcs_blocks(o, &b, flags, t, in, n);
+#endif
+  while (i < n) {
+    if (ascii) {
+      size_t a;
+      do {
+        a = ascii_block(o + b, in + i, n - i);
+        b += a;
+        i += a;
+        // A whole block of ASCII: the next one. Otherwise in[i] is the
+        // 8-bit byte that ended the block (or a byte of a short tail).
+      } while (a != 0 && i < n && in[i] < 0x80);
+      if (i == n)
+        break;
+    }
+    do
+      b += sbcs_put(o + b, flags, t, in[i++]);
+    while (i < n && (!ascii || in[i] >= 0x80 || !ascii8(in + i, n - i)));
+  }
+  return b;
+}
+
+// decode_sbcs writes straight into the caller's buffer when it has room for
+// sbcs_run's bound (the usual case: a buffer of mp_charset_utf8_max_len()),
+// and otherwise (the measuring pass, or a buffer of the exact length)
+// through a local block, a slice of input at a time.
+static void decode_sbcs(struct cs_sink *s, const struct mp_sbcs *t, const uint8_t *in, size_t n) {
+  if (s->out != NULL && !s->stopped && s->cap - s->len > 0 && n <= (s->cap - s->len - 1) / 3 &&
+      n <= (s->limit - s->len) / 3) {
+    s->len += sbcs_run(s->out + s->len, &s->flags, t, in, n);
+    return;
+  }
+  uint8_t buf[1024];
+  const size_t slice = (sizeof buf - 1) / 3;
+  for (size_t i = 0; i < n; i += slice) {
+    size_t k = n - i < slice ? n - i : slice;
+    unsigned flags = 0;
+    size_t len = sbcs_run(buf, &flags, t, in + i, k);
+    s->flags |= flags;
+    sink_bytes(s, buf, len);
+  }
 }
 
 // Windows-1252 (also what US-ASCII and ISO-8859-1 labels get) goes through
@@ -921,6 +1013,22 @@ int mp_charset_lookup(const char *name, size_t name_len) {
   key[k] = '\0';
   if (k == 0)
     return MP_CHARSET_ID_UNKNOWN;
+  // The labels on nearly all real mail, before the binary search (which
+  // cost about 300 instructions a lookup); every_alias_finds_its_entry in
+  // the tests checks that these give the table's ids.
+  // Keys are zero-padded arrays, so that k + 1 bytes (with key's NUL)
+  // compare exactly.
+  static const struct {
+    char key[12];
+    uint8_t id;
+  } common[] = {
+      {"utf8", E_UTF8},        {"usascii", E_1252},      {"iso88591", E_1252},
+      {"windows1252", E_1252}, {"iso885915", E_8859_15},
+  };
+  if (k < sizeof common[0].key)
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+      if (memcmp(key, common[i].key, k + 1) == 0)
+        return common[i].id;
   const struct cs_alias *a = bsearch(key, cs_aliases, sizeof cs_aliases / sizeof cs_aliases[0],
                                      sizeof cs_aliases[0], alias_cmp);
   return a != NULL ? a->id : MP_CHARSET_ID_UNKNOWN;

@@ -21,8 +21,12 @@
 #include "mailparse.h"
 
 // conv converts with a buffer of exactly the bound and checks the invariants
-// every call must keep; it returns the output in a static buffer.
+// every call must keep; it returns the output in a static buffer. It also
+// converts into a buffer of exactly the output's length, which takes the
+// measuring pass and the decoders' buffered paths (the table decoder writes
+// straight into a buffer of the bound), and checks both agree.
 static char conv_buf[1 << 20];
+static char conv_exact[1 << 20];
 static size_t conv_len;
 static unsigned conv_flags;
 
@@ -35,6 +39,13 @@ static const char *conv(const char *cs, const void *in, size_t in_len) {
   int rc = mp_charset_to_utf8(conv_buf, cap, &conv_len, &conv_flags, cs, strlen(cs), in, in_len);
   if (rc != 0 || conv_len > cap || !corvid_utf8_valid((const uint8_t *)conv_buf, conv_len))
     ck_abort_msg("%s: rc %d, %zu of %zu bytes, or invalid UTF-8", cs, rc, conv_len, cap);
+  size_t exact_len;
+  unsigned exact_flags;
+  rc = mp_charset_to_utf8(conv_exact, conv_len, &exact_len, &exact_flags, cs, strlen(cs), in,
+                          in_len);
+  if (rc != 0 || exact_len != conv_len || exact_flags != conv_flags ||
+      memcmp(conv_exact, conv_buf, conv_len) != 0)
+    ck_abort_msg("%s: rc %d, a buffer of the exact length gives other output", cs, rc);
   conv_buf[conv_len] = '\0';
   return conv_buf;
 }
@@ -604,6 +615,55 @@ START_TEST(ascii_runs_between_8bit_bytes) {
 }
 END_TEST
 
+// 8-bit and ASCII bytes closely mixed, as in Big5 or KOI8 text labelled
+// us-ascii or Latin-1: the table decoder looks ASCII bytes up too until 8 of
+// them come in a row. Random text at several densities of 8-bit bytes and
+// lengths of ASCII runs, from every start within a block, against glibc,
+// for the built-in Windows-1252 table (avoiding the five bytes iconv's
+// CP1252 leaves unmapped), glibc tables with unmapped bytes (ISO-8859-3,
+// CP874) and one whose bytes below 0x80 are not all ASCII (VISCII). The
+// input passes the decoder's 340-byte slices of the buffered path (conv
+// checks that path too) many times over.
+START_TEST(dense_8bit_between_ascii) {
+  static const char *const names[][2] = {
+      {"windows-1252", "CP1252"}, {"ISO-8859-3", "ISO-8859-3"}, {"CP874", "CP874"},
+      {"VISCII", "VISCII"},       {"KOI8-R", "KOI8-R"},
+  };
+  static uint8_t in[4000];
+  static char want[4 * sizeof in];
+  uint32_t seed = 12345;
+  for (size_t ni = 0; ni < sizeof names / sizeof names[0]; ni++)
+    for (unsigned density = 1; density <= 15; density += 2) {
+      // density / 16 of the bytes are 8-bit; ASCII runs up to 12 bytes.
+      for (size_t i = 0; i < sizeof in; i++) {
+        seed = seed * 1103515245u + 12345u;
+        uint8_t r = (uint8_t)(seed >> 16);
+        if ((r & 15) < density) {
+          uint8_t b = (uint8_t)(0x80 | (seed >> 24));
+          if (ni == 0 && (b == 0x81 || b == 0x8D || b == 0x8F || b == 0x90 || b == 0x9D))
+            b = 0xE9;
+          in[i] = b;
+        } else {
+          size_t run = (seed >> 24) % 13;
+          for (size_t k = 0; k < run && i < sizeof in; k++, i++)
+            in[i] = (uint8_t)("Big5 as ASCII"[k]);
+          i--;
+        }
+      }
+      bool replaced;
+      for (size_t off = 0; off < 17; off++) {
+        size_t n = sizeof in - off * 37;
+        size_t want_len =
+            glibc_single_pass(want, sizeof want, names[ni][1], in + off, n, &replaced);
+        const char *got = conv(names[ni][0], in + off, n);
+        ck_assert_msg(conv_len == want_len && memcmp(got, want, want_len) == 0,
+                      "%s density %u offset %zu", names[ni][0], density, off);
+        ck_assert_uint_eq(conv_flags, replaced ? MP_CHARSET_REPLACED : 0u);
+      }
+    }
+}
+END_TEST
+
 // Descriptors are reused within a thread: each conversion must start in the
 // initial shift state with nothing held back from the previous one.
 START_TEST(reused_descriptors_start_fresh) {
@@ -822,6 +882,7 @@ int main(void) {
   tcase_add_test(tc, iconv_errors_become_replacement);
   tcase_add_test(tc, single_byte_tables_match_iconv);
   tcase_add_test(tc, ascii_runs_between_8bit_bytes);
+  tcase_add_test(tc, dense_8bit_between_ascii);
   tcase_add_test(tc, reused_descriptors_start_fresh);
   tcase_add_test(tc, unknown_charset_keeps_ascii);
   tcase_add_test(tc, bound_holds_for_every_charset);

@@ -234,10 +234,17 @@ static void convert(struct mp_tb *tb, enum cs_kind kind, const uint8_t *cs, size
     return;
   case CS_ASCII:
   case CS_LATIN1:
+    // Runs of ASCII (but NUL) are copied whole, 8 bytes a step; each other
+    // byte is a two-byte character (ISO-8859-1) or U+FFFD.
     for (size_t i = 0; i < n; i++) {
-      if (p[i] < 0x80 && p[i] != 0) {
-        mp_tb_putc(tb, p[i]);
-      } else if (kind == CS_LATIN1 && p[i] != 0) {
+      size_t run = plain_prefix(p + i, n - i);
+      if (run > 0) {
+        mp_tb_put(tb, p + i, run);
+        i += run;
+        if (i == n)
+          break;
+      }
+      if (kind == CS_LATIN1 && p[i] != 0) {
         uint8_t two[2] = {(uint8_t)(0xc0 | (p[i] >> 6)), (uint8_t)(0x80 | (p[i] & 0x3f))};
         mp_tb_put(tb, two, 2);
       } else {
@@ -286,45 +293,43 @@ struct ew {
 };
 
 // ew_parse recognises `=?charset[*lang]?B|Q?text?=` at the start of `p` and
-// returns its length, or 0. The language of RFC 2231 §5 is dropped.
+// returns its length, or 0. The language of RFC 2231 §5 is dropped. Charset
+// and text are printable ASCII but '?' (and '=' in the charset); one index
+// walks the word, as every byte is looked at once.
 static size_t ew_parse(const uint8_t *p, size_t n, struct ew *w) {
-  struct mp_cur c;
-  uint8_t b;
-  mp_cur_init(&c, p, n);
-  if (!mp_cur_get_u8(&c, &b) || b != '=' || !mp_cur_get_u8(&c, &b) || b != '?')
+  if (n < 2 || p[0] != '=' || p[1] != '?')
     return 0;
-  w->cs = c.p;
-  w->cs_len = 0;
-  size_t star = SIZE_MAX;
-  for (;;) {
-    if (!mp_cur_get_u8(&c, &b) || b <= 0x20 || b >= 0x7f || b == '=')
+  size_t i = 2, star = SIZE_MAX;
+  for (;; i++) {
+    if (i == n || p[i] <= 0x20 || p[i] >= 0x7f || p[i] == '=')
       return 0;
-    if (b == '?')
+    if (p[i] == '?')
       break;
-    if (b == '*' && star == SIZE_MAX)
-      star = w->cs_len;
-    if (++w->cs_len > MP_RFC2047_MAX_CHARSET)
-      return 0;
+    if (p[i] == '*' && star == SIZE_MAX)
+      star = i - 2;
+    if (i - 2 >= MP_RFC2047_MAX_CHARSET)
+      return 0; // this byte would be one too many
   }
-  if (star != SIZE_MAX)
-    w->cs_len = star;
-  if (w->cs_len == 0 || !mp_cur_get_u8(&c, &w->enc))
+  w->cs = p + 2;
+  w->cs_len = star != SIZE_MAX ? star : i - 2;
+  // i is at the '?' after the charset: the encoding and a '?' follow.
+  if (w->cs_len == 0 || n - i < 3)
     return 0;
-  w->enc = mp_lower(w->enc);
-  if ((w->enc != 'b' && w->enc != 'q') || !mp_cur_get_u8(&c, &b) || b != '?')
+  w->enc = mp_lower(p[i + 1]);
+  if ((w->enc != 'b' && w->enc != 'q') || p[i + 2] != '?')
     return 0;
-  w->text = c.p;
-  w->text_len = 0;
-  for (;;) {
-    if (!mp_cur_get_u8(&c, &b) || b <= 0x20 || b >= 0x7f)
+  i += 3;
+  w->text = p + i;
+  for (;; i++) {
+    if (i == n || p[i] <= 0x20 || p[i] >= 0x7f)
       return 0;
-    if (b == '?')
+    if (p[i] == '?')
       break;
-    w->text_len++;
   }
-  if (!mp_cur_get_u8(&c, &b) || b != '=')
+  w->text_len = (size_t)(p + i - w->text);
+  if (n - i < 2 || p[i + 1] != '=')
     return 0;
-  return n - c.len;
+  return i + 2;
 }
 
 // emit_ew decodes one encoded word and appends it; returns false (leaving

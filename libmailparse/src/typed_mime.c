@@ -554,11 +554,67 @@ static const uint8_t fast_class[256] = {
 #undef FAST_TQ
 };
 
-// fast_copy copies the run of bytes of class `cls` at the start of `p` to
-// `o` (lowercased when `lower`) in the same pass that finds its end, and
-// returns its length. The caller has made sure `o` has room for `n` bytes.
-static size_t fast_copy(char *o, const uint8_t *p, size_t n, uint8_t cls, bool lower) {
+#if defined(__SSE2__)
+// fast_range16 marks the bytes of `v` in `lo`..`hi`: shifted so that `lo`
+// lands on -128, the range is one signed compare (SSE2 has no unsigned one).
+static inline __m128i fast_range16(__m128i v, char lo, char hi) {
+  __m128i x = _mm_add_epi8(v, _mm_set1_epi8((char)(0x80 - lo)));
+  return _mm_cmplt_epi8(x, _mm_set1_epi8((char)(-128 + (hi - lo + 1))));
+}
+
+// fast_stop16 returns the mask of the bytes of `v` outside FAST_TOKEN (or
+// outside FAST_NAME when `name`): fast_class's sets as range tests, namely
+// printable ASCII but the tspecials '"' ( ) , / : ; < = > ? @ [ \ ] (and
+// '*' for a name). tests/test_typed_mime.c sweeps every byte value through
+// every lane against the general parser.
+static inline unsigned fast_stop16(__m128i v, bool name) {
+  __m128i ok =
+      _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7f)));
+  __m128i sp = _mm_or_si128(fast_range16(v, '(', ')'), fast_range16(v, ':', '@'));
+  sp = _mm_or_si128(sp, fast_range16(v, '[', ']'));
+  sp = _mm_or_si128(sp, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                     _mm_cmpeq_epi8(v, _mm_set1_epi8(','))));
+  sp = _mm_or_si128(sp, _mm_cmpeq_epi8(v, _mm_set1_epi8('/')));
+  if (name)
+    sp = _mm_or_si128(sp, _mm_cmpeq_epi8(v, _mm_set1_epi8('*')));
+  return ~(unsigned)_mm_movemask_epi8(_mm_andnot_si128(sp, ok)) & 0xffffu;
+}
+
+// fast_step16 copies the 16 bytes at `p` to `o` (ASCII letters lowercased
+// when `lower`) and returns the mask of those that end the run.
+static inline unsigned fast_step16(char *o, const uint8_t *p, bool lower, bool name) {
+  __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+  if (lower)
+    v = _mm_add_epi8(v, _mm_and_si128(fast_range16(v, 'A', 'Z'), _mm_set1_epi8(0x20)));
+  _mm_storeu_si128((__m128i *)(void *)o, v);
+  return fast_stop16(v, name); // lowercasing keeps a letter in the class
+}
+#endif
+
+// fast_copy copies the run of bytes of class `cls` (FAST_TOKEN or
+// FAST_NAME) at the start of `p` to `o` (lowercased when `lower`) in the
+// same pass that finds its end, and returns its length. The caller has made
+// sure `o` has room for `n` bytes: with SSE2 the copy goes 16 bytes a step
+// and may write past the run (never past `n`); the last step of a run of 16
+// bytes or more overlaps the one before, and shorter inputs take the byte
+// loop, the reference the SSE2 steps must match.
+static inline size_t fast_copy(char *o, const uint8_t *p, size_t n, uint8_t cls, bool lower) {
   size_t i = 0;
+#if defined(__SSE2__)
+  bool name = cls == FAST_NAME;
+  if (n >= 16) {
+    for (; n - i >= 16; i += 16) {
+      unsigned stop = fast_step16(o + i, p + i, lower, name);
+      if (stop != 0)
+        return i + (size_t)__builtin_ctz(stop);
+    }
+    if (i == n)
+      return n;
+    // Bytes n-16..i-1 are in the run already (no stop among them).
+    unsigned stop = fast_step16(o + n - 16, p + n - 16, lower, name);
+    return stop != 0 ? n - 16 + (size_t)__builtin_ctz(stop) : n;
+  }
+#endif
   if (lower) {
     while (i < n && (fast_class[p[i]] & cls)) {
       o[i] = (char)mp_lower(p[i]);
@@ -573,26 +629,41 @@ static size_t fast_copy(char *o, const uint8_t *p, size_t n, uint8_t cls, bool l
   return i;
 }
 
-// fast_qval_len returns the length of the run of FAST_QVAL bytes at the
-// start of `p`: 16 bytes a step with SSE2 (the x86-64 baseline), since
-// quoted values (boundaries, file names) run to tens of bytes.
-static size_t fast_qval_len(const uint8_t *p, size_t n) {
-  size_t i = 0;
 #if defined(__SSE2__)
-  // A byte leaves the run when it is below SP but not HT, DEL or above
-  // (signed: negative), or '"', '=' or '\\'.
+// fast_qstop16 returns the mask of the 16 bytes at `p` outside FAST_QVAL: a
+// byte below SP but HT, DEL or above (signed: negative), '"', '=' or '\\'.
+static inline unsigned fast_qstop16(const uint8_t *p) {
   const __m128i sp = _mm_set1_epi8(' '), del = _mm_set1_epi8(0x7f);
   const __m128i ht = _mm_set1_epi8('\t'), dq = _mm_set1_epi8('"');
   const __m128i eq = _mm_set1_epi8('='), bs = _mm_set1_epi8('\\');
-  for (; n - i >= 16; i += 16) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
-    __m128i bad = _mm_andnot_si128(_mm_cmpeq_epi8(v, ht), _mm_cmpgt_epi8(sp, v));
-    bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, del));
-    bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, eq)));
-    bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, bs));
-    unsigned m = (unsigned)_mm_movemask_epi8(bad);
-    if (m != 0)
-      return i + (size_t)__builtin_ctz(m);
+  __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+  __m128i bad = _mm_andnot_si128(_mm_cmpeq_epi8(v, ht), _mm_cmpgt_epi8(sp, v));
+  bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, del));
+  bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, eq)));
+  bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, bs));
+  return (unsigned)_mm_movemask_epi8(bad);
+}
+#endif
+
+// fast_qval_len returns the length of the run of FAST_QVAL bytes at the
+// start of `p`: 16 bytes a step with SSE2 (the x86-64 baseline), since
+// quoted values (boundaries, file names) run to tens of bytes; the last
+// step of `n` >= 16 bytes overlaps the one before instead of going byte by
+// byte.
+static size_t fast_qval_len(const uint8_t *p, size_t n) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  if (n >= 16) {
+    for (; n - i >= 16; i += 16) {
+      unsigned m = fast_qstop16(p + i);
+      if (m != 0)
+        return i + (size_t)__builtin_ctz(m);
+    }
+    if (i == n)
+      return n;
+    // Bytes n-16..i-1 are in the run already (no stop among them).
+    unsigned m = fast_qstop16(p + n - 16);
+    return m != 0 ? n - 16 + (size_t)__builtin_ctz(m) : n;
   }
 #endif
   while (i < n && (fast_class[p[i]] & FAST_QVAL))

@@ -146,6 +146,55 @@ START_TEST(overlong_word_is_literal) {
 }
 END_TEST
 
+// A charset name of 64 bytes is read (an unknown charset); one of 65 leaves
+// the word literal, as does every truncation of a word and a word with a
+// control byte, a space or DEL in its charset or text.
+START_TEST(word_edges_are_literal) {
+  char in[128], out[512];
+  size_t n;
+  unsigned flags;
+  for (size_t cs = 63; cs <= 65; cs++) {
+    memcpy(in, "=?", 2);
+    memset(in + 2, 'x', cs);
+    memcpy(in + 2 + cs, "?q?ab?=", 7);
+    size_t len = cs + 9;
+    flags = 0;
+    ck_assert_int_eq(mp_rfc2047_decode(out, sizeof out, &n, &flags, in, len), 0);
+    if (cs <= 64)
+      ck_assert_msg(n == 2 && memcmp(out, "ab", 2) == 0 && (flags & MP_TYPED_CHARSET_UNKNOWN),
+                    "charset of %zu bytes", cs);
+    else
+      ck_assert_msg(n == len && memcmp(out, in, len) == 0 && flags == 0, "charset of %zu bytes",
+                    cs);
+  }
+  static const char *const words[] = {
+      "=?utf-8?q?caf=C3=A9?=", "=?ISO-8859-1*fr?B?Y2Fm6Q==?=", "=?us-ascii?Q?a_b?="};
+  for (size_t w = 0; w < sizeof words / sizeof words[0]; w++) {
+    size_t len = strlen(words[w]);
+    for (size_t k = 1; k <= len; k++) {
+      flags = 0;
+      ck_assert_int_eq(mp_rfc2047_decode(out, sizeof out, &n, &flags, words[w], k), 0);
+      if (k < len)
+        ck_assert_msg(n == k && memcmp(out, words[w], k) == 0, "%.*s", (int)k, words[w]);
+      else
+        ck_assert_msg(n > 0 && n < len && flags == 0, "%s", words[w]);
+    }
+    static const char bad[] = {'\x01', '\x7f', '\x20', '\x80'};
+    for (size_t k = 2; k + 2 < len; k++)
+      for (size_t b = 0; b < sizeof bad; b++) {
+        memcpy(in, words[w], len);
+        if (in[k] == '?')
+          continue;
+        in[k] = bad[b];
+        flags = 0;
+        ck_assert_int_eq(mp_rfc2047_decode(out, sizeof out, &n, &flags, in, len), 0);
+        ck_assert_msg(!(flags & MP_TYPED_ENCWORD_PLACEMENT) && n >= len - 2,
+                      "byte %zu of %s as %02x decoded", k, words[w], (unsigned char)bad[b]);
+      }
+  }
+}
+END_TEST
+
 START_TEST(arguments) {
   char out[8];
   size_t n;
@@ -334,6 +383,7 @@ int main(void) {
   tcase_add_loop_test(tc, decode_vectors, 0, (int)(sizeof vectors / sizeof vectors[0]));
   tcase_add_test(tc, unknown_charset);
   tcase_add_test(tc, overlong_word_is_literal);
+  tcase_add_test(tc, word_edges_are_literal);
   tcase_add_test(tc, arguments);
   tcase_add_test(tc, tokenizer_inline_matches_full);
   tcase_add_test(tc, plain_text_matches_builder);

@@ -4,7 +4,7 @@
 // filenames, unquoted boundaries with '=', Windows paths, duplicates,
 // junk), with limits and buffer sizes; the fast path for simple values
 // against the general parser (mp_typed_mime_parse_general) on generated
-// values.
+// values and on every byte value at every position of long-token values.
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +216,52 @@ static const char *gen_pick(uint32_t *state, const char *const *v, size_t n) {
   return v[(*state >> 16) % n];
 }
 
+// fast_vs_general parses the `len` bytes at `in` as a Content-Disposition
+// (`disp`) or a Content-Type through the public call (the fast path when the
+// value is simple) and through the general parser alone, with `pcap`
+// parameters and `cap` bytes of text, and checks that both give the same
+// result: status, flags, text and every string at the same offset. Returns
+// true when the value parsed with no flag (the form the fast path takes).
+static bool fast_vs_general(const char *in, size_t len, bool disp, size_t pcap, size_t cap) {
+  char t1[4096], t2[4096];
+  mp_param p1[8], p2[8];
+  mp_content_type c1;
+  mp_str ty2 = {0}, st2 = {0};
+  size_t l1 = 7, l2 = 7, n1 = 0, n2 = 0;
+  unsigned f1 = 0, f2 = 0;
+  int r1, r2;
+  ck_assert(pcap <= 8 && cap <= sizeof t1);
+  memset(p1, 0, sizeof p1);
+  memset(p2, 0, sizeof p2);
+  if (disp) {
+    mp_content_disposition d1;
+    r1 = mp_content_disposition_parse(&d1, p1, pcap, t1, cap, &l1, &f1, in, len);
+    c1.type = d1.type;
+    c1.subtype = (mp_str){NULL, 0};
+    n1 = d1.num_params;
+    r2 = mp_typed_mime_parse_general(&ty2, NULL, &n2, p2, pcap, t2, cap, &l2, &f2, in, len);
+  } else {
+    r1 = mp_content_type_parse(&c1, p1, pcap, t1, cap, &l1, &f1, in, len);
+    n1 = c1.num_params;
+    r2 = mp_typed_mime_parse_general(&ty2, &st2, &n2, p2, pcap, t2, cap, &l2, &f2, in, len);
+  }
+  ck_assert_msg(r1 == r2 && f1 == f2 && l1 == l2 && n1 == n2, "\"%.*s\": rc %d/%d flags %x/%x",
+                (int)len, in, r1, r2, f1, f2);
+  if (r1 != 0)
+    return false;
+  ck_assert_msg(memcmp(t1, t2, l1) == 0, "\"%.*s\"", (int)len, in);
+  same_str(c1.type, t1, ty2, t2, in);
+  same_str(c1.subtype, t1, st2, t2, in);
+  for (size_t i = 0; i < n1; i++) {
+    same_str(p1[i].name, t1, p2[i].name, t2, in);
+    same_str(p1[i].value, t1, p2[i].value, t2, in);
+    same_str(p1[i].charset, t1, p2[i].charset, t2, in);
+    same_str(p1[i].language, t1, p2[i].language, t2, in);
+    ck_assert_msg(p1[i].flags == p2[i].flags, "\"%.*s\"", (int)len, in);
+  }
+  return f1 == 0;
+}
+
 START_TEST(fast_matches_general) {
   uint32_t state = 1;
   size_t taken = 0;
@@ -232,45 +278,45 @@ START_TEST(fast_matches_general) {
     bool disp = iter % 3 == 0;
     size_t pcap = (size_t)(iter % 11 == 0 ? 1 : 8);
     size_t cap = iter % 13 == 0 ? 16 : mp_typed_text_max_len(len);
-    char t1[4096], t2[4096];
-    mp_param p1[8], p2[8];
-    mp_content_type c1;
-    mp_str ty2 = {0}, st2 = {0};
-    size_t l1 = 7, l2 = 7, n1 = 0, n2 = 0;
-    unsigned f1 = 0, f2 = 0;
-    int r1, r2;
-    memset(p1, 0, sizeof p1);
-    memset(p2, 0, sizeof p2);
-    if (disp) {
-      mp_content_disposition d1;
-      r1 = mp_content_disposition_parse(&d1, p1, pcap, t1, cap, &l1, &f1, in, len);
-      c1.type = d1.type;
-      c1.subtype = (mp_str){NULL, 0};
-      n1 = d1.num_params;
-      r2 = mp_typed_mime_parse_general(&ty2, NULL, &n2, p2, pcap, t2, cap, &l2, &f2, in, len);
-    } else {
-      r1 = mp_content_type_parse(&c1, p1, pcap, t1, cap, &l1, &f1, in, len);
-      n1 = c1.num_params;
-      r2 = mp_typed_mime_parse_general(&ty2, &st2, &n2, p2, pcap, t2, cap, &l2, &f2, in, len);
-    }
-    ck_assert_msg(r1 == r2 && f1 == f2 && l1 == l2 && n1 == n2, "\"%s\": rc %d/%d flags %x/%x", in,
-                  r1, r2, f1, f2);
-    if (r1 != 0)
-      continue;
-    taken += f1 == 0;
-    ck_assert_msg(memcmp(t1, t2, l1) == 0, "\"%s\"", in);
-    same_str(c1.type, t1, ty2, t2, in);
-    same_str(c1.subtype, t1, st2, t2, in);
-    for (size_t i = 0; i < n1; i++) {
-      same_str(p1[i].name, t1, p2[i].name, t2, in);
-      same_str(p1[i].value, t1, p2[i].value, t2, in);
-      same_str(p1[i].charset, t1, p2[i].charset, t2, in);
-      same_str(p1[i].language, t1, p2[i].language, t2, in);
-      ck_assert_msg(p1[i].flags == p2[i].flags, "\"%s\"", in);
-    }
+    taken += fast_vs_general(in, len, disp, pcap, cap);
   }
   // Both kinds of value were made: clean ones and repaired ones.
   ck_assert_uint_gt(taken, 1000);
+}
+END_TEST
+
+// Values whose tokens (type, subtype, names, unquoted values) and quoted
+// values are 15, 16, 17 and 30+ bytes long and start at every alignment, in
+// mixed case: the fast path reads them 16 bytes a step (SSE2) with an
+// overlapping last step, and short ones byte by byte.
+static const char *const sweep_values[] = {
+    "TeXt/PlAiN-1234567890abcdefGHIJ; CharSet-ABCDEFGHIJKLM=UTF-8_abcdefghijklmnopq",
+    "ABCDEFGHIJKLMNOP/abcdefghijklmnopq; X=yY",
+    "multipart/alternative; Boundary1234567=0123456789abcdefABCDEF",
+    "Text/Plain;A=BcDe",
+    "text/plain;a=bcd",
+    "Application/Octet-Stream;Name=ABCDEFGHIJKLMNO;X-Y=1234567890abcdef",
+    "multipart/mixed; boundary=\"----=_Part_0_1234567.1234567890\"",
+    "a/b;n=\"Abc Def\tghi.txt\";m=\"0123456789abcdef\"",
+};
+
+// fast_byte_sweep puts every byte value at every position of each sweep
+// value and compares the fast path with the general parser: every byte
+// meets the SSE2 class test in every lane, next to the byte loop.
+START_TEST(fast_byte_sweep) {
+  const char *v = sweep_values[_i];
+  size_t len = strlen(v), taken = 0;
+  char in[128];
+  ck_assert(len < sizeof in);
+  ck_assert(fast_vs_general(v, len, false, 8, mp_typed_text_max_len(len)));
+  for (size_t k = 0; k < len; k++)
+    for (int b = 0; b < 256; b++) {
+      memcpy(in, v, len);
+      in[k] = (char)b;
+      taken += fast_vs_general(in, len, false, 8, mp_typed_text_max_len(len));
+      fast_vs_general(in, len, true, 8, mp_typed_text_max_len(len));
+    }
+  ck_assert_uint_gt(taken, len * 40); // the token bytes kept most values clean
 }
 END_TEST
 
@@ -286,6 +332,8 @@ int main(void) {
   TCase *diff = tcase_create("fast");
   tcase_set_timeout(diff, 120);
   tcase_add_test(diff, fast_matches_general);
+  tcase_add_loop_test(diff, fast_byte_sweep, 0,
+                      (int)(sizeof sweep_values / sizeof sweep_values[0]));
   suite_add_tcase(s, diff);
   return corvid_check_run(s);
 }

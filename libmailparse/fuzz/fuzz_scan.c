@@ -7,6 +7,7 @@
 // supported implementation must give the same part tree, header array and
 // problems, field by field, with line counts equal to a naive count. Any
 // difference aborts.
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,8 +42,41 @@ static const uint8_t *guarded(const uint8_t *data, size_t size) {
   return p;
 }
 
+// ref_ieq and ref_lower are the byte-wise specifications of mp_ascii_ieq
+// and mp_ascii_lower_copy, which go a word (or two overlapping halves) at a
+// time.
+static uint8_t ref_lower(uint8_t c) {
+  return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c;
+}
+
+static bool ref_ieq(const uint8_t *a, const uint8_t *b, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (ref_lower(a[i]) != ref_lower(b[i]))
+      return false;
+  return true;
+}
+
+// check_ascii compares the input's two halves, and the first half with
+// itself folded, at every length up to 64 bytes (the names these calls
+// see), and checks the folded copies byte by byte.
+static void check_ascii(const uint8_t *buf, size_t size) {
+  size_t half = size / 2;
+  const uint8_t *a = buf, *b = buf + half;
+  char low[64];
+  for (size_t n = 0; n <= half && n <= sizeof low; n++) {
+    FUZZ_CHECK(mp_ascii_ieq(a, n, (const char *)b, n) == ref_ieq(a, b, n));
+    mp_ascii_lower_copy(low, b, n);
+    for (size_t i = 0; i < n; i++)
+      FUZZ_CHECK((uint8_t)low[i] == ref_lower(b[i]));
+    FUZZ_CHECK(mp_ascii_ieq(b, n, low, n));
+    mp_ascii_lower_copy(low, a, n);
+    FUZZ_CHECK(mp_ascii_ieq(a, n, low, n) && mp_ascii_ieq(b, n, low, n) == ref_ieq(a, b, n));
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *buf = guarded(data, size);
+  check_ascii(buf, size);
   char why[256];
   size_t next = 0;
   for (const mp_scanner *sc; (sc = mp_scanner_next_vector(&next)) != NULL;) {

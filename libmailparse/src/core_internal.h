@@ -206,6 +206,9 @@ extern const mp_scanner mp_scanner_neon;
 
 // mp_ascii_ieq compares without ASCII case.
 bool mp_ascii_ieq(const uint8_t *a, size_t a_len, const char *b, size_t b_len);
+// mp_ascii_lower_copy copies `n` bytes of `src` to `dst` with ASCII capitals
+// in lower case (8-bit bytes stay); the two must not overlap.
+void mp_ascii_lower_copy(char *dst, const uint8_t *src, size_t n);
 
 // Header section parsing (header.c): parses fields from `off` until the empty
 // line, a line that is an active boundary (is_boundary), or `end`. It appends

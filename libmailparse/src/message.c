@@ -427,8 +427,10 @@ static int arena_copy(mp_message *msg, mp_str *out, mp_str in, bool lower) {
   char *c = mp_arena_alloc_str(&msg->arena, in.len);
   if (c == NULL)
     return -ENOMEM;
-  for (size_t i = 0; i < in.len; i++)
-    c[i] = (char)(lower && in.p[i] >= 'A' && in.p[i] <= 'Z' ? in.p[i] + 32 : in.p[i]);
+  if (lower)
+    mp_ascii_lower_copy(c, (const uint8_t *)in.p, in.len);
+  else if (in.len > 0)
+    memcpy(c, in.p, in.len);
   *out = (mp_str){c, in.len};
   return 0;
 }
@@ -614,7 +616,9 @@ static int content_field_kind(const uint8_t *n, size_t len) {
   default:
     return -1;
   }
-  return mp_ascii_ieq(n, len, names[k], len) ? k : -1;
+  // maybe_content() has matched "Content" in any case, and "-" or a CR:
+  // only that byte and the rest of the name are left to compare.
+  return n[7] == '-' && mp_ascii_ieq(n + 8, len - 8, names[k] + 8, len - 8) ? k : -1;
 }
 
 // index_content_fields finds the part's Content-* fields: the first

@@ -211,20 +211,89 @@ static inline uint64_t swar_lower(uint64_t x) {
   return x | (upper >> 2);
 }
 
+// ieq_word compares two words of eight bytes without ASCII case. Equal
+// bytes are the common case; otherwise the words match only when every byte
+// that differs differs in the 0x20 bit alone and is a letter in `x` (then
+// in `y` too), which takes one range test instead of folding both words.
+static inline bool ieq_word(uint64_t x, uint64_t y) {
+  const uint64_t high = 0x8080808080808080ull, bit5 = 0x2020202020202020ull;
+  uint64_t d = x ^ y;
+  if (d == 0)
+    return true;
+  if (d & ~bit5)
+    return false;
+  uint64_t u = x | bit5;                        // a letter in small case
+  uint64_t low7 = u & ~high;                    // no carry can cross a byte below
+  uint64_t ge_a = low7 + 0x1f1f1f1f1f1f1f1full; // high bit: byte >= 'a'
+  uint64_t gt_z = low7 + 0x0505050505050505ull; // high bit: byte > 'z'
+  uint64_t letter = ge_a & ~gt_z & ~u & high;
+  return ((d << 2) & ~letter) == 0; // each differing byte's 0x20 moved to 0x80
+}
+
+// load4 reads four bytes at `p` in host order.
+static inline uint64_t load4(const void *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+// store4 writes the low four bytes of `v` at `p` in host order.
+static inline void store4(void *p, uint64_t v) {
+  uint32_t w = (uint32_t)v;
+  memcpy(p, &w, 4);
+}
+
+void mp_ascii_lower_copy(char *dst, const uint8_t *src, size_t n) {
+  // Media types and subtypes are copied here once per part: eight bytes a
+  // step as in mp_ascii_ieq, the last word and the halves for 4 to 7 bytes
+  // overlapping (a byte written twice gets the same value).
+  if (n >= 8) {
+    uint64_t x;
+    for (size_t i = 0; n - i > 8; i += 8) {
+      memcpy(&x, src + i, 8);
+      x = swar_lower(x);
+      memcpy(dst + i, &x, 8);
+    }
+    memcpy(&x, src + n - 8, 8);
+    x = swar_lower(x);
+    memcpy(dst + n - 8, &x, 8);
+    return;
+  }
+  if (n >= 4) {
+    uint64_t lo = swar_lower(load4(src)), hi = swar_lower(load4(src + n - 4));
+    store4(dst, lo);
+    store4(dst + n - 4, hi);
+    return;
+  }
+  for (size_t i = 0; i < n; i++)
+    dst[i] = (char)(src[i] >= 'A' && src[i] <= 'Z' ? src[i] + 32 : src[i]);
+}
+
 bool mp_ascii_ieq(const uint8_t *a, size_t a_len, const char *b, size_t b_len) {
   if (a_len != b_len)
     return false;
-  size_t i = 0;
   // Field and parameter names are compared here by the dozen per part:
-  // eight bytes a step, folded only when they differ.
-  for (; a_len - i >= 8; i += 8) {
+  // eight bytes a step. The bytes past the last whole word are compared in
+  // one more word ending at the last byte, which overlaps the one before
+  // (comparing a byte twice changes nothing), and 4 to 7 bytes as two
+  // overlapping halves of one word, so no name goes byte by byte but those
+  // under four bytes.
+  if (a_len >= 8) {
     uint64_t x, y;
-    memcpy(&x, a + i, 8);
-    memcpy(&y, b + i, 8);
-    if (x != y && swar_lower(x) != swar_lower(y))
-      return false;
+    size_t i = 0;
+    for (; a_len - i > 8; i += 8) {
+      memcpy(&x, a + i, 8);
+      memcpy(&y, b + i, 8);
+      if (!ieq_word(x, y))
+        return false;
+    }
+    memcpy(&x, a + a_len - 8, 8);
+    memcpy(&y, b + a_len - 8, 8);
+    return ieq_word(x, y);
   }
-  for (; i < a_len; i++) {
+  if (a_len >= 4)
+    return ieq_word(load4(a) | load4(a + a_len - 4) << 32, load4(b) | load4(b + a_len - 4) << 32);
+  for (size_t i = 0; i < a_len; i++) {
     uint8_t x = a[i], y = (uint8_t)b[i];
     if (x == y)
       continue; // the common case: skip the case folding

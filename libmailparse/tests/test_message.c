@@ -252,6 +252,24 @@ START_TEST(test_part_fields) {
 }
 END_TEST
 
+// Content-* names are matched in any case, the "Content-" prefix by one
+// loose word compare: a CR where the '-' goes (bare CR is data in a name)
+// must not make "Content\rType" a Content-Type, nor "Content\rID" a
+// Content-ID, and a near miss in the last byte is no field either.
+START_TEST(test_part_field_names) {
+  const char *msg = "Content\rType: multipart/mixed; boundary=b\r\n"
+                    "Content\rID: <y@x>\r\nContent-Idd: <z@x>\r\ncONTENT-iD: <x@x>\r\n"
+                    "Content-MD6: abc\r\n\r\n--b\r\n\r\nx\r\n--b--\r\n";
+  mp_message *m = parse_s(msg, NULL);
+  ck_assert_uint_eq(mp_message_num_parts(m), 1);
+  const mp_part *p = mp_message_part(m, 0);
+  ck_assert(!(p->flags & MP_PART_MULTIPART));
+  ck_assert_uint_eq(p->h_id, 3);
+  ck_assert_uint_eq(p->h_md5, MP_NO_INDEX);
+  mp_message_free(m);
+}
+END_TEST
+
 START_TEST(test_decode_base64) {
   // Lenient MIME Base64: line breaks and junk skipped.
   const char *msg = "Content-Transfer-Encoding: base64\r\n\r\naGVsbG8g\r\nd29y!bGQ=\r\n";
@@ -1222,6 +1240,7 @@ int main(void) {
   tcase_add_loop_test(tc, test_structure_cases, 0, (int)(sizeof scases / sizeof scases[0]));
   tcase_add_test(tc, test_preamble_epilogue);
   tcase_add_test(tc, test_part_fields);
+  tcase_add_test(tc, test_part_field_names);
   tcase_add_test(tc, test_decode_base64);
   tcase_add_test(tc, test_decode_size_query_large);
   tcase_add_loop_test(tc, test_section, 0, (int)(sizeof sections / sizeof sections[0]));

@@ -628,6 +628,68 @@ START_TEST(ascii_ieq_pairs) {
 }
 END_TEST
 
+// mp_ascii_ieq takes whole words, an overlapping last word, two overlapping
+// halves for 4 to 7 bytes and bytes under 4: at every length from 0 to 33
+// and every position, a byte next to a case edge ('@' 'A' 'Z' '[' '`' 'a'
+// 'z' '{', 8-bit ones whose low seven bits are letters) against every byte
+// value must compare as the byte-wise folding says, the rest of the names
+// equal up to case.
+START_TEST(ascii_ieq_lengths) {
+  static const uint8_t edge[] = {0x00, '@',  'A',  'M',  'Z',  '[',  '`',  'a',  'm',  'z',
+                                 '{',  0x7f, 0x80, 0xc0, 0xc1, 0xda, 0xdb, 0xe1, 0xfa, 0xff};
+  uint8_t a[33] = {0}, b[33] = {0};
+  for (size_t len = 0; len <= sizeof a; len++) {
+    for (size_t i = 0; i < len; i++) {
+      a[i] = (uint8_t)('a' + i % 26);
+      b[i] = (uint8_t)(i % 2 ? 'A' + i % 26 : 'a' + i % 26);
+    }
+    require(mp_ascii_ieq(a, len, (const char *)b, len), "equal names, length %zu", len);
+    if (len > 0)
+      require(!mp_ascii_ieq(a, len, (const char *)b, len - 1), "lengths differ at %zu", len);
+    for (size_t pos = 0; pos < len; pos++) {
+      for (size_t e = 0; e < sizeof edge; e++) {
+        for (unsigned y = 0; y < 256; y++) {
+          a[pos] = edge[e];
+          b[pos] = (uint8_t)y;
+          bool want = ref_lower(edge[e]) == ref_lower((uint8_t)y);
+          require(mp_ascii_ieq(a, len, (const char *)b, len) == want, "%02x %02x at %zu of %zu",
+                  edge[e], y, pos, len);
+          require(mp_ascii_ieq(b, len, (const char *)a, len) == want, "%02x %02x at %zu of %zu", y,
+                  edge[e], pos, len);
+        }
+      }
+      a[pos] = (uint8_t)('a' + pos % 26);
+      b[pos] = (uint8_t)('A' + pos % 26);
+    }
+  }
+}
+END_TEST
+
+// mp_ascii_lower_copy has the same word, overlapping-word and half-word
+// steps: at every length from 0 to 33 and every position, every byte value
+// must come out as the byte-wise folding says, the bytes around it too, and
+// nothing past `n` may be written.
+START_TEST(ascii_lower_copy_lengths) {
+  uint8_t src[33];
+  char dst[34];
+  for (size_t len = 0; len <= sizeof src; len++) {
+    for (size_t pos = 0; pos < len || (len == 0 && pos == 0); pos++) {
+      for (unsigned x = 0; x < 256; x++) {
+        for (size_t i = 0; i < len; i++)
+          src[i] = (uint8_t)(i % 3 == 0 ? 'A' + i % 26 : i % 3 == 1 ? 'a' + i % 26 : 0xc1 + i);
+        if (len > 0)
+          src[pos] = (uint8_t)x;
+        memset(dst, '#', sizeof dst);
+        mp_ascii_lower_copy(dst, src, len);
+        for (size_t i = 0; i < len; i++)
+          require((uint8_t)dst[i] == ref_lower(src[i]), "byte %02x at %zu of %zu", src[i], i, len);
+        require(dst[len] == '#', "wrote past %zu", len);
+      }
+    }
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("scan");
   const char *env = getenv("MAILPARSE_IMPL");
@@ -645,7 +707,9 @@ int main(void) {
                {"utf8_scalar_table", utf8_scalar_table},
                {"utf8_kernels", utf8_kernels},
                {"utf8_exhaustive_pairs", utf8_exhaustive_pairs},
-               {"ascii_ieq_pairs", ascii_ieq_pairs}};
+               {"ascii_ieq_pairs", ascii_ieq_pairs},
+               {"ascii_ieq_lengths", ascii_ieq_lengths},
+               {"ascii_lower_copy_lengths", ascii_lower_copy_lengths}};
   if (env != NULL && env[0] != '\0' && strcmp(mp_impl_name(), "unsupported") == 0) {
     TCase *tc = tcase_create("impl_unsupported");
     tcase_add_test(tc, impl_unsupported);

@@ -347,7 +347,7 @@ static void check_registers(uint32_t n) {
     size_t explored;
     int res = lin_check(ops, m, &explored);
     char what[96];
-    snprintf(what, sizeof what, "register %s not linearizable", reg_key[k]);
+    snprintf(what, sizeof what, "register %.63s not linearizable", reg_key[k]);
     if (res == LIN_VIOLATION && views_moved(what)) {
       // A lost key reads as absent or as an older value; what no write of
       // this register wrote can never be read.

@@ -108,6 +108,18 @@ static inline size_t mp_skip_wsp_at(const uint8_t *p, size_t n, size_t i) {
   return i;
 }
 
+// mp_class_run returns the index of the first byte at or after `i` in
+// p[0..n) whose class in `tab` is not 0: the fast paths' scan of a run of
+// plain bytes, four a step while all four are plain, then one a step
+// (typed_received.c).
+static inline size_t mp_class_run(const uint8_t tab[256], const uint8_t *p, size_t n, size_t i) {
+  while (n - i >= 4 && (tab[p[i]] | tab[p[i + 1]] | tab[p[i + 2]] | tab[p[i + 3]]) == 0)
+    i += 4;
+  while (i < n && tab[p[i]] == 0)
+    i++;
+  return i;
+}
+
 // Text builder: appends to the caller's text buffer; the first overflow sets
 // `err` (sticky) and later appends do nothing. It also carries the RFC 2047
 // state between words: the white space waiting to be written (dropped

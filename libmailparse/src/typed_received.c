@@ -33,12 +33,7 @@ static bool plain_run(struct mp_cur *c, mp_str *out) {
   size_t n = c->len, i = mp_skip_wsp_at(p, n, 0);
   bool angle = i < n && p[i] == '<';
   size_t start = i + angle;
-  // Four bytes a step while all four are plain, then one a step.
-  for (i = start; n - i >= 4 && (rv_class[p[i]] | rv_class[p[i + 1]] | rv_class[p[i + 2]] |
-                                 rv_class[p[i + 3]]) == 0;)
-    i += 4;
-  while (i < n && rv_class[p[i]] == 0)
-    i++;
+  i = mp_class_run(rv_class, p, n, start);
   if (i == start)
     return false;
   if (angle) {
@@ -121,12 +116,7 @@ static const uint8_t ds_class[256] = {['('] = 1, ['"'] = 1, ['['] = 1, ['='] = 1
 // would skip them.
 static const uint8_t *date_start(struct mp_cur c, const uint8_t *date) {
   for (;;) {
-    size_t i = 0;
-    while (c.len - i >= 4 && (ds_class[c.p[i]] | ds_class[c.p[i + 1]] | ds_class[c.p[i + 2]] |
-                              ds_class[c.p[i + 3]]) == 0)
-      i += 4;
-    while (i < c.len && ds_class[c.p[i]] == 0)
-      i++;
+    size_t i = mp_class_run(ds_class, c.p, c.len, 0);
     if (i == c.len)
       return date;
     (void)mp_cur_skip(&c, i);

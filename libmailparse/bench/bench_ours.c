@@ -118,83 +118,84 @@ static inline int same_name(const char *name, const char *lower, size_t len) {
 
 int mpb_field_class(const char *name, size_t len) {
   // This runs once per field for every implementation (harness time, not
-  // parser time), so it picks the one candidate name from the length and
-  // the folded first and last bytes, which tell every table name apart, and
-  // compares only that one.
+  // parser time), so it picks the one candidate name and compares only that
+  // one: the length (a jump table) and then the folded first byte, or the
+  // last one where two names of a length share their first, tell every
+  // table name apart.
   if (len < 2 || len > 25)
     return MPB_F_UNSTRUCTURED;
-  unsigned key =
-      (unsigned)len << 16 | fold((unsigned char)name[0]) << 8 | fold((unsigned char)name[len - 1]);
-#define K(n, a, b) ((unsigned)(n) << 16 | (unsigned)(a) << 8 | (unsigned)(b))
+  unsigned a = fold((unsigned char)name[0]), z = fold((unsigned char)name[len - 1]);
 #define IS(s, c) return same_name(name, s, sizeof s - 1) ? (c) : MPB_F_UNSTRUCTURED
-  switch (key) {
-  case K(2, 't', 'o'):
-    IS("to", MPB_F_ADDRESS);
-  case K(2, 'c', 'c'):
+  switch (len) {
+  case 2:
+    if (a == 't')
+      IS("to", MPB_F_ADDRESS);
     IS("cc", MPB_F_ADDRESS);
-  case K(3, 'b', 'c'):
+  case 3:
     IS("bcc", MPB_F_ADDRESS);
-  case K(4, 'f', 'm'):
-    IS("from", MPB_F_ADDRESS);
-  case K(4, 'd', 'e'):
+  case 4:
+    if (a == 'f')
+      IS("from", MPB_F_ADDRESS);
     IS("date", MPB_F_DATE);
-  case K(6, 's', 'r'):
+  case 6:
     IS("sender", MPB_F_ADDRESS);
-  case K(7, 's', 't'):
-    IS("subject", MPB_F_SUBJECT);
-  case K(7, 'l', 'd'):
+  case 7:
+    if (a == 's')
+      IS("subject", MPB_F_SUBJECT);
     IS("list-id", MPB_F_LIST_ID);
-  case K(8, 'r', 'o'):
-    IS("reply-to", MPB_F_ADDRESS);
-  case K(8, 'r', 'd'):
+  case 8:
+    if (z == 'o')
+      IS("reply-to", MPB_F_ADDRESS);
     IS("received", MPB_F_RECEIVED);
-  case K(9, 'r', 'o'):
-    IS("resent-to", MPB_F_ADDRESS);
-  case K(9, 'r', 'c'):
-    IS("resent-cc", MPB_F_ADDRESS);
-  case K(9, 'l', 'p'):
-    IS("list-help", MPB_F_LIST_URIS);
-  case K(9, 'l', 't'):
+  case 9:
+    if (a == 'r' && z == 'o')
+      IS("resent-to", MPB_F_ADDRESS);
+    if (a == 'r')
+      IS("resent-cc", MPB_F_ADDRESS);
+    if (z == 'p')
+      IS("list-help", MPB_F_LIST_URIS);
     IS("list-post", MPB_F_LIST_URIS);
-  case K(10, 'r', 'c'):
-    IS("resent-bcc", MPB_F_ADDRESS);
-  case K(10, 'm', 'd'):
-    IS("message-id", MPB_F_MSGID);
-  case K(10, 'r', 's'):
-    IS("references", MPB_F_MSGID);
-  case K(10, 'c', 'd'):
-    IS("content-id", MPB_F_MSGID);
-  case K(10, 'l', 'r'):
-    IS("list-owner", MPB_F_LIST_URIS);
-  case K(11, 'r', 'm'):
-    IS("resent-from", MPB_F_ADDRESS);
-  case K(11, 'r', 'e'):
+  case 10:
+    switch (a) {
+    case 'r':
+      if (z == 'c')
+        IS("resent-bcc", MPB_F_ADDRESS);
+      IS("references", MPB_F_MSGID);
+    case 'm':
+      IS("message-id", MPB_F_MSGID);
+    case 'c':
+      IS("content-id", MPB_F_MSGID);
+    default:
+      IS("list-owner", MPB_F_LIST_URIS);
+    }
+  case 11:
+    if (a == 'i')
+      IS("in-reply-to", MPB_F_MSGID);
+    if (z == 'm')
+      IS("resent-from", MPB_F_ADDRESS);
     IS("resent-date", MPB_F_DATE);
-  case K(11, 'i', 'o'):
-    IS("in-reply-to", MPB_F_MSGID);
-  case K(12, 'c', 'e'):
-    IS("content-type", MPB_F_CONTENT_TYPE);
-  case K(12, 'l', 'e'):
-    IS("list-archive", MPB_F_LIST_URIS);
-  case K(12, 'm', 'n'):
+  case 12:
+    if (a == 'c')
+      IS("content-type", MPB_F_CONTENT_TYPE);
+    if (a == 'l')
+      IS("list-archive", MPB_F_LIST_URIS);
     IS("mime-version", MPB_F_RAW);
-  case K(13, 'r', 'r'):
+  case 13:
     IS("resent-sender", MPB_F_ADDRESS);
-  case K(14, 'l', 'e'):
+  case 14:
     IS("list-subscribe", MPB_F_LIST_URIS);
-  case K(16, 'l', 'e'):
+  case 16:
     IS("list-unsubscribe", MPB_F_LIST_URIS);
-  case K(17, 'r', 'd'):
+  case 17:
     IS("resent-message-id", MPB_F_MSGID);
-  case K(19, 'c', 'n'):
+  case 19:
     IS("content-disposition", MPB_F_DISPOSITION);
-  case K(25, 'c', 'g'):
+  case 25:
     IS("content-transfer-encoding", MPB_F_RAW);
   default:
     return MPB_F_UNSTRUCTURED;
   }
 #undef IS
-#undef K
 }
 
 // Scratch reused across calls (the benchmark is single-threaded): text for
@@ -209,6 +210,7 @@ static struct {
   size_t body_cap;
   char *utf8;
   size_t utf8_cap;
+  size_t fits; // the longest field value text and entries have room for
 } scratch;
 
 static int grow(void **buf, size_t *cap, size_t need) {
@@ -228,14 +230,18 @@ static int grow(void **buf, size_t *cap, size_t need) {
 // type_field runs the typed parser for one field value and adds the result
 // to `work`.
 static int type_field(struct mpb_work *work, int cls, const char *v, size_t n) {
-  size_t text_need = mp_typed_text_max_len(n);
   size_t entries = n / 2 + 1;
-  size_t entry_size = sizeof(mp_address);
-  if (sizeof(mp_param) > entry_size)
-    entry_size = sizeof(mp_param);
-  if (grow((void **)&scratch.text, &scratch.text_cap, text_need) != 0 ||
-      grow(&scratch.entries, &scratch.entries_cap, entries * entry_size) != 0)
-    return -1;
+  // The buffers are sized once for the longest value so far (both bounds
+  // grow with the value's length), not asked for again on every field.
+  if (scratch.text == NULL || n > scratch.fits) {
+    size_t entry_size = sizeof(mp_address);
+    if (sizeof(mp_param) > entry_size)
+      entry_size = sizeof(mp_param);
+    if (grow((void **)&scratch.text, &scratch.text_cap, mp_typed_text_max_len(n)) != 0 ||
+        grow(&scratch.entries, &scratch.entries_cap, entries * entry_size) != 0)
+      return -1;
+    scratch.fits = n;
+  }
   char *text = scratch.text;
   size_t cap = scratch.text_cap, text_len = 0, num = 0;
   unsigned flags = 0;

@@ -135,27 +135,22 @@ void mp_records_init(mp_message *m) {
   m->hleft = 0;
 }
 
-int mp_hdr_push(mp_message *m, const mp_header *h) {
-  if (m->hleft == 0) {
-    // Record num_headers opens a new chunk: the one inside the handle
-    // first, then chunks from the allocator.
-    size_t k = m->nhchunks;
-    size_t n = mp_rec_chunk_len(k, MP_HDR_FIRST_SHIFT, MP_HDR_STEP_SHIFT);
-    mp_header *c = k == 0 ? m->hrec0 : mp_alloc_raw(&m->arena.a, n * sizeof(mp_header));
-    if (c == NULL)
-      return -12; // -ENOMEM
-    if (table_push(&m->arena.a, (void ***)&m->hchunks, &m->nhchunks, &m->cap_hchunks, c,
-                   (void **)m->htab0) != 0) {
-      if (c != m->hrec0)
-        mp_free_raw(&m->arena.a, c);
-      return -12;
-    }
-    m->hnext = c;
-    m->hleft = n;
+int mp_hdr_grow(mp_message *m) {
+  // Record num_headers opens a new chunk: the one inside the handle first,
+  // then chunks from the allocator.
+  size_t k = m->nhchunks;
+  size_t n = mp_rec_chunk_len(k, MP_HDR_FIRST_SHIFT, MP_HDR_STEP_SHIFT);
+  mp_header *c = k == 0 ? m->hrec0 : mp_alloc_raw(&m->arena.a, n * sizeof(mp_header));
+  if (c == NULL)
+    return -12; // -ENOMEM
+  if (table_push(&m->arena.a, (void ***)&m->hchunks, &m->nhchunks, &m->cap_hchunks, c,
+                 (void **)m->htab0) != 0) {
+    if (c != m->hrec0)
+      mp_free_raw(&m->arena.a, c);
+    return -12;
   }
-  *m->hnext++ = *h;
-  m->hleft--;
-  m->num_headers++;
+  m->hnext = c;
+  m->hleft = n;
   return 0;
 }
 

@@ -113,10 +113,26 @@ static inline mp_part *mp_part_at(const mp_message *m, size_t i) {
   return &m->pchunks[k][off];
 }
 
-// mp_hdr_push appends one header record; mp_part_push appends a zeroed part
-// record and returns it (NULL when the allocator fails). mp_records_free
-// releases both record stores (mp_message_free calls it).
-int mp_hdr_push(mp_message *m, const mp_header *h);
+// mp_hdr_grow opens the next chunk of header records when the current one
+// is full (0, or -ENOMEM).
+int mp_hdr_grow(mp_message *m);
+
+// mp_hdr_push appends one header record (0, or -ENOMEM): inline, since
+// every field of every part takes it and only one in many opens a chunk.
+// mp_part_push appends a zeroed part record and returns it (NULL when the
+// allocator fails). mp_records_free releases both record stores
+// (mp_message_free calls it).
+static inline int mp_hdr_push(mp_message *m, const mp_header *h) {
+  if (m->hleft == 0) {
+    int rc = mp_hdr_grow(m);
+    if (rc != 0)
+      return rc;
+  }
+  *m->hnext++ = *h;
+  m->hleft--;
+  m->num_headers++;
+  return 0;
+}
 mp_part *mp_part_push(mp_message *m);
 void mp_records_free(mp_message *m);
 
@@ -213,7 +229,8 @@ void mp_ascii_lower_copy(char *dst, const uint8_t *src, size_t n);
 // Header section parsing (header.c): parses fields from `off` until the empty
 // line, a line that is an active boundary (is_boundary), or `end`. It appends
 // header records for `part` and returns the offset where the body starts;
-// *body_ends_header is false when no empty line was found.
+// *body_ends_header is false when no empty line was found. is_boundary is
+// asked only about lines that start with '-' (a delimiter starts with "--").
 typedef bool (*mp_boundary_pred)(void *ctx, size_t line_off);
 typedef struct mp_hdr_ctx {
   mp_message *msg;

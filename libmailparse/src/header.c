@@ -61,8 +61,11 @@ int mp_header_section_parse(mp_hdr_ctx *hc, uint32_t part, size_t off, size_t en
   for (size_t k = 1; k <= MP_HDR_PREFETCH / 64; k++)
     __builtin_prefetch(b + pos + 64 * k);
   while (pos < end) {
-    if (hc->is_boundary != NULL && hc->is_boundary(hc->pred_ctx, pos))
-      break; // a delimiter ends a header section that has no empty line
+    // A delimiter ends a header section that has no empty line. It starts
+    // with "--": a field's first byte tells most fields apart without the
+    // call.
+    if (hc->is_boundary != NULL && b[pos] == '-' && hc->is_boundary(hc->pred_ctx, pos))
+      break;
     if (b[pos] == '\n' || (b[pos] == '\r' && end - pos >= 2 && b[pos + 1] == '\n')) {
       *body_off = pos + (b[pos] == '\n' ? 1 : 2);
       *found_empty_line = true;

@@ -422,6 +422,50 @@ static void trim_str(mp_str *s) {
     s->len--;
 }
 
+// load_le reads the `n` (2, 4 or 8) bytes at `p` as a little-endian number;
+// the compilers turn each fixed-size memcpy into one load.
+static inline uint64_t load_le(const void *p, size_t n) {
+  if (n == 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+  }
+  if (n == 4) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return v;
+}
+
+// chunk_ieq compares the `w` (2, 4 or 8) bytes at `a` with those at `lower`
+// (lower-case letters, digits and '-'): the case bit 0x20 is or-ed into the
+// bytes of `a` only where `lower` has a letter (bit 6 set, which '-' and
+// the digits lack), so each byte matches just itself or its capital.
+static inline bool chunk_ieq(const uint8_t *a, const char *lower, size_t w) {
+  uint64_t want = load_le(lower, w);
+  return (load_le(a, w) | ((want >> 1) & 0x2020202020202020u)) == want;
+}
+
+// name_ieq is mp_ascii_ieq() for a known name of `len` (2 or more) bytes
+// of lower-case letters, digits and '-': a word at a time, the last word
+// overlapping the one before, and below 8 bytes two overlapping 4- or
+// 2-byte words (a call and a byte loop cost more than the names are long).
+static inline bool name_ieq(const uint8_t *a, size_t a_len, const char *lower, size_t len) {
+  if (a_len != len)
+    return false;
+  if (len < 8) {
+    size_t w = len >= 4 ? 4 : 2;
+    return chunk_ieq(a, lower, w) && chunk_ieq(a + len - w, lower + len - w, w);
+  }
+  for (size_t i = 0; i + 8 < len; i += 8)
+    if (!chunk_ieq(a + i, lower + i, 8))
+      return false;
+  return chunk_ieq(a + len - 8, lower + len - 8, 8);
+}
+
 // arena_copy copies `in` into the arena, in lower case when `lower` is set.
 static int arena_copy(mp_message *msg, mp_str *out, mp_str in, bool lower) {
   char *c = mp_arena_alloc_str(&msg->arena, in.len);
@@ -487,6 +531,15 @@ static int read_content_type(mp_message *msg, mp_part *p, const mp_header *h) {
   return 0;
 }
 
+// put_str copies `s` to `*d` and moves `*d` past it.
+static mp_str put_str(char **d, mp_str s) {
+  mp_str r = {*d, s.len};
+  if (s.len > 0)
+    memcpy(*d, s.p, s.len);
+  *d += s.len;
+  return r;
+}
+
 // typed_content_type reads Content-Type with mp_content_type_parse() (RFC
 // 2231 continuations, RFC 2047 words, unquoted values with specials such as
 // "boundary=----=_Part_1"), copying what the part keeps into the arena. It
@@ -520,19 +573,35 @@ static int typed_content_type(parser *P, mp_part *p, const mp_header *h) {
     return 1;
   if (rc != 0)
     return 2;
-  const mp_param *b = mp_param_find(P->params, ct.num_params, "boundary");
-  const mp_param *c = mp_param_find(P->params, ct.num_params, "charset");
-  if (arena_copy(msg, &p->type, ct.type, true) != 0 ||
-      arena_copy(msg, &p->subtype, ct.subtype, true) != 0)
-    return -ENOMEM;
-  if (b != NULL && b->value.p != NULL) {
-    mp_str v = b->value;
-    trim_str(&v); // as Python's email package does: a boundary cannot end in space
-    if (v.len > 0 && arena_copy(msg, &p->boundary, v, false) != 0)
-      return -ENOMEM;
+  // The first "boundary" and "charset", as mp_param_find() finds them, in
+  // one pass that compares a name only when its length is right.
+  const mp_param *b = NULL, *c = NULL;
+  for (size_t i = 0; i < ct.num_params; i++) {
+    const mp_param *q = &P->params[i];
+    const uint8_t *n = (const uint8_t *)q->name.p;
+    if (b == NULL && q->name.len == 8 && name_ieq(n, 8, "boundary", 8))
+      b = q;
+    else if (c == NULL && q->name.len == 7 && name_ieq(n, 7, "charset", 7))
+      c = q;
   }
-  if (c != NULL && c->value.p != NULL && arena_copy(msg, &p->charset, c->value, false) != 0)
+  mp_str bv = {NULL, 0}, cv = {NULL, 0};
+  if (b != NULL && b->value.p != NULL) {
+    bv = b->value;
+    trim_str(&bv); // as Python's email package does: a boundary cannot end in space
+  }
+  if (c != NULL && c->value.p != NULL)
+    cv = c->value;
+  // One arena string holds the four (an allocation each cost more than the
+  // copies); the parser has lowercased the type and subtype already.
+  char *d = mp_arena_alloc_str(&msg->arena, ct.type.len + ct.subtype.len + bv.len + cv.len);
+  if (d == NULL)
     return -ENOMEM;
+  p->type = put_str(&d, ct.type);
+  p->subtype = put_str(&d, ct.subtype);
+  if (bv.len > 0)
+    p->boundary = put_str(&d, bv);
+  if (cv.p != NULL)
+    p->charset = put_str(&d, cv); // set even when empty, as the value was
   return 0;
 }
 
@@ -543,25 +612,37 @@ static mp_encoding read_cte(const mp_message *msg, const mp_header *h, mp_str *n
   *name = t;
   if (t.p == NULL)
     return MP_ENCODING_UNKNOWN;
-  static const struct {
-    const char *n;
-    mp_encoding e;
-  } known[] = {{"7bit", MP_ENCODING_7BIT},
-               {"8bit", MP_ENCODING_8BIT},
-               {"binary", MP_ENCODING_BINARY},
-               {"quoted-printable", MP_ENCODING_QP},
-               {"base64", MP_ENCODING_BASE64}};
-  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-    if (mp_ascii_ieq((const uint8_t *)t.p, t.len, known[i].n, strlen(known[i].n)))
-      return known[i].e;
+  // The length picks the one candidate name, so that one compare decides.
+  const uint8_t *n = (const uint8_t *)t.p;
+  switch (t.len) {
+  case 4:
+    if (name_ieq(n, 4, "7bit", 4))
+      return MP_ENCODING_7BIT;
+    if (name_ieq(n, 4, "8bit", 4))
+      return MP_ENCODING_8BIT;
+    break;
+  case 6:
+    if (name_ieq(n, 6, "base64", 6))
+      return MP_ENCODING_BASE64;
+    if (name_ieq(n, 6, "binary", 6))
+      return MP_ENCODING_BINARY;
+    break;
+  case 16:
+    if (name_ieq(n, 16, "quoted-printable", 16))
+      return MP_ENCODING_QP;
+    break;
+  default:
+    break;
+  }
   return MP_ENCODING_UNKNOWN;
 }
 
-static bool part_is(const mp_part *p, const char *type, const char *sub) {
-  return mp_ascii_ieq((const uint8_t *)p->type.p, p->type.len, type, strlen(type)) &&
-         (sub == NULL ||
-          mp_ascii_ieq((const uint8_t *)p->subtype.p, p->subtype.len, sub, strlen(sub)));
-}
+// TYPE_IS and SUBTYPE_IS tell whether the part's type or subtype is the
+// literal `name` (lower-case letters and digits) in any case.
+#define TYPE_IS(part, name)                                                                        \
+  name_ieq((const uint8_t *)(part)->type.p, (part)->type.len, name, sizeof name - 1)
+#define SUBTYPE_IS(part, name)                                                                     \
+  name_ieq((const uint8_t *)(part)->subtype.p, (part)->subtype.len, name, sizeof name - 1)
 
 // maybe_content tells whether the 8 bytes at `n` may be "Content-" in any
 // case: one compare with the ASCII case bit set in all of them. It admits a
@@ -618,7 +699,7 @@ static int content_field_kind(const uint8_t *n, size_t len) {
   }
   // maybe_content() has matched "Content" in any case, and "-" or a CR:
   // only that byte and the rest of the name are left to compare.
-  return n[7] == '-' && mp_ascii_ieq(n + 8, len - 8, names[k] + 8, len - 8) ? k : -1;
+  return n[7] == '-' && name_ieq(n + 8, len - 8, names[k] + 8, len - 8) ? k : -1;
 }
 
 // index_content_fields finds the part's Content-* fields: the first
@@ -685,8 +766,8 @@ static int analyse_headers(parser *P, uint32_t ix) {
     p->flags |= MP_PART_DEFAULT_TYPE;
     const mp_part *parent = p->parent != MP_NO_INDEX ? mp_part_at(msg, p->parent) : NULL;
     // RFC 2046 5.1.5: in a digest the default is message/rfc822.
-    if (parent != NULL && (parent->flags & MP_PART_MULTIPART) &&
-        part_is(parent, "multipart", "digest"))
+    if (parent != NULL && (parent->flags & MP_PART_MULTIPART) && TYPE_IS(parent, "multipart") &&
+        SUBTYPE_IS(parent, "digest"))
       p->type = (mp_str){"message", 7}, p->subtype = (mp_str){"rfc822", 6};
     else
       p->type = (mp_str){"text", 4}, p->subtype = (mp_str){"plain", 5};
@@ -766,14 +847,14 @@ static int parse(parser *P) {
       pos = body_off;
       in_headers = false;
       bool container = false;
-      if (part_is(p, "multipart", NULL)) {
+      if (TYPE_IS(p, "multipart")) {
         if (p->boundary.p == NULL) {
           p->flags |= MP_PART_NO_BOUNDARY;
           mp_problem_add(msg, MP_PROBLEM_NO_BOUNDARY, cur, p->header.off);
         } else {
           container = true;
         }
-      } else if ((part_is(p, "message", "rfc822") || part_is(p, "message", "global")) &&
+      } else if (TYPE_IS(p, "message") && (SUBTYPE_IS(p, "rfc822") || SUBTYPE_IS(p, "global")) &&
                  (p->encoding == MP_ENCODING_7BIT || p->encoding == MP_ENCODING_8BIT ||
                   p->encoding == MP_ENCODING_BINARY)) {
         container = true;
@@ -788,7 +869,7 @@ static int parse(parser *P) {
         mp_problem_add(msg, MP_PROBLEM_PARTS, cur, body_off);
         container = false;
       }
-      if (container && part_is(p, "multipart", NULL)) {
+      if (container && TYPE_IS(p, "multipart")) {
         p->flags |= MP_PART_MULTIPART;
         p->preamble.off = body_off;
         P->os[P->nos - 1].in_preamble = true;

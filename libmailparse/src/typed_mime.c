@@ -514,8 +514,10 @@ enum {
                   // takes: all but '*' (RFC 2231 sections and charsets)
 };
 
+#if !defined(__SSE2__)
 // fast_class holds the FAST_* classes of every byte, one lookup per byte
-// of the value (the range tests and the tspecial lookup were three).
+// of the value (the range tests and the tspecial lookup were three): the
+// byte loops without SSE2, and the sets the SSE2 range tests stand for.
 static const uint8_t fast_class[256] = {
 #define FAST_Q(c) [c] = FAST_QVAL
 #define FAST_TQ(c) [c] = FAST_TOKEN | FAST_QVAL | FAST_NAME
@@ -553,6 +555,7 @@ static const uint8_t fast_class[256] = {
 #undef FAST_Q
 #undef FAST_TQ
 };
+#endif
 
 #if defined(__SSE2__)
 // fast_range16 marks the bytes of `v` in `lo`..`hi`: shifted so that `lo`
@@ -568,8 +571,7 @@ static inline __m128i fast_range16(__m128i v, char lo, char hi) {
 // '*' for a name). tests/test_typed_mime.c sweeps every byte value through
 // every lane against the general parser.
 static inline unsigned fast_stop16(__m128i v, bool name) {
-  __m128i ok =
-      _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmplt_epi8(v, _mm_set1_epi8(0x7f)));
+  __m128i ok = fast_range16(v, 0x21, 0x7e);
   __m128i sp = _mm_or_si128(fast_range16(v, '(', ')'), fast_range16(v, ':', '@'));
   sp = _mm_or_si128(sp, fast_range16(v, '[', ']'));
   sp = _mm_or_si128(sp, _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
@@ -593,40 +595,34 @@ static inline unsigned fast_step16(char *o, const uint8_t *p, bool lower, bool n
 
 // fast_copy copies the run of bytes of class `cls` (FAST_TOKEN or
 // FAST_NAME) at the start of `p` to `o` (lowercased when `lower`) in the
-// same pass that finds its end, and returns its length. The caller has made
-// sure `o` has room for `n` bytes: with SSE2 the copy goes 16 bytes a step
-// and may write past the run (never past `n`); the last step of a run of 16
-// bytes or more overlaps the one before, and shorter inputs take the byte
-// loop, the reference the SSE2 steps must match.
-static inline size_t fast_copy(char *o, const uint8_t *p, size_t n, uint8_t cls, bool lower) {
+// same pass that finds its end, and returns its length. `p` is in
+// fast_common's padded copy of the value, whose 16 zero bytes (in no class)
+// end every run, and `o` has 16 bytes of room past the run: with SSE2 the
+// copy goes 16 bytes a step, however short the run, and may write up to 15
+// bytes past it; the byte loop is the reference without SSE2.
+static inline size_t fast_copy(char *o, const uint8_t *p, uint8_t cls, bool lower) {
   size_t i = 0;
 #if defined(__SSE2__)
   bool name = cls == FAST_NAME;
-  if (n >= 16) {
-    for (; n - i >= 16; i += 16) {
-      unsigned stop = fast_step16(o + i, p + i, lower, name);
-      if (stop != 0)
-        return i + (size_t)__builtin_ctz(stop);
-    }
-    if (i == n)
-      return n;
-    // Bytes n-16..i-1 are in the run already (no stop among them).
-    unsigned stop = fast_step16(o + n - 16, p + n - 16, lower, name);
-    return stop != 0 ? n - 16 + (size_t)__builtin_ctz(stop) : n;
+  for (;; i += 16) {
+    unsigned stop = fast_step16(o + i, p + i, lower, name);
+    if (stop != 0)
+      return i + (size_t)__builtin_ctz(stop);
   }
-#endif
+#else
   if (lower) {
-    while (i < n && (fast_class[p[i]] & cls)) {
+    while (fast_class[p[i]] & cls) {
       o[i] = (char)mp_lower(p[i]);
       i++;
     }
   } else {
-    while (i < n && (fast_class[p[i]] & cls)) {
+    while (fast_class[p[i]] & cls) {
       o[i] = (char)p[i];
       i++;
     }
   }
   return i;
+#endif
 }
 
 #if defined(__SSE2__)
@@ -646,54 +642,80 @@ static inline unsigned fast_qstop16(const uint8_t *p) {
 #endif
 
 // fast_qval_len returns the length of the run of FAST_QVAL bytes at the
-// start of `p`: 16 bytes a step with SSE2 (the x86-64 baseline), since
-// quoted values (boundaries, file names) run to tens of bytes; the last
-// step of `n` >= 16 bytes overlaps the one before instead of going byte by
-// byte.
-static size_t fast_qval_len(const uint8_t *p, size_t n) {
+// start of `p`, in fast_common's padded copy (a zero byte ends every run):
+// 16 bytes a step with SSE2 (the x86-64 baseline).
+static size_t fast_qval_len(const uint8_t *p) {
   size_t i = 0;
 #if defined(__SSE2__)
-  if (n >= 16) {
-    for (; n - i >= 16; i += 16) {
-      unsigned m = fast_qstop16(p + i);
-      if (m != 0)
-        return i + (size_t)__builtin_ctz(m);
-    }
-    if (i == n)
-      return n;
-    // Bytes n-16..i-1 are in the run already (no stop among them).
-    unsigned m = fast_qstop16(p + n - 16);
-    return m != 0 ? n - 16 + (size_t)__builtin_ctz(m) : n;
+  for (;; i += 16) {
+    unsigned m = fast_qstop16(p + i);
+    if (m != 0)
+      return i + (size_t)__builtin_ctz(m);
   }
+#else
+  while (fast_class[p[i]] & FAST_QVAL)
+    i++;
+  return i;
 #endif
-  while (i < n && (fast_class[p[i]] & FAST_QVAL))
+}
+
+// fast_move copies the `n` bytes at `p` (in the padded copy) to `o`, which
+// has 16 bytes of room past them: 16 bytes a step with SSE2, where a call
+// to memcpy cost more than the few bytes of a value.
+static inline void fast_move(char *o, const uint8_t *p, size_t n) {
+#if defined(__SSE2__)
+  for (size_t i = 0; i < n; i += 16)
+    _mm_storeu_si128((__m128i *)(void *)(o + i),
+                     _mm_loadu_si128((const __m128i *)(const void *)(p + i)));
+#else
+  memcpy(o, p, n);
+#endif
+}
+
+// fast_skip_wsp returns the index of the first byte at or after `i` in
+// fast_common's padded copy that is not white space: the padding ends the
+// run, so no bound is checked.
+static inline size_t fast_skip_wsp(const uint8_t *in, size_t i) {
+  while (mp_charclass[in[i]] & MP_CC_WSP)
     i++;
   return i;
 }
 
+// FAST_MAX is the longest value the fast path takes: it works on a copy
+// with 16 zero bytes after it (a few in a thousand real Content-Type values
+// are longer; they take the general parser).
+enum { FAST_MAX = 512, FAST_PAD = 16 };
+
 // fast_common is parse_common for the simple form (see above): 1 when it
 // parsed the value, 0 when the general parser must. `subtype` NULL reads a
-// Content-Disposition. Every string it writes is a distinct piece of `in`,
-// so a text buffer of `in_len` bytes holds them all; with a smaller one it
-// leaves the value to the general parser, and no write needs a check.
-static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
-                       size_t params_cap, char *text, size_t text_cap, size_t *text_len,
-                       const uint8_t *in, size_t in_len) {
-  if (text == NULL || in == NULL || text_cap < in_len)
+// Content-Disposition. It reads a copy of `in` with FAST_PAD zero bytes
+// after it, so that every step may read 16 bytes. Every string it writes is
+// a distinct piece of `in`, in order, so a text buffer of `in_len` bytes
+// holds them all and the steps write at most FAST_PAD bytes past one; with
+// a smaller buffer it leaves the value to the general parser, and no write
+// needs a check. Inlined into its one caller: a call with ten arguments
+// was a sixth of the cost of a simple value.
+static inline __attribute__((always_inline)) int
+fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params, size_t params_cap,
+            char *text, size_t text_cap, size_t *text_len, const uint8_t *src, size_t in_len) {
+  if (text == NULL || src == NULL || in_len > FAST_MAX || text_cap < in_len + FAST_PAD)
     return 0;
-  size_t i = mp_skip_wsp_at(in, in_len, 0), len = 0, n;
-  n = fast_copy(text, in + i, in_len - i, FAST_TOKEN, true);
+  uint8_t in[FAST_MAX + FAST_PAD];
+  memcpy(in, src, in_len);
+  memset(in + in_len, 0, FAST_PAD);
+  size_t i = fast_skip_wsp(in, 0), len = 0, n;
+  n = fast_copy(text, in + i, FAST_TOKEN, true);
   if (n == 0)
     return 0;
   *type = (mp_str){text, n};
   len = n;
   i += n;
   if (subtype != NULL) {
-    i = mp_skip_wsp_at(in, in_len, i);
+    i = fast_skip_wsp(in, i);
     if (i == in_len || in[i] != '/')
       return 0;
-    i = mp_skip_wsp_at(in, in_len, i + 1);
-    n = fast_copy(text + len, in + i, in_len - i, FAST_TOKEN, true);
+    i = fast_skip_wsp(in, i + 1);
+    n = fast_copy(text + len, in + i, FAST_TOKEN, true);
     if (n == 0)
       return 0;
     *subtype = (mp_str){text + len, n};
@@ -701,36 +723,36 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
     i += n;
   }
   // "type/subtype junk; ..." is flagged by the general parser.
-  i = mp_skip_wsp_at(in, in_len, i);
+  i = fast_skip_wsp(in, i);
   if (i < in_len && in[i] != ';')
     return 0;
   size_t np = 0;
   for (;;) {
     // White space and ';' between parameters, as next_raw skips them.
-    while (i < in_len && ((mp_charclass[in[i]] & MP_CC_WSP) || in[i] == ';'))
+    while ((mp_charclass[in[i]] & MP_CC_WSP) || in[i] == ';')
       i++;
     if (i == in_len)
       break;
     if (np == params_cap)
       return 0;
     char *name = text + len;
-    n = fast_copy(name, in + i, in_len - i, FAST_NAME, true);
-    if (n == 0 || (i + n < in_len && in[i + n] == '*'))
+    n = fast_copy(name, in + i, FAST_NAME, true);
+    if (n == 0 || in[i + n] == '*')
       return 0;
     for (size_t k = 0; k < np; k++)
       if (params[k].name.len == n && memcmp(params[k].name.p, name, n) == 0)
         return 0; // both lowercased: a duplicate
-    i = mp_skip_wsp_at(in, in_len, i + n);
+    i = fast_skip_wsp(in, i + n);
     if (i == in_len || in[i] != '=')
       return 0;
-    i = mp_skip_wsp_at(in, in_len, i + 1);
+    i = fast_skip_wsp(in, i + 1);
     const uint8_t *val;
     size_t vn;
     if (i < in_len && in[i] == '"') {
       val = in + i + 1;
       size_t k = 0, rest = in_len - i - 1;
       for (;;) {
-        k += fast_qval_len(val + k, rest - k);
+        k += fast_qval_len(val + k); // the padding ends the run by `rest`
         // A '=' that cannot start an encoded word ("----=_Part_1") is
         // copied as it is by mp_tb_word().
         if (k + 1 < rest && val[k] == '=' && val[k + 1] != '?') {
@@ -745,16 +767,16 @@ static int fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_par
       if (k > 0 && (mp_charclass[val[0]] & MP_CC_WSP || mp_charclass[val[k - 1]] & MP_CC_WSP))
         return 0;
       vn = k;
-      memcpy(text + len + n, val, vn);
+      fast_move(text + len + n, val, vn);
       i += k + 2;
     } else {
       val = in + i;
-      vn = fast_copy(text + len + n, val, in_len - i, FAST_TOKEN, false);
+      vn = fast_copy(text + len + n, val, FAST_TOKEN, false);
       i += vn;
     }
     if (vn == 0)
       return 0;
-    i = mp_skip_wsp_at(in, in_len, i);
+    i = fast_skip_wsp(in, i);
     if (i < in_len && in[i] != ';')
       return 0;
     mp_param *p = &params[np];

@@ -320,6 +320,40 @@ START_TEST(fast_byte_sweep) {
 }
 END_TEST
 
+// fast_lengths gives the fast path values of every length from 1 to 80 and
+// around its 512-byte limit, each in a heap block of exactly its size (so
+// that ASan sees any read past the value: the fast path reads a padded copy),
+// with text buffers one byte short of, exactly at and well over the 16 bytes
+// of room its 16-byte steps need past the value.
+START_TEST(fast_lengths) {
+  size_t taken = 0;
+  for (size_t len = 1; len <= 530; len++) {
+    if (len > 80 && len < 500)
+      continue;
+    char v[600];
+    // "a/b" cut or grown with "; n=x..." and a quoted value to `len` bytes.
+    int k = snprintf(v, sizeof v, "Text/Plain; Name=\"");
+    for (; (size_t)k < len; k++)
+      v[k] = (char)('A' + k % 26);
+    v[len - 1] = '"';
+    if (len < 20)
+      memcpy(v, "Ab/Cd; x=yYzZ0123456789", len);
+    char *in = malloc(len);
+    ck_assert_ptr_nonnull(in);
+    memcpy(in, v, len);
+    size_t caps[] = {len + 15, len + 16, mp_typed_text_max_len(len)};
+    for (size_t c = 0; c < 3; c++) {
+      if (caps[c] > 4096)
+        continue;
+      taken += fast_vs_general(in, len, false, 8, caps[c]);
+      fast_vs_general(in, len, true, 8, caps[c]);
+    }
+    free(in);
+  }
+  ck_assert_uint_gt(taken, 200);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("typed_mime");
   TCase *tc = tcase_create("mime");
@@ -332,6 +366,7 @@ int main(void) {
   TCase *diff = tcase_create("fast");
   tcase_set_timeout(diff, 120);
   tcase_add_test(diff, fast_matches_general);
+  tcase_add_test(diff, fast_lengths);
   tcase_add_loop_test(diff, fast_byte_sweep, 0,
                       (int)(sizeof sweep_values / sizeof sweep_values[0]));
   suite_add_tcase(s, diff);

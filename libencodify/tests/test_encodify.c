@@ -1,8 +1,10 @@
 // test_encodify.c: libencodify's version and error reporting: the header
 // macros, enc_version() and the installed pkg-config file agree, and every
-// error code has its own description.
+// error code has its own description; and the Base64 decode bound of the
+// one-shot call against the stream engine's.
 #include <check.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,22 @@ START_TEST(strerror_covers_success_errno_and_unknown) {
 }
 END_TEST
 
+// enc_base64_decode_max_len() works the bound out directly; it must be what
+// a fresh decoding stream reports, for every length class and at the top
+// of the range.
+START_TEST(base64_decode_bound_matches_stream) {
+  for (size_t n = 0; n < 4096; n++)
+    ck_assert_uint_eq(enc_base64_decode_max_len(n), enc_decode_max_len(ENC_CODEC_BASE64, 0, n));
+  for (size_t d = 0; d < 16; d++) {
+    size_t n = SIZE_MAX - d;
+    ck_assert_uint_eq(enc_base64_decode_max_len(n), enc_decode_max_len(ENC_CODEC_BASE64, 0, n));
+    enc_stream st;
+    ck_assert_int_eq(enc_stream_init(&st, ENC_CODEC_BASE64, ENC_DECODE, ENC_FLAG_MIME, 0), 0);
+    ck_assert_uint_eq(enc_base64_decode_max_len(n), enc_stream_max_len(&st, n));
+  }
+}
+END_TEST
+
 int main(int argc, char **argv) {
   pc_path = argc > 1 ? argv[1] : NULL;
   Suite *s = suite_create("encodify");
@@ -80,6 +98,7 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, version_matches_pkgconfig_file);
   tcase_add_test(tc, own_error_codes_have_own_text);
   tcase_add_test(tc, strerror_covers_success_errno_and_unknown);
+  tcase_add_test(tc, base64_decode_bound_matches_stream);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_tap(sr, "-");

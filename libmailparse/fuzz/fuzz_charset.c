@@ -3,7 +3,9 @@
 // mp_charset_utf8_max_len() bytes, the output is valid UTF-8 within that
 // bound, the same input gives the same output (by name and by id), a buffer
 // of exactly the output's length is enough, one byte less fails without
-// touching the buffer, and valid UTF-8 labelled UTF-8 comes out unchanged.
+// touching the buffer, valid UTF-8 labelled UTF-8 comes out unchanged, and
+// a charset that goes to iconv gives what iconv alone gives (its single-
+// and double-byte tables checked against decode_iconv).
 // Input: a selector byte, then the charset name (selector >= 0x80: the next
 // selector & 0x3f bytes) or an alias from the table (selector < 0x80), then
 // the text.
@@ -60,6 +62,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     for (size_t i = 0; i < len; i++)
       FUZZ_CHECK((uint8_t)again[i] == 0x5a);
   }
+  // The tables against iconv itself.
+  size_t rl;
+  unsigned rf;
+  if (mp_charset_iconv_ref(again, cap, &rl, &rf, id, data, size) == 0)
+    FUZZ_CHECK(rl == len && rf == flags && memcmp(again, out, len) == 0);
   // Valid UTF-8 labelled UTF-8 is kept as it is (but for a leading BOM).
   if (id == mp_charset_lookup("utf-8", 5) && corvid_utf8_valid(data, size) &&
       !(size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF))

@@ -2,8 +2,10 @@
 // with a buffer of mp_typed_text_max_len(), output at most 3 * input bytes
 // and always valid UTF-8 without CR, LF or NUL, the same result twice, and
 // with a buffer one byte short exactly MP_ERR_BUFFER_TOO_SMALL and no
-// output length; and the RFC 5322 tokenizer's inline path gives the tokens
-// of the full tokenizer, with comments as tokens and as white space.
+// output length; the same output and flags as the text builder, which the
+// plain-text short path (and its vector check) must match; and the RFC 5322
+// tokenizer's inline path gives the tokens of the full tokenizer, with
+// comments as tokens and as white space.
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   FUZZ_CHECK(corvid_utf8_valid((const uint8_t *)a, na));
   FUZZ_CHECK(mp_rfc2047_decode(b, cap, &nb, &fb, in, size) == 0);
   FUZZ_CHECK(na == nb && fa == fb && memcmp(a, b, na) == 0);
+  // The builder over the whole text is what the short path stands in for.
+  struct mp_tb tb;
+  mp_tb_init(&tb, b, cap);
+  mp_tb_begin(&tb);
+  mp_tb_text(&tb, data, size, true);
+  const char *w;
+  size_t wn;
+  mp_tb_end(&tb, &w, &wn);
+  FUZZ_CHECK(!tb.err && wn == na && tb.flags == fa && (na == 0 || memcmp(w, a, na) == 0));
   // No CR, LF or NUL anywhere (folds are unfolded, decoded ones replaced).
   FUZZ_CHECK(na == 0 || (memchr(a, '\r', na) == NULL && memchr(a, '\n', na) == NULL &&
                          memchr(a, 0, na) == NULL));

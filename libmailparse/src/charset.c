@@ -2,9 +2,11 @@
 // valid UTF-8. It owns the charset name table (IANA names and aliases, matched
 // ignoring case and punctuation), the built-in decoders for the charsets that
 // carry almost all mail (UTF-8, Windows-1252 for ASCII and Latin-1 labels,
-// UTF-16), and the iconv path for everything else, with descriptors kept per
-// thread so that no mutable state is shared between threads. Every path
-// writes through one bounded sink that enforces mp_charset_utf8_max_len().
+// UTF-16), tables of glibc's single-byte and double-byte (CJK) decoders, and
+// the iconv path for everything else, with descriptors kept per thread so
+// that no mutable state is shared between threads but the write-once
+// tables. Every path writes through one bounded sink that enforces
+// mp_charset_utf8_max_len().
 #include <errno.h>
 #include <iconv.h>
 #include <pthread.h>
@@ -562,9 +564,10 @@ static void decode_unknown(struct cs_sink *s, const uint8_t *in, size_t n) {
   }
 }
 
-// sink_ucs4 encodes iconv's code points into a local block and hands the
-// sink whole blocks: one bounds check per block, not one per character.
-static void sink_ucs4(struct cs_sink *s, const uint8_t *p, size_t n) {
+// sink_ucs4_slow encodes iconv's code points one at a time, checking each
+// against the sink's bound: what comes before a character that would pass
+// it goes out, and the sink stops at it, as if each had been written alone.
+static void sink_ucs4_slow(struct cs_sink *s, const uint8_t *p, size_t n) {
   uint8_t buf[1024];
   size_t b = 0;
   for (size_t k = 0; k + 4 <= n; k += 4) {
@@ -578,8 +581,6 @@ static void sink_ucs4(struct cs_sink *s, const uint8_t *p, size_t n) {
       s->flags |= MP_CHARSET_REPLACED;
     size_t w = mp_utf8_encode_one(buf + b, cp);
     if (w > s->limit - s->len - b) {
-      // The character would pass the bound: what came before it goes out,
-      // and the sink stops at it, as if each had been written alone.
       sink_bytes(s, buf, b);
       sink_bytes(s, buf + b, w);
       return;
@@ -587,6 +588,67 @@ static void sink_ucs4(struct cs_sink *s, const uint8_t *p, size_t n) {
     b += w;
   }
   sink_bytes(s, buf, b);
+}
+
+// ucs4_to_utf8 encodes the `num_cp` code points at `p` (UCS-4LE) into `o`,
+// which has room for 4 bytes each, and returns the bytes written, adding
+// MP_CHARSET_REPLACED to *flags for a surrogate or a value above U+10FFFF
+// (written as U+FFFD, as mp_utf8_encode_one does). One 4-byte load per code
+// point and the three lengths of the BMP tested inline: iconv's output is
+// mostly CJK, 3 bytes each.
+static size_t ucs4_to_utf8(uint8_t *o, unsigned *flags, const uint8_t *p, size_t num_cp) {
+  size_t b = 0;
+  for (size_t k = 0; k < num_cp; k++) {
+    uint32_t cp;
+    memcpy(&cp, p + 4 * k, 4);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+    cp = (uint32_t)p[4 * k] | (uint32_t)p[4 * k + 1] << 8 | (uint32_t)p[4 * k + 2] << 16 |
+         (uint32_t)p[4 * k + 3] << 24;
+#endif
+    if (cp < 0x80) {
+      o[b++] = (uint8_t)cp;
+    } else if (cp < 0x800) {
+      o[b] = (uint8_t)(0xC0 | (cp >> 6));
+      o[b + 1] = (uint8_t)(0x80 | (cp & 0x3F));
+      b += 2;
+    } else if (cp < 0x10000 && (cp & 0xF800) != 0xD800) {
+      o[b] = (uint8_t)(0xE0 | (cp >> 12));
+      o[b + 1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
+      o[b + 2] = (uint8_t)(0x80 | (cp & 0x3F));
+      b += 3;
+    } else {
+      if (cp > 0x10FFFF || cp < 0x10000)
+        *flags |= MP_CHARSET_REPLACED; // a surrogate, or beyond Unicode
+      b += mp_utf8_encode_one(o + b, cp);
+    }
+  }
+  return b;
+}
+
+// sink_ucs4 re-encodes iconv's code points a block at a time. A block whose
+// worst case (4 bytes a code point) stays inside the sink's bound cannot
+// stop the sink, so it is encoded with no check per character, straight
+// into the caller's buffer when it has the room (else into a local block);
+// only near the bound does sink_ucs4_slow take the rest.
+static void sink_ucs4(struct cs_sink *s, const uint8_t *p, size_t n) {
+  uint8_t buf[1024];
+  size_t num_cp = n / 4, k = 0;
+  while (k < num_cp && !s->stopped) {
+    size_t take = num_cp - k;
+    if (take > sizeof buf / 4)
+      take = sizeof buf / 4;
+    if (take > (s->limit - s->len) / 4) {
+      sink_ucs4_slow(s, p + 4 * k, 4 * (num_cp - k));
+      return;
+    }
+    if (s->out != NULL && s->cap - s->len >= 4 * take) {
+      s->len += ucs4_to_utf8(s->out + s->len, &s->flags, p + 4 * k, take);
+    } else {
+      size_t b = ucs4_to_utf8(buf, &s->flags, p + 4 * k, take);
+      sink_bytes(s, buf, b);
+    }
+    k += take;
+  }
 }
 
 // decode_iconv converts through glibc into UCS-4LE and re-encodes each code
@@ -712,8 +774,10 @@ static void decode_iconv(struct cs_sink *s, const char *name, const uint8_t *in,
       continue;
     }
     sink_bad(s);
-    if (e == EINVAL)
-      break; // incomplete at the end of the input
+    if (e == EINVAL || il == 0)
+      break; // incomplete at the end of the input; or an error reported
+             // after the last byte (glibc's CP949 does so for "A2 E8"), with
+             // nothing left to skip
     ip++;    // EILSEQ (or anything unexpected): skip one byte, always progress
     il--;
   }
@@ -807,25 +871,30 @@ static inline bool ascii8(const uint8_t *in, size_t n) {
 
 // sbcs_put writes the UTF-8 form of byte `c` by table `t` at `o` (4 bytes of
 // room) and returns its length: U+FFFD for a byte the table leaves unmapped
-// (what decode_iconv makes of EILSEQ), flagged in *flags.
-static inline size_t sbcs_put(uint8_t *o, unsigned *flags, const struct mp_sbcs *t, uint8_t c) {
-  if (t->map[c].len == 0) {
-    memcpy(o, "\xEF\xBF\xBD", 3);
-    *flags |= MP_CHARSET_REPLACED;
-    return 3;
-  }
-  memcpy(o, t->map[c].u8, 4);
-  return t->map[c].len;
+// (what decode_iconv makes of EILSEQ), noted by ORing its length entry into
+// *bad (MP_SBCS_UNMAPPED). No branch: Latin text has an 8-bit byte every
+// few bytes, and text in another script sent as Latin-1 nothing else.
+static inline size_t sbcs_put(uint8_t *o, unsigned *bad, const struct mp_sbcs *t, uint8_t c) {
+  unsigned len = t->len[c];
+  memcpy(o, &t->u8[c], 4);
+  *bad |= len;
+  return len & 7u;
 }
 
 #if defined(__SSE2__)
-// count16 counts the set bits of a 16-bit mask (inline: without the POPCNT
-// instruction __builtin_popcount is a library call).
+// count16 counts the set bits of a 16-bit mask by two lookups of a byte's
+// count (without the POPCNT instruction __builtin_popcount is a library
+// call, and the bit-parallel count costs four times as many instructions).
+#define POP2(n) n, n + 1, n + 1, n + 2
+#define POP4(n) POP2(n), POP2(n + 1), POP2(n + 1), POP2(n + 2)
+#define POP6(n) POP4(n), POP4(n + 1), POP4(n + 1), POP4(n + 2)
+static const uint8_t pop8[256] = {POP6(0), POP6(1), POP6(1), POP6(2)};
+#undef POP2
+#undef POP4
+#undef POP6
+
 static inline unsigned count16(unsigned m) {
-  m = m - ((m >> 1) & 0x5555u);
-  m = (m & 0x3333u) + ((m >> 2) & 0x3333u);
-  m = (m + (m >> 4)) & 0x0F0Fu;
-  return (m + (m >> 8)) & 0x1Fu;
+  return (unsigned)pop8[m & 0xFFu] + pop8[m >> 8];
 }
 
 // sbcs_blocks decodes 16-byte blocks of `in` by a table that keeps ASCII as
@@ -836,9 +905,10 @@ static inline unsigned count16(unsigned m) {
 // (which is why 32 bytes must be left); more than eight (Cyrillic, Greek,
 // Big5 sent as Latin-1) and all 16 bytes are looked up. Stores end at most
 // 16 bytes after 3 times the input consumed, inside 3 * n.
-static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *flags, const struct mp_sbcs *t,
+static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *bad, const struct mp_sbcs *t,
                           const uint8_t *in, size_t n) {
   size_t i = 0, w = *b;
+  unsigned acc = 0; // in a register, not through *bad
   for (; n - i >= 32; i += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
     unsigned m = (unsigned)_mm_movemask_epi8(v);
@@ -847,7 +917,7 @@ static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *flags, const struct m
       w += 16;
     } else if (count16(m) > 8) {
       for (size_t k = 0; k < 16; k++)
-        w += sbcs_put(o + w, flags, t, in[i + k]);
+        w += sbcs_put(o + w, &acc, t, in[i + k]);
     } else {
       size_t q = i;
       do {
@@ -855,7 +925,7 @@ static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *flags, const struct m
         _mm_storeu_si128((__m128i *)(void *)(o + w),
                          _mm_loadu_si128((const __m128i *)(const void *)(in + q)));
         w += p - q;
-        w += sbcs_put(o + w, flags, t, in[p]);
+        w += sbcs_put(o + w, &acc, t, in[p]);
         q = p + 1;
         m &= m - 1;
       } while (m != 0);
@@ -865,6 +935,7 @@ static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *flags, const struct m
     }
   }
   *b = w;
+  *bad |= acc;
   return i;
 }
 #endif
@@ -886,9 +957,10 @@ static size_t sbcs_run(uint8_t *o, unsigned *flags, const struct mp_sbcs *t, con
                        size_t n) {
   const bool ascii = t->ascii;
   size_t b = 0, i = 0;
+  unsigned bad = 0;
 #if defined(__SSE2__)
   if (ascii)
-    i = sbcs_blocks(o, &b, flags, t, in, n);
+    i = sbcs_blocks(o, &b, &bad, t, in, n);
 #endif
   while (i < n) {
     if (ascii) {
@@ -904,9 +976,11 @@ static size_t sbcs_run(uint8_t *o, unsigned *flags, const struct mp_sbcs *t, con
         break;
     }
     do
-      b += sbcs_put(o + b, flags, t, in[i++]);
+      b += sbcs_put(o + b, &bad, t, in[i++]);
     while (i < n && (!ascii || in[i] >= 0x80 || !ascii8(in + i, n - i)));
   }
+  if (bad & MP_SBCS_UNMAPPED)
+    *flags |= MP_CHARSET_REPLACED;
   return b;
 }
 
@@ -941,8 +1015,7 @@ static pthread_once_t cp1252_once = PTHREAD_ONCE_INIT;
 static void cp1252_build(void) {
   cp1252_table.ascii = true;
   for (unsigned b = 0; b < 256; b++)
-    cp1252_table.map[b].len =
-        (uint8_t)mp_utf8_encode_one(cp1252_table.map[b].u8, mp_cp1252_high((uint8_t)b));
+    mp_sbcs_set(&cp1252_table, b, true, mp_cp1252_high((uint8_t)b));
 }
 
 static void decode_1252(struct cs_sink *s, const uint8_t *in, size_t n) {
@@ -955,14 +1028,228 @@ static void decode_1252(struct cs_sink *s, const uint8_t *in, size_t n) {
   decode_sbcs(s, &cp1252_table, in, n);
 }
 
+// Double-byte charsets (GB18030, CP932, CP949, EUC-JP-MS) decode by
+// entries cached from glibc's own decoder, one per byte and one per lead
+// and second byte, each asked of glibc the first time it is met: CJK text
+// uses a few thousand characters, and a lookup costs a few instructions
+// against iconv's per-call set-up and the UCS-4 round trip. The decoders
+// chosen are stateless, so converting a text equals converting its
+// characters one after the other, and an entry records exactly what
+// decode_iconv does at that position: a character (both bytes consumed), an
+// error (U+FFFD, one byte skipped), or DB_DEFER (sequences of three or four
+// bytes, characters outside the BMP, anything unexpected), from which
+// decode_iconv converts the rest of the text. Checked against decode_iconv
+// on every pair with a byte after it and on random text (test_charset.c,
+// fuzz_charset.c).
+//
+// An entry is one 32-bit word: the UTF-8 bytes in the low 24 bits (memory
+// order), the length in bits 24-25 and the kind above. 0 means not asked
+// yet. Entries are written once with the value glibc gives and read
+// relaxed: two threads filling one write the same word.
+#define DB_LEN(e) (((e) >> 24) & 3u)
+#define DB_CHAR 0x04000000u  // a character: the bytes and length
+#define DB_LEAD 0x08000000u  // (single bytes) starts a two-byte character
+#define DB_BAD 0x10000000u   // an error: U+FFFD, skip one byte
+#define DB_DEFER 0x20000000u // let iconv convert from here
+enum { DB_ASCII_SAME = 1, DB_ASCII_OTHER = 2 };
+
+struct dbcs {
+  _Atomic uint8_t ascii; // 0: not asked yet; DB_ASCII_SAME: bytes below 0x80
+                         // are themselves; DB_ASCII_OTHER: not all are
+  _Atomic uint32_t one[256];
+  _Atomic uint32_t two[128][256]; // [lead - 0x80][second byte]
+};
+
+static struct dbcs dbcs_tables[4];
+static const int8_t dbcs_slot[E_COUNT] = {
+    [E_GBK] = 1, [E_GB18030] = 1, [E_SJIS] = 2, [E_EUCKR] = 3, [E_EUCJP] = 4,
+};
+
+// db_ask converts `in` (1 or 2 bytes) alone with `cd` (reset first) and
+// returns its entry: DB_CHAR for one BMP character from all of it with
+// nothing held back, DB_LEAD for a lone high byte glibc calls incomplete,
+// DB_BAD for an error at the first byte, else DB_DEFER.
+static uint32_t db_ask(iconv_t cd, const uint8_t *in, size_t n) {
+  (void)iconv(cd, NULL, NULL, NULL, NULL);
+  char *ip = (char *)(uintptr_t)in;
+  uint8_t out[16];
+  char *op = (char *)out;
+  size_t il = n, ol = sizeof out;
+  size_t r = iconv(cd, &ip, &il, &op, &ol);
+  if (r == (size_t)-1) {
+    if (il != n || ol != sizeof out)
+      return DB_DEFER;
+    if (errno == EILSEQ)
+      return DB_BAD;
+    return errno == EINVAL && n == 1 && in[0] >= 0x80 ? DB_LEAD : DB_DEFER;
+  }
+  if (il != 0 || sizeof out - ol != 4 || iconv(cd, NULL, NULL, &op, &ol) == (size_t)-1 ||
+      sizeof out - ol != 4)
+    return DB_DEFER;
+  uint32_t cp =
+      (uint32_t)out[0] | (uint32_t)out[1] << 8 | (uint32_t)out[2] << 16 | (uint32_t)out[3] << 24;
+  if (cp > 0xFFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    return DB_DEFER;
+  uint8_t u[4] = {0};
+  size_t len = mp_utf8_encode_one(u, cp);
+  return DB_CHAR | (uint32_t)len << 24 | (uint32_t)u[0] | (uint32_t)u[1] << 8 |
+         (uint32_t)u[2] << 16;
+}
+
+// db_ascii tells whether the decoder behind `cd` maps every byte below 0x80
+// to itself, converting all 128 at once.
+static bool db_ascii(iconv_t cd) {
+  uint8_t in[128], out[4 * 128 + 16];
+  for (unsigned k = 0; k < 128; k++)
+    in[k] = (uint8_t)k;
+  (void)iconv(cd, NULL, NULL, NULL, NULL);
+  char *ip = (char *)in, *op = (char *)out;
+  size_t il = sizeof in, ol = sizeof out;
+  if (iconv(cd, &ip, &il, &op, &ol) == (size_t)-1 || il != 0 || sizeof out - ol != 4 * 128)
+    return false;
+  for (unsigned k = 0; k < 128; k++)
+    if (out[4 * k] != k || out[4 * k + 1] != 0 || out[4 * k + 2] != 0 || out[4 * k + 3] != 0)
+      return false;
+  return true;
+}
+
+// decode_dbcs decodes `in` by table `t`, asking glibc's decoder `name` for
+// entries not known yet; output gathers in a local block. The inner loop
+// takes what the entries already know (ASCII runs, characters of one and
+// two bytes); the rest (an entry to ask for, an error, a deferred sequence,
+// a lead byte at the end) goes by the outer one.
+static void decode_dbcs(struct cs_sink *s, struct dbcs *t, const char *name, const uint8_t *in,
+                        size_t n) {
+  static const uint8_t fffd[3] = {0xEF, 0xBF, 0xBD};
+  uint8_t buf[1024];
+  size_t b = 0, i = 0;
+  iconv_t cd = (iconv_t)-1;
+  bool owned = false;
+  uint8_t ascii = atomic_load_explicit(&t->ascii, memory_order_relaxed);
+  if (ascii == 0) {
+    if ((cd = iconv_acquire(name, &owned)) == (iconv_t)-1) {
+      decode_iconv(s, name, in, n); // which decides what to do without a decoder
+      return;
+    }
+    ascii = db_ascii(cd) ? DB_ASCII_SAME : DB_ASCII_OTHER;
+    atomic_store_explicit(&t->ascii, ascii, memory_order_relaxed);
+  }
+  const bool same = ascii == DB_ASCII_SAME;
+  while (i < n && !s->stopped) {
+    uint32_t e;
+    for (;;) {
+      if (b > sizeof buf - 4) {
+        sink_bytes(s, buf, b);
+        b = 0;
+      }
+      if (i == n)
+        break;
+      const uint8_t c = in[i];
+      if (c < 0x80 && same) {
+        // A run of ASCII (markup, Latin words, spaces between CJK phrases)
+        // is copied, not looked up byte by byte.
+        size_t a = mp_ascii_prefix_len(in + i, n - i);
+        if (a > sizeof buf - 4 - b) {
+          sink_bytes(s, buf, b);
+          b = 0;
+          sink_bytes(s, in + i, a);
+        } else {
+          memcpy(buf + b, in + i, a);
+          b += a;
+        }
+        i += a;
+        continue;
+      }
+      e = atomic_load_explicit(&t->one[c], memory_order_relaxed);
+      if (e & DB_CHAR) {
+        memcpy(buf + b, &e, 4); // little-endian: the low 3 bytes
+        b += DB_LEN(e);
+        i++;
+        continue;
+      }
+      if (!(e & DB_LEAD) || n - i < 2)
+        break;
+      e = atomic_load_explicit(&t->two[c - 0x80][in[i + 1]], memory_order_relaxed);
+      if (!(e & DB_CHAR))
+        break;
+      memcpy(buf + b, &e, 4);
+      b += DB_LEN(e);
+      i += 2;
+    }
+    if (i == n)
+      break;
+    // The slow step, at in[i]: ask for what is not known, then act on it.
+    const uint8_t *p = in + i;
+    e = atomic_load_explicit(&t->one[p[0]], memory_order_relaxed);
+    if ((e == 0 || (e & DB_LEAD)) && cd == (iconv_t)-1 &&
+        (cd = iconv_acquire(name, &owned)) == (iconv_t)-1) {
+      e = DB_DEFER; // decode_iconv decides what to do without a decoder
+    } else if (e == 0 || (e & DB_LEAD)) {
+      if (e == 0) {
+        e = db_ask(cd, p, 1);
+        atomic_store_explicit(&t->one[p[0]], e, memory_order_relaxed);
+      }
+      if ((e & DB_LEAD) && n - i < 2) {
+        e = DB_DEFER; // at the end: iconv reports it incomplete
+      } else if (e & DB_LEAD) {
+        _Atomic uint32_t *pe = &t->two[p[0] - 0x80][p[1]];
+        e = atomic_load_explicit(pe, memory_order_relaxed);
+        if (e == 0) {
+          e = db_ask(cd, p, 2);
+          atomic_store_explicit(pe, e, memory_order_relaxed);
+        }
+        if (e & DB_CHAR) {
+          memcpy(buf + b, &e, 4);
+          b += DB_LEN(e);
+          i += 2;
+          continue;
+        }
+      }
+    }
+    if (e & DB_CHAR) {
+      memcpy(buf + b, &e, 4);
+      b += DB_LEN(e);
+      i++;
+    } else if (e & DB_BAD) {
+      memcpy(buf + b, fffd, 3);
+      b += 3;
+      s->flags |= MP_CHARSET_REPLACED;
+      i++;
+    } else {
+      // From here iconv converts the rest, exactly as decode_iconv would
+      // have from the start: glibc's CP949 consumes some pairs without
+      // output and then misreads the next byte, so what follows a deferred
+      // sequence is not always what the entries say.
+      sink_bytes(s, buf, b);
+      if (cd != (iconv_t)-1)
+        iconv_release(cd, owned);
+      decode_iconv(s, name, p, n - i);
+      return;
+    }
+  }
+  sink_bytes(s, buf, b);
+  if (cd != (iconv_t)-1)
+    iconv_release(cd, owned);
+}
+
+// iconv_only makes decode() take iconv for every CS_ICONV charset, tables
+// skipped: mp_charset_iconv_ref() sets it for the tests.
+static _Thread_local bool iconv_only;
+
 static void decode(struct cs_sink *s, int id, const uint8_t *in, size_t n) {
   const struct cs_entry *e = &cs_entries[id];
-  if (e->kind == CS_ICONV) {
+  if (e->kind == CS_ICONV && !iconv_only) {
     const struct mp_sbcs *t = sbcs_get(id);
     if (t != NULL) {
       decode_sbcs(s, t, in, n);
       return;
     }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (dbcs_slot[id] != 0) {
+      decode_dbcs(s, &dbcs_tables[dbcs_slot[id] - 1], e->iconv, in, n);
+      return;
+    }
+#endif
   }
   switch ((enum cs_kind)e->kind) {
   case CS_UTF8:
@@ -1172,4 +1459,19 @@ const char *mp_charset_alias_get(size_t i, int *id) {
     return NULL;
   *id = cs_aliases[i].id;
   return cs_aliases[i].key;
+}
+
+int mp_charset_iconv_ref(char *out, size_t out_cap, size_t *out_len, unsigned *out_flags, int id,
+                         const uint8_t *in, size_t in_len) {
+  if (id < 0 || id >= E_COUNT || cs_entries[id].kind != CS_ICONV || out_len == NULL ||
+      out_flags == NULL || out_cap < mp_charset_utf8_max_len(in_len))
+    return MP_ERR_INVALID_ARGUMENT;
+  struct cs_sink s = {
+      .out = (uint8_t *)out, .cap = out_cap, .limit = mp_charset_utf8_max_len(in_len)};
+  iconv_only = true;
+  decode(&s, id, in, in_len);
+  iconv_only = false;
+  *out_len = s.len;
+  *out_flags = s.flags;
+  return s.overflow ? MP_ERR_BUFFER_TOO_SMALL : 0;
 }

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "mailparse.h"
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -143,16 +145,28 @@ static inline uint32_t mp_cp1252_high(uint8_t b) {
   return b >= 0xA0 || b < 0x80 ? b : c1[b - 0x80];
 }
 
-// A single-byte charset as a table: the UTF-8 form of every byte (len 0
-// for a byte the charset leaves unmapped, which becomes U+FFFD). `ascii`
-// says bytes below 0x80 are themselves, so runs of them can be copied.
+// A single-byte charset as a table: the UTF-8 form of every byte in the
+// low bytes of `u8[b]` (memory order, so that one 4-byte store writes it)
+// and its length in `len[b]`. A byte the charset leaves unmapped holds
+// U+FFFD with MP_SBCS_UNMAPPED added to its length, so that the decoder
+// stores every byte the same way, without a branch, and ORs the lengths to
+// learn whether to flag a replacement. `ascii` says bytes below 0x80 are
+// themselves, so runs of them can be copied.
+#define MP_SBCS_UNMAPPED 0x80u
 struct mp_sbcs {
   bool ascii;
-  struct {
-    uint8_t len;
-    uint8_t u8[4]; // mp_utf8_encode_one's room; BMP characters use 3
-  } map[256];
+  uint8_t len[256];
+  uint32_t u8[256];
 };
+
+// mp_sbcs_set makes byte `b` of table `t` code point `cp` (BMP), or an
+// unmapped byte when `mapped` is false.
+static inline void mp_sbcs_set(struct mp_sbcs *t, unsigned b, bool mapped, uint32_t cp) {
+  uint8_t u[4] = {0};
+  size_t n = mp_utf8_encode_one(u, mapped ? cp : MP_UTF8_REPLACEMENT);
+  __builtin_memcpy(&t->u8[b], u, 4);
+  t->len[b] = (uint8_t)(n | (mapped ? 0 : MP_SBCS_UNMAPPED));
+}
 
 // mp_sbcs_build fills `t` from glibc's decoder `iconv_name` (charset_sbcs.c)
 // and returns true, or false when that decoder is not a stateless single-
@@ -164,5 +178,15 @@ bool mp_sbcs_build(struct mp_sbcs *t, const char *iconv_name);
 // from the shared object.
 size_t mp_charset_alias_count(void);
 const char *mp_charset_alias_get(size_t i, int *id);
+
+// mp_charset_iconv_ref converts `in` from charset `id` like
+// mp_charset_to_utf8_id() into `out` (at least mp_charset_utf8_max_len()
+// bytes), but for a charset that goes to iconv it always takes iconv, its
+// single- and double-byte tables skipped: the reference the tests and
+// fuzzers check the tables against. MP_ERR_INVALID_ARGUMENT for a charset
+// iconv does not convert, or a smaller buffer. Internal, hidden.
+MP_WARN_UNUSED_RESULT int mp_charset_iconv_ref(char *out, size_t out_cap, size_t *out_len,
+                                               unsigned *out_flags, int id, const uint8_t *in,
+                                               size_t in_len);
 
 #endif // MP_CHARSET_INTERNAL_H

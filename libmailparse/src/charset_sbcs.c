@@ -45,11 +45,10 @@ bool mp_sbcs_build(struct mp_sbcs *t, const char *iconv_name) {
     int r = one_byte(cd, (uint8_t)b, &cp);
     if (r < 0 || (r == 1 && (cp > 0xFFFF || (cp >= 0xD800 && cp <= 0xDFFF)))) {
       ok = false; // not a single-byte charset after all, or a code point
-                  // outside the BMP that the 3-byte entries cannot hold
+                  // outside the BMP, left to iconv (which checks it)
       break;
     }
-    if (r == 1)
-      t->map[b].len = (uint8_t)mp_utf8_encode_one(t->map[b].u8, cp);
+    mp_sbcs_set(t, b, r == 1, cp);
     if (b < 0x80 && (r != 1 || cp != b))
       ascii = false;
   }

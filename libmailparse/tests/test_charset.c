@@ -3,7 +3,9 @@
 // the C library's iconv, UTF-8 validation (every overlong, surrogate and
 // out-of-range class, and exhaustively over short sequences against an
 // independent validator), UTF-16 byte orders, iconv charsets on known text,
-// single-byte charsets' tables against glibc's own conversion, unknown
+// iconv output of every UTF-8 length, single-byte charsets' tables against
+// glibc's own conversion, the double-byte charsets' cached entries against
+// the iconv path (every pair, and random text), unknown
 // charsets, the output bound on adversarial input, buffer handling and use
 // from several threads.
 #include <check.h>
@@ -510,6 +512,11 @@ START_TEST(iconv_errors_become_replacement) {
   ck_assert_str_eq(conv("windows-1255", "\xe0\xc8", 2), "\xef\xac\xaf");
   ck_assert_str_eq(conv("windows-1255", "\xe0", 1), "\xd7\x90");
   ck_assert_str_eq(conv("windows-1258", "a\xcc", 2), "\xc3\xa0");
+  // glibc's CP949 takes "A2 E8" without output and reports an error at
+  // the byte after it, or after the end: one U+FFFD, nothing read beyond.
+  ck_assert_str_eq(conv("EUC-KR", "\xa2\xe8", 2), "\xef\xbf\xbd");
+  ck_assert_str_eq(conv("EUC-KR", "x\xa2\xe8y", 4), "x\xef\xbf\xbd");
+  ck_assert_uint_eq(conv_flags, MP_CHARSET_REPLACED);
 }
 END_TEST
 
@@ -541,6 +548,137 @@ static size_t glibc_single_pass(char *out, size_t cap, const char *name, const u
   iconv_close(cd);
   return cap - ol;
 }
+
+// iconv's output re-encoded: random text of characters of every UTF-8
+// length (GB18030 maps all of Unicode, the supplementary planes in 4 bytes),
+// long enough for many iconv pieces and output blocks, against glibc's own
+// conversion to UTF-8; conv() also takes the measuring pass and the local
+// block.
+static uint32_t lcg(uint32_t *s);
+
+// Every high byte with every byte after it, and a third byte that is ASCII,
+// a lead or a digit (a GB18030 four-byte form), in each double-byte
+// charset: the cached entries against decode_iconv.
+START_TEST(double_byte_every_pair_matches_iconv) {
+  static const char *const names[] = {"GB18030", "Shift_JIS", "EUC-KR", "EUC-JP"};
+  static const uint8_t third[] = {0x41, 0xA1, 0x30};
+  char got[32], ref[32];
+  for (size_t c = 0; c < sizeof names / sizeof names[0]; c++) {
+    int id = mp_charset_lookup(names[c], strlen(names[c]));
+    size_t bad = 0;
+    for (unsigned lead = 0x80; lead < 0x100; lead++)
+      for (unsigned second = 0; second < 0x100; second++)
+        for (size_t k = 0; k <= sizeof third; k++) {
+          const uint8_t in[3] = {(uint8_t)lead, (uint8_t)second, k < sizeof third ? third[k] : 0};
+          size_t n = k < sizeof third ? 3 : 2, gl, rl;
+          unsigned gf, rf;
+          if (mp_charset_to_utf8_id(got, sizeof got, &gl, &gf, id, in, n) != 0 ||
+              mp_charset_iconv_ref(ref, sizeof ref, &rl, &rf, id, in, n) != 0 || gl != rl ||
+              gf != rf || memcmp(got, ref, gl) != 0)
+            bad++;
+        }
+    ck_assert_msg(bad == 0, "%s: %zu inputs differ", names[c], bad);
+  }
+}
+END_TEST
+
+// The double-byte charsets decode by entries cached from glibc: on text
+// of valid characters, random bytes, lead bytes with any second byte, and
+// cut anywhere, the output and flags must be iconv's (decode_iconv, the
+// tables skipped), in a buffer of the bound and of the exact length.
+START_TEST(double_byte_tables_match_iconv) {
+  static const char *const names[] = {"GBK", "GB18030", "Shift_JIS", "EUC-KR", "EUC-JP"};
+  static uint8_t in[8192];
+  static char ref[3 * sizeof in + 3];
+  uint32_t seed = 777;
+  for (size_t c = 0; c < sizeof names / sizeof names[0]; c++) {
+    int id = mp_charset_lookup(names[c], strlen(names[c]));
+    iconv_t to = iconv_open(names[c], "UTF-8");
+    ck_assert(to != (iconv_t)-1);
+    for (int round = 0; round < 60; round++) {
+      size_t n = 0, want = (lcg(&seed) << 8 | lcg(&seed)) % 3000 + 1;
+      int mix = round % 4; // 0: valid text; 1: some noise; 2: much noise; 3: pairs
+      while (n + 8 < want) {
+        uint32_t r = lcg(&seed);
+        if ((mix == 1 && r < 16) || (mix == 2 && r < 128)) {
+          in[n++] = (uint8_t)lcg(&seed);
+        } else if (mix == 3) {
+          in[n++] = (uint8_t)(0x80 | lcg(&seed));
+          in[n++] = (uint8_t)lcg(&seed);
+        } else {
+          uint32_t cp =
+              r < 64 ? 0x20 + lcg(&seed) % 0x5F : 0x3000 + (lcg(&seed) << 8 | lcg(&seed)) % 0x7000;
+          uint8_t u8[4];
+          char *ip = (char *)u8, *op = (char *)in + n;
+          size_t il = mp_utf8_encode_one(u8, cp), ol = sizeof in - n;
+          (void)iconv(to, NULL, NULL, NULL, NULL);
+          if (iconv(to, &ip, &il, &op, &ol) != (size_t)-1 && il == 0)
+            n = sizeof in - ol;
+        }
+      }
+      for (size_t cut = n; cut + 3 >= n && cut > 0; cut--) {
+        size_t ref_len;
+        unsigned ref_flags;
+        ck_assert_int_eq(mp_charset_iconv_ref(ref, sizeof ref, &ref_len, &ref_flags, id, in, cut),
+                         0);
+        const char *got = conv(names[c], in, cut);
+        ck_assert_msg(conv_len == ref_len && memcmp(got, ref, ref_len) == 0 &&
+                          conv_flags == ref_flags,
+                      "%s round %d cut %zu: %zu vs %zu bytes, flags %u vs %u", names[c], round, cut,
+                      conv_len, ref_len, conv_flags, ref_flags);
+      }
+    }
+    iconv_close(to);
+  }
+}
+END_TEST
+
+START_TEST(iconv_output_every_length_matches_iconv) {
+  static char gb[65536], want[65536];
+  iconv_t to = iconv_open("GB18030", "UTF-8");
+  iconv_t from = iconv_open("UTF-8", "GB18030");
+  ck_assert(to != (iconv_t)-1 && from != (iconv_t)-1);
+  uint32_t seed = 4242;
+  for (int round = 0; round < 24; round++) {
+    size_t g = 0, nchars = (lcg(&seed) << 4 | lcg(&seed)) % 6000 + 1;
+    for (size_t k = 0; k < nchars; k++) {
+      uint32_t r = lcg(&seed) << 16 | lcg(&seed) << 8 | lcg(&seed), cp;
+      switch (lcg(&seed) % 4) {
+      case 0:
+        cp = 0x20 + r % 0x5F;
+        break;
+      case 1:
+        cp = 0x80 + r % 0x780;
+        break;
+      case 2:
+        cp = 0x800 + r % 0xF800;
+        break;
+      default:
+        cp = 0x10000 + r % 0x100000;
+        break;
+      }
+      if (cp >= 0xD800 && cp <= 0xDFFF)
+        cp = 0x4E2D;
+      uint8_t u8[4];
+      char *ip = (char *)u8, *op = gb + g;
+      size_t il = mp_utf8_encode_one(u8, cp), ol = sizeof gb - g;
+      (void)iconv(to, NULL, NULL, NULL, NULL);
+      if (iconv(to, &ip, &il, &op, &ol) != (size_t)-1 && il == 0)
+        g = sizeof gb - ol; // characters GB18030 lacks are left out
+    }
+    char *ip = gb, *op = want;
+    size_t il = g, ol = sizeof want;
+    (void)iconv(from, NULL, NULL, NULL, NULL);
+    ck_assert(iconv(from, &ip, &il, &op, &ol) != (size_t)-1 && il == 0);
+    size_t want_len = sizeof want - ol;
+    const char *got = conv("GB18030", gb, g);
+    ck_assert_msg(conv_len == want_len && memcmp(got, want, want_len) == 0 && conv_flags == 0,
+                  "round %d: %zu bytes in, %zu out, want %zu", round, g, conv_len, want_len);
+  }
+  iconv_close(to);
+  iconv_close(from);
+}
+END_TEST
 
 START_TEST(single_byte_tables_match_iconv) {
   static const char *const names[] = {
@@ -880,6 +1018,9 @@ int main(void) {
   tcase_add_test(tc, utf16_byte_orders);
   tcase_add_test(tc, iconv_charsets_known_text);
   tcase_add_test(tc, iconv_errors_become_replacement);
+  tcase_add_test(tc, iconv_output_every_length_matches_iconv);
+  tcase_add_test(tc, double_byte_tables_match_iconv);
+  tcase_add_test(tc, double_byte_every_pair_matches_iconv);
   tcase_add_test(tc, single_byte_tables_match_iconv);
   tcase_add_test(tc, ascii_runs_between_8bit_bytes);
   tcase_add_test(tc, dense_8bit_between_ascii);

@@ -1,7 +1,8 @@
 // test_rfc2047.c: mp_rfc2047_decode (src/rfc2047.c): the RFC 2047 §8
 // examples, RFC 2231 §5 language suffixes, real-world breakages (encoded
 // words glued to text, split UTF-8 characters, bad padding, raw 8-bit),
-// buffer sizing and argument errors; and the RFC 5322 tokenizer's inline
+// buffer sizing and argument errors; the plain-text short path and the
+// decoded CR/LF check at every offset; and the RFC 5322 tokenizer's inline
 // path against the full tokenizer.
 #include <check.h>
 #include <stdlib.h>
@@ -377,6 +378,90 @@ START_TEST(plain_text_matches_builder) {
 }
 END_TEST
 
+// The plain-text check reads 16 bytes a step: a "=?", an 8-bit byte, a NUL
+// or an encoded word at every offset around the block edges (a '=' last in
+// a block with its '?' first in the next one too) must give what the text
+// builder gives.
+START_TEST(plain_check_at_every_offset) {
+  static const struct {
+    const char *p;
+    size_t n;
+  } specials[] = {{"=?", 2}, {"\xe9", 1}, {"\0", 1}, {"\xc3\xa9", 2}, {"=?utf-8?q?Z?=", 13}};
+  char in[128], want[1024], got[1024];
+  for (size_t sp = 0; sp < sizeof specials / sizeof specials[0]; sp++)
+    for (size_t lead = 0; lead < 40; lead++)
+      for (size_t tail = 0; tail < 20; tail++) {
+        size_t n = 0;
+        for (size_t k = 0; k < lead; k++)
+          in[n++] = (char)('a' + k % 26);
+        memcpy(in + n, specials[sp].p, specials[sp].n);
+        n += specials[sp].n;
+        for (size_t k = 0; k < tail; k++)
+          in[n++] = k % 7 == 3 ? '=' : 'x';
+        struct mp_tb tb;
+        mp_tb_init(&tb, want, sizeof want);
+        mp_tb_begin(&tb);
+        mp_tb_text(&tb, (const uint8_t *)in, n, true);
+        const char *w;
+        size_t wn;
+        mp_tb_end(&tb, &w, &wn);
+        ck_assert_int_eq(tb.err, 0);
+        size_t gn = 0;
+        unsigned flags = 0;
+        ck_assert_int_eq(mp_rfc2047_decode(got, sizeof got, &gn, &flags, in, n), 0);
+        ck_assert_msg(gn == wn && memcmp(got, w, wn) == 0 && flags == tb.flags,
+                      "special %zu, lead %zu, tail %zu", sp, lead, tail);
+      }
+}
+END_TEST
+
+// Decoded CR and LF become spaces at any offset of a long word, found 8
+// bytes at a time (a decoded NUL is already U+FFFD by then); other control
+// bytes stay, with no repair flagged.
+START_TEST(decoded_controls_at_every_offset) {
+  static const char *const ctl[] = {"=0D", "=0A"};
+  char in[256], want[128], got[256];
+  for (size_t c = 0; c < 2; c++)
+    for (size_t lead = 0; lead < 24; lead++)
+      for (size_t tail = 0; tail < 12; tail++) {
+        size_t n = 0, wn = 0;
+        memcpy(in, "=?utf-8?q?", 10);
+        n = 10;
+        for (size_t k = 0; k < lead; k++) {
+          in[n++] = (char)('a' + k % 26);
+          want[wn++] = (char)('a' + k % 26);
+        }
+        memcpy(in + n, ctl[c], 3);
+        n += 3;
+        want[wn++] = ' ';
+        for (size_t k = 0; k < tail; k++) {
+          in[n++] = 'b';
+          want[wn++] = 'b';
+        }
+        memcpy(in + n, "?=", 2);
+        n += 2;
+        size_t gn = 0;
+        unsigned flags = 0;
+        ck_assert_int_eq(mp_rfc2047_decode(got, sizeof got, &gn, &flags, in, n), 0);
+        ck_assert_msg(gn == wn && memcmp(got, want, wn) == 0 && (flags & MP_TYPED_REPAIRED),
+                      "ctl %zu, lead %zu, tail %zu: %.*s", c, lead, tail, (int)gn, got);
+      }
+  // Bytes just above and around them (the word test's false hits) stay.
+  static const char in2[] = "=?utf-8?q?=01=09=0B=0C=0E=0F=10=1Fabcdefgh=0E=0D=0E?=";
+  static const char want2[] = "\x01\x09\x0b\x0c\x0e\x0f\x10\x1f"
+                              "abcdefgh\x0e \x0e";
+  size_t gn = 0;
+  unsigned flags = 0;
+  ck_assert_int_eq(mp_rfc2047_decode(got, sizeof got, &gn, &flags, in2, sizeof in2 - 1), 0);
+  ck_assert_msg(gn == sizeof want2 - 1 && memcmp(got, want2, gn) == 0, "%.*s", (int)gn, got);
+  ck_assert_uint_ne(flags & MP_TYPED_REPAIRED, 0);
+  static const char in3[] = "=?utf-8?q?=01=09=0B=0C=0E=0F=10=1Fabcdefgh=0E?=";
+  ck_assert_int_eq(mp_rfc2047_decode(got, sizeof got, &gn, &flags, in3, sizeof in3 - 1), 0);
+  ck_assert_uint_eq(gn, 17);
+  ck_assert_uint_eq(flags & MP_TYPED_REPAIRED, 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("rfc2047");
   TCase *tc = tcase_create("decode");
@@ -387,6 +472,8 @@ int main(void) {
   tcase_add_test(tc, arguments);
   tcase_add_test(tc, tokenizer_inline_matches_full);
   tcase_add_test(tc, plain_text_matches_builder);
+  tcase_add_test(tc, plain_check_at_every_offset);
+  tcase_add_test(tc, decoded_controls_at_every_offset);
   tcase_add_test(tc, delimited_tokens_end_right);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);

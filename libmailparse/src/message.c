@@ -67,10 +67,14 @@ typedef struct parser {
   // mp_message_parse_bodies(): the sink, the leaf body being decoded and the
   // first error of a body's end (close_top() cannot return one).
   const mp_body_sink *sink;
-  mp_feed feed;
   int feed_rc;
-  // Inline scratch, last and left uninitialized (parse_entry() clears the
-  // fields above only): the first entries of both stacks and of the counted
+  // Left uninitialized from here on (parse_entry() clears the fields above
+  // only). The body feed: parse_entry() sets feed.active false, every read
+  // of another field is behind that flag, and mp_feed_begin() sets them all
+  // (the stream only for a codec) when it raises it; clearing its 560 bytes
+  // on every parse bought nothing.
+  mp_feed feed;
+  // Inline scratch: the first entries of both stacks and of the counted
   // stretches, so that a message of few parts allocates no scratch (see
   // grow()), and the typed Content-Type parser's text and parameters.
   bentry bs0[4];
@@ -1040,15 +1044,16 @@ static int parse_entry(mp_message **out, const mp_settings *settings, const void
   mp_message *msg = mp_alloc_raw(&s->allocator, sizeof *msg);
   if (msg == NULL)
     goto nomem;
-  memset(msg, 0, offsetof(mp_message, hrec0));
+  memset(msg, 0, offsetof(mp_message, problems));
   mp_records_init(msg);
   msg->arena.a = s->allocator;
   msg->data = in != NULL ? in : (const uint8_t *)"";
   msg->len = in_len;
   parser P;
-  memset(&P, 0, offsetof(parser, bs0));
+  memset(&P, 0, offsetof(parser, feed));
   P.msg = msg;
   P.sink = sink;
+  P.feed.active = false;
   P.bs = P.bs0;
   P.capbs = sizeof P.bs0 / sizeof P.bs0[0];
   P.os = P.os0;

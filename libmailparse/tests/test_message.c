@@ -1234,6 +1234,102 @@ START_TEST(test_bodies_sink_errors) {
 }
 END_TEST
 
+// parse_entry() clears only the start of the message handle and of its
+// parser state (the problems, the chunk tables, the body feed and the inline
+// scratch stay as they were): dirty_alloc() hands out blocks full of a
+// pattern and dirty_stack() fills the stack the parser will use with a
+// word, so that a field read before it is set changes the result in any
+// build. Two words: bytes of 0xA5-like junk, and 1 in every word (a true
+// flag next to a part number 1, a small count).
+static void *dirty_alloc(void *o, size_t n) {
+  (void)o;
+  void *p = malloc(n);
+  if (p != NULL)
+    memset(p, 0xA5, n);
+  return p;
+}
+static void dirty_free(void *o, void *p) {
+  (void)o;
+  free(p);
+}
+static __attribute__((noinline)) void dirty_stack(uint64_t word) {
+  volatile uint64_t junk[1 << 13];
+  for (size_t i = 0; i < sizeof junk / sizeof junk[0]; i++)
+    junk[i] = word;
+}
+
+// same_parse checks that `m` and `want` agree on the structure, the
+// headers and every problem recorded.
+static void same_parse(const mp_message *m, const mp_message *want, const char *what) {
+  char t1[512] = "", t2[512] = "";
+  tree(m, 0, t1, sizeof t1);
+  tree(want, 0, t2, sizeof t2);
+  ck_assert_msg(strcmp(t1, t2) == 0, "%s: tree %s vs %s", what, t1, t2);
+  ck_assert_uint_eq(mp_message_num_headers(m), mp_message_num_headers(want));
+  ck_assert_uint_eq(mp_message_problems(m), mp_message_problems(want));
+  size_t np = mp_message_num_problems(m);
+  ck_assert_msg(np == mp_message_num_problems(want), "%s: %zu problems vs %zu", what, np,
+                mp_message_num_problems(want));
+  ck_assert_uint_le(np, MP_MAX_PROBLEMS);
+  for (size_t i = 0; i < np; i++) {
+    const mp_problem *a = mp_message_problem(m, i), *b = mp_message_problem(want, i);
+    ck_assert_msg(a->kind == b->kind && a->part == b->part && a->offset == b->offset,
+                  "%s: problem %zu differs", what, i);
+  }
+  ck_assert_ptr_null(mp_message_problem(m, np));
+}
+
+START_TEST(test_dirty_memory) {
+  mp_settings st = MP_SETTINGS_INIT;
+  st.allocator = (mp_allocator){dirty_alloc, dirty_free, NULL};
+  // Every structure case, one with more problems than are kept and one
+  // whose leaf is longer than a feed stretch (a body scan that reads the
+  // feed's state with or without a sink).
+  static char many[8192], large[65536];
+  strcpy(many, MPH);
+  for (int i = 0; i < 40; i++)
+    strcat(many, "--b\r\nno colon\r\nContent-Transfer-Encoding: x-bogus\r\n\r\nx\r\n");
+  strcpy(large, MPH "--b\r\nContent-Transfer-Encoding: base64\r\n\r\n");
+  for (int i = 0; i < 800; i++)
+    strcat(large, "QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5\r\n");
+  strcat(large, "--b--\r\n");
+  size_t ncase = sizeof scases / sizeof scases[0];
+  for (size_t j = 0; j < 2 * (ncase + 2); j++) {
+    uint64_t word = j < ncase + 2 ? 0x5A5A5A5A5A5A5A5Au : 1;
+    size_t k = j % (ncase + 2);
+    const char *msg = k < ncase ? scases[k].msg : k == ncase ? many : large;
+    const char *what = k < ncase ? scases[k].name : k == ncase ? "many problems" : "large";
+    size_t len = strlen(msg);
+    mp_message *want = NULL, *m = NULL;
+    ck_assert_int_eq(mp_message_parse(&want, NULL, msg, len, NULL), 0);
+    dirty_stack(word);
+    ck_assert_int_eq(mp_message_parse(&m, &st, msg, len, NULL), 0);
+    same_parse(m, want, what);
+    mp_message_free(m);
+    // With a body sink (the feed), the bytes must match too.
+    struct rec_sink r1 = {.open = -1, .last = -1, .fail_at = -1};
+    struct rec_sink r2 = {.open = -1, .last = -1, .fail_at = -1};
+    mp_body_sink s1 = {rec_data, rec_end, &r1}, s2 = {rec_data, rec_end, &r2};
+    ck_assert_int_eq(mp_message_parse_bodies(&m, NULL, msg, len, &s1, NULL), 0);
+    mp_message_free(m);
+    dirty_stack(word);
+    ck_assert_int_eq(mp_message_parse_bodies(&m, &st, msg, len, &s2, NULL), 0);
+    same_parse(m, want, what);
+    for (size_t i = 0; i < 64; i++) {
+      ck_assert_msg(r1.len[i] == r2.len[i] && r1.ends[i] == r2.ends[i], "%s: part %zu body", what,
+                    i);
+      ck_assert(r1.len[i] == 0 || memcmp(r1.bytes[i], r2.bytes[i], r1.len[i]) == 0);
+    }
+    rec_free(&r1);
+    rec_free(&r2);
+    mp_message_free(m);
+    if (k == ncase) // it fills every problem slot
+      ck_assert_uint_eq(mp_message_num_problems(want), MP_MAX_PROBLEMS);
+    mp_message_free(want);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("message");
   TCase *tc = tcase_create("message");
@@ -1261,6 +1357,7 @@ int main(void) {
   tcase_add_test(tc, test_bodies_large);
   tcase_add_test(tc, test_bodies_sink_errors);
   tcase_add_test(tc, test_arena_long_first_strings);
+  tcase_add_test(tc, test_dirty_memory);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_tap(sr, "-");

@@ -1232,13 +1232,9 @@ static void decode_dbcs(struct cs_sink *s, struct dbcs *t, const char *name, con
     iconv_release(cd, owned);
 }
 
-// iconv_only makes decode() take iconv for every CS_ICONV charset, tables
-// skipped: mp_charset_iconv_ref() sets it for the tests.
-static _Thread_local bool iconv_only;
-
 static void decode(struct cs_sink *s, int id, const uint8_t *in, size_t n) {
   const struct cs_entry *e = &cs_entries[id];
-  if (e->kind == CS_ICONV && !iconv_only) {
+  if (e->kind == CS_ICONV) {
     const struct mp_sbcs *t = sbcs_get(id);
     if (t != NULL) {
       decode_sbcs(s, t, in, n);
@@ -1468,9 +1464,7 @@ int mp_charset_iconv_ref(char *out, size_t out_cap, size_t *out_len, unsigned *o
     return MP_ERR_INVALID_ARGUMENT;
   struct cs_sink s = {
       .out = (uint8_t *)out, .cap = out_cap, .limit = mp_charset_utf8_max_len(in_len)};
-  iconv_only = true;
-  decode(&s, id, in, in_len);
-  iconv_only = false;
+  decode_iconv(&s, cs_entries[id].iconv, in, in_len); // decode()'s CS_ICONV case, tables skipped
   *out_len = s.len;
   *out_flags = s.flags;
   return s.overflow ? MP_ERR_BUFFER_TOO_SMALL : 0;

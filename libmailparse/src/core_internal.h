@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mailparse.h"
 
@@ -116,6 +117,25 @@ static inline mp_part *mp_part_at(const mp_message *m, size_t i) {
   size_t off;
   size_t k = mp_rec_locate(i, MP_PART_FIRST_SHIFT, MP_PART_STEP_SHIFT, &off);
   return &m->pchunks[k][off];
+}
+
+// mp_load_word reads the `n` (2, 4 or 8) bytes at `p` as one word in host
+// order; the compilers turn each fixed-size memcpy into one load. Callers
+// compare or combine words loaded the same way, so the order never shows.
+static inline uint64_t mp_load_word(const void *p, size_t n) {
+  if (n == 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+  }
+  if (n == 4) {
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+  }
+  uint16_t v;
+  memcpy(&v, p, 2);
+  return v;
 }
 
 // mp_hdr_grow opens the next chunk of header records when the current one

@@ -426,31 +426,13 @@ static void trim_str(mp_str *s) {
     s->len--;
 }
 
-// load_le reads the `n` (2, 4 or 8) bytes at `p` as a little-endian number;
-// the compilers turn each fixed-size memcpy into one load.
-static inline uint64_t load_le(const void *p, size_t n) {
-  if (n == 8) {
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-  }
-  if (n == 4) {
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-  }
-  uint16_t v;
-  memcpy(&v, p, 2);
-  return v;
-}
-
 // chunk_ieq compares the `w` (2, 4 or 8) bytes at `a` with those at `lower`
 // (lower-case letters, digits and '-'): the case bit 0x20 is or-ed into the
 // bytes of `a` only where `lower` has a letter (bit 6 set, which '-' and
 // the digits lack), so each byte matches just itself or its capital.
 static inline bool chunk_ieq(const uint8_t *a, const char *lower, size_t w) {
-  uint64_t want = load_le(lower, w);
-  return (load_le(a, w) | ((want >> 1) & 0x2020202020202020u)) == want;
+  uint64_t want = mp_load_word(lower, w);
+  return (mp_load_word(a, w) | ((want >> 1) & 0x2020202020202020u)) == want;
 }
 
 // name_ieq is mp_ascii_ieq() for a known name of `len` (2 or more) bytes

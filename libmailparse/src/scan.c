@@ -230,13 +230,6 @@ static inline bool ieq_word(uint64_t x, uint64_t y) {
   return ((d << 2) & ~letter) == 0; // each differing byte's 0x20 moved to 0x80
 }
 
-// load4 reads four bytes at `p` in host order.
-static inline uint64_t load4(const void *p) {
-  uint32_t v;
-  memcpy(&v, p, 4);
-  return v;
-}
-
 // store4 writes the low four bytes of `v` at `p` in host order.
 static inline void store4(void *p, uint64_t v) {
   uint32_t w = (uint32_t)v;
@@ -260,7 +253,7 @@ void mp_ascii_lower_copy(char *dst, const uint8_t *src, size_t n) {
     return;
   }
   if (n >= 4) {
-    uint64_t lo = swar_lower(load4(src)), hi = swar_lower(load4(src + n - 4));
+    uint64_t lo = swar_lower(mp_load_word(src, 4)), hi = swar_lower(mp_load_word(src + n - 4, 4));
     store4(dst, lo);
     store4(dst + n - 4, hi);
     return;
@@ -292,7 +285,8 @@ bool mp_ascii_ieq(const uint8_t *a, size_t a_len, const char *b, size_t b_len) {
     return ieq_word(x, y);
   }
   if (a_len >= 4)
-    return ieq_word(load4(a) | load4(a + a_len - 4) << 32, load4(b) | load4(b + a_len - 4) << 32);
+    return ieq_word(mp_load_word(a, 4) | mp_load_word(a + a_len - 4, 4) << 32,
+                    mp_load_word(b, 4) | mp_load_word(b + a_len - 4, 4) << 32);
   for (size_t i = 0; i < a_len; i++) {
     uint8_t x = a[i], y = (uint8_t)b[i];
     if (x == y)

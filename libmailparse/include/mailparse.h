@@ -873,8 +873,12 @@ MP_API MP_WARN_UNUSED_RESULT int mp_subject_base(char *out, size_t out_cap, size
 // Windows-1252, UTF-16 (with or without a byte order mark) and UTF-16LE/BE.
 // Every other charset in the table (the ISO-8859-x, windows-125x, KOI8-R/U,
 // IBM/Mac code pages, ISO-2022-JP/KR/CN, Shift_JIS, EUC-JP/KR/TW, GB2312,
-// GBK, GB18030, Big5, UTF-7, UTF-32 ...) goes through the C library's iconv,
-// one descriptor per call, so no state is shared between threads.
+// GBK, GB18030, Big5, UTF-7, UTF-32 ...) is glibc's iconv decoder: the
+// stateless single-byte ones and GB18030, CP932, CP949 and EUC-JP-MS read
+// from tables filled from that decoder on first use (process-wide, each
+// entry written once with the same value by any thread), the rest through
+// iconv itself with descriptors kept per thread; the output is iconv's
+// either way.
 //
 // Decisions that follow the WHATWG Encoding Standard, as mail clients do:
 //   - US-ASCII, ISO-8859-1 and their aliases decode as Windows-1252: mail
@@ -953,9 +957,10 @@ MP_API const char *mp_charset_name(int id);
 //   MP_ERR_INVALID_ARGUMENT: `out_len` or `out_flags` is NULL, or `out`,
 //     `in` or `charset` is NULL with a nonzero length.
 // If iconv_open() fails (missing module, no memory), the text converts as
-// an unknown charset's, flagged MP_CHARSET_UNKNOWN. Thread-safe: iconv charsets open their own descriptor for the call.
-// Allocates nothing itself (iconv_open() does, and the descriptor is freed
-// before return). Time is linear in `in_len` (twice over when out_cap is
+// an unknown charset's, flagged MP_CHARSET_UNKNOWN. Thread-safe: each
+// thread keeps its own few iconv descriptors (closed when the thread ends),
+// and the decoder tables are filled once per process. Allocates nothing
+// else (iconv_open() allocates the descriptors). Time is linear in `in_len` (twice over when out_cap is
 // below the bound, to measure before writing).
 MP_API MP_WARN_UNUSED_RESULT int mp_charset_to_utf8(char *out, size_t out_cap, size_t *out_len,
                                                     unsigned *out_flags, const char *charset,

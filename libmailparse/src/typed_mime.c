@@ -581,58 +581,118 @@ static inline unsigned fast_stop16(__m128i v, bool name) {
     sp = _mm_or_si128(sp, _mm_cmpeq_epi8(v, _mm_set1_epi8('*')));
   return ~(unsigned)_mm_movemask_epi8(_mm_andnot_si128(sp, ok)) & 0xffffu;
 }
+#endif
 
-// fast_step16 copies the 16 bytes at `p` to `o` (ASCII letters lowercased
-// when `lower`) and returns the mask of those that end the run.
-static inline unsigned fast_step16(char *o, const uint8_t *p, bool lower, bool name) {
-  __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-  if (lower)
-    v = _mm_add_epi8(v, _mm_and_si128(fast_range16(v, 'A', 'Z'), _mm_set1_epi8(0x20)));
-  _mm_storeu_si128((__m128i *)(void *)o, v);
-  return fast_stop16(v, name); // lowercasing keeps a letter in the class
+// fast_src is the value as fast_common reads it: in place, with every byte
+// at or past `len` read as 0 (in no class, so that it ends every run). A
+// copy with zero padding cost more than the parse of a short value: the
+// call to memcpy, and 16-byte loads that straddle its stores and the pad's
+// wait for them to reach the cache instead of being forwarded.
+struct fast_src {
+  const uint8_t *p;
+  size_t len;
+#if defined(__SSE2__)
+  __m128i tail;   // the value's last 16 bytes, or a shorter value zero-padded
+  size_t tail_at; // the offset of tail's first byte: len - 16, or 0
+#endif
+};
+
+// fast_src_init sets `s` up to read the `len` bytes at `p`, reading none
+// past them: a value shorter than 16 bytes is put together in a register
+// from overlapping 8-, 4- or 1-byte loads.
+static inline void fast_src_init(struct fast_src *s, const uint8_t *p, size_t len) {
+  s->p = p;
+  s->len = len;
+#if defined(__SSE2__)
+  if (len >= 16) {
+    s->tail = _mm_loadu_si128((const __m128i *)(const void *)(p + len - 16));
+    s->tail_at = len - 16;
+    return;
+  }
+  uint64_t lo = 0, hi = 0;
+  if (len >= 8) {
+    memcpy(&lo, p, 8);
+    memcpy(&hi, p + len - 8, 8);
+    hi = len > 8 ? hi >> (8 * (16 - len)) : 0; // bytes 8.. of the value
+  } else if (len >= 4) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + len - 4, 4);
+    lo = a | ((uint64_t)b >> (8 * (8 - len))) << 32;
+  } else {
+    for (size_t k = 0; k < len; k++)
+      lo |= (uint64_t)p[k] << (8 * k);
+  }
+  s->tail = _mm_set_epi64x((long long)hi, (long long)lo);
+  s->tail_at = 0;
+#endif
+}
+
+// fast_at returns the byte at `i`, 0 past the value.
+static inline uint8_t fast_at(const struct fast_src *s, size_t i) {
+  return i < s->len ? s->p[i] : 0;
+}
+
+#if defined(__SSE2__)
+// fast_shift16 shifts `v` down by `n` bytes (0 to 16), zeros coming in:
+// SSE2 shifts whole registers by constant byte counts only, so the halves
+// shift by bit counts (a count of 64 or more, or a negative one, read as
+// unsigned, gives 0).
+static inline __m128i fast_shift16(__m128i v, size_t n) {
+  int b = (int)(8 * n);
+  __m128i hi = _mm_srli_si128(v, 8);
+  __m128i r = _mm_srl_epi64(v, _mm_cvtsi32_si128(b));
+  r = _mm_or_si128(r, _mm_sll_epi64(hi, _mm_cvtsi32_si128(64 - b)));
+  return _mm_or_si128(r, _mm_srl_epi64(hi, _mm_cvtsi32_si128(b - 64)));
+}
+
+// fast_load16 returns the 16 bytes at `pos` (at most `len`), zeros past the
+// value.
+static inline __m128i fast_load16(const struct fast_src *s, size_t pos) {
+  if (pos + 16 <= s->len)
+    return _mm_loadu_si128((const __m128i *)(const void *)(s->p + pos));
+  return fast_shift16(s->tail, pos - s->tail_at);
 }
 #endif
 
 // fast_copy copies the run of bytes of class `cls` (FAST_TOKEN or
-// FAST_NAME) at the start of `p` to `o` (lowercased when `lower`) in the
-// same pass that finds its end, and returns its length. `p` is in
-// fast_common's padded copy of the value, whose 16 zero bytes (in no class)
-// end every run, and `o` has 16 bytes of room past the run: with SSE2 the
-// copy goes 16 bytes a step, however short the run, and may write up to 15
-// bytes past it; the byte loop is the reference without SSE2.
-static inline size_t fast_copy(char *o, const uint8_t *p, uint8_t cls, bool lower) {
+// FAST_NAME) at `pos` to `o` (lowercased when `lower`) in the same pass
+// that finds its end, and returns its length. `o` has 16 bytes of room past
+// the run: with SSE2 the copy goes 16 bytes a step, however short the run,
+// and may write up to 15 bytes past it; the byte loop is the reference
+// without SSE2.
+static inline size_t fast_copy(char *o, const struct fast_src *s, size_t pos, uint8_t cls,
+                               bool lower) {
   size_t i = 0;
 #if defined(__SSE2__)
   bool name = cls == FAST_NAME;
   for (;; i += 16) {
-    unsigned stop = fast_step16(o + i, p + i, lower, name);
+    __m128i v = fast_load16(s, pos + i);
+    if (lower)
+      v = _mm_add_epi8(v, _mm_and_si128(fast_range16(v, 'A', 'Z'), _mm_set1_epi8(0x20)));
+    _mm_storeu_si128((__m128i *)(void *)(o + i), v);
+    unsigned stop = fast_stop16(v, name); // lowercasing keeps a letter in the class
     if (stop != 0)
       return i + (size_t)__builtin_ctz(stop);
   }
 #else
-  if (lower) {
-    while (fast_class[p[i]] & cls) {
-      o[i] = (char)mp_lower(p[i]);
-      i++;
-    }
-  } else {
-    while (fast_class[p[i]] & cls) {
-      o[i] = (char)p[i];
-      i++;
-    }
+  const uint8_t *p = s->p + pos;
+  size_t n = s->len - pos;
+  while (i < n && (fast_class[p[i]] & cls)) {
+    o[i] = (char)(lower ? mp_lower(p[i]) : p[i]);
+    i++;
   }
   return i;
 #endif
 }
 
 #if defined(__SSE2__)
-// fast_qstop16 returns the mask of the 16 bytes at `p` outside FAST_QVAL: a
+// fast_qstop16 returns the mask of the bytes of `v` outside FAST_QVAL: a
 // byte below SP but HT, DEL or above (signed: negative), '"', '=' or '\\'.
-static inline unsigned fast_qstop16(const uint8_t *p) {
+static inline unsigned fast_qstop16(__m128i v) {
   const __m128i sp = _mm_set1_epi8(' '), del = _mm_set1_epi8(0x7f);
   const __m128i ht = _mm_set1_epi8('\t'), dq = _mm_set1_epi8('"');
   const __m128i eq = _mm_set1_epi8('='), bs = _mm_set1_epi8('\\');
-  __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
   __m128i bad = _mm_andnot_si128(_mm_cmpeq_epi8(v, ht), _mm_cmpgt_epi8(sp, v));
   bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, del));
   bad = _mm_or_si128(bad, _mm_or_si128(_mm_cmpeq_epi8(v, dq), _mm_cmpeq_epi8(v, eq)));
@@ -641,81 +701,76 @@ static inline unsigned fast_qstop16(const uint8_t *p) {
 }
 #endif
 
-// fast_qval_len returns the length of the run of FAST_QVAL bytes at the
-// start of `p`, in fast_common's padded copy (a zero byte ends every run):
-// 16 bytes a step with SSE2 (the x86-64 baseline).
-static size_t fast_qval_len(const uint8_t *p) {
+// fast_qval_len returns the length of the run of FAST_QVAL bytes at `pos`
+// (the end of the value ends it): 16 bytes a step with SSE2 (the x86-64
+// baseline).
+static size_t fast_qval_len(const struct fast_src *s, size_t pos) {
   size_t i = 0;
 #if defined(__SSE2__)
   for (;; i += 16) {
-    unsigned m = fast_qstop16(p + i);
+    unsigned m = fast_qstop16(fast_load16(s, pos + i));
     if (m != 0)
       return i + (size_t)__builtin_ctz(m);
   }
 #else
-  while (fast_class[p[i]] & FAST_QVAL)
+  while (pos + i < s->len && (fast_class[s->p[pos + i]] & FAST_QVAL))
     i++;
   return i;
 #endif
 }
 
-// fast_move copies the `n` bytes at `p` (in the padded copy) to `o`, which
-// has 16 bytes of room past them: 16 bytes a step with SSE2, where a call
-// to memcpy cost more than the few bytes of a value.
-static inline void fast_move(char *o, const uint8_t *p, size_t n) {
+// fast_move copies the `n` bytes at `pos` to `o`, which has 16 bytes of
+// room past them: 16 bytes a step with SSE2, where a call to memcpy cost
+// more than the few bytes of a value.
+static inline void fast_move(char *o, const struct fast_src *s, size_t pos, size_t n) {
 #if defined(__SSE2__)
   for (size_t i = 0; i < n; i += 16)
-    _mm_storeu_si128((__m128i *)(void *)(o + i),
-                     _mm_loadu_si128((const __m128i *)(const void *)(p + i)));
+    _mm_storeu_si128((__m128i *)(void *)(o + i), fast_load16(s, pos + i));
 #else
-  memcpy(o, p, n);
+  memcpy(o, s->p + pos, n);
 #endif
 }
 
-// fast_skip_wsp returns the index of the first byte at or after `i` in
-// fast_common's padded copy that is not white space: the padding ends the
-// run, so no bound is checked.
-static inline size_t fast_skip_wsp(const uint8_t *in, size_t i) {
-  while (mp_charclass[in[i]] & MP_CC_WSP)
+// fast_skip_wsp returns the index of the first byte at or after `i` that
+// is not white space (folds included), at most the value's length.
+static inline size_t fast_skip_wsp(const struct fast_src *s, size_t i) {
+  while (i < s->len && (mp_charclass[s->p[i]] & MP_CC_WSP))
     i++;
   return i;
 }
 
-// FAST_MAX is the longest value the fast path takes: it works on a copy
-// with 16 zero bytes after it (a few in a thousand real Content-Type values
-// are longer; they take the general parser).
+// FAST_MAX is the longest value the fast path takes (a few in a thousand
+// real Content-Type values are longer; they take the general parser).
 enum { FAST_MAX = 512, FAST_PAD = 16 };
 
 // fast_common is parse_common for the simple form (see above): 1 when it
 // parsed the value, 0 when the general parser must. `subtype` NULL reads a
-// Content-Disposition. It reads a copy of `in` with FAST_PAD zero bytes
-// after it, so that every step may read 16 bytes. Every string it writes is
-// a distinct piece of `in`, in order, so a text buffer of `in_len` bytes
-// holds them all and the steps write at most FAST_PAD bytes past one; with
-// a smaller buffer it leaves the value to the general parser, and no write
-// needs a check. Inlined into its one caller: a call with ten arguments
-// was a sixth of the cost of a simple value.
+// Content-Disposition. It reads `in` in place through fast_src, 16 bytes a
+// step. Every string it writes is a distinct piece of `in`, in order, so a
+// text buffer of `in_len` bytes holds them all and the steps write at most
+// FAST_PAD bytes past one; with a smaller buffer it leaves the value to the
+// general parser, and no write needs a check. Inlined into its one caller:
+// a call with ten arguments was a sixth of the cost of a simple value.
 static inline __attribute__((always_inline)) int
 fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params, size_t params_cap,
-            char *text, size_t text_cap, size_t *text_len, const uint8_t *src, size_t in_len) {
-  if (text == NULL || src == NULL || in_len > FAST_MAX || text_cap < in_len + FAST_PAD)
+            char *text, size_t text_cap, size_t *text_len, const uint8_t *in, size_t in_len) {
+  if (text == NULL || in == NULL || in_len > FAST_MAX || text_cap < in_len + FAST_PAD)
     return 0;
-  uint8_t in[FAST_MAX + FAST_PAD];
-  memcpy(in, src, in_len);
-  memset(in + in_len, 0, FAST_PAD);
-  size_t i = fast_skip_wsp(in, 0), len = 0, n;
-  n = fast_copy(text, in + i, FAST_TOKEN, true);
+  struct fast_src s;
+  fast_src_init(&s, in, in_len);
+  size_t i = fast_skip_wsp(&s, 0), len = 0, n;
+  n = fast_copy(text, &s, i, FAST_TOKEN, true);
   if (n == 0)
     return 0;
   *type = (mp_str){text, n};
   len = n;
   i += n;
   if (subtype != NULL) {
-    i = fast_skip_wsp(in, i);
-    if (i == in_len || in[i] != '/')
+    i = fast_skip_wsp(&s, i);
+    if (fast_at(&s, i) != '/')
       return 0;
-    i = fast_skip_wsp(in, i + 1);
-    n = fast_copy(text + len, in + i, FAST_TOKEN, true);
+    i = fast_skip_wsp(&s, i + 1);
+    n = fast_copy(text + len, &s, i, FAST_TOKEN, true);
     if (n == 0)
       return 0;
     *subtype = (mp_str){text + len, n};
@@ -723,60 +778,57 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
     i += n;
   }
   // "type/subtype junk; ..." is flagged by the general parser.
-  i = fast_skip_wsp(in, i);
+  i = fast_skip_wsp(&s, i);
   if (i < in_len && in[i] != ';')
     return 0;
   size_t np = 0;
   for (;;) {
     // White space and ';' between parameters, as next_raw skips them.
-    while ((mp_charclass[in[i]] & MP_CC_WSP) || in[i] == ';')
+    while (i < in_len && ((mp_charclass[in[i]] & MP_CC_WSP) || in[i] == ';'))
       i++;
     if (i == in_len)
       break;
     if (np == params_cap)
       return 0;
     char *name = text + len;
-    n = fast_copy(name, in + i, FAST_NAME, true);
-    if (n == 0 || in[i + n] == '*')
+    n = fast_copy(name, &s, i, FAST_NAME, true);
+    if (n == 0 || fast_at(&s, i + n) == '*')
       return 0;
     for (size_t k = 0; k < np; k++)
       if (params[k].name.len == n && memcmp(params[k].name.p, name, n) == 0)
         return 0; // both lowercased: a duplicate
-    i = fast_skip_wsp(in, i + n);
-    if (i == in_len || in[i] != '=')
+    i = fast_skip_wsp(&s, i + n);
+    if (fast_at(&s, i) != '=')
       return 0;
-    i = fast_skip_wsp(in, i + 1);
-    const uint8_t *val;
+    i = fast_skip_wsp(&s, i + 1);
     size_t vn;
-    if (i < in_len && in[i] == '"') {
-      val = in + i + 1;
-      size_t k = 0, rest = in_len - i - 1;
+    if (fast_at(&s, i) == '"') {
+      size_t v0 = i + 1, k = 0, rest = in_len - v0;
       for (;;) {
-        k += fast_qval_len(val + k); // the padding ends the run by `rest`
+        k += fast_qval_len(&s, v0 + k); // the value's end ends the run by `rest`
         // A '=' that cannot start an encoded word ("----=_Part_1") is
         // copied as it is by mp_tb_word().
-        if (k + 1 < rest && val[k] == '=' && val[k + 1] != '?') {
+        if (k + 1 < rest && in[v0 + k] == '=' && in[v0 + k + 1] != '?') {
           k++;
           continue;
         }
         break;
       }
-      if (k == rest || val[k] != '"')
+      if (k == rest || in[v0 + k] != '"')
         return 0; // not closed, or a byte the general parser must see
       // Inner white space is copied by mp_tb_text(); at either end it is not.
-      if (k > 0 && (mp_charclass[val[0]] & MP_CC_WSP || mp_charclass[val[k - 1]] & MP_CC_WSP))
+      if (k > 0 && (mp_charclass[in[v0]] & MP_CC_WSP || mp_charclass[in[v0 + k - 1]] & MP_CC_WSP))
         return 0;
       vn = k;
-      fast_move(text + len + n, val, vn);
+      fast_move(text + len + n, &s, v0, vn);
       i += k + 2;
     } else {
-      val = in + i;
-      vn = fast_copy(text + len + n, val, FAST_TOKEN, false);
+      vn = fast_copy(text + len + n, &s, i, FAST_TOKEN, false);
       i += vn;
     }
     if (vn == 0)
       return 0;
-    i = fast_skip_wsp(in, i);
+    i = fast_skip_wsp(&s, i);
     if (i < in_len && in[i] != ';')
       return 0;
     mp_param *p = &params[np];

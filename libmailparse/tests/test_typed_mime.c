@@ -322,9 +322,11 @@ END_TEST
 
 // fast_lengths gives the fast path values of every length from 1 to 80 and
 // around its 512-byte limit, each in a heap block of exactly its size (so
-// that ASan sees any read past the value: the fast path reads a padded copy),
-// with text buffers one byte short of, exactly at and well over the 16 bytes
-// of room its 16-byte steps need past the value.
+// that ASan sees any read past the value: the fast path reads the value in
+// place, 16 bytes a step, the last step from its final 16 bytes shifted, a
+// value shorter than 16 bytes from 8-, 4- and 1-byte loads), with text
+// buffers one byte short of, exactly at and well over the 16 bytes of room
+// its 16-byte steps need past the value.
 START_TEST(fast_lengths) {
   size_t taken = 0;
   for (size_t len = 1; len <= 530; len++) {

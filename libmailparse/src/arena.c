@@ -171,7 +171,7 @@ mp_part *mp_part_push(mp_message *m) {
   }
   m->num_parts = i + 1;
   mp_part *p = mp_part_at(m, i);
-  memset(p, 0, sizeof *p);
+  mp_zero(p, sizeof *p);
   return p;
 }
 

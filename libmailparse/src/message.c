@@ -1026,13 +1026,13 @@ static int parse_entry(mp_message **out, const mp_settings *settings, const void
   mp_message *msg = mp_alloc_raw(&s->allocator, sizeof *msg);
   if (msg == NULL)
     goto nomem;
-  memset(msg, 0, offsetof(mp_message, problems));
+  mp_zero(msg, offsetof(mp_message, problems));
   mp_records_init(msg);
   msg->arena.a = s->allocator;
   msg->data = in != NULL ? in : (const uint8_t *)"";
   msg->len = in_len;
   parser P;
-  memset(&P, 0, offsetof(parser, feed));
+  mp_zero(&P, offsetof(parser, feed));
   P.msg = msg;
   P.sink = sink;
   P.feed.active = false;

@@ -5,7 +5,9 @@
 // of exactly the output's length is enough, one byte less fails without
 // touching the buffer, valid UTF-8 labelled UTF-8 comes out unchanged, and
 // a charset that goes to iconv gives what iconv alone gives (its single-
-// and double-byte tables checked against decode_iconv).
+// and double-byte tables checked against decode_iconv), and every kernel's
+// block loop of the single-byte table decoder gives what the portable loop
+// gives.
 // Input: a selector byte, then the charset name (selector >= 0x80: the next
 // selector & 0x3f bytes) or an alias from the table (selector < 0x80), then
 // the text.
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "charset_internal.h"
+#include "core_internal.h"
 #include "corvid_fuzz.h"
 #include "corvid_utf8_valid.h"
 #include "mailparse.h"
@@ -67,6 +70,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   unsigned rf;
   if (mp_charset_iconv_ref(again, cap, &rl, &rf, id, data, size) == 0)
     FUZZ_CHECK(rl == len && rf == flags && memcmp(again, out, len) == 0);
+  // A single-byte table's decoding by every kernel with a block loop of its
+  // own (x86/sbcs_avx512.h) against the portable loop, into blocks of
+  // exactly the bound each may write.
+  const struct mp_sbcs *t = mp_sbcs_table(id);
+  bool sup;
+  const mp_scanner *sc;
+  for (size_t si = 0; t != NULL && (sc = mp_scanner_at(si, &sup)) != NULL; si++) {
+    if (!sup || sc->sbcs_blocks == NULL)
+      continue;
+    uint8_t *ref = malloc(3 * size + 1), *got = malloc(3 * size + 1);
+    FUZZ_CHECK(ref != NULL && got != NULL);
+    unsigned ref_flags = 0, got_flags = 0;
+    size_t ref_len = mp_sbcs_run_with(ref, &ref_flags, t, data, size, NULL);
+    size_t got_len = mp_sbcs_run_with(got, &got_flags, t, data, size, sc);
+    FUZZ_CHECK(ref_len == got_len && ref_flags == got_flags && memcmp(ref, got, ref_len) == 0);
+    free(ref);
+    free(got);
+  }
   // Valid UTF-8 labelled UTF-8 is kept as it is (but for a leading BOM).
   if (id == mp_charset_lookup("utf-8", 5) && corvid_utf8_valid(data, size) &&
       !(size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF))

@@ -945,7 +945,8 @@ static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *bad, const struct mp_
 // for 3 * n + 1 bytes: the output is at most 3 bytes a byte, a mapped
 // character is stored as its 4 bytes of room, and the 16-byte stores of
 // ASCII are made only where enough input is left to keep them inside 3 * n.
-// With SSE2, sbcs_blocks takes all but the last 16 to 31 bytes.
+// A kernel's block loop (`sc`'s sbcs_blocks, when it has one) goes first,
+// then with SSE2 sbcs_blocks takes all but the last 16 to 31 bytes.
 //
 // Otherwise, and for that tail, when the table keeps ASCII as is, runs of
 // it are stored a block at a time and the output grows by the block's
@@ -954,13 +955,15 @@ static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *bad, const struct mp_
 // ASCII or Latin-1 mixes 8-bit and ASCII bytes closely (Big5's second bytes
 // are often ASCII letters).
 static size_t sbcs_run(uint8_t *o, unsigned *flags, const struct mp_sbcs *t, const uint8_t *in,
-                       size_t n) {
+                       size_t n, const mp_scanner *sc) {
   const bool ascii = t->ascii;
   size_t b = 0, i = 0;
   unsigned bad = 0;
+  if (ascii && sc != NULL && sc->sbcs_blocks != NULL)
+    i = sc->sbcs_blocks(o, &b, &bad, t->u8, t->len, in, n);
 #if defined(__SSE2__)
   if (ascii)
-    i = sbcs_blocks(o, &b, &bad, t, in, n);
+    i += sbcs_blocks(o, &b, &bad, t, in + i, n - i);
 #endif
   while (i < n) {
     if (ascii) {
@@ -989,9 +992,10 @@ static size_t sbcs_run(uint8_t *o, unsigned *flags, const struct mp_sbcs *t, con
 // and otherwise (the measuring pass, or a buffer of the exact length)
 // through a local block, a slice of input at a time.
 static void decode_sbcs(struct cs_sink *s, const struct mp_sbcs *t, const uint8_t *in, size_t n) {
+  const mp_scanner *sc = mp_scanner_get();
   if (s->out != NULL && !s->stopped && s->cap - s->len > 0 && n <= (s->cap - s->len - 1) / 3 &&
       n <= (s->limit - s->len) / 3) {
-    s->len += sbcs_run(s->out + s->len, &s->flags, t, in, n);
+    s->len += sbcs_run(s->out + s->len, &s->flags, t, in, n, sc);
     return;
   }
   uint8_t buf[1024];
@@ -999,7 +1003,7 @@ static void decode_sbcs(struct cs_sink *s, const struct mp_sbcs *t, const uint8_
   for (size_t i = 0; i < n; i += slice) {
     size_t k = n - i < slice ? n - i : slice;
     unsigned flags = 0;
-    size_t len = sbcs_run(buf, &flags, t, in + i, k);
+    size_t len = sbcs_run(buf, &flags, t, in + i, k, sc);
     s->flags |= flags;
     sink_bytes(s, buf, len);
   }
@@ -1468,4 +1472,17 @@ int mp_charset_iconv_ref(char *out, size_t out_cap, size_t *out_len, unsigned *o
   *out_len = s.len;
   *out_flags = s.flags;
   return s.overflow ? MP_ERR_BUFFER_TOO_SMALL : 0;
+}
+
+const struct mp_sbcs *mp_sbcs_table(int id) {
+  if (id < 0 || id >= E_COUNT)
+    return NULL;
+  if (cs_entries[id].kind == CS_WIN1252)
+    return pthread_once(&cp1252_once, cp1252_build) == 0 ? &cp1252_table : NULL;
+  return cs_entries[id].kind == CS_ICONV ? sbcs_get(id) : NULL;
+}
+
+size_t mp_sbcs_run_with(uint8_t *out, unsigned *flags, const struct mp_sbcs *t, const uint8_t *in,
+                        size_t in_len, const struct mp_scanner *sc) {
+  return sbcs_run(out, flags, t, in, in_len, sc);
 }

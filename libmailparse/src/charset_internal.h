@@ -173,6 +173,20 @@ static inline void mp_sbcs_set(struct mp_sbcs *t, unsigned b, bool mapped, uint3
 // byte one (or cannot be opened); it opens and closes its own descriptor.
 bool mp_sbcs_build(struct mp_sbcs *t, const char *iconv_name);
 
+// mp_sbcs_run_with decodes `in` by table `t` as the converter does into
+// `out` (room for 3 * in_len + 1 bytes) and returns the bytes written,
+// adding MP_CHARSET_REPLACED to *flags for an unmapped byte; it takes the
+// block loop of kernel `sc` (core_internal.h), or the portable one when `sc`
+// is NULL, so that the tests and the fuzzer can check every kernel against
+// the portable loop. Internal, hidden.
+struct mp_scanner;
+size_t mp_sbcs_run_with(uint8_t *out, unsigned *flags, const struct mp_sbcs *t, const uint8_t *in,
+                        size_t in_len, const struct mp_scanner *sc);
+
+// mp_sbcs_table returns the table the converter decodes charset `id` by, or
+// NULL when it decodes that charset otherwise. Internal, hidden.
+const struct mp_sbcs *mp_sbcs_table(int id);
+
 // mp_charset_alias_count and mp_charset_alias_get expose charset.c's alias
 // table (normalised key and entry id) to the tests; internal symbols, hidden
 // from the shared object.

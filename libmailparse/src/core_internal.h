@@ -239,6 +239,10 @@ typedef struct mp_scanner {
   // asks it first, so that valid text, nearly all of it in mail, is copied
   // once instead of decoded character by character.
   bool (*utf8_valid)(const uint8_t *buf, size_t len);
+  // sbcs_blocks is the block loop of charset.c's single-byte table decoder
+  // (sbcs_run, its specification) or NULL for the portable one.
+  size_t (*sbcs_blocks)(uint8_t *out, size_t *out_len, unsigned *bad, const uint32_t *u8,
+                        const uint8_t *lens, const uint8_t *in, size_t in_len);
 } mp_scanner;
 
 // mp_scanner_get returns the implementation in use, chosen once on first use

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "charset_internal.h"
+#include "core_internal.h"
 #include "corvid_libtest.h"
 #include "corvid_utf8_valid.h"
 #include "mailparse.h"
@@ -802,6 +803,102 @@ START_TEST(dense_8bit_between_ascii) {
 }
 END_TEST
 
+// kernel_agrees decodes `in` by table `t` with kernel `sc`'s block loop and
+// with the portable one (charset.c's specification) and tells whether
+// output, length and flags agree. The input and both outputs are heap
+// blocks of exactly n and 3 * n + 1 bytes, so that under ASan a read or
+// write past them fails.
+static bool kernel_agrees(const mp_scanner *sc, const struct mp_sbcs *t, const uint8_t *in,
+                          size_t n) {
+  size_t room = 3 * n + 1;
+  uint8_t *src = malloc(n > 0 ? n : 1), *ref = malloc(room), *got = malloc(room);
+  if (src == NULL || ref == NULL || got == NULL)
+    ck_abort_msg("out of memory");
+  memcpy(src, in, n);
+  unsigned ref_flags = 0, got_flags = 0;
+  size_t ref_len = mp_sbcs_run_with(ref, &ref_flags, t, src, n, NULL);
+  size_t got_len = mp_sbcs_run_with(got, &got_flags, t, src, n, sc);
+  bool ok = ref_len == got_len && ref_flags == got_flags && ref_len <= room &&
+            memcmp(ref, got, ref_len) == 0;
+  free(src);
+  free(ref);
+  free(got);
+  return ok;
+}
+
+// Every kernel with a block loop of its own for the single-byte table
+// decoder (the avx512 one) against the portable loop, whatever
+// MAILPARSE_IMPL selects, for the built-in Windows-1252 table and every
+// table made from glibc: every byte value in every lane of two 64-byte
+// blocks amid ASCII and amid a mix of ASCII and 8-bit bytes, and every
+// length from 0 to 300 at densities of 8-bit bytes around the kernel's
+// switches (8 and 32 of 64), from two starts.
+START_TEST(kernels_match_portable_table_loop) {
+  static const char *const names[] = {
+      "ISO-8859-2",  "ISO-8859-3",  "ISO-8859-4",  "ISO-8859-5",  "ISO-8859-6",   "ISO-8859-7",
+      "ISO-8859-8",  "ISO-8859-9",  "ISO-8859-10", "ISO-8859-13", "ISO-8859-14",  "ISO-8859-15",
+      "ISO-8859-16", "CP874",       "CP1250",      "CP1251",      "CP1253",       "CP1254",
+      "CP1256",      "CP1257",      "KOI8-R",      "KOI8-U",      "KOI8-RU",      "IBM866",
+      "CP437",       "CP850",       "CP852",       "MACINTOSH",   "MAC-CYRILLIC", "VISCII",
+      "ARMSCII-8",   "GEORGIAN-PS", "PT154",       "KOI8-T",      "CP1125",
+  };
+  static struct mp_sbcs tables[1 + sizeof names / sizeof names[0]];
+  size_t num_tables = 1;
+  tables[0].ascii = true;
+  for (unsigned b = 0; b < 256; b++)
+    mp_sbcs_set(&tables[0], b, true, mp_cp1252_high((uint8_t)b));
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+    ck_assert_msg(mp_sbcs_build(&tables[num_tables], names[i]), "%s", names[i]);
+    num_tables++;
+  }
+  static const unsigned densities[] = {0, 1, 2, 7, 8, 9, 31, 32, 33, 48, 64};
+  uint8_t in[512];
+  uint32_t seed = 777;
+  size_t kernels = 0;
+  bool sup;
+  const mp_scanner *sc;
+  for (size_t si = 0; (sc = mp_scanner_at(si, &sup)) != NULL; si++) {
+    if (!sup || sc->sbcs_blocks == NULL)
+      continue;
+    kernels++;
+    for (size_t ti = 0; ti < num_tables; ti++) {
+      const struct mp_sbcs *t = &tables[ti];
+      // Amid ASCII, and amid ASCII and 8-bit bytes mixed (every other byte
+      // 0xE9, a 2-byte character in most tables).
+      for (unsigned fill = 0; fill < 2; fill++)
+        for (unsigned c = 0; c < 256; c++)
+          for (size_t lane = 0; lane < 64; lane++) {
+            for (size_t k = 0; k < 200; k++)
+              in[k] = fill == 1 && k % 2 == 1 ? 0xE9 : (uint8_t)((k * 37 + 11) & 0x7F);
+            in[lane] = (uint8_t)c;
+            in[127 - lane] = (uint8_t)c; // the other lanes of the second block
+            if (!kernel_agrees(sc, t, in, 200))
+              ck_abort_msg("%s table %zu: byte %02x in lane %zu, fill %u", sc->name, ti, c, lane,
+                           fill);
+          }
+      // About densities[di] of each 64 bytes are 8-bit: any (latin1 0), or
+      // 0xA0-0xFF only (latin1 1: 2-byte characters in every Latin table).
+      for (unsigned latin1 = 0; latin1 < 2; latin1++)
+        for (size_t di = 0; di < sizeof densities / sizeof densities[0]; di++)
+          for (size_t len = 0; len <= 300; len++) {
+            for (size_t k = 0; k < len + 1; k++) {
+              seed = seed * 1103515245u + 12345u;
+              bool high = ((seed >> 10) & 63) < densities[di];
+              in[k] = (uint8_t)((high ? 0x80 : 0) | ((seed >> 17) & 0x7F));
+              if (high && latin1 == 1 && in[k] < 0xA0)
+                in[k] |= 0x20;
+            }
+            for (size_t off = 0; off < 2; off++)
+              if (!kernel_agrees(sc, t, in + off, len))
+                ck_abort_msg("%s table %zu: density %u length %zu offset %zu, latin1 %u", sc->name,
+                             ti, densities[di], len, off, latin1);
+          }
+    }
+  }
+  fprintf(stderr, "# table decoder kernels checked: %zu\n", kernels);
+}
+END_TEST
+
 // Descriptors are reused within a thread: each conversion must start in the
 // initial shift state with nothing held back from the previous one.
 START_TEST(reused_descriptors_start_fresh) {
@@ -1024,6 +1121,7 @@ int main(void) {
   tcase_add_test(tc, single_byte_tables_match_iconv);
   tcase_add_test(tc, ascii_runs_between_8bit_bytes);
   tcase_add_test(tc, dense_8bit_between_ascii);
+  tcase_add_test(tc, kernels_match_portable_table_loop);
   tcase_add_test(tc, reused_descriptors_start_fresh);
   tcase_add_test(tc, unknown_charset_keeps_ascii);
   tcase_add_test(tc, bound_holds_for_every_charset);

@@ -9,6 +9,7 @@
 
 #include "corvid_cpu.h"
 #include "scan_kernels.h"
+#include "x86/sbcs_avx512.h"
 #include "x86/utf8_avx2.h"
 
 static inline uint64_t avx512_eq(const uint8_t *p, uint8_t c) {
@@ -141,4 +142,5 @@ const mp_scanner mp_scanner_avx512 = {
     .field_end = avx512_field_end,
     .count_lf = avx512_count_lf,
     .utf8_valid = mp_utf8_valid_avx2,
+    .sbcs_blocks = mp_sbcs_blocks_avx512,
 };

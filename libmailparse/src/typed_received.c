@@ -5,6 +5,7 @@
 // skipped and flagged. Clause values of the common forms are read in one
 // pass (plain_run), with the token loop's results.
 #include "typed_internal.h"
+#include "zero_internal.h"
 
 // rv_class sorts the bytes for plain_run(): 0 for those of a plain value
 // (what the tokenizer reads as atoms (MP_CC_ATOM_END clear), '.' and '@'),
@@ -161,7 +162,7 @@ static size_t clause_index(const uint8_t *p, size_t n) {
 static int parse(mp_received *out, unsigned *out_flags, const char *in, size_t in_len, bool fast) {
   if (out == NULL || (in == NULL && in_len > 0))
     return MP_ERR_INVALID_ARGUMENT;
-  memset(out, 0, sizeof *out);
+  mp_zero(out, sizeof *out);
   unsigned flags = 0;
   struct mp_cur c;
   mp_cur_init(&c, in, in_len);
@@ -224,7 +225,7 @@ static int parse(mp_received *out, unsigned *out_flags, const char *in, size_t i
   if (out_flags != NULL)
     *out_flags = flags;
   if (!any && !out->has_date) {
-    memset(out, 0, sizeof *out);
+    mp_zero(out, sizeof *out);
     return MP_ERR_SYNTAX;
   }
   return 0;

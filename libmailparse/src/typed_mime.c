@@ -500,11 +500,12 @@ static int parse_params(struct mp_tb *tb, mp_param *params, size_t params_cap, s
 // byte, RFC 2231 name split, RFC 2047 checks, text builder per string) are
 // most of the cost. fast_common reads exactly that form in one pass and
 // gives up on anything else (comments, RFC 2231 names, quoted pairs, white
-// space, '=' or 8-bit bytes in a value, empty values, duplicate names, a
-// full parameter array, a text buffer shorter than the value, junk), and
-// parse_common then runs the general parser from the start. Where it
-// succeeds its results are the general parser's, byte for byte and with no
-// flag (tests/test_typed_mime.c compares the two on generated values).
+// space, '=' or 8-bit bytes in a value, empty values, a full parameter
+// array, a text buffer shorter than the value, junk), and parse_common then
+// runs the general parser from the start. Where it succeeds its results are
+// the general parser's, byte for byte, flags included: none, or
+// MP_TYPED_REPAIRED for a repeated parameter name (tests/test_typed_mime.c
+// compares the two on generated values).
 
 enum {
   FAST_TOKEN = 1, // an ASCII token character (RFC 2045 §5.1)
@@ -753,7 +754,8 @@ enum { FAST_MAX = 512, FAST_PAD = 16 };
 // a call with ten arguments was a sixth of the cost of a simple value.
 static inline __attribute__((always_inline)) int
 fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params, size_t params_cap,
-            char *text, size_t text_cap, size_t *text_len, const uint8_t *in, size_t in_len) {
+            char *text, size_t text_cap, size_t *text_len, unsigned *flags, const uint8_t *in,
+            size_t in_len) {
   if (text == NULL || in == NULL || in_len > FAST_MAX || text_cap < in_len + FAST_PAD)
     return 0;
   struct fast_src s;
@@ -782,6 +784,7 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
   if (i < in_len && in[i] != ';')
     return 0;
   size_t np = 0;
+  unsigned fl = 0;
   for (;;) {
     // White space and ';' between parameters, as next_raw skips them.
     while (i < in_len && ((mp_charclass[in[i]] & MP_CC_WSP) || in[i] == ';'))
@@ -794,9 +797,9 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
     n = fast_copy(name, &s, i, FAST_NAME, true);
     if (n == 0 || fast_at(&s, i + n) == '*')
       return 0;
-    for (size_t k = 0; k < np; k++)
-      if (params[k].name.len == n && memcmp(params[k].name.p, name, n) == 0)
-        return 0; // both lowercased: a duplicate
+    bool dup = false;
+    for (size_t k = 0; k < np && !dup; k++)
+      dup = params[k].name.len == n && memcmp(params[k].name.p, name, n) == 0; // both lowercased
     i = fast_skip_wsp(&s, i + n);
     if (fast_at(&s, i) != '=')
       return 0;
@@ -831,6 +834,13 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
     i = fast_skip_wsp(&s, i);
     if (i < in_len && in[i] != ';')
       return 0;
+    if (dup) {
+      // A repeated name ("name=a.pdf; name=a.pdf", a few in a hundred real
+      // values): the first one wins, as in parse_params, and this one's
+      // name and value, copied to the text past `len`, are written over.
+      fl |= MP_TYPED_REPAIRED;
+      continue;
+    }
     mp_param *p = &params[np];
     memset(p, 0, sizeof *p);
     p->name = (mp_str){name, n};
@@ -840,6 +850,8 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
   }
   *num_params = np;
   *text_len = len;
+  if (flags != NULL)
+    *flags = fl;
   return 1;
 }
 
@@ -857,7 +869,7 @@ static int parse_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_pa
   if (out_flags != NULL)
     *out_flags = 0;
   if (fast && fast_common(type, subtype, num_params, params, params_cap, text, text_cap, text_len,
-                          (const uint8_t *)in, in_len))
+                          out_flags, (const uint8_t *)in, in_len))
     return 0;
   *num_params = 0;
   struct mp_tb tb;

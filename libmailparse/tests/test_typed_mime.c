@@ -320,6 +320,43 @@ START_TEST(fast_byte_sweep) {
 }
 END_TEST
 
+// fast_duplicates compares the two parsers on repeated parameter names,
+// which the fast path takes (the first one wins, MP_TYPED_REPAIRED): at the
+// end, in the middle, three times, in other case, quoted or not, and with
+// every byte value at every position of one of them, so that a repeat with
+// anything the fast path must not take goes to the general parser whole.
+START_TEST(fast_duplicates) {
+  static const char *const dups[] = {
+      "application/pdf; name=\"test.pdf\"; name=\"test.pdf\"",
+      "a/b; x=1; X=2",
+      "a/b; x=1; y=2; x=3; z=4",
+      "a/b; x=1; x=\"2\"; x=3",
+      "a/b;x=1;;x=2 ; y=\"v w\"",
+      "a/b; Name=LongerFirstValue0123456789; nAME=\"short\"; q=1",
+  };
+  for (size_t d = 0; d < sizeof dups / sizeof dups[0]; d++) {
+    size_t len = strlen(dups[d]);
+    fast_vs_general(dups[d], len, false, 8, mp_typed_text_max_len(len));
+    fast_vs_general(dups[d], len, true, 8, mp_typed_text_max_len(len));
+    fast_vs_general(dups[d], len, false, 2, len + 16);
+  }
+  // The same parameters after a disposition and after a type/subtype.
+  static const char *const swept[] = {"Inline; Name=\"Ab c.pdf\"; name=Xy.pdf; n=1",
+                                      "A/b; Name=\"Ab c.pdf\"; name=Xy.pdf; n=1"};
+  for (int t = 0; t < 2; t++) {
+    size_t len = strlen(swept[t]);
+    char in[64];
+    ck_assert(len < sizeof in);
+    for (size_t k = 0; k < len; k++)
+      for (int b = 0; b < 256; b++) {
+        memcpy(in, swept[t], len);
+        in[k] = (char)b;
+        fast_vs_general(in, len, t == 0, 8, mp_typed_text_max_len(len));
+      }
+  }
+}
+END_TEST
+
 // fast_lengths gives the fast path values of every length from 1 to 80 and
 // around its 512-byte limit, each in a heap block of exactly its size (so
 // that ASan sees any read past the value: the fast path reads the value in
@@ -369,6 +406,7 @@ int main(void) {
   tcase_set_timeout(diff, 120);
   tcase_add_test(diff, fast_matches_general);
   tcase_add_test(diff, fast_lengths);
+  tcase_add_test(diff, fast_duplicates);
   tcase_add_loop_test(diff, fast_byte_sweep, 0,
                       (int)(sizeof sweep_values / sizeof sweep_values[0]));
   suite_add_tcase(s, diff);

@@ -30,8 +30,8 @@
 #define CORVID_CPU_ADX (1u << 13) // adcx/adox
 #define CORVID_CPU_SHA (1u << 14) // SHA-NI (SHA-1 and SHA-256 rounds on XMM registers)
 // AVX-512 F and BW with OS support for the opmask and ZMM state (Skylake-X
-// and later): enough for byte compares into masks, which is all
-// libmailparse's avx512 scanner uses, so it need not wait for VBMI2.
+// and later): enough for byte compares into masks and word permutes, all
+// that libmailparse's avx512 scanner uses, so it need not wait for VBMI2.
 #define CORVID_CPU_AVX512BW (1u << 15)
 #define CORVID_CPU_NEON (1u << 16)
 // AVX-512 F, VL and IFMA (52-bit multiply-add) with OS support for the

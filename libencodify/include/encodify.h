@@ -10,10 +10,10 @@
 // Every codec has a plain scalar implementation, which is the specification,
 // and the hot paths (Base64 encoding and strict and MIME decoding, Base32,
 // quoted-printable) have SSE4.1, AVX2 and NEON kernels (AVX-512 VBMI2 ones
-// for Base64 encoding, strict Base64 decoding and quoted-printable decoding
-// on CPUs that have it), and SWAR kernels
-// (64-bit words, any CPU) for quoted-printable and Base32 decoding, that
-// produce exactly the same bytes and the same errors. One implementation is
+// for Base64 encoding, strict and MIME Base64 decoding and quoted-printable
+// decoding on CPUs that have it), and SWAR kernels (64-bit words, any CPU)
+// for quoted-printable and Base32 decoding, that produce exactly the same
+// bytes and the same errors. One implementation is
 // chosen at first use from the CPU's features; see "Implementations" below.
 //
 // Two ways to call a codec:

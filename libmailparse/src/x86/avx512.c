@@ -71,9 +71,11 @@ static size_t avx512_next_dash_line(const uint8_t *buf, size_t len, size_t from,
 // The header field scan classifies each block six ways and a field is
 // usually one or two blocks: on the mkcorpus set (a shared, noisy machine)
 // header-only parsing ran about 15% slower with 512-bit classifiers than
-// with 256-bit ones, so line and field ends use the AVX2 classifiers (this file is built
-// with AVX2 too); the body scan above and the line counts use 512 bits.
-// The UTF-8 check is the AVX2 one as well (x86/utf8_avx2.h).
+// with 256-bit ones, so line and field ends use the AVX2 classifiers (this
+// file is built with AVX2 too), but for field_end's shortcut for a one-line
+// field, four compares of one 512-bit load; the body scan above, the line
+// counts and the single-byte charset loop (x86/sbcs_avx512.h) use 512 bits.
+// The UTF-8 check is the AVX2 one (x86/utf8_avx2.h).
 static inline uint64_t ymm_eq(const uint8_t *p, uint8_t c) {
   __m256i v = _mm256_set1_epi8((char)c);
   __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);

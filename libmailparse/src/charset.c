@@ -869,18 +869,6 @@ static inline bool ascii8(const uint8_t *in, size_t n) {
   return (w & 0x8080808080808080ull) == 0;
 }
 
-// sbcs_put writes the UTF-8 form of byte `c` by table `t` at `o` (4 bytes of
-// room) and returns its length: U+FFFD for a byte the table leaves unmapped
-// (what decode_iconv makes of EILSEQ), noted by ORing its length entry into
-// *bad (MP_SBCS_UNMAPPED). No branch: Latin text has an 8-bit byte every
-// few bytes, and text in another script sent as Latin-1 nothing else.
-static inline size_t sbcs_put(uint8_t *o, unsigned *bad, const struct mp_sbcs *t, uint8_t c) {
-  unsigned len = t->len[c];
-  memcpy(o, &t->u8[c], 4);
-  *bad |= len;
-  return len & 7u;
-}
-
 #if defined(__SSE2__)
 // count16 counts the set bits of a 16-bit mask by two lookups of a byte's
 // count (without the POPCNT instruction __builtin_popcount is a library
@@ -917,7 +905,7 @@ static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *bad, const struct mp_
       w += 16;
     } else if (count16(m) > 8) {
       for (size_t k = 0; k < 16; k++)
-        w += sbcs_put(o + w, &acc, t, in[i + k]);
+        w += mp_sbcs_put(o + w, &acc, t->u8, t->len, in[i + k]);
     } else {
       size_t q = i;
       do {
@@ -925,7 +913,7 @@ static size_t sbcs_blocks(uint8_t *o, size_t *b, unsigned *bad, const struct mp_
         _mm_storeu_si128((__m128i *)(void *)(o + w),
                          _mm_loadu_si128((const __m128i *)(const void *)(in + q)));
         w += p - q;
-        w += sbcs_put(o + w, &acc, t, in[p]);
+        w += mp_sbcs_put(o + w, &acc, t->u8, t->len, in[p]);
         q = p + 1;
         m &= m - 1;
       } while (m != 0);
@@ -979,7 +967,7 @@ static size_t sbcs_run(uint8_t *o, unsigned *flags, const struct mp_sbcs *t, con
         break;
     }
     do
-      b += sbcs_put(o + b, &bad, t, in[i++]);
+      b += mp_sbcs_put(o + b, &bad, t->u8, t->len, in[i++]);
     while (i < n && (!ascii || in[i] >= 0x80 || !ascii8(in + i, n - i)));
   }
   if (bad & MP_SBCS_UNMAPPED)

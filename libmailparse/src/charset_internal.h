@@ -168,6 +168,21 @@ static inline void mp_sbcs_set(struct mp_sbcs *t, unsigned b, bool mapped, uint3
   t->len[b] = (uint8_t)(n | (mapped ? 0 : MP_SBCS_UNMAPPED));
 }
 
+// mp_sbcs_put writes the UTF-8 form of byte `c` by a table's `u8` and `lens`
+// (struct mp_sbcs's u8 and len) at `o` (4 bytes of room) and returns its
+// length: U+FFFD for a byte the table leaves unmapped (what decode_iconv
+// makes of EILSEQ), noted by ORing its length entry into *bad
+// (MP_SBCS_UNMAPPED). No branch: Latin text has an 8-bit byte every few
+// bytes, and text in another script sent as Latin-1 nothing else. Shared by
+// charset.c's loops and the kernels' (x86/sbcs_avx512.h).
+static inline size_t mp_sbcs_put(uint8_t *o, unsigned *bad, const uint32_t *u8, const uint8_t *lens,
+                                 uint8_t c) {
+  unsigned len = lens[c];
+  __builtin_memcpy(o, &u8[c], 4);
+  *bad |= len;
+  return len & 7u;
+}
+
 // mp_sbcs_build fills `t` from glibc's decoder `iconv_name` (charset_sbcs.c)
 // and returns true, or false when that decoder is not a stateless single-
 // byte one (or cannot be opened); it opens and closes its own descriptor.

@@ -14,16 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-// mp_sbcs_put_avx512 writes the table's UTF-8 form of byte `c` at `o` (4
-// bytes of room), ORs its length entry into *acc and returns its length,
-// as charset.c's sbcs_put does.
-static inline size_t mp_sbcs_put_avx512(uint8_t *o, unsigned *acc, const uint32_t *u8,
-                                        const uint8_t *lens, uint8_t c) {
-  unsigned len = lens[c];
-  memcpy(o, &u8[c], 4);
-  *acc |= len;
-  return len & 7u;
-}
+#include "charset_internal.h"
 
 // MP_SBCS_KEEP4(h): the bytes of four 16-bit words (UTF-8 in memory order:
 // the first byte low) that hold output, when bit i of `h` says word i is a
@@ -125,14 +116,14 @@ static inline size_t mp_sbcs_blocks_avx512(uint8_t *o, size_t *out_len, unsigned
     }
     if (k > 32) {
       for (size_t b = 0; b < 64; b++)
-        w += mp_sbcs_put_avx512(o + w, &acc, u8, lens, in[i + b]);
+        w += mp_sbcs_put(o + w, &acc, u8, lens, in[i + b]);
     } else {
       size_t q = i;
       do {
         size_t p = i + (size_t)__builtin_ctzll(m);
         _mm512_storeu_si512((void *)(o + w), _mm512_loadu_si512((const void *)(in + q)));
         w += p - q;
-        w += mp_sbcs_put_avx512(o + w, &acc, u8, lens, in[p]);
+        w += mp_sbcs_put(o + w, &acc, u8, lens, in[p]);
         q = p + 1;
         m &= m - 1;
       } while (m != 0);

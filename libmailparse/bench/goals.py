@@ -6,6 +6,11 @@ ratio table of libmailparse against every peer with the goals of issue #4.
 usage: goals.py --normalize FILE...   JSON lines on stdout
        goals.py FILE...               Markdown tables on stdout
 
+Rows named "<mode>/<set>/alone" (bench_mailparse --alone: every
+implementation timed in a process of its own) are checked against the same
+goals as the interleaved "<mode>/<set>" rows; README.md "Method" says why
+both are printed.
+
 Both use the MEDIAN round of every record (`median_ns`), not the fastest:
 the rounds of bench_mailparse interleave the implementations, and the median
 is what a noisy shared machine disturbs least. A record measured over other

@@ -1,6 +1,7 @@
 #!/bin/sh
-# run-bench.sh: runs bench_mailparse (ours and the C/C++ peers, interleaved)
-# and peer_python.py over each message set, gathers their JSON lines in one
+# run-bench.sh: runs bench_mailparse (ours and the C/C++ peers, interleaved
+# in one process, then each alone in processes of its own) and
+# peer_python.py over each message set, gathers their JSON lines in one
 # file and prints the tools/bench-report table against GMime and the goal
 # table of goals.py (median rounds, ratios of ours against every peer).
 #
@@ -14,6 +15,9 @@
 #     golang-github-jhillyerd-enmime-dev) and SpamAssassin's examples
 #     (sample-*.txt, package spamassassin).
 # Environment: ROUNDS (default 3) timed rounds of every implementation;
+#   ALONE (default 1; 0 to skip): also time every implementation alone
+#   (bench_mailparse --alone, rows "<mode>/<set>/alone"; README.md "Method"
+#   says why both are printed);
 #   PY_SAMPLE_MB (default 40): Python (about 2 MB/s here) runs over every
 #   N-th message of a set larger than this, chosen to keep about this many
 #   MB, and bench_mailparse measures ours and GMime again over that same
@@ -61,6 +65,12 @@ for set in "$@"; do
   echo "run-bench.sh: $name: $count messages, $bytes bytes, repeat $repeat" >&2
   # shellcheck disable=SC2046
   "$bench" --set "$name" --rounds "$rounds" --repeat "$repeat" $(cat "$list") >>"$out"
+  if [ "${ALONE:-1}" != 0 ]; then
+    echo "run-bench.sh: $name: every implementation alone" >&2
+    # shellcheck disable=SC2046
+    "$bench" --set "$name" --rounds "$rounds" --repeat "$repeat" --alone --no-peak \
+      $(cat "$list") >>"$out"
+  fi
 
   step=$((bytes / (py_mb * 1000000) + 1))
   pyname=$name

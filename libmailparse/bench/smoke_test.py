@@ -5,7 +5,9 @@ from Debian packages (our parser only, one round) and checks what the
 benchmark reports: exit status 0, a full and a header record over every
 message, consistent times and rates, our parser failing on no message and
 decoding bodies, and a parse's memory beyond the message (the arena's peak)
-within a small constant, and the field classifier's self-check passing.
+within a small constant, the field classifier's self-check passing, and
+--alone (each implementation timed in a process of its own) giving a record
+for ours and for the memory floor.
 mkcorpus is built after libmailparse (tools/ comes later in the build), so
 its path is given, not a target: build it first.
 
@@ -60,6 +62,11 @@ def main(argv):
                               '--set', 'smoke', corpus] + real,
                              capture_output=True, text=True, timeout=120)
         check(run.returncode == 0, 'bench_mailparse exits 0', run.stderr)
+        # --alone: each round of each implementation in a child process.
+        alone = subprocess.run([bench, '--impl', 'mailparse,memread', '--mode', 'full', '--rounds',
+                                '2', '--alone', '--no-peak', '--set', 'smoke', corpus] + real,
+                               capture_output=True, text=True, timeout=120)
+        check(alone.returncode == 0, 'bench_mailparse --alone exits 0', alone.stderr)
     records = {}
     for line in run.stdout.splitlines():
         try:
@@ -68,6 +75,18 @@ def main(argv):
         except (ValueError, KeyError):
             check(False, 'every output line is a JSON record', line)
     total = made + len(real)
+    for impl in ('mailparse', 'memread'):
+        rec = None
+        for line in alone.stdout.splitlines():
+            try:
+                r = json.loads(line)
+            except ValueError:
+                continue
+            if r.get('bench') == 'full/smoke/alone' and r.get('impl') == impl:
+                rec = r
+        check(rec is not None and rec['items'] == total and rec['reps'] == 2 and
+              0 < rec['ns'] <= rec['median_ns'],
+              f'--alone: a record for {impl} over every message', alone.stdout + alone.stderr)
     for mode in ('full', 'headers', 'headers-typed'):
         rec = records.get((f'{mode}/smoke', 'mailparse'))
         check(rec is not None, f'{mode}: a record for our parser', run.stdout)

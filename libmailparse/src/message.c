@@ -223,97 +223,111 @@ static uint32_t new_part(parser *P, uint32_t parent, size_t start, int *rc) {
   return ix;
 }
 
-// A line-count event: the start or end of one part's body.
-typedef struct lc_event {
-  size_t off;
-  uint32_t part;
-  uint32_t is_end;
-} lc_event;
+// lf_counter keeps the running count of line feeds from `pos` back to where
+// the count started; lf_advance() moves it forward to `target`, taking the
+// stretches the body scan counted already (`segs`) whole when they lie
+// between `pos` and `target`. Every part's line count is a difference of two
+// running counts, at its body's start and end.
+typedef struct lf_counter {
+  const mp_scanner *sc;
+  const uint8_t *data;
+  const lf_seg *segs;
+  size_t nsegs, si, pos;
+  uint64_t lfs;
+} lf_counter;
 
-static int lc_cmp(const void *x, const void *y) {
-  const lc_event *a = x, *b = y;
-  if (a->off != b->off)
-    return a->off < b->off ? -1 : 1;
-  return (int)a->is_end - (int)b->is_end;
+static void lf_advance(lf_counter *c, size_t target) {
+  while (c->pos < target) {
+    while (c->si < c->nsegs && c->segs[c->si].start < c->pos)
+      c->si++;
+    if (c->si < c->nsegs && c->segs[c->si].end <= target) {
+      const lf_seg *sg = &c->segs[c->si];
+      c->lfs += c->sc->count_lf(c->data, sg->start, c->pos) + sg->lfs;
+      c->pos = sg->end;
+      c->si++;
+    } else {
+      c->lfs += c->sc->count_lf(c->data, target, c->pos);
+      c->pos = target;
+    }
+  }
 }
 
 // Up to this many parts, count_all_lines() keeps its scratch on the stack.
 #define MP_LC_STACK 16
 
+// MP_LC_DIRECT marks an open part whose body started before the count's
+// position: its lines are counted on their own when it ends.
+#define MP_LC_DIRECT UINT64_MAX
+
+// close_lines sets the line count of part `q`, whose body ends at `end`,
+// from the running count at its start (`at_start`): a last line without a
+// line break counts too.
+static void close_lines(lf_counter *c, mp_part *q, size_t end, uint64_t at_start) {
+  if (at_start != MP_LC_DIRECT && end >= c->pos) {
+    lf_advance(c, end);
+    q->lines = c->lfs - at_start;
+  } else {
+    q->lines = c->sc->count_lf(c->data, end, q->body.off);
+  }
+  if (q->body.len > 0 && c->data[end - 1] != '\n')
+    q->lines++;
+}
+
 // count_all_lines sets every part's `lines` in one sweep over the buffer:
 // nested bodies overlap, so counting each body on its own would cost the
-// nesting depth times the input. Events at body starts and ends are sorted,
-// and the running count of line feeds gives each body's count as a
-// difference. Stretches the body scan counted already (`segs`) are taken
-// whole when they lie between the count's position and the next event.
+// nesting depth times the input. Parts are numbered in the order their
+// bodies start and a part's body holds its descendants' bodies, so a stack
+// of the open parts (the innermost, which ends first, on top) gives the body
+// ends in order between the starts, with no sort; each count is a difference
+// of the running count, which starts at the first body (the top-level header
+// section, outside every body, is not read). Stretches the body scan
+// counted already (`segs`) are taken whole. A body start or end that came
+// before the count's position (no layout the parser makes) is counted on
+// its own, so every count is right whatever the layout.
 static int count_all_lines(mp_message *msg, const lf_seg *segs, size_t nsegs) {
   size_t np = msg->num_parts;
+  if (np == 0)
+    return 0;
   // Scratch on the stack for a few parts, else outside the arena, freed
   // before return.
-  lc_event ev0[2 * MP_LC_STACK];
-  uint64_t start0[MP_LC_STACK];
-  lc_event *ev = ev0;
-  uint64_t *start = start0;
+  uint32_t stk0[MP_LC_STACK];
+  uint64_t at0[MP_LC_STACK];
+  uint32_t *stk = stk0;
+  uint64_t *at = at0;
   if (np > MP_LC_STACK) {
-    ev = mp_alloc_raw(&msg->arena.a, 2 * np * sizeof *ev);
-    start = mp_alloc_raw(&msg->arena.a, np * sizeof *start);
-    if (ev == NULL || start == NULL) {
-      mp_free_raw(&msg->arena.a, ev);
-      mp_free_raw(&msg->arena.a, start);
+    stk = mp_alloc_raw(&msg->arena.a, np * sizeof *stk);
+    at = mp_alloc_raw(&msg->arena.a, np * sizeof *at);
+    if (stk == NULL || at == NULL) {
+      mp_free_raw(&msg->arena.a, stk);
+      mp_free_raw(&msg->arena.a, at);
       return -ENOMEM;
     }
   }
-  for (size_t i = 0; i < np; i++) {
-    const mp_part *p = mp_part_at(msg, i);
-    ev[2 * i] = (lc_event){p->body.off, (uint32_t)i, 0};
-    ev[2 * i + 1] = (lc_event){p->body.off + p->body.len, (uint32_t)i, 1};
-  }
-  if (np <= MP_LC_STACK) {
-    // A few events, nearly in order already (parts are numbered in buffer
-    // order, so only ends come out of place): an insertion sort does less
-    // than qsort's set-up and indirect compares. Events that compare equal
-    // give the same counts in either order.
-    for (size_t k = 1; k < 2 * np; k++) {
-      lc_event e = ev[k];
-      size_t j = k;
-      for (; j > 0 && lc_cmp(&ev[j - 1], &e) > 0; j--)
-        ev[j] = ev[j - 1];
-      ev[j] = e;
+  lf_counter c = {mp_scanner_get(), msg->data, segs, nsegs, 0, mp_part_at(msg, 0)->body.off, 0};
+  size_t depth = 0;
+  for (size_t i = 0;; i++) {
+    size_t next = i < np ? mp_part_at(msg, i)->body.off : SIZE_MAX;
+    while (depth > 0) {
+      mp_part *q = mp_part_at(msg, stk[depth - 1]);
+      size_t end = q->body.off + q->body.len;
+      if (end > next)
+        break;
+      depth--;
+      close_lines(&c, q, end, at[depth]);
     }
-  } else {
-    qsort(ev, 2 * np, sizeof *ev, lc_cmp);
-  }
-  const mp_scanner *sc = mp_scanner_get();
-  uint64_t lfs = 0;
-  size_t pos = 0, si = 0;
-  for (size_t k = 0; k < 2 * np; k++) {
-    // Count the line feeds in [pos, ev[k].off).
-    size_t target = ev[k].off;
-    while (pos < target) {
-      while (si < nsegs && segs[si].start < pos)
-        si++;
-      if (si < nsegs && segs[si].end <= target) {
-        lfs += sc->count_lf(msg->data, segs[si].start, pos) + segs[si].lfs;
-        pos = segs[si].end;
-        si++;
-      } else {
-        lfs += sc->count_lf(msg->data, target, pos);
-        pos = target;
-      }
+    if (i == np)
+      break;
+    stk[depth] = (uint32_t)i;
+    if (next >= c.pos) {
+      lf_advance(&c, next);
+      at[depth++] = c.lfs;
+    } else {
+      at[depth++] = MP_LC_DIRECT;
     }
-    mp_part *p = mp_part_at(msg, ev[k].part);
-    if (!ev[k].is_end) {
-      start[ev[k].part] = lfs;
-      continue;
-    }
-    p->lines = lfs - start[ev[k].part];
-    // A last line without a line break counts too.
-    if (p->body.len > 0 && msg->data[p->body.off + p->body.len - 1] != '\n')
-      p->lines++;
   }
-  if (ev != ev0) {
-    mp_free_raw(&msg->arena.a, ev);
-    mp_free_raw(&msg->arena.a, start);
+  if (stk != stk0) {
+    mp_free_raw(&msg->arena.a, stk);
+    mp_free_raw(&msg->arena.a, at);
   }
   return 0;
 }

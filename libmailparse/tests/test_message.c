@@ -26,6 +26,14 @@ static int range_eq(const char *buf, mp_range r, const char *want) {
   return r.len == strlen(want) && memcmp(buf + r.off, want, r.len) == 0;
 }
 
+// naive_lines is the reference for mp_part.lines.
+static uint64_t naive_lines(const char *buf, mp_range r) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < r.len; i++)
+    n += buf[r.off + i] == '\n';
+  return n + (r.len > 0 && buf[r.off + r.len - 1] != '\n');
+}
+
 // tree renders the part tree as "type/sub[child,child]" for table checks.
 static void tree(const mp_message *m, uint32_t ix, char *out, size_t cap) {
   const mp_part *p = mp_message_part(m, ix);
@@ -172,10 +180,13 @@ START_TEST(test_structure_cases) {
   }
   ck_assert_msg(mp_message_problems(m) == c->problems, "%s: problems %x", c->name,
                 mp_message_problems(m));
-  // Every range lies inside the input; parts nest in their parents.
+  // Every range lies inside the input; parts nest in their parents; every
+  // line count is the naive one (line feeds, and a last line without one).
   for (size_t i = 0; i < mp_message_num_parts(m); i++) {
     const mp_part *p = mp_message_part(m, i);
     ck_assert_uint_le(p->body.off + p->body.len, strlen(c->msg));
+    ck_assert_msg(p->lines == naive_lines(c->msg, p->body), "%s: part %zu has %llu lines", c->name,
+                  i, (unsigned long long)p->lines);
     ck_assert_uint_eq(p->header.off + p->header.len, p->body.off);
     if (p->parent != MP_NO_INDEX) {
       const mp_part *pp = mp_message_part(m, p->parent);

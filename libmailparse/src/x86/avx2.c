@@ -92,6 +92,14 @@ static inline uint64_t avx2_mask(__m256i a0, __m256i a1, __m256i v) {
          (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a1, v)) << 32;
 }
 
+// avx2_field_end_general is every field the shortcut below does not take,
+// never inlined, so that the shortcut is a leaf that saves no registers and
+// aligns no stack (see avx512_field_end_general).
+__attribute__((noinline)) static size_t
+avx2_field_end_general(const uint8_t *buf, size_t len, size_t from, size_t *colon, uint32_t *bits) {
+  return mp_k_field_end(buf, len, from, colon, bits, avx2_eq, avx2_odd);
+}
+
 // avx2_field_end is mp_k_field_end with a shortcut for the field most
 // headers are made of: one line ending in CRLF (or a bare LF) inside the 64
 // bytes at `from`, not followed by SP or HT, with no other CR and no NUL or
@@ -124,7 +132,7 @@ static size_t avx2_field_end(const uint8_t *buf, size_t len, size_t from, size_t
       }
     }
   }
-  return mp_k_field_end(buf, len, from, colon, bits, avx2_eq, avx2_odd);
+  return avx2_field_end_general(buf, len, from, colon, bits);
 }
 
 MP_SCANNER_DEFINE_WITH(avx2,

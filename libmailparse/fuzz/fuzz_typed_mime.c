@@ -3,8 +3,8 @@
 // mp_typed_text_max_len() the only error is MP_ERR_SYNTAX; every string lies
 // inside the text buffer; type and names are lowercase and distinct;
 // mp_param_find finds each parameter; the result (fast path for simple
-// values) is the general parser's (mp_typed_mime_parse_general), string for
-// string at the same offsets.
+// values) is the general parser's (mp_typed_mime_parse_general), byte for
+// byte and string for string at the same offsets.
 // Input: one selector byte (Content-Type or -Disposition), then the value.
 #include <stdint.h>
 #include <stdlib.h>
@@ -45,6 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *t1 = malloc(cap), *t2 = malloc(cap);
   mp_param *p1 = malloc(pcap * sizeof *p1), *p2 = malloc(pcap * sizeof *p2);
   FUZZ_CHECK(t1 && t2 && p1 && p2);
+  // Different bytes in the two buffers: a byte that one parser leaves
+  // unwritten cannot match by chance.
+  memset(t1, 0xa5, cap);
+  memset(t2, 0x5a, cap);
   mp_content_type c1, c2;
   size_t l1, l2;
   unsigned f1, f2;

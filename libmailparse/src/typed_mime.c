@@ -595,8 +595,15 @@ struct fast_src {
 #if defined(__SSE2__)
   __m128i tail;   // the value's last 16 bytes, or a shorter value zero-padded
   size_t tail_at; // the offset of tail's first byte: len - 16, or 0
+  // A value shorter than FAST_SMALL is classified whole (fast_src_classify):
+  // bit i is set when byte i ends a run of FAST_TOKEN, FAST_NAME or
+  // FAST_QVAL bytes, and every bit from `len` on is set.
+  uint64_t stop_tok, stop_name, stop_qval;
 #endif
 };
+
+// FAST_SMALL bounds the values classified whole: one 64-bit mask per class.
+enum { FAST_SMALL = 64 };
 
 // fast_src_init sets `s` up to read the `len` bytes at `p`, reading none
 // past them: a value shorter than 16 bytes is put together in a register
@@ -605,6 +612,7 @@ static inline void fast_src_init(struct fast_src *s, const uint8_t *p, size_t le
   s->p = p;
   s->len = len;
 #if defined(__SSE2__)
+  s->stop_tok = s->stop_name = s->stop_qval = 0; // set by fast_src_classify
   if (len >= 16) {
     s->tail = _mm_loadu_si128((const __m128i *)(const void *)(p + len - 16));
     s->tail_at = len - 16;
@@ -667,6 +675,18 @@ static inline size_t fast_copy(char *o, const struct fast_src *s, size_t pos, ui
   size_t i = 0;
 #if defined(__SSE2__)
   bool name = cls == FAST_NAME;
+  if (s->len < FAST_SMALL) {
+    // The run's end is a count of zeros in the value's mask, so that the
+    // next run's start does not wait for this run's bytes to be classified.
+    size_t n = (size_t)__builtin_ctzll((name ? s->stop_name : s->stop_tok) >> pos);
+    for (; i < n; i += 16) {
+      __m128i v = fast_load16(s, pos + i);
+      if (lower)
+        v = _mm_add_epi8(v, _mm_and_si128(fast_range16(v, 'A', 'Z'), _mm_set1_epi8(0x20)));
+      _mm_storeu_si128((__m128i *)(void *)(o + i), v);
+    }
+    return n;
+  }
   for (;; i += 16) {
     __m128i v = fast_load16(s, pos + i);
     if (lower)
@@ -700,35 +720,59 @@ static inline unsigned fast_qstop16(__m128i v) {
   bad = _mm_or_si128(bad, _mm_cmpeq_epi8(v, bs));
   return (unsigned)_mm_movemask_epi8(bad);
 }
+
+// fast_src_classify fills the stop masks of a value shorter than
+// FAST_SMALL, 16 bytes a step. The steps do not depend on one another, so
+// they overlap, where a scan per run waited for the run before it to end
+// (about 25 cycles a run: load, compares, mask, count).
+static inline void fast_src_classify(struct fast_src *s) {
+  uint64_t past = ~(uint64_t)0 << s->len;
+  uint64_t tok = past, name = past, qval = past;
+  for (size_t j = 0; j < s->len; j += 16) {
+    __m128i v = fast_load16(s, j);
+    unsigned t = fast_stop16(v, false);
+    unsigned star = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8('*')));
+    tok |= (uint64_t)t << j;
+    name |= (uint64_t)(t | star) << j;
+    qval |= (uint64_t)fast_qstop16(v) << j;
+  }
+  s->stop_tok = tok;
+  s->stop_name = name;
+  s->stop_qval = qval;
+}
 #endif
 
-// fast_qval_len returns the length of the run of FAST_QVAL bytes at `pos`
-// (the end of the value ends it): 16 bytes a step with SSE2 (the x86-64
-// baseline).
-static size_t fast_qval_len(const struct fast_src *s, size_t pos) {
+// fast_qcopy copies the run of FAST_QVAL bytes at `pos` (the end of the
+// value ends it) and the byte that ends it to `o`, in the same pass that
+// finds its end, and returns the run's length: fast_common copies on after
+// a '=' that starts no encoded word. `o` has 16 bytes of room past the run:
+// with SSE2 the copy goes 16 bytes a step and may write up to 15 bytes past
+// the ending byte (a second pass to copy cost more than the few bytes of a
+// value); the byte loop is the reference without SSE2.
+static inline size_t fast_qcopy(char *o, const struct fast_src *s, size_t pos) {
   size_t i = 0;
 #if defined(__SSE2__)
+  if (s->len < FAST_SMALL) {
+    size_t n = (size_t)__builtin_ctzll(s->stop_qval >> pos);
+    for (; i <= n; i += 16) // `<=`: the ending byte too
+      _mm_storeu_si128((__m128i *)(void *)(o + i), fast_load16(s, pos + i));
+    return n;
+  }
   for (;; i += 16) {
-    unsigned m = fast_qstop16(fast_load16(s, pos + i));
+    __m128i v = fast_load16(s, pos + i);
+    _mm_storeu_si128((__m128i *)(void *)(o + i), v);
+    unsigned m = fast_qstop16(v);
     if (m != 0)
       return i + (size_t)__builtin_ctz(m);
   }
 #else
-  while (pos + i < s->len && (fast_class[s->p[pos + i]] & FAST_QVAL))
+  while (pos + i < s->len && (fast_class[s->p[pos + i]] & FAST_QVAL)) {
+    o[i] = (char)s->p[pos + i];
     i++;
+  }
+  if (pos + i < s->len)
+    o[i] = (char)s->p[pos + i]; // the byte that ends the run, as above
   return i;
-#endif
-}
-
-// fast_move copies the `n` bytes at `pos` to `o`, which has 16 bytes of
-// room past them: 16 bytes a step with SSE2, where a call to memcpy cost
-// more than the few bytes of a value.
-static inline void fast_move(char *o, const struct fast_src *s, size_t pos, size_t n) {
-#if defined(__SSE2__)
-  for (size_t i = 0; i < n; i += 16)
-    _mm_storeu_si128((__m128i *)(void *)(o + i), fast_load16(s, pos + i));
-#else
-  memcpy(o, s->p + pos, n);
 #endif
 }
 
@@ -738,6 +782,18 @@ static inline size_t fast_skip_wsp(const struct fast_src *s, size_t i) {
   while (i < s->len && (mp_charclass[s->p[i]] & MP_CC_WSP))
     i++;
   return i;
+}
+
+// fast_next moves `*i` past white space and returns the byte there (0 at
+// the end). After a token the next byte is rarely white space: a byte
+// outside 1..SP needs no table lookup and no loop.
+static inline uint8_t fast_next(const struct fast_src *s, size_t *i) {
+  uint8_t b = fast_at(s, *i);
+  if ((uint8_t)(b - 1) < 0x20) {
+    *i = fast_skip_wsp(s, *i);
+    b = fast_at(s, *i);
+  }
+  return b;
 }
 
 // FAST_MAX is the longest value the fast path takes (a few in a thousand
@@ -760,6 +816,10 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
     return 0;
   struct fast_src s;
   fast_src_init(&s, in, in_len);
+#if defined(__SSE2__)
+  if (in_len < FAST_SMALL)
+    fast_src_classify(&s);
+#endif
   size_t i = fast_skip_wsp(&s, 0), len = 0, n;
   n = fast_copy(text, &s, i, FAST_TOKEN, true);
   if (n == 0)
@@ -768,10 +828,10 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
   len = n;
   i += n;
   if (subtype != NULL) {
-    i = fast_skip_wsp(&s, i);
-    if (fast_at(&s, i) != '/')
+    if (fast_next(&s, &i) != '/')
       return 0;
-    i = fast_skip_wsp(&s, i + 1);
+    i++;
+    (void)fast_next(&s, &i);
     n = fast_copy(text + len, &s, i, FAST_TOKEN, true);
     if (n == 0)
       return 0;
@@ -780,8 +840,7 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
     i += n;
   }
   // "type/subtype junk; ..." is flagged by the general parser.
-  i = fast_skip_wsp(&s, i);
-  if (i < in_len && in[i] != ';')
+  if (fast_next(&s, &i) != ';' && i < in_len)
     return 0;
   size_t np = 0;
   unsigned fl = 0;
@@ -795,20 +854,21 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
       return 0;
     char *name = text + len;
     n = fast_copy(name, &s, i, FAST_NAME, true);
-    if (n == 0 || fast_at(&s, i + n) == '*')
+    if (n == 0)
       return 0;
     bool dup = false;
     for (size_t k = 0; k < np && !dup; k++)
       dup = params[k].name.len == n && memcmp(params[k].name.p, name, n) == 0; // both lowercased
-    i = fast_skip_wsp(&s, i + n);
-    if (fast_at(&s, i) != '=')
+    i += n;
+    if (fast_next(&s, &i) != '=') // '*' right after the name ends up here too
       return 0;
-    i = fast_skip_wsp(&s, i + 1);
+    i++;
     size_t vn;
-    if (fast_at(&s, i) == '"') {
+    if (fast_next(&s, &i) == '"') {
       size_t v0 = i + 1, k = 0, rest = in_len - v0;
+      char *o = text + len + n;
       for (;;) {
-        k += fast_qval_len(&s, v0 + k); // the value's end ends the run by `rest`
+        k += fast_qcopy(o + k, &s, v0 + k); // the value's end ends the run by `rest`
         // A '=' that cannot start an encoded word ("----=_Part_1") is
         // copied as it is by mp_tb_word().
         if (k + 1 < rest && in[v0 + k] == '=' && in[v0 + k + 1] != '?') {
@@ -823,7 +883,6 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
       if (k > 0 && (mp_charclass[in[v0]] & MP_CC_WSP || mp_charclass[in[v0 + k - 1]] & MP_CC_WSP))
         return 0;
       vn = k;
-      fast_move(text + len + n, &s, v0, vn);
       i += k + 2;
     } else {
       vn = fast_copy(text + len + n, &s, i, FAST_TOKEN, false);
@@ -831,8 +890,7 @@ fast_common(mp_str *type, mp_str *subtype, size_t *num_params, mp_param *params,
     }
     if (vn == 0)
       return 0;
-    i = fast_skip_wsp(&s, i);
-    if (i < in_len && in[i] != ';')
+    if (fast_next(&s, &i) != ';' && i < in_len)
       return 0;
     if (dup) {
       // A repeated name ("name=a.pdf; name=a.pdf", a few in a hundred real

@@ -233,6 +233,10 @@ static bool fast_vs_general(const char *in, size_t len, bool disp, size_t pcap, 
   ck_assert(pcap <= 8 && cap <= sizeof t1);
   memset(p1, 0, sizeof p1);
   memset(p2, 0, sizeof p2);
+  // Different bytes in the two buffers: a byte that one parser leaves
+  // unwritten cannot match by chance (a buffer keeps the last call's text).
+  memset(t1, 0xa5, sizeof t1);
+  memset(t2, 0x5a, sizeof t2);
   if (disp) {
     mp_content_disposition d1;
     r1 = mp_content_disposition_parse(&d1, p1, pcap, t1, cap, &l1, &f1, in, len);
@@ -288,7 +292,8 @@ END_TEST
 // Values whose tokens (type, subtype, names, unquoted values) and quoted
 // values are 15, 16, 17 and 30+ bytes long and start at every alignment, in
 // mixed case: the fast path reads them 16 bytes a step (SSE2) with an
-// overlapping last step, and short ones byte by byte.
+// overlapping last step, and short ones byte by byte; a value under 64
+// bytes is classified whole into bit masks first.
 static const char *const sweep_values[] = {
     "TeXt/PlAiN-1234567890abcdefGHIJ; CharSet-ABCDEFGHIJKLM=UTF-8_abcdefghijklmnopq",
     "ABCDEFGHIJKLMNOP/abcdefghijklmnopq; X=yY",
@@ -298,6 +303,11 @@ static const char *const sweep_values[] = {
     "Application/Octet-Stream;Name=ABCDEFGHIJKLMNO;X-Y=1234567890abcdef",
     "multipart/mixed; boundary=\"----=_Part_0_1234567.1234567890\"",
     "a/b;n=\"Abc Def\tghi.txt\";m=\"0123456789abcdef\"",
+    // 63 and 64 bytes: the longest value classified whole (FAST_SMALL) and
+    // the shortest one scanned run by run; quoted runs of exactly 16 bytes
+    // end at a '=' that must be copied too.
+    "Text/X; boundary=\"0123456789abcdef=ABCDEFGHIJKLMNOP=\"; Q=rrrrrr",
+    "Text/X; boundary=\"0123456789abcdef=ABCDEFGHIJKLMNOP=\"; Q=rrrrrrr",
 };
 
 // fast_byte_sweep puts every byte value at every position of each sweep

@@ -3,7 +3,9 @@
 // mp_charset_utf8_max_len() bytes, the output is valid UTF-8 within that
 // bound, the same input gives the same output (by name and by id), a buffer
 // of exactly the output's length is enough, one byte less fails without
-// touching the buffer, valid UTF-8 labelled UTF-8 comes out unchanged, and
+// touching the buffer, text labelled UTF-8 decodes as mp_utf8_decode_one()
+// does character by character (valid UTF-8 comes out unchanged), the
+// name's lookup agrees with the general lookup (mp_charset_lookup_general),
 // a charset that goes to iconv gives what iconv alone gives (its single-
 // and double-byte tables checked against decode_iconv), and every kernel's
 // block loop of the single-byte table decoder gives what the portable loop
@@ -41,6 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     name = mp_charset_alias_get(sel % mp_charset_alias_count(), &id);
     name_len = strlen(name);
   }
+  // The lookup's first step (common spellings) gives what the general
+  // lookup gives.
+  FUZZ_CHECK(mp_charset_lookup(name, name_len) == mp_charset_lookup_general(name, name_len));
   size_t cap = mp_charset_utf8_max_len(size);
   char *out = malloc(cap), *again = malloc(cap + 1);
   FUZZ_CHECK(out != NULL && again != NULL);
@@ -87,6 +92,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     FUZZ_CHECK(ref_len == got_len && ref_flags == got_flags && memcmp(ref, got, ref_len) == 0);
     free(ref);
     free(got);
+  }
+  // Text labelled UTF-8 decodes as the specification says: a leading BOM
+  // dropped, then mp_utf8_decode_one() character by character, each
+  // ill-formed piece U+FFFD (the block decoder's masks against it).
+  if (id == mp_charset_lookup("utf-8", 5)) {
+    uint8_t *ref = malloc(cap);
+    FUZZ_CHECK(ref != NULL);
+    size_t i = size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF ? 3 : 0, b = 0;
+    unsigned ref_flags = 0;
+    while (i < size) {
+      uint32_t cp;
+      int bad = 0;
+      size_t k = mp_utf8_decode_one(data + i, size - i, &cp, &bad);
+      memcpy(ref + b, bad ? (const uint8_t *)"\xef\xbf\xbd" : data + i, bad ? 3 : k);
+      b += bad ? 3 : k;
+      ref_flags |= bad ? MP_CHARSET_REPLACED : 0;
+      i += k;
+    }
+    FUZZ_CHECK(b == len && ref_flags == flags && memcmp(ref, out, len) == 0);
+    free(ref);
   }
   // Valid UTF-8 labelled UTF-8 is kept as it is (but for a leading BOM).
   if (id == mp_charset_lookup("utf-8", 5) && corvid_utf8_valid(data, size) &&

@@ -466,59 +466,6 @@ static void sink_bad(struct cs_sink *s) {
   sink_bytes(s, fffd, 3);
 }
 
-// decode_utf8 handles text that failed the validity check: runs of ASCII
-// and of well-formed characters are copied, every ill-formed sequence
-// becomes U+FFFD. Short pieces gather in a local block, so that text with
-// many bad bytes (a body decoded from a wrong transfer encoding is noise)
-// costs a few stores per byte, not a sink call per byte; the sink's bound is
-// never reached here (at most 3 output bytes per input byte).
-static void decode_utf8(struct cs_sink *s, const uint8_t *in, size_t n) {
-  static const uint8_t fffd[3] = {0xEF, 0xBF, 0xBD};
-  uint8_t buf[1024];
-  size_t b = 0, i = 0;
-  if (n >= 3 && in[0] == 0xEF && in[1] == 0xBB && in[2] == 0xBF)
-    i = 3; // a byte order mark says nothing to a reader
-  while (i < n) {
-    size_t a = mp_ascii_prefix_len(in + i, n - i);
-    if (a > 0) {
-      if (a > sizeof buf / 4) {
-        // A long run goes out as it is, after what the block holds.
-        sink_bytes(s, buf, b);
-        b = 0;
-        sink_bytes(s, in + i, a);
-      } else {
-        if (b + a > sizeof buf) {
-          sink_bytes(s, buf, b);
-          b = 0;
-        }
-        memcpy(buf + b, in + i, a);
-        b += a;
-      }
-      i += a;
-      if (i >= n)
-        break;
-    }
-    // One character, or one ill-formed sequence (4 bytes of room at most).
-    uint32_t cp;
-    int bad = 0;
-    size_t k = mp_utf8_decode_one(in + i, n - i, &cp, &bad);
-    if (b + 4 > sizeof buf) {
-      sink_bytes(s, buf, b);
-      b = 0;
-    }
-    if (bad) {
-      s->flags |= MP_CHARSET_REPLACED;
-      memcpy(buf + b, fffd, 3);
-      b += 3;
-    } else {
-      memcpy(buf + b, in + i, k);
-      b += k;
-    }
-    i += k;
-  }
-  sink_bytes(s, buf, b);
-}
-
 static void decode_utf16(struct cs_sink *s, const uint8_t *in, size_t n, enum cs_kind kind) {
   bool be = kind != CS_UTF16LE;
   size_t i = 0;
@@ -867,6 +814,207 @@ static inline bool ascii8(const uint8_t *in, size_t n) {
   uint64_t w;
   memcpy(&w, in, 8);
   return (w & 0x8080808080808080ull) == 0;
+}
+
+#if defined(__SSE2__)
+// u8_leads sets, for the 16 bytes of `v` followed by those of `after`, the
+// masks of the leads (C2-F4), of those of three and four bytes, and of the
+// leads whose next byte is outside their range for a second byte (Table
+// 3-7: E0 needs A0-BF, ED 80-9F, F0 90-BF, F4 80-8F; a byte that is no
+// continuation at all fails anyway). Signed compares: 80-FF are negative,
+// so x > c for c in C0-FF holds for c+1-FF and for ASCII.
+static inline void u8_leads(uint32_t m[4], __m128i v, __m128i after) {
+  __m128i lead = _mm_andnot_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8((char)0xF4)),
+                                  _mm_cmpgt_epi8(v, _mm_set1_epi8((char)0xC1)));
+  __m128i next = _mm_or_si128(_mm_srli_si128(v, 1), _mm_slli_si128(after, 15));
+  __m128i below_a0 = _mm_cmplt_epi8(next, _mm_set1_epi8((char)0xA0));
+  __m128i below_90 = _mm_cmplt_epi8(next, _mm_set1_epi8((char)0x90));
+  __m128i off = _mm_or_si128(
+      _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xE0)), below_a0),
+                   _mm_andnot_si128(below_a0, _mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xED)))),
+      _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xF0)), below_90),
+                   _mm_andnot_si128(below_90, _mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xF4)))));
+  m[0] = (uint32_t)_mm_movemask_epi8(lead);
+  m[1] = (uint32_t)_mm_movemask_epi8(
+      _mm_and_si128(lead, _mm_cmpgt_epi8(v, _mm_set1_epi8((char)0xDF))));
+  m[2] = (uint32_t)_mm_movemask_epi8(
+      _mm_and_si128(lead, _mm_cmpgt_epi8(v, _mm_set1_epi8((char)0xEF))));
+  m[3] = (uint32_t)_mm_movemask_epi8(off);
+}
+
+// u8_copy32 copies 32 bytes from `in` to `o`.
+static inline void u8_copy32(uint8_t *o, const uint8_t *in) {
+  __m128i a = _mm_loadu_si128((const __m128i *)(const void *)in);
+  __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(in + 16));
+  _mm_storeu_si128((__m128i *)(void *)o, a);
+  _mm_storeu_si128((__m128i *)(void *)(o + 16), b);
+}
+
+// utf8_fix_blocks decodes text that failed the UTF-8 check 32 bytes a step
+// while 100 are left (a step reads up to 99 bytes: the last piece may end 3
+// bytes past its 32, and 64 bytes are copied from there), writing at `o` + *w
+// (room for 3 bytes a byte of input after what is written), and returns the
+// input consumed, which ends where a character starts; it sets *bad's low bit
+// when it wrote U+FFFD. A step classifies its 32 bytes and the 3 after them at
+// once, as bit masks, by what mp_utf8_decode_one() does from the step's first
+// byte on: a byte that is not a continuation (80-BF) always starts a character;
+// a continuation byte belongs to the lead up to three bytes before it when
+// every byte between them continues that lead (the second in the lead's range),
+// else it is a piece of its own. The pieces that are not whole characters
+// (continuations on their own, C0, C1, F5-FF, and leads cut short with what
+// continues them) each become U+FFFD; everything else is copied as it is, 32
+// bytes a store pair. No branch per character: text that fails the check is
+// mostly noise (a body decoded with the wrong transfer encoding) or another
+// charset, whose byte classes the branch predictor cannot guess, while text
+// with a rare bad byte is copied a block a step. Leads are needed in the 32
+// bytes only: one after them takes no byte that a character begun in them
+// takes.
+static size_t utf8_fix_blocks(uint8_t *o, size_t *w, unsigned *bad, const uint8_t *in, size_t n) {
+  static const uint8_t fffd[4] = {0xEF, 0xBF, 0xBD, 0};
+  const __m128i c0 = _mm_set1_epi8((char)0xC0);
+  size_t i = 0, b = *w;
+  unsigned ill = 0;
+  while (n - i >= 100) {
+    // Runs of ASCII go 64 bytes a step (any block with an 8-bit byte ends
+    // such a run).
+    for (; n - i >= 160; i += 64, b += 64) {
+      __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
+      __m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(in + i + 16));
+      __m128i a2 = _mm_loadu_si128((const __m128i *)(const void *)(in + i + 32));
+      __m128i a3 = _mm_loadu_si128((const __m128i *)(const void *)(in + i + 48));
+      if (_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a0, a1), _mm_or_si128(a2, a3))) != 0)
+        break;
+      _mm_storeu_si128((__m128i *)(void *)(o + b), a0);
+      _mm_storeu_si128((__m128i *)(void *)(o + b + 16), a1);
+      _mm_storeu_si128((__m128i *)(void *)(o + b + 32), a2);
+      _mm_storeu_si128((__m128i *)(void *)(o + b + 48), a3);
+    }
+    __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
+    __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(in + i + 16));
+    uint64_t high = (uint64_t)_mm_movemask_epi8(v0) | (uint64_t)_mm_movemask_epi8(v1) << 16;
+    if (high == 0) {
+      _mm_storeu_si128((__m128i *)(void *)(o + b), v0);
+      _mm_storeu_si128((__m128i *)(void *)(o + b + 16), v1);
+      i += 32;
+      b += 32;
+      continue;
+    }
+    if ((high & (high - 1)) == 0 && high < 1u << 31) {
+      // One 8-bit byte between ASCII ones (a stray Latin-1 letter) is a
+      // piece on its own, whatever it is.
+      size_t p = (size_t)__builtin_ctzll(high);
+      u8_copy32(o + b, in + i);
+      memcpy(o + b + p, fffd, 4);
+      u8_copy32(o + b + p + 3, in + i + p + 1);
+      ill = 1;
+      i += 32;
+      b += 34;
+      continue;
+    }
+    __m128i v2 = _mm_loadu_si128((const __m128i *)(const void *)(in + i + 32));
+    uint64_t cont = (uint64_t)_mm_movemask_epi8(_mm_cmplt_epi8(v0, c0)) |
+                    (uint64_t)_mm_movemask_epi8(_mm_cmplt_epi8(v1, c0)) << 16 |
+                    (uint64_t)_mm_movemask_epi8(_mm_cmplt_epi8(v2, c0)) << 32;
+    uint32_t m0[4], m1[4];
+    u8_leads(m0, v0, v1);
+    u8_leads(m1, v1, v2);
+    uint64_t lead = m0[0] | (uint64_t)m1[0] << 16, lead3 = m0[1] | (uint64_t)m1[1] << 16;
+    uint64_t lead4 = m0[2] | (uint64_t)m1[2] << 16, off = m0[3] | (uint64_t)m1[3] << 16;
+    // okN: a lead whose next N bytes continue it.
+    uint64_t ok1 = lead & (cont >> 1) & ~off;
+    uint64_t ok2 = ok1 & lead3 & (cont >> 2);
+    uint64_t ok3 = ok2 & lead4 & (cont >> 3);
+    uint64_t whole = (ok1 & ~lead3) | (ok2 & ~lead4) | ok3;
+    uint64_t taken = ok1 << 1 | ok2 << 2 | ok3 << 3; // bytes a lead before them takes
+    uint64_t pieces = ~taken & (cont | (high & ~cont & ~lead) | (lead & ~whole)) & 0xFFFFFFFFu;
+    size_t end = 32 + (size_t)__builtin_ctzll(~(taken >> 32)); // the next start
+    size_t q = 0;                                              // copied up to here
+    ill |= pieces != 0;
+    while (pieces != 0) {
+      size_t p = (size_t)__builtin_ctzll(pieces);
+      u8_copy32(o + b, in + i + q);
+      b += p - q;
+      memcpy(o + b, fffd, 4);
+      b += 3;
+      q = p + 1 + (size_t)__builtin_ctzll(~(taken >> (p + 1)));
+      pieces &= pieces - 1;
+    }
+    // The rest, up to 35 bytes.
+    u8_copy32(o + b, in + i + q);
+    u8_copy32(o + b + 32, in + i + q + 32);
+    b += end - q;
+    i += end;
+  }
+  *w = b;
+  *bad |= ill;
+  return i;
+}
+#endif
+
+// decode_utf8 handles text that failed the validity check: runs of ASCII and of
+// well-formed characters are copied, every ill-formed sequence becomes U+FFFD.
+// With SSE2, utf8_fix_blocks takes all but the last 68 to 99 bytes when the
+// output has room; the loop, the rest. Short pieces gather in a local block, so
+// that text with many bad bytes (a body decoded from a wrong transfer encoding
+// is noise) costs a few stores per byte, not a sink call per byte; the sink's
+// bound is never reached here (at most 3 output bytes per input byte).
+static void decode_utf8(struct cs_sink *s, const uint8_t *in, size_t n) {
+  static const uint8_t fffd[3] = {0xEF, 0xBF, 0xBD};
+  uint8_t buf[1024];
+  size_t b = 0, i = 0;
+  if (n >= 3 && in[0] == 0xEF && in[1] == 0xBB && in[2] == 0xBF)
+    i = 3; // a byte order mark says nothing to a reader
+#if defined(__SSE2__)
+  // Straight into the caller's buffer when it has room for the bound, as it
+  // has in the usual case; not the measuring pass nor a buffer of the exact
+  // length, which take the loop below for all of it.
+  if (s->out != NULL && !s->stopped && s->cap - s->len >= 3 && n <= (s->cap - s->len - 3) / 3 &&
+      s->limit - s->len >= 3 && n <= (s->limit - s->len - 3) / 3) {
+    unsigned bad = 0;
+    i += utf8_fix_blocks(s->out, &s->len, &bad, in + i, n - i);
+    if (bad)
+      s->flags |= MP_CHARSET_REPLACED;
+  }
+#endif
+  while (i < n) {
+    size_t a = mp_ascii_prefix_len(in + i, n - i);
+    if (a > 0) {
+      if (a > sizeof buf / 4) {
+        // A long run goes out as it is, after what the block holds.
+        sink_bytes(s, buf, b);
+        b = 0;
+        sink_bytes(s, in + i, a);
+      } else {
+        if (b + a > sizeof buf) {
+          sink_bytes(s, buf, b);
+          b = 0;
+        }
+        memcpy(buf + b, in + i, a);
+        b += a;
+      }
+      i += a;
+      if (i >= n)
+        break;
+    }
+    // One character, or one ill-formed sequence (4 bytes of room at most).
+    uint32_t cp;
+    int bad = 0;
+    size_t k = mp_utf8_decode_one(in + i, n - i, &cp, &bad);
+    if (b + 4 > sizeof buf) {
+      sink_bytes(s, buf, b);
+      b = 0;
+    }
+    if (bad) {
+      s->flags |= MP_CHARSET_REPLACED;
+      memcpy(buf + b, fffd, 3);
+      b += 3;
+    } else {
+      memcpy(buf + b, in + i, k);
+      b += k;
+    }
+    i += k;
+  }
+  sink_bytes(s, buf, b);
 }
 
 #if defined(__SSE2__)
@@ -1271,7 +1419,7 @@ static int alias_cmp(const void *key, const void *elem) {
   return strcmp(key, ((const struct cs_alias *)elem)->key);
 }
 
-int mp_charset_lookup(const char *name, size_t name_len) {
+int mp_charset_lookup_general(const char *name, size_t name_len) {
   if (name == NULL || name_len == 0 || name_len > MP_CHARSET_MAX_NAME_LEN)
     return MP_CHARSET_ID_UNKNOWN;
   char key[MP_CHARSET_MAX_NAME_LEN + 1];
@@ -1307,6 +1455,74 @@ int mp_charset_lookup(const char *name, size_t name_len) {
   const struct cs_alias *a = bsearch(key, cs_aliases, sizeof cs_aliases / sizeof cs_aliases[0],
                                      sizeof cs_aliases[0], alias_cmp);
   return a != NULL ? a->id : MP_CHARSET_ID_UNKNOWN;
+}
+
+// The labels on nearly all mail, spelt as mail spells them, which
+// mp_charset_lookup() finds without normalising the name or searching the
+// table (both cost more than the rest of converting a short part).
+static const struct {
+  uint8_t len;
+  uint8_t id;
+  char name[15];
+} common_names[] = {
+    {8, E_1252, "us-ascii"},
+    {5, E_UTF8, "utf-8"},
+    {10, E_1252, "iso-8859-1"},
+    {12, E_1252, "windows-1252"},
+    {11, E_8859_15, "iso-8859-15"},
+    {14, E_1252, "ansi_x3.4-1968"},
+    {14, E_1252, "ansi-x3.4-1968"},
+    {4, E_UTF8, "utf8"},
+    {6, E_GBK, "gb2312"},
+    {11, E_2022JP, "iso-2022-jp"},
+    {6, E_KOI8R, "koi8-r"},
+    {12, E_1251, "windows-1251"},
+    {9, E_SJIS, "shift_jis"},
+    {10, E_8859_2, "iso-8859-2"},
+    {4, E_BIG5, "big5"},
+    {6, E_EUCKR, "euc-kr"},
+};
+
+// fold_name makes every byte with bit 6 set (letters among them) as if it
+// had bit 5 set too: 'A' and 'a' become one byte, as do '_' and DEL, '@'
+// and '`', and two bytes of 0xC0-0xFF. Bytes made equal are always the
+// same letter or both punctuation, which the general lookup drops; so a
+// name whose folded bytes equal a common name's has that name's id.
+static inline uint64_t fold_name(uint64_t w) {
+  return w | ((w >> 1) & 0x2020202020202020ull);
+}
+
+// name_key loads a name of 4 to 16 bytes as two words: its first and last
+// 4 bytes below 8 bytes, its first and last 8 otherwise (overlapping: with
+// the length they are the whole name), folded.
+static inline void name_key(uint64_t key[2], const char *p, size_t len) {
+  if (len < 8) {
+    uint32_t a, b;
+    memcpy(&a, p, 4);
+    memcpy(&b, p + len - 4, 4);
+    key[0] = fold_name(a);
+    key[1] = fold_name(b);
+  } else {
+    memcpy(&key[0], p, 8);
+    memcpy(&key[1], p + len - 8, 8);
+    key[0] = fold_name(key[0]);
+    key[1] = fold_name(key[1]);
+  }
+}
+
+int mp_charset_lookup(const char *name, size_t name_len) {
+  if (name != NULL && name_len >= 4 && name_len <= 16) {
+    uint64_t key[2], want[2];
+    name_key(key, name, name_len);
+    for (size_t i = 0; i < sizeof common_names / sizeof common_names[0]; i++) {
+      if (common_names[i].len != name_len)
+        continue;
+      name_key(want, common_names[i].name, name_len);
+      if (key[0] == want[0] && key[1] == want[1])
+        return common_names[i].id;
+    }
+  }
+  return mp_charset_lookup_general(name, name_len);
 }
 
 const char *mp_charset_name(int id) {

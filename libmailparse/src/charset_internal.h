@@ -208,6 +208,12 @@ const struct mp_sbcs *mp_sbcs_table(int id);
 size_t mp_charset_alias_count(void);
 const char *mp_charset_alias_get(size_t i, int *id);
 
+// mp_charset_lookup_general is mp_charset_lookup() without its first step
+// (common spellings of common labels matched as they are): the name
+// normalised and searched in the alias table, the reference the tests and
+// the fuzzer check that step against. Internal, hidden.
+int mp_charset_lookup_general(const char *name, size_t name_len);
+
 // mp_charset_iconv_ref converts `in` from charset `id` like
 // mp_charset_to_utf8_id() into `out` (at least mp_charset_utf8_max_len()
 // bytes), but for a charset that goes to iconv it always takes iconv, its

@@ -159,6 +159,64 @@ START_TEST(unknown_names) {
 }
 END_TEST
 
+// mp_charset_lookup's first step (common spellings of common labels matched
+// as they are) against the general lookup it stands in for: every common
+// spelling in every mix of case, with each byte replaced by every byte, cut
+// short, lengthened, with a language suffix, and random names.
+static void check_lookup(const char *name, size_t len) {
+  int got = mp_charset_lookup(name, len), want = mp_charset_lookup_general(name, len);
+  if (got != want)
+    ck_abort_msg("\"%.*s\" (%zu bytes): %d, general lookup %d", (int)len, name, len, got, want);
+}
+
+START_TEST(lookup_first_step_matches_general) {
+  static const char *const spellings[] = {
+      "us-ascii",       "utf-8",          "iso-8859-1", "windows-1252", "iso-8859-15",
+      "ansi_x3.4-1968", "ansi-x3.4-1968", "utf8",       "gb2312",       "iso-2022-jp",
+      "koi8-r",         "windows-1251",   "shift_jis",  "iso-8859-2",   "big5",
+      "euc-kr",         "utf-16",         "latin1",     "iso-8859-8-i", "x-sjis",
+  };
+  char buf[32];
+  for (size_t s = 0; s < sizeof spellings / sizeof spellings[0]; s++) {
+    size_t len = strlen(spellings[s]);
+    ck_assert_int_gt(mp_charset_lookup(spellings[s], len), 0);
+    for (unsigned mask = 0; mask < (1u << len); mask++) {
+      for (size_t i = 0; i < len; i++) {
+        char c = spellings[s][i];
+        buf[i] = (mask >> i & 1) && c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+      }
+      check_lookup(buf, len);
+    }
+    for (size_t i = 0; i < len; i++) {
+      for (unsigned v = 0; v < 256; v++) {
+        memcpy(buf, spellings[s], len);
+        buf[i] = (char)v;
+        check_lookup(buf, len);
+        buf[len] = (char)v; // one byte more
+        check_lookup(buf, len + 1);
+      }
+      check_lookup(spellings[s], i); // cut short
+      check_lookup(spellings[s] + i, len - i);
+    }
+    memcpy(buf, spellings[s], len);
+    memcpy(buf + len, "*en", 3);
+    check_lookup(buf, len + 3);
+  }
+  static const char alphabet[] =
+      "abcdefghijklmnopqrstuvwxyzAISOUTFW0123456789-_.*: \"\x7f\xc0\xe0@`";
+  uint32_t x = 12345;
+  for (unsigned r = 0; r < 200000; r++) {
+    x = x * 1103515245u + 12345u;
+    size_t len = 1 + (x >> 16) % 20;
+    for (size_t i = 0; i < len; i++) {
+      x = x * 1103515245u + 12345u;
+      buf[i] = alphabet[(x >> 16) % (sizeof alphabet - 1)];
+    }
+    check_lookup(buf, len);
+  }
+}
+END_TEST
+
 // Windows-1252 and Latin-1, byte by byte against iconv.
 
 static size_t iconv_one(const char *cs, uint8_t b, char *out, size_t cap) {
@@ -387,6 +445,104 @@ START_TEST(utf8_exhaustive_short_sequences) {
         }
       }
     }
+  }
+}
+END_TEST
+
+// ref_utf8 is the specification of decoding text labelled UTF-8: a leading
+// BOM dropped, then mp_utf8_decode_one() character by character, each
+// ill-formed piece U+FFFD. It returns the length written to `out` (3 bytes
+// a byte of room) and sets *flags.
+static size_t ref_utf8(uint8_t *out, unsigned *flags, const uint8_t *in, size_t n) {
+  size_t i = 0, b = 0;
+  *flags = 0;
+  if (n >= 3 && in[0] == 0xEF && in[1] == 0xBB && in[2] == 0xBF)
+    i = 3;
+  while (i < n) {
+    uint32_t cp;
+    int bad = 0;
+    size_t k = mp_utf8_decode_one(in + i, n - i, &cp, &bad);
+    if (bad) {
+      memcpy(out + b, "\xef\xbf\xbd", 3);
+      b += 3;
+      *flags = MP_CHARSET_REPLACED;
+    } else {
+      memcpy(out + b, in + i, k);
+      b += k;
+    }
+    i += k;
+  }
+  return b;
+}
+
+static void check_utf8_ref(const uint8_t *in, size_t n, const char *what, size_t at) {
+  static uint8_t want[3 * 4096 + 3];
+  unsigned want_flags;
+  if (n > 4096)
+    ck_abort_msg("input too long");
+  size_t want_len = ref_utf8(want, &want_flags, in, n);
+  // From a heap block of exactly the input's length, so that the sanitizer
+  // build catches a read past its end.
+  uint8_t *exact = malloc(n > 0 ? n : 1);
+  ck_assert_ptr_nonnull(exact);
+  if (n > 0)
+    memcpy(exact, in, n);
+  conv("utf-8", exact, n); // also into a buffer of the exact length
+  free(exact);
+  if (conv_len != want_len || conv_flags != want_flags || memcmp(conv_buf, want, want_len) != 0)
+    ck_abort_msg("%s at %zu (%zu bytes): %zu bytes, flags %u; specification %zu, %u", what, at, n,
+                 conv_len, conv_flags, want_len, want_flags);
+}
+
+// Text that fails the UTF-8 check against the specification (ref_utf8):
+// every short piece of the bytes that matter to Table 3-7, at every offset
+// in ASCII and in valid multi-byte text (so at every place of the block
+// decoder's steps, their look-ahead, its ASCII runs and its tail), then
+// random text of several mixes, at lengths on both sides of the blocks.
+START_TEST(utf8_repair_matches_specification) {
+  static const uint8_t sig[] = {0x00, 'a',  0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1,
+                                0xc2, 0xdf, 0xe0, 0xe1, 0xed, 0xef, 0xf0, 0xf3, 0xf4, 0xf5, 0xff};
+  const size_t ns = sizeof sig;
+  static uint8_t buf[4096];
+  for (size_t fill = 0; fill < 2; fill++) {
+    for (size_t a = 0; a < ns; a++) {
+      for (size_t b2 = 0; b2 < ns; b2++) {
+        for (size_t c = 0; c < ns; c += 3) {
+          uint8_t piece[4] = {sig[a], sig[b2], sig[c], sig[(a + c) % ns]};
+          for (size_t at = 0; at < 100; at += (a + b2) % 7 + 1) {
+            size_t n = 160 + at % 40;
+            for (size_t k = 0; k < n; k++)
+              buf[k] = fill == 0 ? (uint8_t)('a' + k % 26) : "\xc3\xa9\xe2\x82\xac"[k % 5];
+            memcpy(buf + at, piece, 4);
+            check_utf8_ref(buf, n, "piece", at);
+          }
+        }
+      }
+    }
+  }
+  // Random text: uniform bytes (noise), ASCII with 8-bit bytes sprinkled
+  // in, the bytes above mixed with valid characters.
+  uint32_t x = 2024;
+  for (unsigned r = 0; r < 6000; r++) {
+    x = x * 1103515245u + 12345u;
+    size_t n = (x >> 8) % 700;
+    unsigned mix = r % 3;
+    for (size_t k = 0; k < n;) {
+      x = x * 1103515245u + 12345u;
+      unsigned v = x >> 16;
+      if (mix == 0) {
+        buf[k++] = (uint8_t)v;
+      } else if (mix == 1) {
+        buf[k++] = v % 23 == 0 ? (uint8_t)(0x80 | v >> 8) : (uint8_t)('a' + v % 26);
+      } else if (v % 4 == 0 && n - k >= 4) {
+        static const uint8_t chars[] = {0xf0, 0x9f, 0x98, 0x80, 0xe2, 0x82, 0xac, 0xc3, 0xa9};
+        memcpy(buf + k, chars + v % 5, 4);
+        k += 4;
+      } else {
+        buf[k++] = sig[v % ns];
+      }
+    }
+    check_utf8_ref(buf, n, "random", r);
   }
 }
 END_TEST
@@ -1110,10 +1266,12 @@ int main(void) {
   tcase_add_test(tc, every_alias_finds_its_entry);
   tcase_add_test(tc, labels_match_ignoring_case_and_punctuation);
   tcase_add_test(tc, unknown_names);
+  tcase_add_test(tc, lookup_first_step_matches_general);
   tcase_add_test(tc, windows1252_table_matches_iconv);
   tcase_add_test(tc, ascii_fast_path_matches_iconv);
   tcase_add_test(tc, utf8_validation_table);
   tcase_add_test(tc, utf8_exhaustive_short_sequences);
+  tcase_add_test(tc, utf8_repair_matches_specification);
   tcase_add_test(tc, utf16_byte_orders);
   tcase_add_test(tc, iconv_charsets_known_text);
   tcase_add_test(tc, iconv_errors_become_replacement);

@@ -16,6 +16,7 @@ PACKAGES=(
   android-libboringssl-dev liblmdb-dev libzstd-dev check libsubunit-dev
   libstemmer-dev libutf8proc-dev libunbound-dev libevent-dev libnghttp2-dev
   valgrind file gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
+  gcc-s390x-linux-gnu libc6-dev-s390x-cross
   libpython3.11-testsuite golang-github-jhillyerd-enmime-dev spamassassin
   gnupg sq rnp openssl gpgsm libnss3-tools p11-kit
   libbcpkix-java libbcprov-java libbcutil-java default-jdk-headless

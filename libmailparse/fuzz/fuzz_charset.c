@@ -13,6 +13,7 @@
 // Input: a selector byte, then the charset name (selector >= 0x80: the next
 // selector & 0x3f bytes) or an alias from the table (selector < 0x80), then
 // the text.
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,8 +74,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   // The tables against iconv itself.
   size_t rl;
   unsigned rf;
-  if (mp_charset_iconv_ref(again, cap, &rl, &rf, id, data, size) == 0)
-    FUZZ_CHECK(rl == len && rf == flags && memcmp(again, out, len) == 0);
+  if (mp_charset_iconv_ref(again, cap, &rl, &rf, id, data, size) == 0) {
+    // Printable ASCII in a charset that is ASCII there converts to itself
+    // without iconv, so where iconv cannot open the charset (a C library
+    // without its modules) it is not flagged unknown (mailparse.h).
+    bool ascii_itself =
+        (rf & MP_CHARSET_UNKNOWN) && flags == 0 && len == size && memcmp(out, data, size) == 0;
+    FUZZ_CHECK(ascii_itself || (rl == len && rf == flags && memcmp(again, out, len) == 0));
+  }
   // A single-byte table's decoding by every kernel with a block loop of its
   // own (x86/sbcs_avx512.h) against the portable loop, into blocks of
   // exactly the bound each may write.

@@ -907,7 +907,10 @@ MP_API MP_WARN_UNUSED_RESULT int mp_subject_base(char *out, size_t out_cap, size
 #define MP_CHARSET_REPLACED 1u
 // MP_CHARSET_UNKNOWN is set in `*out_flags` when the charset is unknown (or
 // iconv cannot open it): ASCII bytes were kept and every byte outside
-// ASCII became U+FFFD (then MP_CHARSET_REPLACED is set too).
+// ASCII became U+FFFD (then MP_CHARSET_REPLACED is set too). Text of only
+// printable ASCII, tab and line breaks in a known charset that is ASCII in
+// that range converts to itself without iconv, so it is not flagged even
+// where iconv lacks the charset (a C library without its modules).
 #define MP_CHARSET_UNKNOWN 2u
 
 // MP_CHARSET_ID_UNKNOWN is the id mp_charset_lookup() returns for a name it

@@ -1168,6 +1168,10 @@ static void decode_1252(struct cs_sink *s, const uint8_t *in, size_t n) {
   decode_sbcs(s, &cp1252_table, in, n);
 }
 
+// The entries hold UTF-8 bytes in memory order, so the double-byte path is
+// built for little-endian machines only; elsewhere iconv decodes these
+// charsets (decode() below).
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 // Double-byte charsets (GB18030, CP932, CP949, EUC-JP-MS) decode by
 // entries cached from glibc's own decoder, one per byte and one per lead
 // and second byte, each asked of glibc the first time it is met: CJK text
@@ -1371,6 +1375,7 @@ static void decode_dbcs(struct cs_sink *s, struct dbcs *t, const char *name, con
   if (cd != (iconv_t)-1)
     iconv_release(cd, owned);
 }
+#endif // little-endian: the double-byte entries
 
 static void decode(struct cs_sink *s, int id, const uint8_t *in, size_t n) {
   const struct cs_entry *e = &cs_entries[id];

@@ -81,32 +81,17 @@ int main(int argc, char **argv) {
 C
 "$CC" "${mpflags[@]}" "$build/impl_check.c" "${objs[@]}" -o "$build/impl_check"
 
-n=0
-failed=0
-results=()
-check() { # name command...
-  local name=$1
-  shift
-  n=$((n + 1))
-  if "$@" >"$build/$name.log" 2>&1; then
-    results+=("ok $n - $name")
-  else
-    results+=("not ok $n - $name (see $build/$name.log)")
-    failed=1
-  fi
-}
+# shellcheck source=../../tests/scripts/tap_checks.sh
+. "$root/tests/scripts/tap_checks.sh"
 
-check impl-neon-default run "$build/impl_check"
-check impl-swar-forced env MAILPARSE_IMPL=swar qemu-aarch64 -L "$SYSROOT" "$build/impl_check" swar
+tap_check impl-neon-default run "$build/impl_check"
+tap_check impl-swar-forced env MAILPARSE_IMPL=swar qemu-aarch64 -L "$SYSROOT" "$build/impl_check" swar
 for name in fuzz_scan fuzz_message_parse; do
   "$CC" "${mpflags[@]}" -Werror -c "$lib/fuzz/$name.c" -o "$build/$name.o"
   "$CC" "$build/$name.o" "$build/replay_main.o" "${objs[@]}" -o "$build/$name-replay"
   "$CC" "$build/$name.o" "$build/fuzz_selftest.o" "${objs[@]}" -o "$build/$name-selftest"
-  check "$name-corpus" run "$build/$name-replay" "$lib/fuzz/corpus/${name#fuzz_}"
-  check "$name-generated" run "$build/$name-selftest" "$iterations"
+  tap_check "$name-corpus" run "$build/$name-replay" "$lib/fuzz/corpus/${name#fuzz_}"
+  tap_check "$name-generated" run "$build/$name-selftest" "$iterations"
 done
 
-echo "TAP version 13"
-echo "1..$n"
-printf '%s\n' "${results[@]}"
-exit $failed
+tap_finish

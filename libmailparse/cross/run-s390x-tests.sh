@@ -107,20 +107,8 @@ le() { qemu-aarch64 -L /usr/aarch64-linux-gnu "$@"; }
   find "$lib/fuzz/corpus" -type f | LC_ALL=C sort
 } >"$build/messages"
 
-n=0
-failed=0
-results=()
-check() { # name command...
-  local name=$1
-  shift
-  n=$((n + 1))
-  if "$@" >"$build/$name.log" 2>&1; then
-    results+=("ok $n - $name")
-  else
-    results+=("not ok $n - $name (see $build/$name.log)")
-    failed=1
-  fi
-}
+# shellcheck source=../../tests/scripts/tap_checks.sh
+. "$root/tests/scripts/tap_checks.sh"
 
 # sha_shim: the shim's SHA-256, built for this machine, against sha256sum
 # over the empty input, the padding edges and a few messages.
@@ -172,18 +160,15 @@ dump_same() {
   [ "$le_rc" = "$be_rc" ] && [ -s "$build/aarch64.jsonl" ] && cmp "$build/aarch64.jsonl" "$out"
 }
 
-check sha256-shim sha_shim
-check dump-s390x-default dump_same ""
-check dump-s390x-scalar dump_same scalar
+tap_check sha256-shim sha_shim
+tap_check dump-s390x-default dump_same ""
+tap_check dump-s390x-scalar dump_same scalar
 for name in fuzz_scan fuzz_typed_date fuzz_charset fuzz_message_parse; do
   "$CC_BE" "${mpflags[@]}" -c "$lib/fuzz/$name.c" -o "$build/$name.o"
   "$CC_BE" "$build/$name.o" "$build/replay_main.o" "${be_objs[@]}" -o "$build/$name-replay"
   "$CC_BE" "$build/$name.o" "$build/fuzz_selftest.o" "${be_objs[@]}" -o "$build/$name-selftest"
-  check "$name-corpus" be "$build/$name-replay" "$lib/fuzz/corpus/${name#fuzz_}"
-  check "$name-generated" be "$build/$name-selftest" "$iterations"
+  tap_check "$name-corpus" be "$build/$name-replay" "$lib/fuzz/corpus/${name#fuzz_}"
+  tap_check "$name-generated" be "$build/$name-selftest" "$iterations"
 done
 
-echo "TAP version 13"
-echo "1..$n"
-printf '%s\n' "${results[@]}"
-exit $failed
+tap_finish

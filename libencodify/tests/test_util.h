@@ -29,7 +29,6 @@ static inline void result_free(struct result *r) {
   r->data = NULL;
 }
 
-
 // dup_exact_at copies `n` bytes (none when `p` is NULL) to `align` bytes past
 // a 64-byte boundary, in a heap block that ends right after them (1 byte
 // for n == 0), so that reading past the end trips ASan while the kernel

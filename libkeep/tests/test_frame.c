@@ -54,11 +54,12 @@ static size_t sample_frames(keep_frame *fs) {
   static const uint8_t holder[] = "node-a/1234";
   static const uint8_t member[] = "127.0.0.1:7379";
   static const uint8_t ops[] = {
-      KEEP_OP_PING,      KEEP_OP_GET,       KEEP_OP_SET,         KEEP_OP_SETNX,    KEEP_OP_DEL,
-      KEEP_OP_INCR,      KEEP_OP_EXPIRE,    KEEP_OP_LOCK,        KEEP_OP_UNLOCK,   KEEP_OP_EXTEND,
-      KEEP_OP_PUBLISH,   KEEP_OP_SUBSCRIBE, KEEP_OP_UNSUBSCRIBE, KEEP_OP_CLUSTER,  KEEP_OP_OK,
-      KEEP_OP_NOT_FOUND, KEEP_OP_EXISTS,    KEEP_OP_BUSY,        KEEP_OP_MOVED,    KEEP_OP_NOT_YET,
-      KEEP_OP_ERROR,     KEEP_OP_VIEW,      KEEP_OP_EVENT,       KEEP_OP_HEARTBEAT,
+      KEEP_OP_PING,         KEEP_OP_GET,          KEEP_OP_SET,     KEEP_OP_SETNX,
+      KEEP_OP_DEL,          KEEP_OP_INCR,         KEEP_OP_EXPIRE,  KEEP_OP_LOCK,
+      KEEP_OP_UNLOCK,       KEEP_OP_EXTEND,       KEEP_OP_PUBLISH, KEEP_OP_SUBSCRIBE,
+      KEEP_OP_UNSUBSCRIBE,  KEEP_OP_CLUSTER,      KEEP_OP_OK,      KEEP_OP_NOT_FOUND,
+      KEEP_OP_EXISTS,       KEEP_OP_BUSY,         KEEP_OP_MOVED,   KEEP_OP_NOT_YET,
+      KEEP_OP_ERROR,        KEEP_OP_VIEW,         KEEP_OP_EVENT,   KEEP_OP_HEARTBEAT,
       KEEP_OP_HANDOFF_PULL, KEEP_OP_HANDOFF_DONE, KEEP_OP_ENTRY};
   size_t n = sizeof ops;
   for (size_t i = 0; i < n; i++) {

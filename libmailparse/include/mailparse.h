@@ -186,7 +186,10 @@ typedef struct mp_settings {
 } mp_settings;
 
 #define MP_SETTINGS_VERSION 1
+// Kept on one line, which reads better than clang-format's layout.
+// clang-format off
 #define MP_SETTINGS_INIT {MP_SETTINGS_VERSION, 0, 0, 0, 0, 0, {NULL, NULL, NULL}}
+// clang-format on
 
 // mp_diag receives detail on a failed call: the error code, the input offset
 // it concerns (0 when none) and a NUL-terminated message.
@@ -245,15 +248,15 @@ typedef enum mp_encoding {
 } mp_encoding;
 
 // Part flags (mp_part.flags).
-#define MP_PART_MULTIPART (1u << 0)     // children split at its boundary
-#define MP_PART_MESSAGE (1u << 1)       // message/rfc822 or message/global with one child
-#define MP_PART_DEFAULT_TYPE (1u << 2)  // no usable Content-Type: type is the default
-#define MP_PART_NO_BOUNDARY (1u << 3)   // multipart without a boundary: kept as a leaf
-#define MP_PART_NO_END (1u << 4)        // multipart whose closing delimiter is missing
-#define MP_PART_UNKNOWN_CTE (1u << 5)   // unknown Content-Transfer-Encoding
-#define MP_PART_TOO_DEEP (1u << 6)      // container kept as a leaf: depth or parts limit
-#define MP_PART_NO_BODY (1u << 7)       // header section not ended by an empty line
-#define MP_PART_HEADERS_ONLY (1u << 8)  // from mp_message_parse_headers(): see there
+#define MP_PART_MULTIPART (1u << 0)    // children split at its boundary
+#define MP_PART_MESSAGE (1u << 1)      // message/rfc822 or message/global with one child
+#define MP_PART_DEFAULT_TYPE (1u << 2) // no usable Content-Type: type is the default
+#define MP_PART_NO_BOUNDARY (1u << 3)  // multipart without a boundary: kept as a leaf
+#define MP_PART_NO_END (1u << 4)       // multipart whose closing delimiter is missing
+#define MP_PART_UNKNOWN_CTE (1u << 5)  // unknown Content-Transfer-Encoding
+#define MP_PART_TOO_DEEP (1u << 6)     // container kept as a leaf: depth or parts limit
+#define MP_PART_NO_BODY (1u << 7)      // header section not ended by an empty line
+#define MP_PART_HEADERS_ONLY (1u << 8) // from mp_message_parse_headers(): see there
 
 #define MP_NO_INDEX UINT32_MAX
 
@@ -298,18 +301,18 @@ typedef struct mp_part {
 
 // Problem kinds (mp_problem.kind; bit (1 << kind) in mp_message_problems()).
 enum {
-  MP_PROBLEM_NO_COLON = 0,     // a header line without a colon
-  MP_PROBLEM_NUL = 1,          // a NUL byte in a header
-  MP_PROBLEM_LONG_LINE = 2,    // a header line over max_line_len
-  MP_PROBLEM_DEPTH = 3,        // max_depth reached
-  MP_PROBLEM_PARTS = 4,        // max_parts reached
-  MP_PROBLEM_HEADERS = 5,      // max_headers reached in a part
-  MP_PROBLEM_WORK = 6,         // max_work reached
-  MP_PROBLEM_NO_BOUNDARY = 7,  // multipart without boundary parameter
-  MP_PROBLEM_NO_END = 8,       // missing closing delimiter
-  MP_PROBLEM_UNKNOWN_CTE = 9,  // unknown Content-Transfer-Encoding
-  MP_PROBLEM_NO_BODY = 10,     // header section without the empty line
-  MP_PROBLEM_BAD_CTYPE = 11,   // unparsable Content-Type (default used)
+  MP_PROBLEM_NO_COLON = 0,    // a header line without a colon
+  MP_PROBLEM_NUL = 1,         // a NUL byte in a header
+  MP_PROBLEM_LONG_LINE = 2,   // a header line over max_line_len
+  MP_PROBLEM_DEPTH = 3,       // max_depth reached
+  MP_PROBLEM_PARTS = 4,       // max_parts reached
+  MP_PROBLEM_HEADERS = 5,     // max_headers reached in a part
+  MP_PROBLEM_WORK = 6,        // max_work reached
+  MP_PROBLEM_NO_BOUNDARY = 7, // multipart without boundary parameter
+  MP_PROBLEM_NO_END = 8,      // missing closing delimiter
+  MP_PROBLEM_UNKNOWN_CTE = 9, // unknown Content-Transfer-Encoding
+  MP_PROBLEM_NO_BODY = 10,    // header section without the empty line
+  MP_PROBLEM_BAD_CTYPE = 11,  // unparsable Content-Type (default used)
 };
 
 // mp_problem is one recorded problem: its kind, the input offset where it
@@ -452,8 +455,7 @@ MP_API const mp_part *mp_message_part(const mp_message *msg, size_t i);
 // MP_ERR_INVALID_ARGUMENT for NULL pointers, or MP_ERR_SYNTAX for a malformed
 // or non-existent section.
 MP_API MP_WARN_UNUSED_RESULT int mp_message_part_by_section(const mp_message *msg,
-                                                            uint32_t *out_part,
-                                                            const char *section,
+                                                            uint32_t *out_part, const char *section,
                                                             size_t section_len);
 
 // mp_message_problems returns the set of problem kinds found (bit 1 << kind);
@@ -629,10 +631,9 @@ typedef struct mp_address {
 // on error `*num_out` and `*text_len` are 0. Comment nesting deeper than 64
 // is read as text. Thread-safe.
 MP_API MP_WARN_UNUSED_RESULT int mp_address_list_parse(mp_address *out, size_t out_cap,
-                                                       size_t *num_out, char *text,
-                                                       size_t text_cap, size_t *text_len,
-                                                       unsigned *out_flags, const char *in,
-                                                       size_t in_len);
+                                                       size_t *num_out, char *text, size_t text_cap,
+                                                       size_t *text_len, unsigned *out_flags,
+                                                       const char *in, size_t in_len);
 
 // Dates.
 //
@@ -743,15 +744,13 @@ MP_API MP_WARN_UNUSED_RESULT int mp_content_type_parse(mp_content_type *out, mp_
 MP_API MP_WARN_UNUSED_RESULT int mp_content_disposition_parse(mp_content_disposition *out,
                                                               mp_param *params, size_t params_cap,
                                                               char *text, size_t text_cap,
-                                                              size_t *text_len,
-                                                              unsigned *out_flags,
+                                                              size_t *text_len, unsigned *out_flags,
                                                               const char *in, size_t in_len);
 
 // mp_param_find returns the first of `num_params` parameters named `name`
 // (NUL-terminated, compared without ASCII case), or NULL (also for NULL
 // arguments). The result points into `params`. Thread-safe.
-MP_API const mp_param *mp_param_find(const mp_param *params, size_t num_params,
-                                     const char *name);
+MP_API const mp_param *mp_param_find(const mp_param *params, size_t num_params, const char *name);
 
 // Message identifiers.
 //
@@ -779,10 +778,10 @@ typedef struct mp_msgid {
 // (more than `out_cap` ids; in_len / 2 + 1 is always enough) or
 // MP_ERR_BUFFER_TOO_SMALL (mp_typed_text_max_len() is always enough); on
 // error `*num_out` and `*text_len` are 0. Thread-safe.
-MP_API MP_WARN_UNUSED_RESULT int mp_msgid_list_parse(mp_msgid *out, size_t out_cap,
-                                                     size_t *num_out, char *text, size_t text_cap,
-                                                     size_t *text_len, unsigned *out_flags,
-                                                     const char *in, size_t in_len);
+MP_API MP_WARN_UNUSED_RESULT int mp_msgid_list_parse(mp_msgid *out, size_t out_cap, size_t *num_out,
+                                                     char *text, size_t text_cap, size_t *text_len,
+                                                     unsigned *out_flags, const char *in,
+                                                     size_t in_len);
 
 // Received.
 //
@@ -820,9 +819,9 @@ MP_API MP_WARN_UNUSED_RESULT int mp_received_parse(mp_received *out, unsigned *o
 // are skipped (MP_TYPED_JUNK); an unclosed '<' runs to the end
 // (MP_TYPED_UNTERMINATED). Errors as for mp_msgid_list_parse(). Thread-safe.
 MP_API MP_WARN_UNUSED_RESULT int mp_list_uris_parse(mp_str *out, size_t out_cap, size_t *num_out,
-                                                    char *text, size_t text_cap,
-                                                    size_t *text_len, unsigned *out_flags,
-                                                    const char *in, size_t in_len);
+                                                    char *text, size_t text_cap, size_t *text_len,
+                                                    unsigned *out_flags, const char *in,
+                                                    size_t in_len);
 
 // mp_list_id is a parsed List-Id: `name` the decoded phrase (may be absent)
 // and `id` the list identifier without brackets, in the text buffer.
@@ -963,8 +962,8 @@ MP_API const char *mp_charset_name(int id);
 // an unknown charset's, flagged MP_CHARSET_UNKNOWN. Thread-safe: each
 // thread keeps its own few iconv descriptors (closed when the thread ends),
 // and the decoder tables are filled once per process. Allocates nothing
-// else (iconv_open() allocates the descriptors). Time is linear in `in_len` (twice over when out_cap is
-// below the bound, to measure before writing).
+// else (iconv_open() allocates the descriptors). Time is linear in `in_len` (twice over when
+// out_cap is below the bound, to measure before writing).
 MP_API MP_WARN_UNUSED_RESULT int mp_charset_to_utf8(char *out, size_t out_cap, size_t *out_len,
                                                     unsigned *out_flags, const char *charset,
                                                     size_t charset_len, const uint8_t *in,
@@ -1075,8 +1074,7 @@ MP_API size_t mp_text_to_html_max_len(size_t in_len);
 //     nonzero length, or `flags` has an unknown bit.
 // Thread-safe; allocates nothing.
 MP_API MP_WARN_UNUSED_RESULT int mp_text_to_html(char *out, size_t out_cap, size_t *out_len,
-                                                 const uint8_t *in, size_t in_len,
-                                                 unsigned flags);
+                                                 const uint8_t *in, size_t in_len, unsigned flags);
 
 // Implementations.
 //
@@ -1088,8 +1086,8 @@ MP_API MP_WARN_UNUSED_RESULT int mp_text_to_html(char *out, size_t out_cap, size
 // for AVX-512 F and BW, Skylake-X and later), unless the
 // environment variable MAILPARSE_IMPL names one. If it names one that is
 // unknown or that this CPU lacks, mp_message_parse() returns
-// MP_ERR_UNSUPPORTED (nothing aborts). Every implementation gives exactly the results of "scalar", the
-// specification, which the tests and fuzzers check.
+// MP_ERR_UNSUPPORTED (nothing aborts). Every implementation gives exactly the results of "scalar",
+// the specification, which the tests and fuzzers check.
 
 // mp_impl_name returns the name of the implementation in use (a static
 // string), choosing it first if no call has yet; "unsupported" after an

@@ -262,7 +262,8 @@ static int cmd_rebuild(struct store_side *c) {
     fprintf(stderr, "ftsearch: rebuild failed: %s\n", srv_indexer_strerror(rc));
     return 1;
   }
-  fprintf(stderr, "rebuilt account %u: %llu messages indexed, %llu gone documents removed, %llu "
+  fprintf(stderr,
+          "rebuilt account %u: %llu messages indexed, %llu gone documents removed, %llu "
           "failed, in %.2f s\n",
           c->account, (unsigned long long)r.indexed, (unsigned long long)r.removed,
           (unsigned long long)r.failed, now_s() - c->start);

@@ -134,13 +134,19 @@ int ftm_extract(struct ftm_text *t, const uint8_t *data, size_t len) {
     const char *name;
     unsigned field;
   } headers[] = {
-      {"From", FTS_FIELD_FROM}, {"To", FTS_FIELD_TO},           {"Cc", FTS_FIELD_CC},
-      {"Bcc", FTS_FIELD_BCC},   {"Subject", FTS_FIELD_SUBJECT},
+      {"From", FTS_FIELD_FROM},
+      {"To", FTS_FIELD_TO},
+      {"Cc", FTS_FIELD_CC},
+      {"Bcc", FTS_FIELD_BCC},
+      {"Subject", FTS_FIELD_SUBJECT},
       // Other headers people search by; ids (Message-ID, References) only
       // fill the dictionary with words no one types.
-      {"Reply-To", FTS_FIELD_HEADERS}, {"Sender", FTS_FIELD_HEADERS},
-      {"List-Id", FTS_FIELD_HEADERS},  {"Organization", FTS_FIELD_HEADERS},
-      {"Keywords", FTS_FIELD_HEADERS}, {"Comments", FTS_FIELD_HEADERS},
+      {"Reply-To", FTS_FIELD_HEADERS},
+      {"Sender", FTS_FIELD_HEADERS},
+      {"List-Id", FTS_FIELD_HEADERS},
+      {"Organization", FTS_FIELD_HEADERS},
+      {"Keywords", FTS_FIELD_HEADERS},
+      {"Comments", FTS_FIELD_HEADERS},
   };
   for (size_t i = 0; i < sizeof headers / sizeof headers[0] && rc == 0; i++)
     rc = add_header(t, msg, data, headers[i].name, headers[i].field);

@@ -18,7 +18,8 @@
 # - The fuzz harnesses of the parsers with byte-order code (fuzz_scan,
 #   fuzz_typed_date, fuzz_charset, fuzz_message_parse) run on s390x over
 #   their corpus (replay driver) and over generated inputs (fuzz_selftest.c):
-#   the SWAR scanner against scalar, fast paths against their references.
+#   the SWAR scanner against scalar, fast paths against their references;
+#   so do all of libencodify's (its cross/fuzz_selftest.c generating).
 #
 # BoringSSL is built for neither target, so both tools take SHA256() from
 # shim/openssl/sha.h, which is first checked against sha256sum here. Like
@@ -169,6 +170,20 @@ for name in fuzz_scan fuzz_typed_date fuzz_charset fuzz_message_parse; do
   "$CC_BE" "$build/$name.o" "$build/fuzz_selftest.o" "${be_objs[@]}" -o "$build/$name-selftest"
   tap_check "$name-corpus" be "$build/$name-replay" "$lib/fuzz/corpus/${name#fuzz_}"
   tap_check "$name-generated" be "$build/$name-selftest" "$iterations"
+done
+
+# libencodify's harnesses too (round trips, streaming against one-shot;
+# scalar is its only implementation there), with its own input generator.
+"$CC_BE" -c "$enc/cross/fuzz_selftest.c" -std=c11 -O2 -Wall -Wextra -Werror \
+  -o "$build/enc_fuzz_selftest.o"
+for h in "$enc"/fuzz/fuzz_*.c; do
+  name=$(basename "${h%.c}")
+  "$CC_BE" "${common[@]}" -I"$enc/include" -I"$enc/src" -I"$enc/fuzz" -c "$h" -o "$build/enc_$name.o"
+  "$CC_BE" "$build/enc_$name.o" "$build/replay_main.o" "${be_objs[@]}" -o "$build/enc_$name-replay"
+  "$CC_BE" "$build/enc_$name.o" "$build/enc_fuzz_selftest.o" "${be_objs[@]}" \
+    -o "$build/enc_$name-selftest"
+  tap_check "encodify-$name-corpus" be "$build/enc_$name-replay" "$enc/fuzz/corpus/${name#fuzz_}"
+  tap_check "encodify-$name-generated" be "$build/enc_$name-selftest" "$iterations"
 done
 
 tap_finish

@@ -66,6 +66,7 @@ struct bench_spec {
 // part does.
 static const struct bench_spec specs[] = {
     {"b64_decode_mime", BENCH_B64_DECODE_MIME, PAYLOAD_RANDOM, FORM_B64_WRAP76, 1},
+    {"b64_decode_mime_4k", BENCH_B64_DECODE_MIME_4K, PAYLOAD_RANDOM, FORM_B64_WRAP76, 1},
     {"b64_decode", BENCH_B64_DECODE, PAYLOAD_RANDOM, FORM_B64, 1},
     {"b64_encode_wrap76", BENCH_B64_ENCODE_WRAP76, PAYLOAD_RANDOM, FORM_B64_WRAP76, 0},
     {"b64_encode", BENCH_B64_ENCODE, PAYLOAD_RANDOM, FORM_B64, 0},

@@ -16,23 +16,24 @@ extern "C" {
 // turns the same input into the same output (see BENCH_LF_LINES for the one
 // allowed difference), which the main loop checks before it times anything.
 enum bench_op {
-  BENCH_B64_ENCODE,        // binary -> Base64, standard alphabet, padded, one line
-  BENCH_B64_ENCODE_WRAP76, // binary -> Base64 in lines of 76 columns, each ending CRLF
-  BENCH_B64URL_ENCODE,     // binary -> Base64url, one line (padding: see bench_encodify.c)
-  BENCH_B64_DECODE,        // one line of padded standard Base64 -> binary
-  BENCH_B64_DECODE_MIME,   // MIME Base64 (line breaks, other junk skipped) -> binary
-  BENCH_B64URL_DECODE,     // one line of Base64url -> binary
-  BENCH_QP_ENCODE,         // text (CRLF = line break) -> quoted-printable, lines <= 76
-  BENCH_QP_ENCODE_BINARY,  // bytes (CR, LF encoded too) -> quoted-printable, lines <= 76
-  BENCH_QP_DECODE,         // quoted-printable -> bytes
-  BENCH_Q_ENCODE,          // header text -> RFC 2047 "Q" encoded-text (unstructured)
-  BENCH_Q_DECODE,          // RFC 2047 "Q" encoded-text -> bytes
-  BENCH_B32_ENCODE,        // binary -> Base32 (RFC 4648, padded)
-  BENCH_B32_DECODE,        // Base32 -> binary
-  BENCH_HEX_ENCODE,        // binary -> hex
-  BENCH_HEX_DECODE,        // hex -> binary
-  BENCH_UTF7_ENCODE,       // UTF-8 -> IMAP modified UTF-7 (RFC 3501 5.1.3)
-  BENCH_UTF7_DECODE,       // IMAP modified UTF-7 -> UTF-8
+  BENCH_B64_ENCODE,         // binary -> Base64, standard alphabet, padded, one line
+  BENCH_B64_ENCODE_WRAP76,  // binary -> Base64 in lines of 76 columns, each ending CRLF
+  BENCH_B64URL_ENCODE,      // binary -> Base64url, one line (padding: see bench_encodify.c)
+  BENCH_B64_DECODE,         // one line of padded standard Base64 -> binary
+  BENCH_B64_DECODE_MIME,    // MIME Base64 (line breaks, other junk skipped) -> binary
+  BENCH_B64_DECODE_MIME_4K, // the same fed in 4 KiB pieces through each one's streaming API
+  BENCH_B64URL_DECODE,      // one line of Base64url -> binary
+  BENCH_QP_ENCODE,          // text (CRLF = line break) -> quoted-printable, lines <= 76
+  BENCH_QP_ENCODE_BINARY,   // bytes (CR, LF encoded too) -> quoted-printable, lines <= 76
+  BENCH_QP_DECODE,          // quoted-printable -> bytes
+  BENCH_Q_ENCODE,           // header text -> RFC 2047 "Q" encoded-text (unstructured)
+  BENCH_Q_DECODE,           // RFC 2047 "Q" encoded-text -> bytes
+  BENCH_B32_ENCODE,         // binary -> Base32 (RFC 4648, padded)
+  BENCH_B32_DECODE,         // Base32 -> binary
+  BENCH_HEX_ENCODE,         // binary -> hex
+  BENCH_HEX_DECODE,         // hex -> binary
+  BENCH_UTF7_ENCODE,        // UTF-8 -> IMAP modified UTF-7 (RFC 3501 5.1.3)
+  BENCH_UTF7_DECODE,        // IMAP modified UTF-7 -> UTF-8
   BENCH_OP_COUNT
 };
 
@@ -54,6 +55,10 @@ typedef int (*bench_fn)(uint8_t *out, size_t out_cap, size_t *out_len, const uin
 // an encoded character meets a soft line break). Its output must still decode
 // to the input, but the line length is not held against it.
 #define BENCH_LONG_LINES 2u
+
+// BENCH_PIECE: the piece of BENCH_B64_DECODE_MIME_4K, what a read() from a
+// socket or a file typically returns; it falls inside lines and groups.
+#define BENCH_PIECE 4096
 
 struct bench_op_fn {
   int op; // enum bench_op

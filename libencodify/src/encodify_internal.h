@@ -156,10 +156,11 @@ struct enc_b64enc_state {
 enum { ENC_B64D_NORMAL, ENC_B64D_PADDING, ENC_B64D_DONE };
 
 struct enc_b64dec_state {
-  uint32_t acc;  // sextets of the current group
-  uint32_t nacc; // how many
-  uint8_t mode;  // ENC_B64D_*
-  uint8_t need;  // `=` still expected in ENC_B64D_PADDING
+  uint32_t acc;     // sextets of the current group
+  uint32_t nacc;    // how many
+  uint8_t mode;     // ENC_B64D_*
+  uint8_t need;     // `=` still expected in ENC_B64D_PADDING
+  uint8_t mid_line; // MIME: the input so far ends inside a line
 };
 
 struct enc_b32enc_state {

@@ -520,6 +520,20 @@ START_TEST(utf8_repair_matches_specification) {
       }
     }
   }
+  // ASCII runs of every length up to 420 with a cut-short character (a
+  // lead and two of its three continuations) 60 to 99 bytes before their
+  // end: the block decoder's 64-byte ASCII loop must never leave fewer bytes
+  // than a step reads (libFuzzer found such a run that left 97, and a
+  // piece at the step's last byte whose continuations it then took made
+  // the step read 1 to 3 bytes past the input).
+  for (size_t n = 100; n < 420; n++) {
+    for (size_t back = 60; back < 100; back++) {
+      for (size_t k = 0; k < n; k++)
+        buf[k] = (uint8_t)('a' + k % 26);
+      memcpy(buf + n - back, "\xf1\xa0\x80", 3);
+      check_utf8_ref(buf, n, "after ASCII", n - back);
+    }
+  }
   // Random text: uniform bytes (noise), ASCII with 8-bit bytes sprinkled
   // in, the bytes above mixed with valid characters.
   uint32_t x = 2024;

@@ -876,8 +876,8 @@ static size_t utf8_fix_blocks(uint8_t *o, size_t *w, unsigned *bad, const uint8_
   unsigned ill = 0;
   while (n - i >= 100) {
     // Runs of ASCII go 64 bytes a step (any block with an 8-bit byte ends
-    // such a run).
-    for (; n - i >= 160; i += 64, b += 64) {
+    // such a run), while a step's 100 bytes remain after the block.
+    for (; n - i >= 64 + 100; i += 64, b += 64) {
       __m128i a0 = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
       __m128i a1 = _mm_loadu_si128((const __m128i *)(const void *)(in + i + 16));
       __m128i a2 = _mm_loadu_si128((const __m128i *)(const void *)(in + i + 32));
@@ -889,8 +889,6 @@ static size_t utf8_fix_blocks(uint8_t *o, size_t *w, unsigned *bad, const uint8_
       _mm_storeu_si128((__m128i *)(void *)(o + b + 32), a2);
       _mm_storeu_si128((__m128i *)(void *)(o + b + 48), a3);
     }
-    if (n - i < 100) // the run above may leave less than a step reads
-      break;
     __m128i v0 = _mm_loadu_si128((const __m128i *)(const void *)(in + i));
     __m128i v1 = _mm_loadu_si128((const __m128i *)(const void *)(in + i + 16));
     uint64_t high = (uint64_t)_mm_movemask_epi8(v0) | (uint64_t)_mm_movemask_epi8(v1) << 16;

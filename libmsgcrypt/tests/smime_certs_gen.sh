@@ -117,6 +117,7 @@ ln -sf root.pem anchors/$($O x509 -in root.pem -noout -subject_hash).0
 # Reference values the test compares with.
 for c in alice bob carol dave int root; do
   $O x509 -in $c.pem -noout -fingerprint -sha256 | sed 's/.*=//' > $c.fpr
+  $O x509 -in $c.pem -noout -fingerprint -sha1 | sed 's/.*=//' > $c.fpr1
   $O x509 -in $c.pem -noout -subject -nameopt RFC2253 | sed 's/^subject=//' > $c.subject
   $O x509 -in $c.pem -noout -serial | sed 's/^serial=//' > $c.serial
 done

@@ -129,6 +129,13 @@ START_TEST(parse_key_types_against_openssl) {
     ck_assert_int_eq(mc_x509_cert_fingerprint_hex(c, got, sizeof got), 0);
     ck_assert_str_eq(got, want);
     ck_assert_int_eq(mc_x509_cert_fingerprint_hex(c, got, 95), MC_ERR_BUFFER_TOO_SMALL);
+    // The SHA-1 fingerprint, in openssl's colon-separated form.
+    snprintf(file, sizeof file, "%s.fpr1", cases[k].name);
+    read_line(file, want, sizeof want);
+    const uint8_t *f1 = mc_x509_cert_fingerprint_sha1(c);
+    for (size_t i = 0; i < 20; i++)
+      snprintf(got + 3 * i, sizeof got - 3 * i, i < 19 ? "%02X:" : "%02X", f1[i]);
+    ck_assert_str_eq(got, want);
     snprintf(file, sizeof file, "%s.subject", cases[k].name);
     read_line(file, want, sizeof want);
     ck_assert_int_eq(mc_x509_cert_subject(c, got, sizeof got, &n), 0);

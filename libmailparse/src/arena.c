@@ -88,17 +88,6 @@ static void *arena_take(mp_arena *ar, size_t size) {
   return p;
 }
 
-void *mp_arena_alloc(mp_arena *ar, size_t size) {
-  mp_arena_chunk *c = ar->head;
-  if (c != NULL) // align the start of this slice within its chunk
-    c->used = (c->used + MP_ARENA_ALIGN - 1) & ~(size_t)(MP_ARENA_ALIGN - 1);
-  if (c != NULL && c->used > c->cap)
-    c->used = c->cap;
-  if (size > SIZE_MAX / 2)
-    return NULL;
-  return arena_take(ar, (size + MP_ARENA_ALIGN - 1) & ~(size_t)(MP_ARENA_ALIGN - 1));
-}
-
 void *mp_arena_alloc_str(mp_arena *ar, size_t size) {
   return arena_take(ar, size ? size : 1);
 }

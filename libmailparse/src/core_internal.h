@@ -24,8 +24,8 @@ typedef struct mp_arena {
   mp_arena_chunk *head;
 } mp_arena;
 
-void *mp_arena_alloc(mp_arena *ar, size_t size);
-// mp_arena_alloc_str is mp_arena_alloc without alignment, for byte strings.
+// mp_arena_alloc_str returns `size` bytes from the arena, with no alignment:
+// the arena holds only byte strings. NULL when no memory.
 void *mp_arena_alloc_str(mp_arena *ar, size_t size);
 void mp_arena_release(mp_arena *ar);
 void *mp_alloc_raw(const mp_allocator *a, size_t size);

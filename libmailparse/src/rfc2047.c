@@ -53,11 +53,6 @@ void mp_tb_putc(struct mp_tb *tb, uint8_t b) {
   mp_tb_put(tb, &b, 1);
 }
 
-void mp_tb_lower(struct mp_tb *tb) {
-  for (size_t i = tb->mark; i < tb->len; i++)
-    tb->out[i] = (char)mp_lower((uint8_t)tb->out[i]);
-}
-
 void mp_tb_put_lower(struct mp_tb *tb, const uint8_t *p, size_t n) {
   char *o = tb_take(tb, n);
   for (size_t i = 0; o != NULL && i < n; i++)

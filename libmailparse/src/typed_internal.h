@@ -163,10 +163,7 @@ void mp_tb_word(struct mp_tb *tb, const uint8_t *p, size_t n, bool allowed);
 void mp_tb_text(struct mp_tb *tb, const uint8_t *p, size_t n, bool allowed);
 // mp_tb_charset appends bytes in `charset` converted to UTF-8.
 void mp_tb_charset(struct mp_tb *tb, const uint8_t *cs, size_t cs_len, const uint8_t *p, size_t n);
-// mp_tb_lower lowercases ASCII letters of the current string in place.
-void mp_tb_lower(struct mp_tb *tb);
-// mp_tb_put_lower appends `n` bytes with ASCII letters lowercased: what
-// mp_tb_put() then mp_tb_lower() make of a string just begun, in one pass.
+// mp_tb_put_lower appends `n` bytes with ASCII letters lowercased.
 void mp_tb_put_lower(struct mp_tb *tb, const uint8_t *p, size_t n);
 
 // RFC 5322 lexical tokens.

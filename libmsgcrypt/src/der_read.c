@@ -68,10 +68,6 @@ int der_get_optional(der_cur *c, unsigned tag, der_cur *out, int *present) {
   return der_get(c, tag, out);
 }
 
-int der_skip(der_cur *c) {
-  return der_get_any(c, NULL, NULL, NULL);
-}
-
 int der_get_integer(der_cur *c, der_cur *out) {
   der_cur v, tmp = *c;
   if (!der_get(&tmp, DER_INTEGER, &v) || v.len == 0 || (v.p[0] & 0x80u))

@@ -56,9 +56,6 @@ int der_get(der_cur *c, unsigned tag, der_cur *out);
 // fails only on a malformed element.
 int der_get_optional(der_cur *c, unsigned tag, der_cur *out, int *present);
 
-// der_skip consumes one element of any tag.
-int der_skip(der_cur *c);
-
 // der_get_integer reads an INTEGER and stores its value bytes in `*out`
 // with the sign-padding 0x00 removed; negative values and non-minimal
 // encodings fail. Zero is one 0x00 byte.

@@ -108,17 +108,14 @@ typedef struct pgp_packet {
 // malformed, truncated, partial or oversized packet (`c` then is unchanged).
 int pgp_packet_next(pgp_cur *c, pgp_packet *out, size_t max_body_len);
 
-// Output builder (CBB-like): a fixed buffer, or a growable one from malloc,
-// with a sticky error. Every pgp_buf_put_* is a no-op once `err` is set.
+// Output builder (CBB-like): a buffer grown with realloc, with a sticky
+// error. Every pgp_buf_put_* is a no-op once `err` is set.
 typedef struct pgp_buf {
   uint8_t *p;
   size_t len, cap;
-  int growable;
-  int err; // 0, MC_ERR_BUFFER_TOO_SMALL or -ENOMEM
+  int err; // 0, -ENOMEM, or MC_ERR_INVALID_ARGUMENT (a body too long)
 } pgp_buf;
 
-// pgp_buf_init_fixed writes into `out` (room for `cap` bytes).
-void pgp_buf_init_fixed(pgp_buf *b, uint8_t *out, size_t cap);
 // pgp_buf_init_growable starts an empty heap buffer; free it with
 // pgp_buf_cleanup (or take b->p, which is then the caller's to free).
 void pgp_buf_init_growable(pgp_buf *b);
@@ -127,12 +124,8 @@ void pgp_buf_cleanup(pgp_buf *b);
 // they start, or NULL with the sticky error set.
 uint8_t *pgp_buf_reserve(pgp_buf *b, size_t n);
 void pgp_buf_put_u8(pgp_buf *b, uint8_t v);
-void pgp_buf_put_u16(pgp_buf *b, uint32_t v);
 void pgp_buf_put_u32(pgp_buf *b, uint32_t v);
 void pgp_buf_put_bytes(pgp_buf *b, const uint8_t *in, size_t in_len);
-// pgp_buf_put_mpi writes an MPI of the big-endian integer `in`, leading
-// zero bytes removed.
-void pgp_buf_put_mpi(pgp_buf *b, const uint8_t *in, size_t in_len);
 // pgp_buf_put_header writes a new-format packet header (RFC 9580 §4.2.1)
 // for type `tag` and a body of `body_len` bytes.
 void pgp_buf_put_header(pgp_buf *b, uint8_t tag, size_t body_len);
@@ -307,9 +300,6 @@ int pgp_sig_parse(pgp_sig *out, const uint8_t *body, size_t body_len);
 // MC_ERR_UNSUPPORTED for an algorithm it cannot check, or -ENOMEM.
 int pgp_sig_verify(const pgp_sig *sig, const pgp_key *signer, const pgp_key *primary,
                    const pgp_key *subkey, const uint8_t *uid, size_t uid_len, uint8_t uid_tag);
-
-// pgp_hash_name returns the name of an RFC 9580 §9.5 hash ID, e.g. "SHA256".
-const char *pgp_hash_name(uint8_t hash_algo);
 
 // Certificates.
 

@@ -94,25 +94,15 @@ bad:
   return MC_ERR_BAD_KEY;
 }
 
-void pgp_buf_init_fixed(pgp_buf *b, uint8_t *out, size_t cap) {
-  b->p = out;
-  b->len = 0;
-  b->cap = cap;
-  b->growable = 0;
-  b->err = 0;
-}
-
 void pgp_buf_init_growable(pgp_buf *b) {
   b->p = NULL;
   b->len = 0;
   b->cap = 0;
-  b->growable = 1;
   b->err = 0;
 }
 
 void pgp_buf_cleanup(pgp_buf *b) {
-  if (b->growable)
-    free(b->p);
+  free(b->p);
   b->p = NULL;
   b->len = b->cap = 0;
 }
@@ -121,8 +111,8 @@ uint8_t *pgp_buf_reserve(pgp_buf *b, size_t n) {
   if (b->err)
     return NULL;
   if (b->cap - b->len < n) {
-    if (!b->growable || n > SIZE_MAX / 2 - b->len) {
-      b->err = b->growable ? -ENOMEM : MC_ERR_BUFFER_TOO_SMALL;
+    if (n > SIZE_MAX / 2 - b->len) {
+      b->err = -ENOMEM;
       return NULL;
     }
     size_t cap = b->cap < 256 ? 256 : b->cap;
@@ -147,14 +137,6 @@ void pgp_buf_put_u8(pgp_buf *b, uint8_t v) {
     p[0] = v;
 }
 
-void pgp_buf_put_u16(pgp_buf *b, uint32_t v) {
-  uint8_t *p = pgp_buf_reserve(b, 2);
-  if (p != NULL) {
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-  }
-}
-
 void pgp_buf_put_u32(pgp_buf *b, uint32_t v) {
   uint8_t *p = pgp_buf_reserve(b, 4);
   if (p != NULL) {
@@ -171,29 +153,6 @@ void pgp_buf_put_bytes(pgp_buf *b, const uint8_t *in, size_t in_len) {
   uint8_t *p = pgp_buf_reserve(b, in_len);
   if (p != NULL)
     memcpy(p, in, in_len);
-}
-
-void pgp_buf_put_mpi(pgp_buf *b, const uint8_t *in, size_t in_len) {
-  while (in_len > 0 && in[0] == 0) {
-    in++;
-    in_len--;
-  }
-  size_t bits = 0;
-  if (in_len > 0) {
-    unsigned top = in[0], n = 0;
-    while (top) {
-      n++;
-      top >>= 1;
-    }
-    bits = (in_len - 1) * 8 + n;
-  }
-  if (bits > 0xffff) {
-    if (!b->err)
-      b->err = MC_ERR_INVALID_ARGUMENT;
-    return;
-  }
-  pgp_buf_put_u16(b, (uint32_t)bits);
-  pgp_buf_put_bytes(b, in, in_len);
 }
 
 void pgp_buf_put_header(pgp_buf *b, uint8_t tag, size_t body_len) {

@@ -31,31 +31,6 @@ enum {
   PGP_HASH_SHA3_512 = 14,
 };
 
-const char *pgp_hash_name(uint8_t hash_algo) {
-  switch (hash_algo) {
-  case 1:
-    return "MD5";
-  case PGP_HASH_SHA1:
-    return "SHA1";
-  case 3:
-    return "RIPEMD160";
-  case PGP_HASH_SHA256:
-    return "SHA256";
-  case PGP_HASH_SHA384:
-    return "SHA384";
-  case PGP_HASH_SHA512:
-    return "SHA512";
-  case PGP_HASH_SHA224:
-    return "SHA224";
-  case PGP_HASH_SHA3_256:
-    return "SHA3-256";
-  case PGP_HASH_SHA3_512:
-    return "SHA3-512";
-  default:
-    return "unknown";
-  }
-}
-
 // pgp_subpacket_known lists the subpacket types RFC 9580 §5.2.3.7 defines;
 // a critical subpacket of any other type makes the signature invalid.
 static int pgp_subpacket_known(uint8_t type) {

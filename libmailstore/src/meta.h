@@ -17,7 +17,6 @@
 #define summary_seek mss_summary_seek
 #define summarize_message mss_summarize_message
 #define meta_deliver mss_meta_deliver
-#define meta_destroy mss_meta_destroy
 #define meta_destroy_at mss_meta_destroy_at
 #define thread_assign mss_thread_assign
 #define thread_keys_make mss_thread_keys_make
@@ -122,13 +121,11 @@ int meta_deliver(ms_store *s, MDB_txn *t, struct thread_batch *b, uint32_t acct,
                  const uint8_t *sum, size_t sum_len, const struct thread_keys *keys,
                  uint64_t *thread);
 
-// meta_destroy deletes the summary of a destroyed message, in the
-// transaction destroying it.
-int meta_destroy(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id);
-
-// meta_destroy_at is meta_destroy through cursor c (on the summaries DBI):
-// a batch destroying messages in id order keeps c on the leaf it works in,
-// so each delete skips the descent from the root. Returns 0 or < 0.
+// meta_destroy_at deletes the summary of a destroyed message, in the
+// transaction destroying it, through cursor c (on the summaries DBI): a
+// batch destroying messages in id order keeps c on the leaf it works in, so
+// each delete skips the descent from the root. Returns 0 (also when there
+// was no summary) or < 0.
 int meta_destroy_at(MDB_cursor *c, uint32_t acct, uint64_t id);
 
 // thread_assign picks the thread of new message id from its index keys

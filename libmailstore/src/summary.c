@@ -417,14 +417,6 @@ int meta_deliver(ms_store *s, MDB_txn *t, struct thread_batch *b, uint32_t acct,
   return thread_assign(s, t, b, acct, id, keys, thread);
 }
 
-int meta_destroy(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id) {
-  uint8_t k[12];
-  msr_be32(k, acct);
-  msr_be64(k + 4, id);
-  int rc = del(t, s->summaries, k, sizeof k);
-  return rc == MS_ERR_NOTFOUND ? 0 : rc;
-}
-
 int meta_destroy_at(MDB_cursor *c, uint32_t acct, uint64_t id) {
   MDB_val v;
   int rc = summary_seek(c, acct, id, &v);

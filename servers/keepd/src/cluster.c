@@ -617,10 +617,6 @@ void keepd_cluster_quiescent(struct keepd_cluster *cl, unsigned shard) {
   atomic_fetch_add_explicit(&cl->qs[shard], 1, memory_order_release);
 }
 
-uint16_t keepd_cluster_self_id(const struct keepd_cluster *cl) {
-  return cl->ids[cl->self];
-}
-
 uint64_t keepd_cluster_epoch(struct keepd_cluster *cl) {
   return atomic_load_explicit(&cl->epoch, memory_order_relaxed);
 }

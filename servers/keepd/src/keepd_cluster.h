@@ -125,9 +125,6 @@ uint64_t keepd_cluster_lock_wait(struct keepd_cluster *cl, uint32_t slot, uint64
 // views can be freed.
 void keepd_cluster_quiescent(struct keepd_cluster *cl, unsigned shard);
 
-// keepd_cluster_self_id is this member's id.
-uint16_t keepd_cluster_self_id(const struct keepd_cluster *cl);
-
 // keepd_cluster_epoch is this member's view epoch: 1 at start, plus one for
 // every member that entered or left its live set since (itself too, when it
 // leaves), so it grows with every change of the view that places the

@@ -11,7 +11,7 @@ Usage: test_mailctl_store.py MAILCTL MKCORPUS WORKDIR [COUNT]
    (the mbox with its mboxrd quoting undone and CRLF line ends restored),
    with the Maildir flags and dates carried over from the Maildir import.
 3. stats: the counts and the sharing of identical bodies between the two
-   imports; verify on the good store; the same Maildir imported with and
+   imports; verify on the good store; collect, which finds nothing released; the same Maildir imported with and
    without --no-transform, stats showing Base64 bodies stored decoded and
    the smaller size.
 4. An import into an account whose quota stops it part way: exit status 1,
@@ -159,6 +159,19 @@ def main():
     check(float(stats.get("compression ratio", 0)) > 1.2, "bodies are compressed", r.stdout)
     r = run("verify", store)
     check(r.returncode == 0 and "ok" in r.stdout, "verify passes on a good store", r.stderr)
+    # Nothing was expunged, so there is nothing to collect (mailctl has no
+    # expunge; libmailstore's tests collect released blobs).
+    r = run("collect", store)
+    check(r.returncode == 0 and r.stdout.strip() == "released 0 blob references" and
+          stats.get("released, not collected") == "0",
+          "collect on a store where nothing was expunged releases nothing", r.stdout + r.stderr)
+    r = run("collect", store, "extra")
+    check(r.returncode == 2, "collect with an extra argument is a usage error", r.stderr)
+    r = run("collect", os.path.join(WORK, "nothing"))
+    check(r.returncode == 1 and "no store" in r.stderr, "collect reports a missing store", r.stderr)
+    r = run("stats", store)
+    check(r.returncode == 0 and f"messages: {2 * COUNT}" in r.stdout, "collect kept every message",
+          r.stdout)
 
     # 3b. Base64 bodies stored decoded: the same Maildir in a store with
     # them and one without (--no-transform); stats show the gain.

@@ -375,6 +375,27 @@ def check_mix(tap, features, words):
               -1.4 < slope < -0.8, f'{len(words)} distinct words')
 
 
+def check_stats(tap, stats, counts):
+    """--stats against the files written: the byte total, and every
+    distribution over messages adding up to the message count."""
+    m = re.search(r'(\d+) messages, (\d+) bytes', stats)
+    tap.check('--stats counts exactly the bytes of the files written',
+              m is not None and int(m.group(2)) == counts['bytes'],
+              f"stats: {m.group(0) if m else 'none'}; files: {counts['bytes']} bytes")
+    sections, current = collections.defaultdict(int), None
+    for line in stats.splitlines():
+        if not line.startswith('  '):
+            current = line.split(' (')[0].rstrip(':')
+        elif current is not None:
+            n = re.match(r'\s+\S.*?\s(\d+)\s+\d+\.\d+%', line)
+            if n:
+                sections[current] += int(n.group(1))
+    for name in ('size histogram', 'MIME shape', 'language'):
+        tap.check(f'--stats {name} counts every message once',
+                  sections.get(name) == counts['messages'],
+                  f'{name}: {sections.get(name)} of {counts["messages"]}')
+
+
 def corpus(binary):
     tap = Tap()
     with tempfile.TemporaryDirectory() as tmp:
@@ -386,6 +407,7 @@ def corpus(binary):
     check_defects(tap, problems, counts, COUNT)
     tap.check('--stats reports the corpus', f'seed {SEED}, {COUNT} messages' in stats,
               stats.splitlines()[0] if stats else 'no output')
+    check_stats(tap, stats, counts)
     tap.check('--out - writes the statistics to stdout', b'50 messages' in dry.stdout)
     check_mix(tap, features, words)
     return tap.finish()

@@ -102,6 +102,33 @@ echo 01 > root.crlnum
 $O ca -config int.cnf -revoke bob.pem 2>/dev/null
 $O ca -config int.cnf -gencrl -out int.crl 2>/dev/null
 $O ca -config root.cnf -gencrl -out root.crl 2>/dev/null
+# CRLs of int whose scope the reader must judge (issuingDistributionPoint:
+# indirect, some reasons only, a name only) and one whose entry carries a
+# reason code; bob is revoked in each.
+cat int.cnf - > scope.cnf <<EOC
+[indirect]
+issuingDistributionPoint = critical, @idp_indirect
+[idp_indirect]
+fullname = URI:http://crl.example.org/int.crl
+indirectCRL = TRUE
+[some_reasons]
+issuingDistributionPoint = critical, @idp_reasons
+[idp_reasons]
+fullname = URI:http://crl.example.org/int.crl
+onlysomereasons = keyCompromise
+[name_only]
+issuingDistributionPoint = critical, @idp_name
+[idp_name]
+fullname = URI:http://crl.example.org/int.crl
+EOC
+sed -i -e 's/^database = int.idx/database = scope.idx/' -e 's/^crlnumber = int.crlnum/crlnumber = scope.crlnum/' scope.cnf
+: > scope.idx
+echo 01 > scope.crlnum
+$O ca -config scope.cnf -revoke bob.pem -crl_reason keyCompromise 2>/dev/null
+for s in indirect some_reasons name_only; do
+  $O ca -config scope.cnf -gencrl -crlexts $s -out int_$s.crl 2>/dev/null
+done
+$O ca -config scope.cnf -gencrl -out int_reason.crl 2>/dev/null
 
 # Bundles: PKCS#7 in PEM and DER, and a PEM chain.
 $O crl2pkcs7 -nocrl -certfile int.pem -certfile alice.pem -out bundle.p7b

@@ -391,6 +391,51 @@ START_TEST(invalid_paths) {
 }
 END_TEST
 
+// add_crl_file gives the generated CRL `name` to trust store t.
+static int add_crl_file(mc_x509_trust *t, mc_x509_diag *diag, const char *name) {
+  struct blob b = read_gen(name);
+  int r = mc_x509_trust_add_crl(t, diag, b.p, b.len);
+  free(b.p);
+  return r;
+}
+
+START_TEST(crl_scope_and_entry_extensions) {
+  // A CRL that covers only some reasons, or also other issuers' certificates
+  // (RFC 5280 §5.2.5), does not say what this model needs: refused.
+  static const char *refused[] = {"int_indirect.crl", "int_some_reasons.crl"};
+  for (size_t k = 0; k < 2; k++) {
+    mc_x509_trust *t;
+    ck_assert_int_eq(mc_x509_trust_new(&t, NULL), 0);
+    mc_x509_diag diag;
+    ck_assert_int_eq(add_crl_file(t, &diag, refused[k]), MC_ERR_BAD_KEY);
+    ck_assert_msg(strstr(diag.message, "indirect or partial-reason") != NULL, "%s: %s", refused[k],
+                  diag.message);
+    mc_x509_trust_free(t);
+  }
+  // A distribution point with only a name, and an entry with a reason
+  // code: read, and bob is revoked by either.
+  static const char *read_ok[] = {"int_name_only.crl", "int_reason.crl"};
+  mc_x509_certs *bob = load("bob.pem"), *in = load("int.pem"), *alice = load("alice.pem");
+  for (size_t k = 0; k < 2; k++) {
+    mc_x509_trust *t = trust_with(0);
+    mc_x509_diag diag;
+    ck_assert_msg(add_crl_file(t, &diag, read_ok[k]) == 0, "%s: %s", read_ok[k], diag.message);
+    ck_assert_int_eq(add_crl_file(t, &diag, "root.crl"), 0);
+    mc_x509_result r;
+    ck_assert_int_eq(mc_x509_cert_verify(t, &r, mc_x509_certs_get(bob, 0), in, now0), 0);
+    ck_assert_msg(r.verdict == MC_X509_REVOKED, "%s: %s", read_ok[k],
+                  mc_x509_verdict_name(r.verdict));
+    ck_assert_int_eq(mc_x509_cert_verify(t, &r, mc_x509_certs_get(alice, 0), in, now0), 0);
+    ck_assert_int_eq(r.verdict, MC_X509_OK);
+    ck_assert_int_eq(r.crl_checked, 1);
+    mc_x509_trust_free(t);
+  }
+  mc_x509_certs_free(alice);
+  mc_x509_certs_free(in);
+  mc_x509_certs_free(bob);
+}
+END_TEST
+
 START_TEST(tampered_signature_and_key) {
   struct blob b = read_gen("alice.der");
   mc_x509_certs *in = load("int.pem");
@@ -658,6 +703,7 @@ static Suite *smime_certs_suite(void) {
   tcase_add_test(tc, bundles_pkcs7_and_pem_chains);
   tcase_add_test(tc, valid_paths_every_signature_algorithm);
   tcase_add_test(tc, invalid_paths);
+  tcase_add_test(tc, crl_scope_and_entry_extensions);
   tcase_add_test(tc, tampered_signature_and_key);
   tcase_add_test(tc, warnings_share_the_openpgp_codes);
   tcase_add_test(tc, truncation_at_every_length);

@@ -64,6 +64,14 @@ static mc_x509_certs *load(const char *name) {
   return c;
 }
 
+// add_crl_file gives the generated CRL `name` to trust store t.
+static int add_crl_file(mc_x509_trust *t, mc_x509_diag *diag, const char *name) {
+  struct blob b = read_gen(name);
+  int r = mc_x509_trust_add_crl(t, diag, b.p, b.len);
+  free(b.p);
+  return r;
+}
+
 static mc_x509_trust *trust_with(int with_crls) {
   mc_x509_trust *t = NULL;
   char path[512];
@@ -79,10 +87,8 @@ static mc_x509_trust *trust_with(int with_crls) {
   if (with_crls) {
     const char *crls[] = {"int.crl", "root.crl"};
     for (size_t i = 0; i < 2; i++) {
-      struct blob b = read_gen(crls[i]);
-      r = mc_x509_trust_add_crl(t, &diag, b.p, b.len);
+      r = add_crl_file(t, &diag, crls[i]);
       ck_assert_msg(r == 0, "%s: %s", crls[i], diag.message);
-      free(b.p);
     }
   }
   return t;
@@ -390,14 +396,6 @@ START_TEST(invalid_paths) {
   mc_x509_certs_free(a);
 }
 END_TEST
-
-// add_crl_file gives the generated CRL `name` to trust store t.
-static int add_crl_file(mc_x509_trust *t, mc_x509_diag *diag, const char *name) {
-  struct blob b = read_gen(name);
-  int r = mc_x509_trust_add_crl(t, diag, b.p, b.len);
-  free(b.p);
-  return r;
-}
 
 START_TEST(crl_scope_and_entry_extensions) {
   // A CRL that covers only some reasons, or also other issuers' certificates

@@ -215,25 +215,7 @@ void keepd_handoff_serve(struct keepd_cluster *cl, struct keepd_store *st, unsig
       continue;
     keep_frame a;
     uint8_t le[8];
-    keep_frame_init(&a, KEEP_OP_ENTRY, f->id);
-    a.key = e->key;
-    a.key_len = e->key_len;
-    // The remaining time travels, not the deadline: clocks differ per
-    // member. Rounded up, so a lease never ends early on the new owner.
-    if (e->expires_ns != 0)
-      a.num = e->expires_ns > now ? (e->expires_ns - now + 999999) / 1000000 : 1;
-    a.num2 = e->kind;
-    if (e->kind == KIND_COUNTER) {
-      keep_put_le(le, 8, (uint64_t)e->v.counter);
-      a.value = le;
-      a.value_len = 8;
-    } else if (e->kind == KIND_VALUE) {
-      a.value = keepd_entry_value(e);
-      a.value_len = e->value_len;
-    } else {
-      a.text = keepd_entry_holder(e);
-      a.text_len = e->holder_len;
-    }
+    keepd_handoff_entry_frame(&a, e, f->id, now, le);
     out_frame(b, &a);
     entries++;
     bytes += a.key_len + a.value_len + a.text_len + KEEP_HEADER_LEN;
@@ -291,45 +273,6 @@ void keepd_handoff_done(struct keepd_cluster *cl, const keep_frame *f, struct ke
 
 // The receiving side: the shards.
 
-static int store_entry(struct keepd_store *st, const keep_frame *f, uint64_t now) {
-  size_t holder_len = 0;
-  switch (f->num2) {
-  case KIND_VALUE:
-    if (f->text_len != 0)
-      return -EBADMSG;
-    break;
-  case KIND_COUNTER:
-    if (f->value_len != 8 || f->text_len != 0)
-      return -EBADMSG;
-    break;
-  case KIND_LOCK:
-    if (f->value_len != 0 || f->text_len == 0 || f->text_len > KEEP_MAX_HOLDER)
-      return -EBADMSG;
-    holder_len = f->text_len;
-    break;
-  default:
-    return -EBADMSG;
-  }
-  keepd_entry *old = keepd_store_find(st, 0, f->key, f->key_len, now);
-  keepd_entry *e = keepd_store_new_entry(st, 0, f->key, f->key_len, f->value_len, holder_len);
-  if (e == NULL)
-    return -ENOMEM;
-  e->kind = (uint8_t)f->num2;
-  uint64_t ms = f->num > UINT64_MAX / 2000000u ? UINT64_MAX / 2000000u : f->num;
-  e->expires_ns = ms == 0 ? 0 : now + ms * 1000000u;
-  if (e->kind == KIND_COUNTER)
-    e->v.counter = (int64_t)get_le(f->value, 8);
-  else if (f->value_len > 0)
-    memcpy(keepd_entry_value(e), f->value, f->value_len);
-  if (holder_len > 0)
-    memcpy(keepd_entry_holder(e), f->text, holder_len);
-  if (keepd_store_put(st, e, old) < 0) {
-    keepd_store_free_entry(st, e);
-    return -ENOMEM;
-  }
-  return 0;
-}
-
 // purge drops this shard's keys of the slots about to be received: they are
 // left over from an earlier time this member owned them, and would
 // otherwise reappear next to the handed-over keys.
@@ -354,19 +297,9 @@ void keepd_handoff_apply(struct keepd_cluster *cl, unsigned shard, struct keepd_
   struct keepd_ho_batch *bt = atomic_exchange(&cl->inbox[shard], NULL);
   if (bt == NULL)
     return;
-  int status = 0;
   if (bt->purge != NULL)
     purge(cl, st, bt->purge, now);
-  keep_frame f;
-  for (size_t pos = 0, used; pos < bt->len && status == 0; pos += used) {
-    if (keep_frame_decode(&f, &used, bt->frames + pos, bt->len - pos, 0) != 1 ||
-        f.opcode != KEEP_OP_ENTRY) {
-      status = -EBADMSG;
-      break;
-    }
-    status = store_entry(st, &f, now);
-  }
-  bt->status = status;
+  bt->status = keepd_handoff_store_frames(st, bt->frames, bt->len, now);
   atomic_store_explicit(&bt->done, true, memory_order_release);
 }
 

@@ -256,6 +256,39 @@ static inline uint8_t *keepd_entry_holder(keepd_entry *e) {
   return e->key + e->key_len;
 }
 
+// Handoff entries (handoff_entry.c): one key as the key handoff carries it
+// (docs/keep-protocol.md, "Key handoff"), apart from the connections and
+// threads of handoff.c so that the fuzz harness can check both directions.
+
+// KEEPD_HANDOFF_MAX_LEASE_MS bounds the remaining time an ENTRY frame can
+// give a key (about 292 years): a larger one is stored as this, so that the
+// deadline `now + ms` cannot overflow.
+#define KEEPD_HANDOFF_MAX_LEASE_MS (UINT64_MAX / 2000000u)
+
+// keepd_handoff_entry_frame fills `f` with the ENTRY frame (id `id`) that
+// carries entry `e` as of `now`: the key, the remaining time in milliseconds
+// rounded up (0: no deadline; 1 for one already past), the kind, and the
+// value, the counter (little-endian, written to `le`) or the lock holder.
+// `f` points into `e` and `le`: valid while both are.
+void keepd_handoff_entry_frame(keep_frame *f, keepd_entry *e, uint64_t id, uint64_t now,
+                               uint8_t le[8]);
+
+// keepd_handoff_store_entry stores the key that ENTRY frame `f` carries,
+// replacing any entry of that key: a value (no text), a counter (an 8-byte
+// value, no text) or a lock (no value, a holder of 1 to KEEP_MAX_HOLDER bytes
+// as its text), kind in `num2`, remaining time in `num`. Returns 0,
+// -EBADMSG when the fields do not fit the kind (nothing is stored), or
+// -ENOMEM when the store's cap refuses the key.
+int keepd_handoff_store_entry(keepd_store *st, const keep_frame *f, uint64_t now);
+
+// keepd_handoff_store_frames stores the keys of `frames`, `len` bytes of
+// whole ENTRY frames one after the other, as a shard does with the part of a
+// pulled page that falls to it. It stops at the first failure: -EBADMSG for
+// bytes that are not a whole ENTRY frame or a frame that does not fit its
+// kind, -ENOMEM as above; the keys stored before it stay. Returns 0 when
+// every frame was stored.
+int keepd_handoff_store_frames(keepd_store *st, const uint8_t *frames, size_t len, uint64_t now);
+
 // Rings (ring.c): single producer, single consumer, C11 acquire/release.
 
 typedef struct keepd_ring {

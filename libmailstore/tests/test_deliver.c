@@ -2,11 +2,12 @@
 // many threads of one process delivering at once (every acknowledged message
 // present and byte-exact after reopening, commits shared), several processes
 // with threads delivering into one store whose map must grow, per-item
-// failures inside a batch that leave the other items stored, and UID order
-// and blob sharing inside one batch.
+// failures inside a batch that leave the other items stored (a full map
+// included), and UID order and blob sharing inside one batch.
 #include "corvid_libtest.h"
 #include "store_util.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <sys/wait.h>
 
@@ -392,6 +393,83 @@ START_TEST(big_batch_grows_map) {
 }
 END_TEST
 
+// A store whose map cannot grow any more: a batch that does not fit as a
+// whole is written again item by item, so only the item that cannot fit
+// fails (-ENOSPC) and every other item is stored, durably, with UIDs in
+// item order and no gap. The store stays consistent and usable, and a
+// later delivery that fits still succeeds.
+START_TEST(full_map_fails_the_item_alone) {
+  char *dir = tmp_store_dir();
+  ms_store *st;
+  uint32_t acct, box;
+  const struct ms_settings set = {.initial_map_size = 1u << 20, .max_map_size = 1u << 20};
+  ck_assert_int_eq(ms_store_open(&st, dir, &set), 0);
+  ck_assert_int_eq(ms_account_create(st, &acct, "a", 1, 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &box, acct, "INBOX", 5, 0), 0);
+  // Incompressible: 1.5 MiB of random bytes cannot fit in a 1 MiB map.
+  enum { BIG = 3u << 19 };
+  static char big[BIG];
+  int head = snprintf(big, sizeof big, "Subject: big\r\n\r\n");
+  uint64_t x = 0x9e3779b97f4a7c15u;
+  for (size_t i = (size_t)head; i < sizeof big; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    big[i] = (char)(x >> 24);
+  }
+  char m[3][512];
+  size_t len[3];
+  for (unsigned i = 0; i < 3; i++)
+    len[i] = make_message(m[i], sizeof m[i], i, 200 + i);
+  struct ms_delivery d[] = {
+      {.account = acct, .mailbox = box, .data = (uint8_t *)m[0], .len = len[0]},
+      {.account = acct, .mailbox = box, .data = (uint8_t *)big, .len = sizeof big},
+      {.account = acct, .mailbox = box, .data = (uint8_t *)m[1], .len = len[1]},
+      {.account = acct, .mailbox = box, .data = (uint8_t *)m[2], .len = len[2]},
+  };
+  ck_assert_int_eq(ms_messages_deliver(st, d, 4), 3);
+  ck_assert_int_eq(d[1].status, -ENOSPC);
+  const unsigned small[3] = {0, 2, 3};
+  for (unsigned k = 0; k < 3; k++) {
+    ck_assert_int_eq(d[small[k]].status, 0);
+    ck_assert_uint_eq(d[small[k]].uid, k + 1);
+    check_message(st, acct, d[small[k]].message_id, k, 200 + k);
+  }
+  // The same message alone fails the same way and changes nothing.
+  uint32_t uid = 0;
+  ck_assert_int_eq(ms_message_append(st, NULL, &uid, acct, box, (uint8_t *)big, sizeof big, 0, 0),
+                   -ENOSPC);
+  struct ms_mailbox_info mi;
+  ck_assert_int_eq(ms_mailbox_get(st, &mi, acct, box), 0);
+  ck_assert_uint_eq(mi.total, 3);
+  ck_assert_uint_eq(mi.uidnext, 4);
+  ck_assert_uint_eq(mi.size, len[0] + len[1] + len[2]);
+  struct ms_account_info ai;
+  ck_assert_int_eq(ms_account_get(st, &ai, acct), 0);
+  ck_assert_uint_eq(ai.used_messages, 3);
+  ck_assert_uint_eq(ai.used_bytes, len[0] + len[1] + len[2]);
+  verify_ok(st);
+  ms_store_close(st);
+
+  // Durable: all three are there after reopening, and the store takes more.
+  ck_assert_int_eq(ms_store_open(&st, dir, &set), 0);
+  for (unsigned k = 0; k < 3; k++)
+    check_message(st, acct, d[small[k]].message_id, k, 200 + k);
+  char more[512];
+  size_t more_len = make_message(more, sizeof more, 3, 203);
+  uint64_t id = 0;
+  ck_assert_int_eq(ms_message_append(st, &id, &uid, acct, box, (uint8_t *)more, more_len, 0, 0), 0);
+  ck_assert_uint_eq(uid, 4);
+  check_message(st, acct, id, 3, 203);
+  verify_ok(st);
+  ms_store_close(st);
+  struct stat sb;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/data.mdb", dir);
+  ck_assert_int_eq(stat(path, &sb), 0);
+  ck_assert_int_le(sb.st_size, 1 << 20);
+  rm_store_dir(dir);
+}
+END_TEST
+
 // Any zstd level (ms_settings.compression_level, clamped to zstd's range)
 // stores messages that read back byte for byte; a store written at one
 // level is read and extended at another.
@@ -429,6 +507,7 @@ int main(void) {
   tcase_add_test(tc, processes_and_threads);
   tcase_add_test(tc, batch_items_fail_alone);
   tcase_add_test(tc, big_batch_grows_map);
+  tcase_add_test(tc, full_map_fails_the_item_alone);
   tcase_add_test(tc, compression_levels);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);

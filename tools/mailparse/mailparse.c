@@ -33,7 +33,8 @@ static const char *const help[] = {
     "output. bench parses every file named, or found under the folders named,",
     "repeatedly for about N seconds (default 2) and prints one JSON line:",
     "{\"bench\":\"mailparse_parse\",\"impl\",\"bytes\",\"items\",\"ns\",\"msgs_per_s\",",
-    "\"mb_per_s\"} (items = messages parsed, bytes = their total).",
+    "\"mb_per_s\"} (items = messages parsed, bytes = their total); N is above 0",
+    "and at most 3600.",
     "",
     "JSON output of dump --json (every line is one object; the output is ASCII):",
     "  file          the path as given (string of bytes, see \"Strings\" below)",
@@ -129,8 +130,9 @@ static const char *const help[] = {
     "\\u escapes, invalid sequences replaced by U+FFFD.",
     "",
     "Exit status: 0 on success, 1 when a file cannot be read or parsed (a",
-    "message to standard error names it; the other files are still dumped), 2",
-    "on wrong usage.",
+    "message to standard error names it; the other files are still dumped), when",
+    "body is given a part the message does not have, or when bench finds no file;",
+    "2 on wrong usage (a PART that is not a number, a bad --seconds included).",
 };
 
 static void print_help(FILE *o) {
@@ -245,6 +247,14 @@ static int cmd_body(int argc, char **argv) {
     print_help(stderr);
     return 2;
   }
+  // PART is a decimal part index (dump lists them), nothing else.
+  char *end;
+  errno = 0;
+  unsigned long ix = strtoul(argv[1], &end, 10);
+  if (argv[1][0] < '0' || argv[1][0] > '9' || *end != '\0' || errno != 0) {
+    fprintf(stderr, "mailparse: body: PART must be a part number, not '%s'\n", argv[1]);
+    return 2;
+  }
   uint8_t *buf;
   size_t len;
   int rc = read_file(argv[0], &buf, &len);
@@ -255,14 +265,18 @@ static int cmd_body(int argc, char **argv) {
   mp_message *m = NULL;
   uint8_t *out = NULL;
   size_t n = 0;
-  uint32_t ix = (uint32_t)strtoul(argv[1], NULL, 10);
   rc = mp_message_parse(&m, NULL, buf, len, NULL);
-  if (rc == 0 && ix >= mp_message_num_parts(m))
-    rc = MP_ERR_INVALID_ARGUMENT;
+  if (rc == 0 && ix >= mp_message_num_parts(m)) {
+    fprintf(stderr, "mailparse: %s: no part %lu (its parts are 0 to %zu)\n", argv[0], ix,
+            mp_message_num_parts(m) - 1);
+    mp_message_free(m);
+    free(buf);
+    return 1;
+  }
   if (rc == 0) {
-    size_t cap = mp_part_decode_max_len(m, ix);
+    size_t cap = mp_part_decode_max_len(m, (uint32_t)ix);
     out = malloc(cap ? cap : 1);
-    rc = out == NULL ? -ENOMEM : mp_part_decode(m, ix, out, cap, &n);
+    rc = out == NULL ? -ENOMEM : mp_part_decode(m, (uint32_t)ix, out, cap, &n);
   }
   if (rc == 0 && fwrite(out, 1, n, stdout) != n)
     rc = -EIO;
@@ -280,6 +294,15 @@ struct corpus {
   size_t n, cap, bytes;
 };
 
+static void corpus_free(struct corpus *c) {
+  for (size_t i = 0; i < c->n; i++)
+    free(c->bufs[i]);
+  free(c->bufs);
+  free(c->lens);
+}
+
+// add_path reads the file `path`, or every file under the directory `path`
+// (names starting with '.' skipped), into `c`; prints what failed.
 static int add_path(struct corpus *c, const char *path) {
   struct stat st;
   if (stat(path, &st) != 0) {
@@ -288,17 +311,21 @@ static int add_path(struct corpus *c, const char *path) {
   }
   if (S_ISDIR(st.st_mode)) {
     DIR *d = opendir(path);
-    if (d == NULL)
+    if (d == NULL) {
+      fprintf(stderr, "mailparse: %s: %s\n", path, strerror(errno));
       return -1;
+    }
     struct dirent *e;
     int rc = 0;
-    while ((e = readdir(d)) != NULL && rc == 0) {
+    while (rc == 0 && (e = readdir(d)) != NULL) {
       if (e->d_name[0] == '.')
         continue;
       size_t n = strlen(path) + strlen(e->d_name) + 2;
       char *sub = malloc(n);
-      if (sub == NULL)
-        return -1;
+      if (sub == NULL) {
+        rc = -1;
+        break;
+      }
       snprintf(sub, n, "%s/%s", path, e->d_name);
       rc = add_path(c, sub);
       free(sub);
@@ -307,14 +334,20 @@ static int add_path(struct corpus *c, const char *path) {
     return rc;
   }
   if (c->n == c->cap) {
-    c->cap = c->cap ? c->cap * 2 : 64;
-    c->bufs = realloc(c->bufs, c->cap * sizeof *c->bufs);
-    c->lens = realloc(c->lens, c->cap * sizeof *c->lens);
-    if (c->bufs == NULL || c->lens == NULL)
+    size_t cap = c->cap ? c->cap * 2 : 64;
+    uint8_t **bufs = realloc(c->bufs, cap * sizeof *bufs);
+    if (bufs == NULL)
       return -1;
+    c->bufs = bufs;
+    size_t *lens = realloc(c->lens, cap * sizeof *lens);
+    if (lens == NULL)
+      return -1;
+    c->lens = lens;
+    c->cap = cap;
   }
-  if (read_file(path, &c->bufs[c->n], &c->lens[c->n]) != 0) {
-    fprintf(stderr, "mailparse: %s: cannot read\n", path);
+  int rc = read_file(path, &c->bufs[c->n], &c->lens[c->n]);
+  if (rc != 0) {
+    fprintf(stderr, "mailparse: %s: cannot read: %s\n", path, mp_strerror(rc));
     return -1;
   }
   c->bytes += c->lens[c->n++];
@@ -327,27 +360,49 @@ static uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+// MAX_SECONDS bounds bench --seconds (an hour).
+#define MAX_SECONDS 3600.0
+
 static int cmd_bench(int argc, char **argv) {
   struct corpus c = {0};
   double seconds = 2;
+  int paths = 0;
   for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
-      seconds = atof(argv[++i]);
+    if (strcmp(argv[i], "--seconds") == 0) {
+      char *end = NULL;
+      if (i + 1 < argc)
+        seconds = strtod(argv[++i], &end);
+      if (end == NULL || end == argv[i] || *end != '\0' || !(seconds > 0) ||
+          seconds > MAX_SECONDS) {
+        fprintf(stderr, "mailparse: bench: --seconds needs a number above 0, at most %.0f\n",
+                MAX_SECONDS);
+        corpus_free(&c);
+        return 2;
+      }
       continue;
     }
-    if (add_path(&c, argv[i]) != 0)
+    paths++;
+    if (add_path(&c, argv[i]) != 0) {
+      corpus_free(&c);
       return 1;
+    }
   }
-  if (c.n == 0) {
+  if (paths == 0) {
     print_help(stderr);
     return 2;
+  }
+  if (c.n == 0) {
+    fprintf(stderr, "mailparse: bench: no files under the given paths\n");
+    return 1;
   }
   uint64_t items = 0, bytes = 0, t0 = now_ns(), ns = 0;
   do {
     for (size_t i = 0; i < c.n; i++) {
       mp_message *m = NULL;
-      if (mp_message_parse(&m, NULL, c.bufs[i], c.lens[i], NULL) != 0) {
-        fprintf(stderr, "mailparse: parse failed\n");
+      int rc = mp_message_parse(&m, NULL, c.bufs[i], c.lens[i], NULL);
+      if (rc != 0) {
+        fprintf(stderr, "mailparse: bench: a message does not parse: %s\n", mp_strerror(rc));
+        corpus_free(&c);
         return 1;
       }
       mp_message_free(m);
@@ -361,10 +416,7 @@ static int cmd_bench(int argc, char **argv) {
          mp_impl_name(), (unsigned long long)bytes, (unsigned long long)items,
          (unsigned long long)ns, (double)items * 1e9 / (double)ns,
          (double)bytes * 1e3 / (double)ns);
-  for (size_t i = 0; i < c.n; i++)
-    free(c.bufs[i]);
-  free(c.bufs);
-  free(c.lens);
+  corpus_free(&c);
   return 0;
 }
 

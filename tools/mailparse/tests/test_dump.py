@@ -430,6 +430,90 @@ def check_errors(t, tool, work):
          "text_body: 0" in out and "preview: Hello" in out, "plain dump is readable", out[:400])
 
 
+def run(tool, *args):
+    return subprocess.run([tool] + list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=120)
+
+
+def check_body(t, tool, work):
+    """body FILE PART writes each leaf's decoded body: what Python decodes."""
+    path = os.path.join(work, "mixed.eml")
+    with open(path, "rb") as f:
+        data = f.read()
+    d = json.loads(dump(tool, [path]).stdout.decode("ascii"))
+    leaves = py_leaves(data)
+    t.eq(len(d["parts"]), len(leaves), "body: the same part count as Python")
+    for ix, node in enumerate(leaves):
+        if node.is_multipart():
+            continue
+        res = run(tool, "body", path, str(ix))
+        t.ok(res.returncode == 0 and res.stdout == node.get_payload(decode=True),
+             "body: part %d (%s) decodes as Python's" % (ix, node.get_content_type()),
+             "%r\n%r" % (res.stdout[:80], res.stderr[:200]))
+    last = len(d["parts"]) - 1
+    res = run(tool, "body", path, str(last + 1))
+    err = res.stderr.decode("utf-8", "replace")
+    t.ok(res.returncode == 1 and res.stdout == b"" and
+         ("no part %d (its parts are 0 to %d)" % (last + 1, last)) in err,
+         "body: a part past the last: status 1, names the range", err)
+    for bad in ["x", "-1", "1x", "", "+1", " 1", "99999999999999999999999"]:
+        res = run(tool, "body", path, bad)
+        err = res.stderr.decode("utf-8", "replace")
+        t.ok(res.returncode == 2 and res.stdout == b"" and "PART must be a part number" in err,
+             "body: PART %r is refused (status 2)" % bad, err)
+    res = run(tool, "body", os.path.join(work, "does-not-exist.eml"), "0")
+    t.ok(res.returncode == 1 and res.stdout == b"" and b"does-not-exist.eml" in res.stderr,
+         "body: a missing file: status 1, named", res.stderr)
+    res = run(tool, "body", path)
+    t.ok(res.returncode == 2 and b"usage:" in res.stderr, "body: no PART: usage, status 2")
+
+
+def check_bench(t, tool, work):
+    """bench parses whole rounds of the files it finds and reports them."""
+    folder = os.path.join(work, "bench")
+    os.makedirs(os.path.join(folder, "sub"), exist_ok=True)
+    sizes = 0
+    for i, name in enumerate(["headers.eml", "mixed.eml", "forward.eml"]):
+        with open(os.path.join(work, name), "rb") as f:
+            data = f.read()
+        target = os.path.join(folder, "sub" if i == 2 else "", name)
+        with open(target, "wb") as f:
+            f.write(data)
+        sizes += len(data)
+    with open(os.path.join(folder, ".hidden"), "wb") as f:
+        f.write(b"not a message, and skipped")
+    res = run(tool, "bench", "--seconds", "0.05", folder)
+    try:
+        rec = json.loads(res.stdout.decode("ascii"))
+    except ValueError:
+        rec = {}
+    rounds = rec.get("items", 0) // 3
+    t.ok(res.returncode == 0 and rec.get("bench") == "mailparse_parse" and rounds >= 1 and
+         rec["items"] == 3 * rounds and rec["bytes"] == sizes * rounds,
+         "bench: whole rounds over the 3 files of a tree (dot files skipped)",
+         "%r %r" % (res.stdout, res.stderr))
+    t.ok(rec.get("ns", 0) >= 50000000 and rec.get("impl", "") != "" and
+         abs(rec.get("msgs_per_s", 0) - rec.get("items", 0) * 1e9 / max(rec.get("ns", 1), 1)) < 1,
+         "bench: ran for the time asked and reports a consistent rate", rec)
+    for bad in ["0", "-1", "abc", "3601", "nan", "inf", "1x"]:
+        res = run(tool, "bench", "--seconds", bad, folder)
+        t.ok(res.returncode == 2 and res.stdout == b"" and b"--seconds needs a number" in res.stderr,
+             "bench: --seconds %s is refused (status 2)" % bad, res.stderr)
+    res = run(tool, "bench", folder, "--seconds")
+    t.ok(res.returncode == 2 and res.stdout == b"", "bench: --seconds without a value: status 2")
+    empty = os.path.join(work, "bench-empty")
+    os.makedirs(empty, exist_ok=True)
+    res = run(tool, "bench", empty)
+    t.ok(res.returncode == 1 and res.stdout == b"" and b"no files" in res.stderr,
+         "bench: an empty folder: status 1", res.stderr)
+    missing = os.path.join(work, "no-such-folder")
+    res = run(tool, "bench", missing)
+    t.ok(res.returncode == 1 and res.stdout == b"" and missing.encode() in res.stderr,
+         "bench: a missing path: status 1, named", res.stderr)
+    res = run(tool, "bench")
+    t.ok(res.returncode == 2 and b"usage:" in res.stderr, "bench: no path: usage, status 2")
+
+
 def main():
     tool, mkcorpus, work = sys.argv[1:4]
     count = int(sys.argv[4]) if len(sys.argv) > 4 else 200
@@ -437,6 +521,8 @@ def main():
     check_crafted(t, tool, work)
     check_corpus(t, tool, mkcorpus, work, count)
     check_errors(t, tool, work)
+    check_body(t, tool, work)
+    check_bench(t, tool, work)
     print("1..%d" % t.n)
     return 1 if t.failed else 0
 

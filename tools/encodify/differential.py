@@ -8,7 +8,9 @@ usage: differential.py PATH-TO-encodify   (prints TAP)
 Where the two implementations define a case differently on purpose (MIME
 Base64 stops at the first '=', Python only at a complete pad; libencodify
 rejects non-zero trailing bits, Python's strict mode does not), the generator
-avoids the case or the check states the documented difference.
+avoids the case or the check states the documented difference. The last
+checks are of the command line itself: usage errors, --impl and ENCODIFY_IMPL,
+input past the first read buffer and at the 256 MiB limit, a failed write.
 """
 import base64
 import binascii
@@ -372,8 +374,71 @@ def t_tool_errors():
     check('an option that does not apply is a usage error', p.returncode == 2)
 
 
+def t_tool_cli():
+    def tool(args, data=b'', env=None):
+        return subprocess.run([TOOL] + args, input=data, capture_output=True, env=env)
+
+    p = tool(['--help'])
+    check('--help: usage on stdout, status 0',
+          p.returncode == 0 and p.stdout.startswith(b'usage: encodify') and p.stderr == b'')
+    usage_errors = [
+        ([], 'no arguments'),
+        (['encode'], 'no codec'),
+        (['transcode', 'base64'], 'unknown command'),
+        (['encode', 'base64', '--bogus'], 'unknown option'),
+        (['encode', 'base64', '--wrap'], '--wrap without a number'),
+        (['encode', 'base64', '--wrap', '-4'], 'negative --wrap'),
+        (['encode', 'base64', '--wrap', '7x'], '--wrap with trailing letters'),
+        (['encode', 'base64', '--wrap', '99999999999999999999999'], '--wrap out of range'),
+        (['encode', 'base64', '--impl'], '--impl without a name'),
+        (['encode', 'base64', '--impl', 'no-such-impl'], '--impl unknown'),
+        (['encode', 'hex', '--phrase'], '--phrase for hex'),
+    ]
+    for args, what in usage_errors:
+        p = tool(args, b'data')
+        check(f'usage error, {what}: status 2, a message, nothing on stdout',
+              p.returncode == 2 and p.stdout == b'' and
+              (p.stderr.startswith(b'encodify: ') or p.stderr.startswith(b'usage: ')),
+              (args, p.returncode, p.stderr[:200]))
+    # Every implementation this CPU runs gives the bytes Python gives, and
+    # the input crosses the tool's first 64 KiB read buffer.
+    data = rand_bytes(1 << 20)
+    want = base64.b64encode(data)
+    impls = [b'scalar', b'swar', b'sse41', b'avx2', b'avx512']
+    ran = []
+    for name in impls:
+        p = tool(['encode', 'base64', '--impl', name.decode()], data)
+        if p.returncode == 2 and b'not supported' in p.stderr:
+            continue
+        ran.append(name.decode())
+        check(f'--impl {name.decode()}: 1 MiB encodes as Python does',
+              p.returncode == 0 and p.stdout == want, p.stderr[:200])
+    check('--impl: scalar and at least one other implementation ran', 'scalar' in ran and
+          len(ran) >= 2, ran)
+    p = tool(['decode', 'base64'], want)
+    check('1 MiB decodes back', p.returncode == 0 and p.stdout == data, p.stderr[:200])
+    env = dict(os.environ, ENCODIFY_IMPL='no-such-impl')
+    p = tool(['encode', 'base64'], b'abc', env)
+    check('ENCODIFY_IMPL unknown: status 1, says so, nothing on stdout',
+          p.returncode == 1 and p.stdout == b'' and b'not supported' in p.stderr, p.stderr)
+    # Input over the 256 MiB limit is refused before anything is written.
+    p = tool(['encode', 'hex'], bytes((256 << 20) + 1))
+    check('input over 256 MiB: status 1, nothing on stdout, the limit named',
+          p.returncode == 1 and p.stdout == b'' and b'limit of 256 MiB' in p.stderr,
+          (p.returncode, p.stderr[:200]))
+    p = tool(['encode', 'hex'], bytes(256 << 20))
+    check('input of exactly 256 MiB is taken',
+          p.returncode == 0 and len(p.stdout) == 512 << 20, (p.returncode, p.stderr[:200]))
+    # A failed write is reported.
+    with open('/dev/full', 'wb') as full:
+        p = subprocess.run([TOOL, 'encode', 'base64'], input=b'abc', stdout=full,
+                           stderr=subprocess.PIPE)
+    check('a failed write: status 1, "writing standard output"',
+          p.returncode == 1 and b'writing standard output' in p.stderr, p.stderr)
+
+
 for t in [t_base64_encode, t_base64_strict_decode, t_base64_mime_decode, t_base32, t_qp, t_q,
-          t_utf7imap, t_hex, t_tool_errors]:
+          t_utf7imap, t_hex, t_tool_errors, t_tool_cli]:
     try:
         t()
     except Exception as e:  # a crash of the harness is a failure, not an abort

@@ -81,6 +81,32 @@ static inline MDB_env *raw_env(const char *dir) {
   return env;
 }
 
+// raw_patch rewrites byte `off` of the value at `key` in DBI `dbi` of the
+// store in `dir` through a raw LMDB handle, behind the library's back, and
+// returns the byte it replaced.
+static inline uint8_t raw_patch(const char *dir, const char *dbi, const uint8_t *key, size_t klen,
+                                size_t off, uint8_t b) {
+  MDB_env *env = raw_env(dir);
+  MDB_txn *t;
+  MDB_dbi d;
+  ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &t), 0);
+  ck_assert_int_eq(mdb_dbi_open(t, dbi, 0, &d), 0);
+  MDB_val k = {klen, (void *)key}, v;
+  ck_assert_int_eq(mdb_get(t, d, &k, &v), 0);
+  ck_assert_uint_lt(off, v.mv_size);
+  uint8_t *copy = malloc(v.mv_size);
+  ck_assert_ptr_nonnull(copy);
+  memcpy(copy, v.mv_data, v.mv_size);
+  uint8_t old = copy[off];
+  copy[off] = b;
+  MDB_val nv = {v.mv_size, copy};
+  ck_assert_int_eq(mdb_put(t, d, &k, &nv, 0), 0);
+  ck_assert_int_eq(mdb_txn_commit(t), 0);
+  mdb_env_close(env);
+  free(copy);
+  return old;
+}
+
 // raw_set_format writes the store format number into the meta record, as
 // an older (or newer) library would have left it.
 static inline void raw_set_format(const char *dir, uint8_t format) {

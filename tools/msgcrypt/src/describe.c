@@ -16,6 +16,9 @@
 #include "msgcrypt.h"
 
 int msgcrypt_cmd_describe(int argc, char **argv);
+// msgcrypt_report_unusable says on stderr that the key `cert` of `path`
+// has no usable encryption subkey, and why (also used by encrypt.c).
+void msgcrypt_report_unusable(const char *path, const mc_pgp_cert *cert);
 
 #define DESCRIBE_MAX_ADDRESSES 64
 
@@ -25,8 +28,11 @@ static int read_file(const char *path, uint8_t **out, size_t *out_len) {
     return -errno;
   size_t cap = 65536, len = 0;
   uint8_t *buf = malloc(cap);
+  int read_errno = 0;
   while (buf != NULL) {
+    errno = 0;
     size_t n = fread(buf + len, 1, cap - len, f);
+    read_errno = errno;
     len += n;
     if (len < cap)
       break;
@@ -48,7 +54,7 @@ static int read_file(const char *path, uint8_t **out, size_t *out_len) {
     return -ENOMEM;
   if (err) {
     free(buf);
-    return -EIO;
+    return read_errno != 0 ? -read_errno : -EIO; // EISDIR for a directory, say
   }
   *out = buf;
   *out_len = len;
@@ -407,6 +413,19 @@ out:
   return status;
 }
 
+void msgcrypt_report_unusable(const char *path, const mc_pgp_cert *cert) {
+  char fpr[MC_PGP_FPR_HEX_LEN];
+  mc_pgp_warning w[MC_PGP_MAX_WARNINGS];
+  size_t nw = 0;
+  if (mc_pgp_cert_fingerprint_hex(cert, fpr, sizeof fpr) != 0)
+    fpr[0] = 0;
+  if (mc_pgp_cert_warnings(cert, w, MC_PGP_MAX_WARNINGS, &nw, NULL, 0) != 0)
+    nw = 0;
+  fprintf(stderr, "msgcrypt: %s: key %s has no usable encryption subkey\n", path, fpr);
+  for (size_t j = 0; j < nw; j++)
+    fprintf(stderr, "msgcrypt:   %s: %s\n", w[j].name, w[j].text);
+}
+
 int msgcrypt_cmd_describe(int argc, char **argv) {
   const char *path = NULL;
   const char *addrs[DESCRIBE_MAX_ADDRESSES];
@@ -426,8 +445,9 @@ int msgcrypt_cmd_describe(int argc, char **argv) {
       addrs[num_addrs++] = argv[++i];
     } else if (strcmp(argv[i], "--now") == 0 && i + 1 < argc) {
       char *end;
+      errno = 0;
       now = strtoll(argv[++i], &end, 10);
-      if (*end != 0) {
+      if (end == argv[i] || *end != 0 || errno != 0) {
         fprintf(stderr, "msgcrypt: describe: --now takes seconds since the epoch\n");
         return 2;
       }
@@ -483,16 +503,7 @@ int msgcrypt_cmd_describe(int argc, char **argv) {
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, i);
     if (mc_pgp_cert_num_recipients(cert) > 0)
       continue;
-    char fpr[MC_PGP_FPR_HEX_LEN];
-    mc_pgp_warning w[MC_PGP_MAX_WARNINGS];
-    size_t nw = 0;
-    if (mc_pgp_cert_fingerprint_hex(cert, fpr, sizeof fpr) != 0)
-      fpr[0] = 0;
-    if (mc_pgp_cert_warnings(cert, w, MC_PGP_MAX_WARNINGS, &nw, NULL, 0) != 0)
-      nw = 0;
-    fprintf(stderr, "msgcrypt: %s: key %s has no usable encryption subkey\n", path, fpr);
-    for (size_t j = 0; j < nw; j++)
-      fprintf(stderr, "msgcrypt:   %s: %s\n", w[j].name, w[j].text);
+    msgcrypt_report_unusable(path, cert);
     bad = 1;
   }
   if (bad) {

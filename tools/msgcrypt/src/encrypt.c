@@ -19,6 +19,9 @@
 
 int msgcrypt_cmd_encrypt(int argc, char **argv);
 int msgcrypt_cmd_encrypt_mime(int argc, char **argv);
+// msgcrypt_report_unusable says on stderr that the key `cert` of `path`
+// has no usable encryption subkey, and why (describe.c).
+void msgcrypt_report_unusable(const char *path, const mc_pgp_cert *cert);
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -33,12 +36,14 @@ static int slurp(FILE *f, uint8_t **out, size_t *out_len) {
   for (;;) {
     if (buf == NULL)
       return -ENOMEM;
+    errno = 0;
     size_t n = fread(buf + len, 1, cap - len, f);
     len += n;
     if (n == 0 || len < cap) {
       if (ferror(f)) {
+        int err = errno != 0 ? errno : EIO; // EISDIR for a directory, say
         free(buf);
-        return -EIO;
+        return -err;
       }
       if (feof(f) || n == 0)
         break;
@@ -98,6 +103,32 @@ static int read_file(const char *path, uint8_t **data, size_t *len) {
   return 0;
 }
 
+// refuse_cert returns -1, having said why, when certificate `index` of
+// `path` must not be encrypted to now: its key usage or extended key usage
+// leaves out mail encryption (RFC 8550 4.4.2, RFC 5280 4.2.1.3 and
+// 4.2.1.12), or the time is outside its validity period, as
+// mc_x509_cert_warnings reports them. Whether it chains to a trusted root
+// is not judged: encrypt-mime takes no trust store (describe --cert
+// --trust does), as the library leaves that policy to its caller.
+static int refuse_cert(const char *path, size_t index, const mc_x509_cert *c) {
+  mc_pgp_warning w[MC_PGP_MAX_WARNINGS];
+  size_t nw = 0;
+  if (mc_x509_cert_warnings(c, w, MC_PGP_MAX_WARNINGS, &nw, NULL, NULL, (int64_t)time(NULL), NULL,
+                            0) != 0) {
+    fprintf(stderr, "msgcrypt: %s: certificate %zu cannot be checked\n", path, index + 1);
+    return -1;
+  }
+  for (size_t j = 0; j < nw; j++) {
+    if ((int)w[j].code == MC_X509_WARN_KEY_USAGE || w[j].code == MC_PGP_WARN_EXPIRED ||
+        (int)w[j].code == MC_X509_WARN_NOT_YET_VALID) {
+      fprintf(stderr, "msgcrypt: %s: certificate %zu cannot be encrypted to: %s: %s\n", path,
+              index + 1, w[j].name, w[j].text);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 // load_cert reads the X.509 certificates of `path` into `k`, keeping the
 // ones that are not CAs (a file may carry its chain). It prints why not.
 static int load_cert(struct keyring *k, const char *path) {
@@ -138,6 +169,8 @@ static int load_cert(struct keyring *k, const char *path) {
               i + 1);
       return -1;
     }
+    if (refuse_cert(path, i, c) < 0)
+      return -1;
     k->x509[k->num_x509++] = c;
     kept++;
   }
@@ -177,14 +210,29 @@ static int load_key(struct keyring *k, const char *path) {
   }
   k->certs = certs;
   k->sets[k->num_sets++] = set;
-  for (size_t i = 0; i < n; i++)
-    k->certs[k->num_certs++] = mc_pgp_certs_get(set, i);
+  for (size_t i = 0; i < n; i++) {
+    const mc_pgp_cert *cert = mc_pgp_certs_get(set, i);
+    if (mc_pgp_cert_num_recipients(cert) == 0) {
+      // Named here, with the reasons, rather than as one failure of the
+      // whole recipient list later.
+      msgcrypt_report_unusable(path, cert);
+      return -1;
+    }
+    k->certs[k->num_certs++] = cert;
+  }
   return 0;
+}
+
+// stdout_error is the error of a failed write or flush of stdout (ENOSPC on
+// a full disk, EPIPE, ...), EIO when the C library left none.
+static int stdout_error(void) {
+  return errno != 0 ? -errno : -EIO;
 }
 
 static int write_stdout(void *opaque, const uint8_t *data, size_t len) {
   (void)opaque;
-  return fwrite(data, 1, len, stdout) == len ? 0 : -EIO;
+  errno = 0;
+  return fwrite(data, 1, len, stdout) == len ? 0 : stdout_error();
 }
 
 // parse_args reads the shared options; `armor_ok` says whether --armor and
@@ -295,18 +343,21 @@ int msgcrypt_cmd_encrypt(int argc, char **argv) {
   }
   static uint8_t buf[1 << 16];
   while (status == EXIT_OK) {
+    errno = 0;
     size_t n = fread(buf, 1, sizeof buf, stdin);
+    int read_errno = errno;
     int ret = mc_pgp_encryptor_update(e, buf, n);
     if (ret == 0 && n < sizeof buf) {
       if (ferror(stdin)) {
-        fprintf(stderr, "msgcrypt: stdin: read error\n");
+        fprintf(stderr, "msgcrypt: stdin: %s\n", strerror(read_errno != 0 ? read_errno : EIO));
         status = EXIT_FAILED;
         break;
       }
       if (feof(stdin)) {
         ret = mc_pgp_encryptor_final(e);
+        errno = 0;
         if (ret == 0 && fflush(stdout) != 0)
-          ret = -EIO;
+          ret = stdout_error();
         if (ret < 0) {
           fprintf(stderr, "msgcrypt: %s\n", mc_strerror(ret));
           status = EXIT_FAILED;
@@ -344,8 +395,9 @@ int msgcrypt_cmd_encrypt_mime(int argc, char **argv) {
         k.num_x509 > 0
             ? mc_smime_mime_encrypt(k.x509, k.num_x509, &k.smime, in, in_len, write_stdout, NULL)
             : mc_pgp_mime_encrypt(k.certs, k.num_certs, &opt, in, in_len, write_stdout, NULL);
+    errno = 0;
     if (ret == 0 && fflush(stdout) != 0)
-      ret = -EIO;
+      ret = stdout_error();
     if (ret == MC_ERR_INVALID_ARGUMENT) {
       fprintf(stderr, "msgcrypt: stdin is not a MIME message (no header fields, or a "
                       "malformed header line)\n");

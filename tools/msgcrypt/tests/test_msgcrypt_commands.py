@@ -232,7 +232,7 @@ try:
                 ('msgcrypt: %s: key %s has no usable encryption subkey\n'
                  'msgcrypt:   no-encryption-key: ' % (signer, signer_fpr),))
     check_fails('describe: a directory', run('describe', tmp), 1,
-                'msgcrypt: %s: %s\n' % (tmp, os.strerror(errno.EIO)))
+                'msgcrypt: %s: %s\n' % (tmp, os.strerror(errno.EISDIR)))
     with open('/dev/full', 'wb') as full:
         code, _, err = run('describe', a3, stdout=full)
     check(code == 1 and err == 'msgcrypt: stdout: %s\n' % os.strerror(errno.ENOSPC),
@@ -254,8 +254,9 @@ try:
         crls += ['--crl', a3]
     check_fails('describe: 65 --crl', run('describe', '--cert', a3, *crls), 2,
                 'msgcrypt: describe: at most 64 CRLs\n')
-    check_fails('describe: --now 12x', run('describe', a3, '--now', '12x'), 2,
-                'msgcrypt: describe: --now takes seconds since the epoch\n')
+    for bad in ('12x', '', '99999999999999999999999', '-99999999999999999999999', ' '):
+        check_fails('describe: --now %r' % bad, run('describe', a3, '--now', bad), 2,
+                    'msgcrypt: describe: --now takes seconds since the epoch\n')
     for name, args in (('no file', []), ('two files', [a3, a3]), ('unknown option', [a3, '--frob']),
                        ('--trust without --cert', [a3, '--trust', tmp]),
                        ('--crl without --cert', [a3, '--crl', a3]),
@@ -377,11 +378,14 @@ try:
     check_fails('encrypt: --key of a file that is not a key', run('encrypt', '--key', junk), 1,
                 ('msgcrypt: %s: not a usable certificate: ' % junk,))
     check_fails('encrypt: --key of a directory', run('encrypt', '--key', tmp), 1,
-                'msgcrypt: %s: %s\n' % (tmp, os.strerror(errno.EIO)))
+                'msgcrypt: %s: %s\n' % (tmp, os.strerror(errno.EISDIR)))
     check_fails('encrypt: --key of a missing file', run('encrypt', '--key', junk + '.no'), 1,
                 'msgcrypt: %s.no: %s\n' % (junk, os.strerror(errno.ENOENT)))
-    check_fails('encrypt: key without encryption subkey', run('encrypt', '--key', signer), 1,
-                ('msgcrypt: cannot encrypt to these keys: ',))
+    # The key at fault is named, among others, with the reasons.
+    check_fails('encrypt: key without encryption subkey',
+                run('encrypt', '--key', alice, '--key', signer), 1,
+                ('msgcrypt: %s: key %s has no usable encryption subkey\n'
+                 'msgcrypt:   no-encryption-key: ' % (signer, signer_fpr),))
     big = os.path.join(tmp, 'big.asc')
     with open(big, 'wb') as f:
         f.truncate((256 << 20) + 1)  # sparse
@@ -411,7 +415,7 @@ try:
     fd = os.open(tmp, os.O_RDONLY)  # reading a directory fails
     code, out, err = run('encrypt', '--key', a3, stdin=fd)
     os.close(fd)
-    check(code == 1 and err == 'msgcrypt: stdin: read error\n',
+    check(code == 1 and err == 'msgcrypt: stdin: %s\n' % os.strerror(errno.EISDIR),
           'encrypt: unreadable stdin, exit 1 and a message', 'status %d %r' % (code, err))
     with open('/dev/full', 'wb') as full:
         code, _, err = run('encrypt', '--key', a3, data=b'x' * 100000, stdout=full)
@@ -437,14 +441,14 @@ try:
     r = run('encrypt-mime', '--key', alice, stdin=fd)
     os.close(fd)
     check_fails('encrypt-mime: unreadable stdin', r, 1,
-                'msgcrypt: stdin: %s\n' % os.strerror(errno.EIO))
+                'msgcrypt: stdin: %s\n' % os.strerror(errno.EISDIR))
     with open('/dev/zero', 'rb') as zero:
         r = run('encrypt-mime', '--key', alice, stdin=zero)
     check_fails('encrypt-mime: a message over 256 MiB', r, 1,
                 'msgcrypt: stdin: %s\n' % os.strerror(errno.EFBIG))
     with open('/dev/full', 'wb') as full:
         code, _, err = run('encrypt-mime', '--key', alice, data=msg, stdout=full)
-    check(code == 1 and err == 'msgcrypt: cannot encrypt: %s\n' % os.strerror(errno.EIO),
+    check(code == 1 and err == 'msgcrypt: cannot encrypt: %s\n' % os.strerror(errno.ENOSPC),
           'encrypt-mime: stdout on a full disk, exit 1 and a message', 'status %d %r' % (code, err))
     mime_usage = ('usage: msgcrypt encrypt-mime --key FILE... [--protect-headers at-rest|gateway]'
                   ' < IN > OUT\n'
@@ -486,7 +490,42 @@ try:
                 'msgcrypt: %s: only CA certificates\n' % ca_pem)
     check_fails('encrypt-mime: --cert of a directory',
                 run('encrypt-mime', '--cert', tmp, data=smime_msg), 1,
-                'msgcrypt: %s: %s\n' % (tmp, os.strerror(errno.EIO)))
+                'msgcrypt: %s: %s\n' % (tmp, os.strerror(errno.EISDIR)))
+    # Certificates that must not be encrypted to now (RFC 8550 4.4.2, RFC
+    # 5280 4.2.1.3 and 4.2.1.12): key usage for signatures only, extended
+    # key usage without emailProtection, validity ended or not begun.
+    _, sig_pem = x509('sig', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'],
+                      ['basicConstraints=critical,CA:FALSE', 'keyUsage=digitalSignature'])
+    _, tls_pem = x509('tls', ['-newkey', 'rsa:2048'],
+                      ['basicConstraints=critical,CA:FALSE', 'keyUsage=keyEncipherment',
+                       'extendedKeyUsage=serverAuth'])
+    with open(os.path.join(tmp, 'ca.cnf'), 'w') as f:
+        f.write('[ca]\ndefault_ca=c\n[c]\ndatabase=index.txt\nnew_certs_dir=.\nserial=serial\n'
+                'default_md=sha256\npolicy=p\ncopy_extensions=copy\n[p]\ncommonName=supplied\n')
+    with open(os.path.join(tmp, 'serial'), 'w') as f:
+        f.write('10\n')
+    dated = {}
+    for name, start, end in (('old', '20200101000000Z', '20200201000000Z'),
+                             ('future', '20990101000000Z', '20990201000000Z')):
+        openssl('req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes',
+                '-keyout', name + '.key', '-out', name + '.csr', '-subj', '/CN=' + name,
+                '-addext', 'keyUsage=keyAgreement')
+        openssl('ca', '-batch', '-config', 'ca.cnf', '-cert', ca_pem, '-keyfile', ca_key,
+                '-in', name + '.csr', '-out', name + '.pem', '-startdate', start, '-enddate', end,
+                '-notext')
+        dated[name] = os.path.join(tmp, name + '.pem')
+    for name, pem, why in (('key usage for signatures only', sig_pem, 'wrong-key-usage: '),
+                           ('extended key usage serverAuth only', tls_pem, 'wrong-key-usage: '),
+                           ('expired', dated['old'], 'expired: the certificate expired on '
+                            '2020-02-01'),
+                           ('not yet valid', dated['future'], 'not-yet-valid: ')):
+        check_fails('encrypt-mime: a certificate %s' % name,
+                    run('encrypt-mime', '--cert', pem, data=smime_msg), 1,
+                    ('msgcrypt: %s: certificate 1 cannot be encrypted to: %s' % (pem, why),))
+    # One such certificate among good ones refuses the whole message.
+    check_fails('encrypt-mime: a good and an expired certificate',
+                run('encrypt-mime', '--cert', bob_pem, '--cert', dated['old'], data=smime_msg), 1,
+                ('msgcrypt: %s: certificate 1 cannot be encrypted to: expired: ' % dated['old'],))
     certs = []
     for i in range(65):
         certs += ['--cert', bob_pem]

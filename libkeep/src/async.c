@@ -877,7 +877,13 @@ static void conn_read(keep_async *a, struct aconn *c) {
       off += used;
       if (f.opcode == KEEP_OP_EVENT || f.opcode == KEEP_OP_HEARTBEAT) {
         on_event_frame(a, c, &f);
-      } else if (f.opcode >= KEEP_OP_OK && f.opcode != KEEP_OP_ENTRY && f.opcode != KEEP_OP_VIEW) {
+      } else if (f.opcode < KEEP_OP_OK || f.opcode == KEEP_OP_ENTRY || f.opcode == KEEP_OP_VIEW) {
+        // A request, or an answer to one this client never sends (VIEW
+        // answers CLUSTER, ENTRY a member's HANDOFF_PULL): the peer is not
+        // speaking to us as keep/1 says, as the blocking client also finds.
+        conn_fail(a, c, KEEP_ERR_PROTOCOL);
+        return;
+      } else {
         bool closes = f.opcode == KEEP_OP_ERROR &&
                       (f.num == KEEP_CODE_BAD_FRAME || f.num == KEEP_CODE_UNKNOWN_OP ||
                        f.num == KEEP_CODE_TOO_LARGE);
@@ -887,9 +893,6 @@ static void conn_read(keep_async *a, struct aconn *c) {
           conn_fail(a, c, KEEP_ERR_CLOSED);
           return;
         }
-      } else if (f.opcode < KEEP_OP_OK) {
-        conn_fail(a, c, KEEP_ERR_PROTOCOL);
-        return;
       }
     }
     if (c->gen != gen)

@@ -562,7 +562,8 @@ typedef struct keep_async_result {
   // value (get, with `counter` set), receivers (publish), the
   // subscription's last sequence number (subscribe), ms left (set_nx and
   // lock answered KEEP_ERR_EXISTS, KEEP_ERR_NOT_YET), the shard index
-  // (ping). 0 when no answer arrived.
+  // (ping), the error code (KEEP_CODE_*, docs/keep-protocol.md) of an ERROR
+  // answer. 0 when no answer arrived.
   int64_t num;
   // value and value_len are a get's value (a counter's 8 LE bytes), or the
   // ping answer's u16 LE shard count; NULL and 0 otherwise.
@@ -652,7 +653,11 @@ KEEP_API int keep_async_fd(const keep_async *a);
 // starve the loop), runs the callbacks and the due timers. It never
 // blocks. Returns 0, KEEP_ERR_INVALID_ARGUMENT, -EINPROGRESS (called from
 // a callback) or -errno from epoll_wait; connection failures are reported
-// through the callbacks, not here.
+// through the callbacks, not here. An answer whose id no pending request on
+// its connection has (one that came after its request timed out, say) is
+// skipped; anything on the connection that is not keep/1, or that answers
+// a request this client never sends, fails the connection and every
+// request on it with KEEP_ERR_PROTOCOL.
 KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_process(keep_async *a);
 
 // keep_async_next_timeout_ms returns how many ms the caller's loop may wait

@@ -19,6 +19,15 @@ int msgcrypt_cmd_describe(int argc, char **argv);
 // msgcrypt_report_unusable says on stderr that the key `cert` of `path`
 // has no usable encryption subkey, and why (also used by encrypt.c).
 void msgcrypt_report_unusable(const char *path, const mc_pgp_cert *cert);
+// msgcrypt_refuse_x509 returns -1, having said why on stderr, when
+// certificate `index` of `path` must not be encrypted to at `now`: its key
+// usage or extended key usage leaves out mail encryption (RFC 8550 4.4.2,
+// RFC 5280 4.2.1.3 and 4.2.1.12), or `now` is outside its validity period,
+// as mc_x509_cert_warnings reports them; else 0. Whether it chains to a
+// trusted root is not judged here: that needs a trust store, which only
+// describe --cert --trust takes (the library leaves that policy to its
+// caller). Also used by encrypt.c.
+int msgcrypt_refuse_x509(const char *path, size_t index, const mc_x509_cert *c, int64_t now);
 
 #define DESCRIBE_MAX_ADDRESSES 64
 
@@ -363,13 +372,19 @@ static int describe_smime(const char *cert_path, const char *trust_dir, const ch
   size_t count = mc_x509_certs_count(certs), leaves = 0;
   for (size_t i = 0; i < count; i++)
     leaves += !mc_x509_cert_is_ca(mc_x509_certs_get(certs, i));
-  // Every described certificate must be able to receive mail; otherwise say
-  // why and print nothing.
+  // Every described certificate must be able to receive mail (as for
+  // OpenPGP keys, and as encrypt-mime requires); otherwise say why and
+  // print nothing.
   int bad = 0;
   for (size_t i = 0; i < count; i++) {
     const mc_x509_cert *c = mc_x509_certs_get(certs, i);
-    if ((leaves > 0 && mc_x509_cert_is_ca(c)) || mc_x509_cert_can_encrypt(c))
+    if (leaves > 0 && mc_x509_cert_is_ca(c))
       continue;
+    if (mc_x509_cert_can_encrypt(c)) {
+      if (msgcrypt_refuse_x509(cert_path, i, c, now) < 0)
+        bad = 1;
+      continue;
+    }
     char d[64];
     if (mc_x509_cert_describe(c, d, sizeof d, NULL) != 0)
       d[0] = 0;
@@ -424,6 +439,24 @@ void msgcrypt_report_unusable(const char *path, const mc_pgp_cert *cert) {
   fprintf(stderr, "msgcrypt: %s: key %s has no usable encryption subkey\n", path, fpr);
   for (size_t j = 0; j < nw; j++)
     fprintf(stderr, "msgcrypt:   %s: %s\n", w[j].name, w[j].text);
+}
+
+int msgcrypt_refuse_x509(const char *path, size_t index, const mc_x509_cert *c, int64_t now) {
+  mc_pgp_warning w[MC_PGP_MAX_WARNINGS];
+  size_t nw = 0;
+  if (mc_x509_cert_warnings(c, w, MC_PGP_MAX_WARNINGS, &nw, NULL, NULL, now, NULL, 0) != 0) {
+    fprintf(stderr, "msgcrypt: %s: certificate %zu cannot be checked\n", path, index + 1);
+    return -1;
+  }
+  for (size_t j = 0; j < nw; j++) {
+    if ((int)w[j].code == MC_X509_WARN_KEY_USAGE || w[j].code == MC_PGP_WARN_EXPIRED ||
+        (int)w[j].code == MC_X509_WARN_NOT_YET_VALID) {
+      fprintf(stderr, "msgcrypt: %s: certificate %zu cannot be encrypted to: %s: %s\n", path,
+              index + 1, w[j].name, w[j].text);
+      return -1;
+    }
+  }
+  return 0;
 }
 
 int msgcrypt_cmd_describe(int argc, char **argv) {

@@ -22,6 +22,9 @@ int msgcrypt_cmd_encrypt_mime(int argc, char **argv);
 // msgcrypt_report_unusable says on stderr that the key `cert` of `path`
 // has no usable encryption subkey, and why (describe.c).
 void msgcrypt_report_unusable(const char *path, const mc_pgp_cert *cert);
+// msgcrypt_refuse_x509 says on stderr and returns -1 when certificate
+// `index` of `path` must not be encrypted to at `now` (describe.c).
+int msgcrypt_refuse_x509(const char *path, size_t index, const mc_x509_cert *c, int64_t now);
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
@@ -103,32 +106,6 @@ static int read_file(const char *path, uint8_t **data, size_t *len) {
   return 0;
 }
 
-// refuse_cert returns -1, having said why, when certificate `index` of
-// `path` must not be encrypted to now: its key usage or extended key usage
-// leaves out mail encryption (RFC 8550 4.4.2, RFC 5280 4.2.1.3 and
-// 4.2.1.12), or the time is outside its validity period, as
-// mc_x509_cert_warnings reports them. Whether it chains to a trusted root
-// is not judged: encrypt-mime takes no trust store (describe --cert
-// --trust does), as the library leaves that policy to its caller.
-static int refuse_cert(const char *path, size_t index, const mc_x509_cert *c) {
-  mc_pgp_warning w[MC_PGP_MAX_WARNINGS];
-  size_t nw = 0;
-  if (mc_x509_cert_warnings(c, w, MC_PGP_MAX_WARNINGS, &nw, NULL, NULL, (int64_t)time(NULL), NULL,
-                            0) != 0) {
-    fprintf(stderr, "msgcrypt: %s: certificate %zu cannot be checked\n", path, index + 1);
-    return -1;
-  }
-  for (size_t j = 0; j < nw; j++) {
-    if ((int)w[j].code == MC_X509_WARN_KEY_USAGE || w[j].code == MC_PGP_WARN_EXPIRED ||
-        (int)w[j].code == MC_X509_WARN_NOT_YET_VALID) {
-      fprintf(stderr, "msgcrypt: %s: certificate %zu cannot be encrypted to: %s: %s\n", path,
-              index + 1, w[j].name, w[j].text);
-      return -1;
-    }
-  }
-  return 0;
-}
-
 // load_cert reads the X.509 certificates of `path` into `k`, keeping the
 // ones that are not CAs (a file may carry its chain). It prints why not.
 static int load_cert(struct keyring *k, const char *path) {
@@ -169,7 +146,7 @@ static int load_cert(struct keyring *k, const char *path) {
               i + 1);
       return -1;
     }
-    if (refuse_cert(path, i, c) < 0)
+    if (msgcrypt_refuse_x509(path, i, c, (int64_t)time(NULL)) < 0)
       return -1;
     k->x509[k->num_x509++] = c;
     kept++;

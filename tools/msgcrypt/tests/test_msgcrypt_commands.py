@@ -522,6 +522,13 @@ try:
         check_fails('encrypt-mime: a certificate %s' % name,
                     run('encrypt-mime', '--cert', pem, data=smime_msg), 1,
                     ('msgcrypt: %s: certificate 1 cannot be encrypted to: %s' % (pem, why),))
+        # describe --cert says the same, as describe does of an OpenPGP key
+        # without a usable encryption subkey.
+        check_fails('describe --cert: a certificate %s' % name, run('describe', '--cert', pem), 1,
+                    ('msgcrypt: %s: certificate 1 cannot be encrypted to: %s' % (pem, why),))
+    code, out, err = run('describe', '--cert', dated['old'], '--now', '1579000000')
+    check(code == 0 and 'valid: 2020-01-01T00:00:00Z to 2020-02-01T00:00:00Z\n' in out,
+          'describe --cert --now: the expired certificate as of its validity', out + err)
     # One such certificate among good ones refuses the whole message.
     check_fails('encrypt-mime: a good and an expired certificate',
                 run('encrypt-mime', '--cert', bob_pem, '--cert', dated['old'], data=smime_msg), 1,

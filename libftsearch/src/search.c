@@ -392,6 +392,8 @@ static int pos_decode(const uint8_t *seg, size_t len, uint32_t *out, uint32_t ma
     p = i ? p + g : g;
     out[i] = p;
   }
+  if (c.len != 0) // a count too low for its segment: positions would be lost unseen
+    return FTS_ERR_CORRUPT;
   *n = count;
   return 0;
 }
@@ -1747,13 +1749,22 @@ static int rank(struct ctx *x, fts_result *res, uint32_t top_k) {
     fts_put_be32(key, x->account);
     fts_put_be32(key + 4, res->docs[i]);
     MDB_val k = {8, key}, v;
-    if (mdb_get(x->txn, x->idx->docs, &k, &v) != 0)
+    int rc = mdb_get(x->txn, x->idx->docs, &k, &v);
+    if (rc == MDB_NOTFOUND)
       continue;
+    if (rc != 0) {
+      err = fts_mdb_error(rc);
+      break;
+    }
+    // As strict as unindex_doc: a length read as 0 would rank silently wrong.
     struct fts_cur c = {v.mv_data, v.mv_size};
     uint32_t f, len;
-    while (c.len && fts_cur_varint(&c, &f) && fts_cur_varint(&c, &len))
-      if (f < FTS_MAX_FIELDS)
+    while (c.len && !err) {
+      if (!fts_cur_varint(&c, &f) || !fts_cur_varint(&c, &len) || f >= FTS_MAX_FIELDS)
+        err = FTS_ERR_CORRUPT;
+      else
         lengths[i * FTS_MAX_FIELDS + f] = len;
+    }
   }
   for (size_t i = 0; i < x->q->num_nodes && !err; i++) {
     const struct leaf *l = &x->leaves[i];

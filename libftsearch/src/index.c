@@ -86,7 +86,15 @@ int fts_index_open(fts_index **out, const char *path, const fts_index_settings *
       (rc = mdb_env_open(idx->env, path, flags, 0644)) != 0 ||
       (rc = mdb_txn_begin(idx->env, NULL, ro ? MDB_RDONLY : 0, &txn)) != 0)
     goto fail;
-  unsigned create = ro ? 0 : MDB_CREATE;
+  // The databases are made together, in the first writable open. A file
+  // that already holds any of them must hold them all: creating one that
+  // is missing would turn a damaged index into an empty one that answers
+  // every search with nothing.
+  MDB_dbi main_db;
+  MDB_stat st;
+  if ((rc = mdb_dbi_open(txn, NULL, 0, &main_db)) != 0 || (rc = mdb_stat(txn, main_db, &st)) != 0)
+    goto fail;
+  unsigned create = !ro && st.ms_entries == 0 ? MDB_CREATE : 0;
   if ((rc = mdb_dbi_open(txn, "post", create, &idx->post)) != 0 ||
       (rc = mdb_dbi_open(txn, "live", create, &idx->live)) != 0 ||
       (rc = mdb_dbi_open(txn, "del", create, &idx->del)) != 0 ||

@@ -839,8 +839,9 @@ END_TEST
 
 // ---- the file ----
 
-// A file whose "post" database is gone: a read-only open cannot create it
-// and must report the file as not an index (fts_index_open's MDB_NOTFOUND).
+// A file whose "post" database is gone: no open may create it (a writable
+// open used to, leaving an empty index), and both must report the file as
+// damaged (fts_index_open's MDB_NOTFOUND).
 START_TEST(postings_database_missing) {
   build();
   MDB_env *env;
@@ -853,6 +854,10 @@ START_TEST(postings_database_missing) {
   fts_index *idx;
   fts_index_settings s = {.flags = FTS_INDEX_READ_ONLY};
   ck_assert_int_eq(fts_index_open(&idx, path, &s), FTS_ERR_CORRUPT);
+  ck_assert_ptr_null(idx);
+  // A writable open must not make the missing database anew: the index
+  // would then be empty and answer every search with nothing, no error.
+  ck_assert_int_eq(fts_index_open(&idx, path, NULL), FTS_ERR_CORRUPT);
   ck_assert_ptr_null(idx);
 }
 END_TEST

@@ -240,6 +240,15 @@ static void read_post(struct rec *r, struct layout *L, uint32_t acct, const char
   ck_assert_uint_eq(L->table_bytes, b.n < 16 ? b.n : L->table_bytes);
 }
 
+// patch changes byte `at` of record `r` of database `db` from `was`
+// (asserted: the record has the shape the test expects) to `to`, on disk.
+static void patch(struct rec *r, const char *db, size_t at, uint8_t was, uint8_t to) {
+  ck_assert_uint_lt(at, r->len);
+  ck_assert_uint_eq(r->v[at], was);
+  r->v[at] = to;
+  raw_put(db, r);
+}
+
 // ---- the undamaged index ----
 
 // What every damaged test compares against: each search below answers
@@ -317,9 +326,7 @@ START_TEST(phrase_bitmap_more_docs_than_count) {
   struct layout L;
   read_post(&r, &L, 1, "alpha");
   ck_assert_uint_eq(r.v[L.docs], FTS_CONTAINER_BITMAP);
-  ck_assert_uint_eq(r.v[0], 6);
-  r.v[0] = 5;
-  raw_put("post", &r);
+  patch(&r, "post", 0, 6, 5);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "\"alpha bravo\"", NULL);
   expect_corrupt(idx, 1, "\"bravo alpha\"", NULL);
@@ -362,9 +369,7 @@ START_TEST(phrase_further_bitmap_rank_past_count) {
   struct layout L;
   read_post(&r, &L, 1, "delta");
   ck_assert_uint_eq(r.v[L.docs], FTS_CONTAINER_BITMAP);
-  ck_assert_uint_eq(r.v[0], 14);
-  r.v[0] = 12;
-  raw_put("post", &r);
+  patch(&r, "post", 0, 14, 12);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "\"charlie delta\"", NULL);
   expect_corrupt(idx, 1, "delta", NULL);
@@ -408,9 +413,7 @@ START_TEST(array_count_below_entries) {
   struct layout L;
   read_post(&r, &L, 1, "oscar");
   ck_assert_uint_eq(r.v[L.docs], FTS_CONTAINER_ARRAY);
-  ck_assert_uint_eq(r.v[0], 2);
-  r.v[0] = 1;
-  raw_put("post", &r);
+  patch(&r, "post", 0, 2, 1);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "oscar", NULL);
   expect_corrupt(idx, 1, "oscar", &ranked);
@@ -450,9 +453,7 @@ START_TEST(table_ends_at_candidate) {
   struct rec r;
   struct layout L;
   read_post(&r, &L, 1, "delta");
-  ck_assert_uint_eq(r.v[L.table_len], 14);
-  r.v[L.table_len] = 13;
-  raw_put("post", &r);
+  patch(&r, "post", L.table_len, 14, 13);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "\"charlie delta\"", NULL);
   fts_index_close(idx);
@@ -466,9 +467,7 @@ START_TEST(segment_length_zero) {
   struct rec r;
   struct layout L;
   read_post(&r, &L, 1, "delta");
-  ck_assert_uint_eq(r.v[L.entry[13]], 2);
-  r.v[L.entry[13]] = 0;
-  raw_put("post", &r);
+  patch(&r, "post", L.entry[13], 2, 0);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "\"charlie delta\"", NULL);
   expect_corrupt(idx, 1, "delta", &ranked);
@@ -483,9 +482,7 @@ START_TEST(segment_length_past_end) {
   struct rec r;
   struct layout L;
   read_post(&r, &L, 1, "delta");
-  ck_assert_uint_eq(r.v[L.entry[13]], 2);
-  r.v[L.entry[13]] = 0x7f;
-  raw_put("post", &r);
+  patch(&r, "post", L.entry[13], 2, 0x7f);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "\"charlie delta\"", NULL);
   expect_corrupt(idx, 1, "delta", &ranked);
@@ -500,9 +497,7 @@ START_TEST(segment_skip_past_end) {
   struct rec r;
   struct layout L;
   read_post(&r, &L, 1, "delta");
-  ck_assert_uint_eq(r.v[L.entry[0]], 2);
-  r.v[L.entry[0]] = 0x7f;
-  raw_put("post", &r);
+  patch(&r, "post", L.entry[0], 2, 0x7f);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "\"charlie delta\"", NULL);
   fts_index_close(idx);
@@ -517,9 +512,7 @@ START_TEST(positions_count_exceeds_segment) {
   struct layout L;
   read_post(&r, &L, 1, "charlie");
   ck_assert_uint_eq(r.v[L.entry[0]], 2);
-  ck_assert_uint_eq(r.v[L.seg[0]], 1);
-  r.v[L.seg[0]] = 2;
-  raw_put("post", &r);
+  patch(&r, "post", L.seg[0], 1, 2);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "\"charlie delta\"", NULL);
   fts_index_close(idx);
@@ -534,9 +527,7 @@ START_TEST(positions_count_zero) {
   struct rec r;
   struct layout L;
   read_post(&r, &L, 1, "delta");
-  ck_assert_uint_eq(r.v[L.seg[13]], 1);
-  r.v[L.seg[13]] = 0;
-  raw_put("post", &r);
+  patch(&r, "post", L.seg[13], 1, 0);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "\"charlie delta\"", NULL);
   fts_index_close(idx);
@@ -569,9 +560,7 @@ START_TEST(table_longer_than_positions) {
   struct rec r;
   struct layout L;
   read_post(&r, &L, 1, "foxhound");
-  ck_assert_uint_eq(r.v[L.table_len], 1);
-  r.v[L.table_len] = 0x7f;
-  raw_put("post", &r);
+  patch(&r, "post", L.table_len, 1, 0x7f);
   fts_index *idx = reopen();
   expect_corrupt(idx, 1, "\"foxhound filler\"", NULL);
   expect_corrupt(idx, 1, "foxhound", &ranked);
@@ -805,9 +794,7 @@ START_TEST(positions_count_below_segment) {
   struct rec r;
   struct layout L;
   read_post(&r, &L, 1, "india");
-  ck_assert_uint_eq(r.v[L.seg[0]], 2);
-  r.v[L.seg[0]] = 1;
-  raw_put("post", &r);
+  patch(&r, "post", L.seg[0], 2, 1);
   idx = reopen();
   expect_corrupt(idx, 1, "\"india juliet\"", NULL);
   fts_index_close(idx);

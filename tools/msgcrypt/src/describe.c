@@ -373,15 +373,16 @@ static int describe_smime(const char *cert_path, const char *trust_dir, const ch
   for (size_t i = 0; i < count; i++)
     leaves += !mc_x509_cert_is_ca(mc_x509_certs_get(certs, i));
   // Every described certificate must be able to receive mail (as for
-  // OpenPGP keys, and as encrypt-mime requires); otherwise say why and
-  // print nothing.
+  // OpenPGP keys, and as encrypt-mime requires of a leaf); otherwise say
+  // why and print nothing. A file of CA certificates only (a trust bundle)
+  // is described for what it is: its key usage is for signing certificates.
   int bad = 0;
   for (size_t i = 0; i < count; i++) {
     const mc_x509_cert *c = mc_x509_certs_get(certs, i);
     if (leaves > 0 && mc_x509_cert_is_ca(c))
       continue;
     if (mc_x509_cert_can_encrypt(c)) {
-      if (msgcrypt_refuse_x509(cert_path, i, c, now) < 0)
+      if (!mc_x509_cert_is_ca(c) && msgcrypt_refuse_x509(cert_path, i, c, now) < 0)
         bad = 1;
       continue;
     }

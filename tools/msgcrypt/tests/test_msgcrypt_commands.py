@@ -526,6 +526,11 @@ try:
         # without a usable encryption subkey.
         check_fails('describe --cert: a certificate %s' % name, run('describe', '--cert', pem), 1,
                     ('msgcrypt: %s: certificate 1 cannot be encrypted to: %s' % (pem, why),))
+    # A file of CA certificates only (a trust bundle) is described for what
+    # it is, although its key usage is for signing certificates.
+    code, out, err = run('describe', '--cert', ca_pem)
+    check(code == 0 and out.startswith('S/MIME: EC P-256\n') and 'subject: CN=Test CA\n' in out,
+          'describe --cert: a CA certificate alone is described', out + err)
     code, out, err = run('describe', '--cert', dated['old'], '--now', '1579000000')
     check(code == 0 and 'valid: 2020-01-01T00:00:00Z to 2020-02-01T00:00:00Z\n' in out,
           'describe --cert --now: the expired certificate as of its validity', out + err)

@@ -36,6 +36,17 @@ static void add_body(fts_batch *b, uint32_t acct, uint32_t doc, const char *text
   ck_assert_int_eq(fts_batch_add(b, acct, doc, &f, 1), 0);
 }
 
+// open_fresh opens a new index in a directory of its own (`path`).
+static fts_index *open_fresh(void) {
+  char dir[80];
+  snprintf(dir, sizeof dir, "%s/t-XXXXXX", corvid_test_root);
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/index", dir);
+  fts_index *idx;
+  ck_assert_int_eq(fts_index_open(&idx, path, NULL), 0);
+  return idx;
+}
+
 // build writes the index every test starts from, in a directory of its own:
 //   alpha {1 2 4 7 9 12} and bravo {1-5 7-13}: BITMAP containers, alpha the
 //     rarer; "alpha bravo" holds in 1 2 7 12 (4 has them reversed, 9 apart);
@@ -47,12 +58,7 @@ static void add_body(fts_batch *b, uint32_t acct, uint32_t doc, const char *text
 //   kilo in 99, deleted in a second batch (a del set);
 //   account 2: golf in 100-104, a live set that is one run.
 static void build(void) {
-  char dir[80];
-  snprintf(dir, sizeof dir, "%s/t-XXXXXX", corvid_test_root);
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/index", dir);
-  fts_index *idx;
-  ck_assert_int_eq(fts_index_open(&idx, path, NULL), 0);
+  fts_index *idx = open_fresh();
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   for (uint32_t d = 1; d <= 13; d++) {
@@ -766,12 +772,7 @@ END_TEST
 // build_docs writes an index of its own holding `texts` as the bodies of
 // documents 1, 2, ... of account 1.
 static void build_docs(const char *const *texts, size_t n) {
-  char dir[80];
-  snprintf(dir, sizeof dir, "%s/s-XXXXXX", corvid_test_root);
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/index", dir);
-  fts_index *idx;
-  ck_assert_int_eq(fts_index_open(&idx, path, NULL), 0);
+  fts_index *idx = open_fresh();
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   for (size_t i = 0; i < n; i++)

@@ -13,61 +13,15 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "msgcrypt.h"
-
-int msgcrypt_cmd_describe(int argc, char **argv);
-// msgcrypt_report_unusable says on stderr that the key `cert` of `path`
-// has no usable encryption subkey, and why (also used by encrypt.c).
-void msgcrypt_report_unusable(const char *path, const mc_pgp_cert *cert);
-// msgcrypt_refuse_x509 returns -1, having said why on stderr, when
-// certificate `index` of `path` must not be encrypted to at `now`: its key
-// usage or extended key usage leaves out mail encryption (RFC 8550 4.4.2,
-// RFC 5280 4.2.1.3 and 4.2.1.12), or `now` is outside its validity period,
-// as mc_x509_cert_warnings reports them; else 0. Whether it chains to a
-// trusted root is not judged here: that needs a trust store, which only
-// describe --cert --trust takes (the library leaves that policy to its
-// caller). Also used by encrypt.c.
-int msgcrypt_refuse_x509(const char *path, size_t index, const mc_x509_cert *c, int64_t now);
+#include "msgcrypt_tool.h"
 
 #define DESCRIBE_MAX_ADDRESSES 64
 
-static int read_file(const char *path, uint8_t **out, size_t *out_len) {
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (f == NULL)
-    return -errno;
-  size_t cap = 65536, len = 0;
-  uint8_t *buf = malloc(cap);
-  int read_errno = 0;
-  while (buf != NULL) {
-    errno = 0;
-    size_t n = fread(buf + len, 1, cap - len, f);
-    read_errno = errno;
-    len += n;
-    if (len < cap)
-      break;
-    if (cap >= MC_PGP_DEFAULT_MAX_INPUT_LEN * 2)
-      break; // the library refuses it with a clear message
-    uint8_t *nb = realloc(buf, cap * 2);
-    if (nb == NULL) {
-      free(buf);
-      buf = NULL;
-      break;
-    }
-    buf = nb;
-    cap *= 2;
-  }
-  int err = ferror(f);
-  if (f != stdin)
-    fclose(f);
-  if (buf == NULL)
-    return -ENOMEM;
-  if (err) {
-    free(buf);
-    return read_errno != 0 ? -read_errno : -EIO; // EISDIR for a directory, say
-  }
-  *out = buf;
-  *out_len = len;
-  return 0;
+// read_input reads the file `path` whole, or stdin for "-".
+static int read_input(const char *path, uint8_t **out, size_t *out_len) {
+  if (strcmp(path, "-") == 0)
+    return msgcrypt_read_stream(stdin, out, out_len);
+  return msgcrypt_read_path(path, out, out_len);
 }
 
 static void fmt_date(char out[32], int64_t t) {
@@ -308,7 +262,7 @@ static int describe_smime(const char *cert_path, const char *trust_dir, const ch
                           int64_t now) {
   uint8_t *in = NULL;
   size_t in_len = 0;
-  int r = read_file(cert_path, &in, &in_len);
+  int r = read_input(cert_path, &in, &in_len);
   if (r != 0) {
     fprintf(stderr, "msgcrypt: %s: %s\n", cert_path, mc_strerror(r));
     return 1;
@@ -343,7 +297,7 @@ static int describe_smime(const char *cert_path, const char *trust_dir, const ch
     } else {
       uint8_t *anchors = NULL;
       size_t anchors_len = 0;
-      r = read_file(trust_dir, &anchors, &anchors_len);
+      r = read_input(trust_dir, &anchors, &anchors_len);
       if (r == 0)
         r = mc_x509_trust_add_anchors(trust, &diag, anchors, anchors_len);
       free(anchors);
@@ -357,7 +311,7 @@ static int describe_smime(const char *cert_path, const char *trust_dir, const ch
   for (size_t i = 0; i < num_crls; i++) {
     uint8_t *crl = NULL;
     size_t crl_len = 0;
-    r = read_file(crls[i], &crl, &crl_len);
+    r = read_input(crls[i], &crl, &crl_len);
     if (r == 0) {
       memset(&diag, 0, sizeof diag);
       r = mc_x509_trust_add_crl(trust, &diag, crl, crl_len);
@@ -516,7 +470,7 @@ int msgcrypt_cmd_describe(int argc, char **argv) {
   }
   uint8_t *in = NULL;
   size_t in_len = 0;
-  int r = read_file(path, &in, &in_len);
+  int r = read_input(path, &in, &in_len);
   if (r != 0) {
     fprintf(stderr, "msgcrypt: %s: %s\n", path, mc_strerror(r));
     return 1;

@@ -15,57 +15,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "msgcrypt.h"
+#include "msgcrypt_tool.h"
 
-int msgcrypt_cmd_encrypt(int argc, char **argv);
-int msgcrypt_cmd_encrypt_mime(int argc, char **argv);
-// msgcrypt_report_unusable says on stderr that the key `cert` of `path`
-// has no usable encryption subkey, and why (describe.c).
-void msgcrypt_report_unusable(const char *path, const mc_pgp_cert *cert);
-// msgcrypt_refuse_x509 says on stderr and returns -1 when certificate
-// `index` of `path` must not be encrypted to at `now` (describe.c).
-int msgcrypt_refuse_x509(const char *path, size_t index, const mc_x509_cert *c, int64_t now);
-
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
-
-// The largest key file or MIME message read whole (the plaintext of
-// `encrypt` streams and has no limit).
-#define ENCRYPT_MAX_FILE (256u << 20)
 #define ENCRYPT_MAX_KEY_FILES 64
-
-static int slurp(FILE *f, uint8_t **out, size_t *out_len) {
-  size_t cap = 65536, len = 0;
-  uint8_t *buf = malloc(cap);
-  for (;;) {
-    if (buf == NULL)
-      return -ENOMEM;
-    errno = 0;
-    size_t n = fread(buf + len, 1, cap - len, f);
-    len += n;
-    if (n == 0 || len < cap) {
-      if (ferror(f)) {
-        int err = errno != 0 ? errno : EIO; // EISDIR for a directory, say
-        free(buf);
-        return -err;
-      }
-      if (feof(f) || n == 0)
-        break;
-      continue;
-    }
-    if (cap >= ENCRYPT_MAX_FILE) {
-      free(buf);
-      return -EFBIG;
-    }
-    uint8_t *nb = realloc(buf, cap * 2);
-    if (nb == NULL)
-      free(buf);
-    buf = nb;
-    cap *= 2;
-  }
-  *out = buf;
-  *out_len = len;
-  return 0;
-}
 
 // A keyring holds OpenPGP certificates (--key) or X.509 certificates
 // (--cert); one message goes to one kind only.
@@ -92,13 +44,7 @@ static void keyring_free(struct keyring *k) {
 
 // read_file reads all of `path` into a new buffer; it prints why not.
 static int read_file(const char *path, uint8_t **data, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (f == NULL) {
-    fprintf(stderr, "msgcrypt: %s: %s\n", path, strerror(errno));
-    return -1;
-  }
-  int ret = slurp(f, data, len);
-  fclose(f);
+  int ret = msgcrypt_read_path(path, data, len);
   if (ret < 0) {
     fprintf(stderr, "msgcrypt: %s: %s\n", path, mc_strerror(ret));
     return -1;
@@ -361,7 +307,7 @@ int msgcrypt_cmd_encrypt_mime(int argc, char **argv) {
   uint8_t *in = NULL;
   size_t in_len = 0;
   if (status == EXIT_OK) {
-    int ret = slurp(stdin, &in, &in_len);
+    int ret = msgcrypt_read_stream(stdin, &in, &in_len);
     if (ret < 0) {
       fprintf(stderr, "msgcrypt: stdin: %s\n", mc_strerror(ret));
       status = EXIT_FAILED;

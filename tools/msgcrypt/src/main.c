@@ -1,15 +1,12 @@
 // main.c: the msgcrypt command, a front-end to libmsgcrypt. Commands are rows
 // of one table (name, one-line summary, handler), so that later commands are
-// a row and a function each; `msgcrypt --help` lists the table. Today it has
-// `selftest`, which runs the library's known-answer self-tests and prints one
-// line per algorithm.
+// a row and a function each; `msgcrypt --help` lists the table. `selftest`,
+// here, runs the library's known-answer self-tests and prints one line per
+// algorithm; describe.c and encrypt.c hold the others.
 #include <stdio.h>
 #include <string.h>
 
-#include "msgcrypt.h"
-
-// Exit statuses: 0 success, 1 the command ran and found a failure, 2 usage.
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+#include "msgcrypt_tool.h"
 
 struct command {
   const char *name;
@@ -48,10 +45,6 @@ static int cmd_selftest(int argc, char **argv) {
     fprintf(stderr, "msgcrypt: %zu of %zu self-tests failed\n", failed, n);
   return failed > 0 ? EXIT_FAILED : EXIT_OK;
 }
-
-int msgcrypt_cmd_describe(int argc, char **argv);     // describe.c
-int msgcrypt_cmd_encrypt(int argc, char **argv);      // encrypt.c
-int msgcrypt_cmd_encrypt_mime(int argc, char **argv); // encrypt.c
 
 static const struct command commands[] = {
     {"selftest", "run every algorithm's known-answer self-test", cmd_selftest},

@@ -9,12 +9,13 @@ reads what `encrypt-mime --cert` writes).
 
 Checked: the text output of `describe` and `describe --cert` line by line
 (several certificates, --trust, --crl, --address), JSON escaping of user IDs,
---now; `encrypt` with --armor and each --format (packet versions read from
+--now, a certificate on stdin (`-`); `encrypt` with --armor and each --format (packet versions read from
 the output), input of several read blocks, empty input; `encrypt-mime` with a
 message larger than the first read buffer, the explicit --content/--rsa
 values, files holding a chain; and, for bad input, exit status 1, one clear
 message on stderr and nothing on stdout (keys that cannot receive mail,
-directories, a message over 256 MiB, too many files), for bad usage exit
+directories, a file or message over 256 MiB while one of exactly 256 MiB
+reaches the parser, too many files), for bad usage exit
 status 2, and for a full disk (stdout on /dev/full) exit status 1.
 
 usage: test_msgcrypt_commands.py MSGCRYPT VECTORS_DIR
@@ -233,6 +234,22 @@ try:
                  'msgcrypt:   no-encryption-key: ' % (signer, signer_fpr),))
     check_fails('describe: a directory', run('describe', tmp), 1,
                 'msgcrypt: %s: %s\n' % (tmp, os.strerror(errno.EISDIR)))
+    with open(a3, 'rb') as f:
+        code, out, err = run('describe', '-', data=f.read())
+    check(code == 0 and out.startswith(A3_TEXT), 'describe -: the certificate on stdin', err)
+    # Whole inputs are read up to 256 MiB; the library refuses a key over its
+    # own limit (16 MiB) with its message, the reader a longer file.
+    big = os.path.join(tmp, 'big.asc')
+    with open(big, 'wb') as f:
+        f.truncate(256 << 20)  # sparse
+    check_fails('describe: a file of exactly 256 MiB reaches the parser', run('describe', big), 1,
+                ('msgcrypt: %s: not a usable OpenPGP key: ' % big,))
+    with open(big, 'wb') as f:
+        f.truncate((256 << 20) + 1)
+    for args in ([big], ['--cert', big]):
+        check_fails('describe %s: a file over 256 MiB' % ' '.join(args[:-1] + ['FILE']), run('describe', *args), 1,
+                    'msgcrypt: %s: %s\n' % (big, os.strerror(errno.EFBIG)))
+    os.unlink(big)
     with open('/dev/full', 'wb') as full:
         code, _, err = run('describe', a3, stdout=full)
     check(code == 1 and err == 'msgcrypt: stdout: %s\n' % os.strerror(errno.ENOSPC),

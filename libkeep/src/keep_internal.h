@@ -203,13 +203,19 @@ static inline int keep_cur_get_u8(struct keep_cur *c, uint8_t *v) {
   return 1;
 }
 
+// keep_get_le reads the `n`-byte (at most 8) little-endian number at `p`;
+// the caller has checked that `n` bytes are there.
+static inline uint64_t keep_get_le(const uint8_t *p, size_t n) {
+  uint64_t x = 0;
+  for (size_t i = n; i-- > 0;)
+    x = x << 8 | p[i];
+  return x;
+}
+
 static inline int keep_cur_get_le(struct keep_cur *c, size_t n, uint64_t *v) {
   if (c->len < n)
     return 0;
-  uint64_t x = 0;
-  for (size_t i = n; i-- > 0;)
-    x = x << 8 | c->p[i];
-  *v = x;
+  *v = keep_get_le(c->p, n);
   c->p += n;
   c->len -= n;
   return 1;
@@ -224,6 +230,7 @@ static inline int keep_cur_get_bytes(struct keep_cur *c, size_t n, const uint8_t
   return 1;
 }
 
+// keep_put_le writes `v` as `n` (at most 8) little-endian bytes at `out`.
 static inline void keep_put_le(uint8_t *out, size_t n, uint64_t v) {
   for (size_t i = 0; i < n; i++) {
     out[i] = (uint8_t)v;

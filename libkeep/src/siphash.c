@@ -8,13 +8,6 @@ static inline uint64_t rotl(uint64_t x, int b) {
   return (x << b) | (x >> (64 - b));
 }
 
-static inline uint64_t load_le64(const uint8_t *p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; i--)
-    v = v << 8 | p[i];
-  return v;
-}
-
 #define SIPROUND                                                                                   \
   do {                                                                                             \
     v0 += v1;                                                                                      \
@@ -34,7 +27,7 @@ static inline uint64_t load_le64(const uint8_t *p) {
   } while (0)
 
 uint64_t keep_siphash24(const uint8_t k[16], const uint8_t *in, size_t in_len) {
-  uint64_t k0 = load_le64(k), k1 = load_le64(k + 8);
+  uint64_t k0 = keep_get_le(k, 8), k1 = keep_get_le(k + 8, 8);
   // The initialisation constants spell "somepseudorandomlygeneratedbytes".
   uint64_t v0 = k0 ^ 0x736f6d6570736575ull;
   uint64_t v1 = k1 ^ 0x646f72616e646f6dull;
@@ -42,7 +35,7 @@ uint64_t keep_siphash24(const uint8_t k[16], const uint8_t *in, size_t in_len) {
   uint64_t v3 = k1 ^ 0x7465646279746573ull;
   size_t whole = in_len - in_len % 8;
   for (size_t i = 0; i < whole; i += 8) {
-    uint64_t m = load_le64(in + i);
+    uint64_t m = keep_get_le(in + i, 8);
     v3 ^= m;
     SIPROUND;
     SIPROUND;

@@ -64,13 +64,6 @@ static bool bit_of(const uint8_t *map, uint32_t slot) {
   return (map[slot >> 3] >> (slot & 7)) & 1;
 }
 
-static uint64_t get_le(const uint8_t *p, size_t n) {
-  uint64_t v = 0;
-  for (size_t i = n; i > 0; i--)
-    v = v << 8 | p[i - 1];
-  return v;
-}
-
 static void sleep_ms(unsigned ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
   nanosleep(&ts, NULL);
@@ -488,7 +481,7 @@ static int pull_page(struct keepd_cluster *cl, struct conn *c, const struct keep
     if (f.opcode != KEEP_OP_OK || f.value_len != (job->join ? 2 + KEEPD_HANDOFF_BITMAP_LEN : 2))
       return -1;
     uint64_t next = f.num;
-    *last = (uint32_t)get_le(f.value, 2);
+    *last = (uint32_t)keep_get_le(f.value, 2);
     // Only the wanted slots of the shard that answered may be dropped.
     uint8_t stale[KEEPD_HANDOFF_BITMAP_LEN];
     bool drop = false;

@@ -9,13 +9,6 @@
 
 #include "keepd.h"
 
-static uint64_t get_le64(const uint8_t *p) {
-  uint64_t v = 0;
-  for (size_t i = 8; i > 0; i--)
-    v = v << 8 | p[i - 1];
-  return v;
-}
-
 void keepd_handoff_entry_frame(keep_frame *f, keepd_entry *e, uint64_t id, uint64_t now,
                                uint8_t le[8]) {
   keep_frame_init(f, KEEP_OP_ENTRY, id);
@@ -66,7 +59,7 @@ int keepd_handoff_store_entry(keepd_store *st, const keep_frame *f, uint64_t now
   uint64_t ms = f->num > KEEPD_HANDOFF_MAX_LEASE_MS ? KEEPD_HANDOFF_MAX_LEASE_MS : f->num;
   e->expires_ns = ms == 0 ? 0 : now + ms * 1000000u;
   if (e->kind == KIND_COUNTER)
-    e->v.counter = (int64_t)get_le64(f->value);
+    e->v.counter = (int64_t)keep_get_le(f->value, 8);
   else if (f->value_len > 0)
     memcpy(keepd_entry_value(e), f->value, f->value_len);
   if (holder_len > 0)

@@ -14,6 +14,7 @@
 
 #include "analyze_internal.h"
 #include "corvid_libtest.h"
+#include "corvid_test_asan.h"
 #include "corvid_utf8_valid.h"
 #include "ftsearch.h"
 
@@ -538,16 +539,7 @@ static size_t put_utf8(uint8_t *o, uint32_t c) {
 }
 
 // Sanitizer builds take every fifth code point, to stay quick.
-#if defined(__SANITIZE_ADDRESS__)
-#define CODE_POINT_STEP 5
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define CODE_POINT_STEP 5
-#endif
-#endif
-#ifndef CODE_POINT_STEP
-#define CODE_POINT_STEP 1
-#endif
+#define CODE_POINT_STEP (CORVID_UNDER_ASAN ? 5 : 1)
 
 START_TEST(every_code_point_idempotent) {
   static const char *const ctx[][2] = {

@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "corvid_test_asan.h"
 #include "keep.h"
 #include "keep_internal.h"
 #include "keepd_harness.h"
@@ -67,17 +68,7 @@ static inline unsigned free_port(int type) {
 // seen as a member dying at start and as a member spinning forever in the
 // leak check at exit. The gcc build runs the fast-clock cases.
 static inline bool faketime_usable(void) {
-#if defined(__SANITIZE_ADDRESS__)
-  return false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return false;
-#else
-  return true;
-#endif
-#else
-  return true;
-#endif
+  return !CORVID_UNDER_ASAN;
 }
 
 static inline void start_member(struct cluster *cl, int i, const char *quarantine) {

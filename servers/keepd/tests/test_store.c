@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "corvid_libtest.h"
+#include "corvid_test_asan.h"
 #include "keepd.h"
 
 static const uint8_t secret[16] = {7};
@@ -211,17 +212,7 @@ START_TEST(small_keys_cost_little) {
   // factor cycles between 72% and 90% the same way at any count. While a
   // resize is under way both tables exist (about 5% of inserts): that peak
   // is bounded separately.
-#if defined(__SANITIZE_ADDRESS__)
-  size_t n = 1000000;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  size_t n = 1000000;
-#else
-  size_t n = 3000000;
-#endif
-#else
-  size_t n = 3000000;
-#endif
+  size_t n = CORVID_UNDER_ASAN ? 1000000 : 3000000;
   double peak;
   ck_assert_double_le(bytes_per_key(n, true, &peak), 40.0);
   ck_assert_double_le(peak, 64.0);

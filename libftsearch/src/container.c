@@ -266,6 +266,11 @@ int fts_block_positions(const struct fts_block *b, struct fts_buf *scratch, cons
     *out_len = b->pos_len;
     return 0;
   }
+  // The raw length is allocated before decompressing: a damaged one must
+  // not reserve up to 4 GiB. fts_block_encode's frames record their content
+  // size, so the two lengths must agree (an error code never equals it).
+  if (ZSTD_getFrameContentSize(b->pos, b->pos_len) != b->pos_raw_len)
+    return FTS_ERR_CORRUPT;
   scratch->len = 0;
   FTS_TRY(fts_buf_reserve(scratch, b->pos_raw_len));
   size_t r = ZSTD_decompress(scratch->p, b->pos_raw_len, b->pos, b->pos_len);

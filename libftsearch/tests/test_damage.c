@@ -12,14 +12,19 @@
 // shape it expects, so that a change of encoding fails loudly instead of
 // leaving a check untested.
 #include <check.h>
+#include <errno.h>
 #include <lmdb.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "corvid_libtest.h"
+#include "corvid_test_asan.h"
 #define CORVID_TEST_TMP_NAME "fts-damage"
 #include "corvid_test_tmp.h"
 #include "ftsearch.h"
@@ -595,6 +600,67 @@ START_TEST(zstd_raw_length_disagrees) {
 }
 END_TEST
 
+// The reader's address space, in bytes, from /proc/self/status (VmSize).
+static size_t address_space_now(void) {
+  FILE *f = fopen("/proc/self/status", "r");
+  ck_assert_ptr_nonnull(f);
+  char line[256];
+  size_t kib = 0;
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "VmSize: %zu kB", &kib) == 1)
+      break;
+  fclose(f);
+  ck_assert_uint_gt(kib, 0);
+  return kib << 10;
+}
+
+// zstd positions whose raw length says 4 GiB - 1 (a five-byte varint in
+// place of the real two): fts_block_positions must refuse it against the
+// frame's content size before reserving that much. A child process opens
+// the index, then searches with its address space limited to what it uses
+// plus 1 GiB, so that a reader that reserved first gets -ENOMEM instead of
+// FTS_ERR_CORRUPT. ASan reserves far more address space than that at
+// start, so its build runs the search without the limit.
+START_TEST(zstd_raw_length_huge) {
+  build();
+  struct rec r;
+  struct layout L;
+  read_post(&r, &L, 1, "zulu");
+  ck_assert_uint_eq(r.v[L.pos_type], FTS_POS_ZSTD);
+  ck_assert_uint_eq(L.pos - L.raw, 2);
+  ck_assert_uint_le(r.len + 3, sizeof r.v);
+  memmove(r.v + L.raw + 5, r.v + L.pos, r.len - L.pos);
+  memcpy(r.v + L.raw, "\xff\xff\xff\xff\x0f", 5);
+  r.len += 3;
+  raw_put("post", &r);
+  struct fts_block b;
+  ck_assert_int_eq(fts_block_parse(&b, r.v, r.len), 0);
+  ck_assert_uint_eq(b.pos_raw_len, UINT32_MAX);
+  fflush(NULL);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    fts_index *idx;
+    fts_query *q;
+    fts_result *res = NULL;
+    if (fts_index_open(&idx, path, NULL) != 0 ||
+        fts_query_parse(&q, NULL, "\"zulu yankee\"", 13, NULL) != 0)
+      _exit(100);
+    if (!CORVID_UNDER_ASAN) {
+      struct rlimit lim = {address_space_now() + ((size_t)1 << 30), RLIM_INFINITY};
+      if (setrlimit(RLIMIT_AS, &lim) != 0)
+        _exit(101);
+    }
+    int rc = fts_search(idx, &res, 1, q, NULL);
+    _exit(rc == FTS_ERR_CORRUPT && res == NULL ? 0 : rc == -ENOMEM ? 2 : 3);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                "child status %#x (exit 2: -ENOMEM, the raw length was reserved first)", status);
+}
+END_TEST
+
 // A zstd frame cut short by a torn write (the value's last byte lost): the
 // decompressor must report an error, not read past the value.
 START_TEST(zstd_frame_truncated) {
@@ -871,6 +937,7 @@ int main(void) {
   tcase_add_test(tc, segment_count_not_a_varint);
   tcase_add_test(tc, table_longer_than_positions);
   tcase_add_test(tc, zstd_raw_length_disagrees);
+  tcase_add_test(tc, zstd_raw_length_huge);
   tcase_add_test(tc, zstd_frame_truncated);
   tcase_add_test(tc, live_bitmap_tail_zeroed);
   tcase_add_test(tc, live_set_empty);

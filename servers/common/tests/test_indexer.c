@@ -4,19 +4,25 @@
 // message expunged before it was indexed, the poison-message rule with its
 // retries and failure log, the indexer lock, rebuild, and SIGKILLs of an
 // indexer process mid-batch after which the index equals a fresh rebuild;
-// a rebuild reaching messages past a long run of destroyed ids.
+// a rebuild reaching messages past a long run of destroyed ids; and the
+// error paths an administrator meets: bad arguments, an unusable or held
+// lock file, a failure log that cannot be written or rewritten, a damaged
+// message body or queue entry, a full index during a rebuild.
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "corvid_libtest.h"
+#include "mailparse.h"
 #include "srv_indexer.h"
 
 #include <lmdb.h>
@@ -571,6 +577,638 @@ START_TEST(rebuild_finds_messages_past_a_long_gap) {
 }
 END_TEST
 
+// ---- error paths ----
+
+// store_record_get copies the value of `key` in DBI `dbi` of the (closed)
+// store to out and returns its length; store_record_put overwrites it. The
+// tests use them to damage a store the way a bad disk or a stray tool would
+// (FORMAT.md gives the layouts).
+static size_t store_record_get(const char *dbi, const uint8_t *key, size_t key_len, uint8_t *out,
+                               size_t cap) {
+  MDB_env *env;
+  MDB_txn *t;
+  MDB_dbi d;
+  ck_assert_int_eq(mdb_env_create(&env), 0);
+  ck_assert_int_eq(mdb_env_set_maxdbs(env, 32), 0);
+  ck_assert_int_eq(mdb_env_open(env, store_dir, MDB_RDONLY, 0600), 0);
+  ck_assert_int_eq(mdb_txn_begin(env, NULL, MDB_RDONLY, &t), 0);
+  ck_assert_int_eq(mdb_dbi_open(t, dbi, 0, &d), 0);
+  MDB_val k = {key_len, (void *)key}, v;
+  ck_assert_int_eq(mdb_get(t, d, &k, &v), 0);
+  ck_assert_uint_le(v.mv_size, cap);
+  memcpy(out, v.mv_data, v.mv_size);
+  mdb_txn_abort(t);
+  mdb_env_close(env);
+  return v.mv_size;
+}
+
+static void store_record_put(const char *dbi, const uint8_t *key, size_t key_len,
+                             const uint8_t *val, size_t len) {
+  MDB_env *env;
+  MDB_txn *t;
+  MDB_dbi d;
+  ck_assert_int_eq(mdb_env_create(&env), 0);
+  ck_assert_int_eq(mdb_env_set_maxdbs(env, 32), 0);
+  ck_assert_int_eq(mdb_env_open(env, store_dir, 0, 0600), 0);
+  ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &t), 0);
+  ck_assert_int_eq(mdb_dbi_open(t, dbi, 0, &d), 0);
+  MDB_val k = {key_len, (void *)key}, v = {len, (void *)val};
+  ck_assert_int_eq(mdb_put(t, d, &k, &v, 0), 0);
+  ck_assert_int_eq(mdb_txn_commit(t), 0);
+  mdb_env_close(env);
+}
+
+static void put_be(uint8_t *p, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; i++)
+    p[i] = (uint8_t)(v >> (8 * (bytes - 1 - i)));
+}
+
+// damage_message_body breaks the zstd frame of the blob of message
+// `message_id` (its magic number) and leaves the records around it intact,
+// so that the message is listed and sized but its bytes cannot be read.
+static void damage_message_body(uint32_t acct, uint64_t message_id) {
+  uint8_t key[12], msg[64], blob[4096];
+  put_be(key, acct, 4);
+  put_be(key + 4, message_id, 8);
+  ck_assert_uint_eq(store_record_get("messages", key, sizeof key, msg, sizeof msg), 61);
+  size_t len = store_record_get("blobs", msg + 29, 32, blob, sizeof blob);
+  ck_assert_uint_gt(len, 22);
+  ck_assert_uint_eq(blob[17], 1); // codec 1: the frame starts at offset 18
+  memset(blob + 18, 0, 4);
+  store_record_put("blobs", msg + 29, 32, blob, len);
+}
+
+// queued counts the store's queue entries without going through the
+// indexer, so it can be checked while the indexer itself fails.
+static uint64_t queued(ms_store *st) {
+  struct ms_search_item items[64];
+  size_t n = 0;
+  ck_assert_int_eq(ms_search_queue_read(st, items, 64, &n, 0), 0);
+  return n;
+}
+
+static void make_account(ms_store *st, uint32_t *acct, uint32_t *inbox, const char *name) {
+  ck_assert_int_eq(ms_account_create(st, acct, name, strlen(name), 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, inbox, *acct, "INBOX", 5, MS_ROLE_INBOX), 0);
+}
+
+// deliver_poison delivers a message with more words than an index opened
+// with max_terms 400 takes: it fails on its own (FTS_ERR_LIMIT) every time.
+static uint64_t deliver_poison(ms_store *st, uint32_t acct, uint32_t mbox) {
+  size_t cap = 64 + 2000 * 12;
+  char *big = malloc(cap);
+  ck_assert_ptr_nonnull(big);
+  size_t n = (size_t)snprintf(big, cap, "Subject: poison\r\n\r\n");
+  for (int i = 0; i < 2000; i++)
+    n += (size_t)snprintf(big + n, cap - n, "word%d ", i);
+  uint64_t id = deliver(st, acct, mbox, big);
+  free(big);
+  return id;
+}
+
+START_TEST(bad_arguments_and_settings_are_refused) {
+  make_dirs();
+  ms_store *st = open_store();
+  fts_index *idx = open_index(index_path, 0);
+  srv_indexer *ix = NULL;
+  ck_assert_int_eq(srv_indexer_new(NULL, st, idx, index_path, NULL, NULL),
+                   SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(srv_indexer_new(&ix, NULL, idx, index_path, NULL, NULL),
+                   SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(srv_indexer_new(&ix, st, NULL, index_path, NULL, NULL),
+                   SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, NULL, NULL, NULL), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(ix);
+  // The bounds are inclusive: one above is refused, the bound itself works.
+  struct srv_indexer_settings too_many = {.workers = SRV_INDEXER_MAX_WORKERS + 1};
+  struct srv_indexer_settings too_big = {.batch = SRV_INDEXER_MAX_BATCH + 1};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, NULL, &too_many),
+                   SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, NULL, &too_big),
+                   SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(ix);
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  uint64_t a = deliver(st, acct, inbox, plain_msg);
+  struct srv_indexer_settings widest = {.workers = SRV_INDEXER_MAX_WORKERS,
+                                        .batch = SRV_INDEXER_MAX_BATCH};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, NULL, &widest), 0);
+  ck_assert_int_eq(srv_indexer_run_once(ix, NULL), 1);
+  ck_assert_str_eq(search(idx, acct, "pelican"), num(a));
+
+  ck_assert_int_eq(srv_indexer_run_once(NULL, NULL), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(srv_indexer_run(NULL, NULL, NULL), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(srv_indexer_rebuild(NULL, NULL, acct, NULL, NULL), SRV_ERR_INVALID_ARGUMENT);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(NULL, &status, acct), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(srv_indexer_status_get(ix, NULL, acct), SRV_ERR_INVALID_ARGUMENT);
+  srv_indexer_free(ix);
+  srv_indexer_free(NULL);
+
+  // A read-only index cannot take batches: refused up front rather than at
+  // the first commit. (fts_batch_new's code comes through.)
+  fts_index_close(idx);
+  fts_index_settings ro = {.flags = FTS_INDEX_READ_ONLY};
+  ck_assert_int_eq(fts_index_open(&idx, index_path, &ro), 0);
+  ix = NULL;
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, NULL, NULL), FTS_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(ix);
+
+  // Every library's codes are described by that library.
+  ck_assert_str_eq(srv_indexer_strerror(MP_ERR_SYNTAX), mp_strerror(MP_ERR_SYNTAX));
+  ck_assert_str_eq(srv_indexer_strerror(MS_ERR_CORRUPT), ms_strerror(MS_ERR_CORRUPT));
+  ck_assert_str_eq(srv_indexer_strerror(SRV_ERR_LIMIT), srv_strerror(SRV_ERR_LIMIT));
+  ck_assert_str_eq(srv_indexer_strerror(-EWOULDBLOCK), srv_strerror(-EWOULDBLOCK));
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
+// The lock file "<index>.indexer" cannot be created (a directory, or a
+// dangling link into a missing directory, in its place) or is held by
+// someone else: run and rebuild return the error, touch nothing, and work
+// once the obstacle is gone.
+START_TEST(unusable_or_held_lock_file_refuses_run_and_rebuild) {
+  make_dirs();
+  ms_store *st = open_store();
+  fts_index *idx = open_index(index_path, 0);
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  uint64_t a = deliver(st, acct, inbox, plain_msg);
+  char lock_path[128], missing[128];
+  snprintf(lock_path, sizeof lock_path, "%s.indexer", index_path);
+  snprintf(missing, sizeof missing, "%s/missing/lock", dir);
+  srv_indexer *ix;
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, NULL), 0);
+
+  ck_assert_int_eq(mkdir(lock_path, 0700), 0);
+  ck_assert_int_eq(srv_indexer_run_once(ix, NULL), -EISDIR);
+  ck_assert_int_eq(srv_indexer_run(ix, NULL, NULL), -EISDIR);
+  ck_assert_int_eq(srv_indexer_rebuild(ix, NULL, acct, NULL, NULL), -EISDIR);
+  ck_assert_int_eq(rmdir(lock_path), 0);
+  ck_assert_int_eq(symlink(missing, lock_path), 0);
+  ck_assert_int_eq(srv_indexer_run_once(ix, NULL), -ENOENT);
+  ck_assert_int_eq(unlink(lock_path), 0);
+
+  // Another indexer (here: another open file description) holds the lock.
+  int held = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  ck_assert_int_ge(held, 0);
+  ck_assert_int_eq(flock(held, LOCK_EX | LOCK_NB), 0);
+  ck_assert_int_eq(srv_indexer_run_once(ix, NULL), -EWOULDBLOCK);
+  ck_assert_int_eq(srv_indexer_rebuild(ix, NULL, acct, NULL, NULL), -EWOULDBLOCK);
+  // Status takes no lock: it works beside a running indexer.
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.queued, 1);
+  ck_assert_uint_eq(status.indexed, 0);
+  close(held);
+
+  struct srv_indexer_report rep = {0};
+  ck_assert_int_eq(srv_indexer_run_once(ix, &rep), 1);
+  ck_assert_uint_eq(rep.indexed, 1);
+  ck_assert_str_eq(search(idx, acct, "pelican"), num(a));
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
+// Documents are 32-bit: a message whose id went past 2^32 (an account
+// that has seen four billion deliveries) fails on its own with
+// SRV_ERR_LIMIT, is logged and passed, and never takes the document of the
+// message its id would truncate to.
+START_TEST(message_id_beyond_32_bits_is_given_up) {
+  make_dirs();
+  ms_store *st = open_store();
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  uint64_t a = deliver(st, acct, inbox, plain_msg); // id 1
+  ms_store_close(st);
+  skip_message_ids(acct, UINT32_MAX); // the next id is 2^32 + 1: 1 when truncated
+  st = open_store();
+  uint64_t big = deliver(st, acct, inbox, "Subject: overflow\r\n\r\nnarwhal\r\n");
+  ck_assert_uint_gt(big, UINT32_MAX);
+  fts_index *idx = open_index(index_path, 0);
+  srv_indexer *ix;
+  struct srv_indexer_settings s = {.max_attempts = 2, .backoff_ms = 1};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
+  struct srv_indexer_report rep = {0};
+  ck_assert_int_eq(srv_indexer_run(ix, &rep, NULL), 0);
+  ck_assert_uint_eq(rep.entries, 2);
+  ck_assert_uint_eq(rep.indexed, 1);
+  ck_assert_uint_eq(rep.failed, 1);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.queued, 0);
+  ck_assert_uint_eq(status.indexed, 1);
+  ck_assert_uint_eq(status.failed, 1);
+  ck_assert_uint_eq(status.last_failed_message, big);
+  ck_assert_int_eq(status.last_error, SRV_ERR_LIMIT);
+  ck_assert_str_eq(search(idx, acct, "pelican"), num(a));
+  ck_assert_str_eq(search(idx, acct, "narwhal"), "");
+
+  // A rebuild gives its verdict after one try, and logs it once again.
+  memset(&rep, 0, sizeof rep);
+  ck_assert_int_eq(srv_indexer_rebuild(ix, &rep, acct, NULL, NULL), 0);
+  ck_assert_uint_eq(rep.indexed, 1);
+  ck_assert_uint_eq(rep.failed, 1);
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.failed, 1);
+  ck_assert_int_eq(status.last_error, SRV_ERR_LIMIT);
+  ck_assert_str_eq(search(idx, acct, "pelican"), num(a));
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
+// Without a failure log the given-up messages are only counted, for all
+// accounts together, and no error code is kept.
+START_TEST(without_failure_log_failures_are_counted_in_memory) {
+  make_dirs();
+  ms_store *st = open_store();
+  fts_index *idx = open_index(index_path, 400);
+  uint32_t bob, bob_inbox, eve, eve_inbox;
+  make_account(st, &bob, &bob_inbox, "bob");
+  make_account(st, &eve, &eve_inbox, "eve");
+  deliver_poison(st, bob, bob_inbox);
+  uint64_t a = deliver(st, bob, bob_inbox, plain_msg);
+  deliver_poison(st, eve, eve_inbox);
+  srv_indexer *ix;
+  struct srv_indexer_settings s = {.workers = 1, .max_attempts = 1, .backoff_ms = 1};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, NULL, &s), 0);
+  struct srv_indexer_report rep = {0};
+  ck_assert_int_eq(srv_indexer_run(ix, &rep, NULL), 0);
+  ck_assert_uint_eq(rep.entries, 3);
+  ck_assert_uint_eq(rep.failed, 2);
+  ck_assert_uint_eq(rep.indexed, 1);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, bob), 0);
+  ck_assert_uint_eq(status.queued, 0);
+  ck_assert_uint_eq(status.indexed, 1);
+  ck_assert_uint_eq(status.failed, 2);
+  ck_assert_uint_eq(status.last_failed_message, 0);
+  ck_assert_int_eq(status.last_error, 0);
+  ck_assert_str_eq(search(idx, bob, "pelican"), num(a));
+  ck_assert_int_eq(access(failed_path, F_OK), -1); // nothing written anywhere
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
+// A failure log that cannot be written: a directory in its place (not
+// transient: returned at once) or a full disk (/dev/full: transient,
+// retried). Either way the given-up message is not acknowledged, nor are the
+// entries before it, and once the log can be written it is logged once.
+START_TEST(unwritable_failure_log_keeps_the_message_queued) {
+  make_dirs();
+  ms_store *st = open_store();
+  fts_index *idx = open_index(index_path, 400);
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  uint64_t a = deliver(st, acct, inbox, plain_msg);
+  uint64_t poison = deliver_poison(st, acct, inbox);
+  ck_assert_int_eq(mkdir(failed_path, 0700), 0);
+  srv_indexer *ix;
+  struct srv_indexer_settings s = {.max_attempts = 1, .backoff_ms = 1};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
+  struct srv_indexer_report rep = {0};
+  ck_assert_int_eq(srv_indexer_run_once(ix, &rep), -EISDIR);
+  ck_assert_uint_eq(rep.entries, 0);
+  ck_assert_uint_eq(rep.failed, 0);
+  ck_assert_uint_eq(queued(st), 2);
+  ck_assert_int_eq(rmdir(failed_path), 0);
+  ck_assert_int_eq(srv_indexer_run(ix, &rep, NULL), 0);
+  ck_assert_uint_eq(rep.entries, 2);
+  ck_assert_uint_eq(rep.failed, 1);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.queued, 0);
+  ck_assert_uint_eq(status.failed, 1);
+  ck_assert_uint_eq(status.last_failed_message, poison);
+  ck_assert_str_eq(search(idx, acct, "pelican"), num(a));
+  srv_indexer_free(ix);
+
+  // A full disk under the log.
+  ck_assert_msg(access("/dev/full", W_OK) == 0, "this case needs /dev/full");
+  char full_log[128];
+  snprintf(full_log, sizeof full_log, "%s/full-log", dir);
+  ck_assert_int_eq(symlink("/dev/full", full_log), 0);
+  uint64_t poison2 = deliver_poison(st, acct, inbox);
+  struct srv_indexer_settings s2 = {.max_attempts = 2, .backoff_ms = 1};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, full_log, &s2), 0);
+  memset(&rep, 0, sizeof rep);
+  ck_assert_int_eq(srv_indexer_run_once(ix, &rep), -ENOSPC);
+  ck_assert_uint_eq(rep.entries, 0);
+  ck_assert_uint_eq(rep.failed, 0);
+  ck_assert_uint_gt(rep.retries, 0);
+  ck_assert_uint_eq(queued(st), 1);
+  srv_indexer_free(ix);
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s2), 0);
+  ck_assert_int_eq(srv_indexer_run(ix, NULL, NULL), 0);
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.queued, 0);
+  ck_assert_uint_eq(status.failed, 2);
+  ck_assert_uint_eq(status.last_failed_message, poison2);
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
+static size_t read_file(const char *path, char *out, size_t cap) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  size_t n = fread(out, 1, cap, f);
+  ck_assert_int_eq(ferror(f), 0);
+  fclose(f);
+  return n;
+}
+
+// A rebuild first drops the account's lines from the failure log by writing
+// "<log>.tmp" and renaming it over the log. When that fails (a full disk
+// under the copy, a directory where the log should be) the rebuild stops
+// before indexing anything, the log keeps every line and no copy is left.
+// Status counts only well-formed lines of its account.
+START_TEST(failure_log_that_cannot_be_rewritten_stops_rebuild) {
+  make_dirs();
+  ms_store *st = open_store();
+  fts_index *idx = open_index(index_path, 0);
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  deliver(st, acct, inbox, plain_msg);
+  // Other accounts' lines, enough to overflow a stdio buffer, and garbage.
+  static char log[16384];
+  size_t len = 0;
+  for (int i = 1; i <= 400; i++)
+    len += (size_t)snprintf(log + len, sizeof log - len, "%u %d -10501\n", acct + 1, i);
+  len += (size_t)snprintf(log + len, sizeof log - len, "not a line of the log\n");
+  len += (size_t)snprintf(log + len, sizeof log - len, "%u 77 -10502\n", acct);
+  FILE *f = fopen(failed_path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(log, 1, len, f), len);
+  ck_assert_int_eq(fclose(f), 0);
+  srv_indexer *ix;
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, NULL), 0);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.failed, 1);
+  ck_assert_uint_eq(status.last_failed_message, 77);
+  ck_assert_int_eq(status.last_error, -10502);
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct + 1), 0);
+  ck_assert_uint_eq(status.failed, 400);
+  ck_assert_uint_eq(status.last_failed_message, 400);
+
+  ck_assert_msg(access("/dev/full", W_OK) == 0, "this case needs /dev/full");
+  char tmp_path[128];
+  snprintf(tmp_path, sizeof tmp_path, "%s.tmp", failed_path);
+  ck_assert_int_eq(symlink("/dev/full", tmp_path), 0);
+  struct srv_indexer_report rep = {0};
+  ck_assert_int_eq(srv_indexer_rebuild(ix, &rep, acct, NULL, NULL), -EIO);
+  ck_assert_uint_eq(rep.indexed, 0);
+  struct stat sb;
+  ck_assert_int_eq(lstat(tmp_path, &sb), -1);
+  static char after[16384];
+  ck_assert_uint_eq(read_file(failed_path, after, sizeof after), len);
+  ck_assert_int_eq(memcmp(after, log, len), 0);
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.failed, 1);
+  ck_assert_uint_eq(status.indexed, 0);
+
+  char aside[128];
+  snprintf(aside, sizeof aside, "%s/failed-aside", dir);
+  ck_assert_int_eq(rename(failed_path, aside), 0);
+  ck_assert_int_eq(mkdir(failed_path, 0700), 0);
+  ck_assert_int_eq(srv_indexer_rebuild(ix, &rep, acct, NULL, NULL), -EISDIR);
+  ck_assert_uint_eq(rep.indexed, 0);
+  ck_assert_int_eq(lstat(tmp_path, &sb), -1);
+  ck_assert_int_eq(rmdir(failed_path), 0);
+  ck_assert_int_eq(rename(aside, failed_path), 0);
+
+  // Unblocked: the rebuild indexes, and the account's line is gone.
+  ck_assert_int_eq(srv_indexer_rebuild(ix, &rep, acct, NULL, NULL), 0);
+  ck_assert_uint_eq(rep.indexed, 1);
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.failed, 0);
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct + 1), 0);
+  ck_assert_uint_eq(status.failed, 400);
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
+// A message whose stored body cannot be read (damaged blob) is a store
+// error, not the message's fault: run and rebuild retry, then return
+// MS_ERR_CORRUPT, acknowledge nothing and log nothing. Once the damaged
+// message is expunged the queue drains.
+START_TEST(damaged_message_body_holds_the_queue) {
+  make_dirs();
+  ms_store *st = open_store();
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  uint64_t a = deliver(st, acct, inbox, plain_msg);
+  uint64_t b = deliver(st, acct, inbox, html_msg);
+  uint64_t c = deliver(st, acct, inbox, "Subject: last\r\n\r\nwalrus\r\n");
+  ms_store_close(st);
+  damage_message_body(acct, b);
+  st = open_store();
+  uint8_t buf[4096];
+  size_t blen;
+  ck_assert_int_eq(ms_message_read(st, buf, sizeof buf, &blen, acct, b), MS_ERR_CORRUPT);
+  fts_index *idx = open_index(index_path, 0);
+  srv_indexer *ix;
+  struct srv_indexer_settings s = {.max_attempts = 3, .backoff_ms = 1};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
+  struct srv_indexer_report rep = {0};
+  ck_assert_int_eq(srv_indexer_run_once(ix, &rep), MS_ERR_CORRUPT);
+  ck_assert_uint_eq(rep.retries, 2);
+  ck_assert_uint_eq(rep.entries, 0);
+  ck_assert_uint_eq(rep.failed, 0);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.queued, 3);
+  ck_assert_uint_eq(status.indexed, 0);
+  ck_assert_uint_eq(status.failed, 0);
+  memset(&rep, 0, sizeof rep);
+  ck_assert_int_eq(srv_indexer_rebuild(ix, &rep, acct, NULL, NULL), MS_ERR_CORRUPT);
+  ck_assert_uint_eq(rep.retries, 2);
+  ck_assert_uint_eq(rep.failed, 0);
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.queued, 3);
+  ck_assert_uint_eq(status.indexed, 0);
+  ck_assert_uint_eq(status.failed, 0);
+  ck_assert_int_eq(access(failed_path, F_OK), -1);
+
+  uint32_t uid_b = 2;
+  ck_assert_int_eq(ms_messages_expunge(st, acct, inbox, &uid_b, 1), 1);
+  memset(&rep, 0, sizeof rep);
+  ck_assert_int_eq(srv_indexer_run(ix, &rep, NULL), 0);
+  ck_assert_uint_eq(rep.entries, 4);
+  ck_assert_uint_eq(rep.indexed, 2);
+  ck_assert_uint_eq(rep.skipped, 1);
+  ck_assert_str_eq(search(idx, acct, "pelican"), num(a));
+  ck_assert_str_eq(search(idx, acct, "walrus"), num(c));
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
+// A queue entry that does not decode (an unknown operation) stops the
+// indexer with MS_ERR_CORRUPT instead of being skipped; status reports the
+// same. Repaired, the entry is applied: it was never dropped.
+START_TEST(damaged_queue_entry_is_reported_not_skipped) {
+  make_dirs();
+  ms_store *st = open_store();
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  uint64_t a = deliver(st, acct, inbox, plain_msg);
+  uint64_t b = deliver(st, acct, inbox, html_msg);
+  ms_store_close(st);
+  uint8_t seq1[8], entry[64];
+  put_be(seq1, 1, 8);
+  ck_assert_uint_eq(store_record_get("squeue", seq1, sizeof seq1, entry, sizeof entry), 13);
+  ck_assert_uint_eq(entry[0], MS_SEARCH_INDEX);
+  entry[0] = 9;
+  store_record_put("squeue", seq1, sizeof seq1, entry, 13);
+  st = open_store();
+  fts_index *idx = open_index(index_path, 0);
+  srv_indexer *ix;
+  struct srv_indexer_settings s = {.max_attempts = 2, .backoff_ms = 1};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
+  struct srv_indexer_report rep = {0};
+  ck_assert_int_eq(srv_indexer_run_once(ix, &rep), MS_ERR_CORRUPT);
+  ck_assert_uint_eq(rep.entries, 0);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), MS_ERR_CORRUPT);
+  fts_index_stats fs;
+  ck_assert_int_eq(fts_index_account_stats(idx, &fs, acct), 0);
+  ck_assert_uint_eq(fs.num_docs, 0);
+  srv_indexer_free(ix);
+  ms_store_close(st);
+
+  entry[0] = MS_SEARCH_INDEX;
+  store_record_put("squeue", seq1, sizeof seq1, entry, 13);
+  st = open_store();
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
+  memset(&rep, 0, sizeof rep);
+  ck_assert_int_eq(srv_indexer_run(ix, &rep, NULL), 0);
+  ck_assert_uint_eq(rep.entries, 2);
+  ck_assert_uint_eq(rep.indexed, 2);
+  ck_assert_str_eq(search(idx, acct, "pelican"), num(a));
+  ck_assert_str_eq(search(idx, acct, "hippopotamus"), num(b));
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
+// A rebuild into an index that fills up mid-rebuild: the failed commit is
+// retried with backoff, then returned; no message is blamed for it.
+START_TEST(rebuild_into_a_full_index_is_retried_then_returned) {
+  make_dirs();
+  make_vocab();
+  ms_store *st = open_store();
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  deliver_random(st, acct, inbox, 400);
+  fts_index *idx;
+  fts_index_settings small = {.flags = FTS_INDEX_NO_SYNC, .map_size = 64u << 10};
+  ck_assert_int_eq(fts_index_open(&idx, index_path, &small), 0);
+  srv_indexer *ix;
+  struct srv_indexer_settings s = {.batch = 400, .max_attempts = 3, .backoff_ms = 1};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
+  struct srv_indexer_report rep = {0};
+  int rc = srv_indexer_rebuild(ix, &rep, acct, NULL, NULL);
+  ck_assert_msg(rc == FTS_ERR_LIMIT, "rebuild: %d %s", rc, srv_indexer_strerror(rc));
+  ck_assert_uint_eq(rep.retries, 2);
+  ck_assert_uint_eq(rep.indexed, 0);
+  ck_assert_uint_eq(rep.failed, 0);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
+  ck_assert_uint_eq(status.indexed, 0);
+  ck_assert_uint_eq(status.failed, 0);
+  ck_assert_uint_eq(status.queued, 400);
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
+struct progress_log {
+  int calls;
+  uint64_t done, total;
+  int stop_with; // returned from the first call
+};
+
+static int progress_record(void *ctx, uint64_t done, uint64_t total) {
+  struct progress_log *p = ctx;
+  p->calls++;
+  p->done = done;
+  p->total = total;
+  return p->stop_with;
+}
+
+// An index that holds documents of messages the store no longer has (the
+// store restored from an older backup, or removals never applied): the
+// rebuild deletes them, in batches, before reindexing. Progress is
+// reported, and a nonzero return from the callback stops the rebuild.
+START_TEST(rebuild_deletes_documents_the_store_lost_and_reports_progress) {
+  make_dirs();
+  ms_store *st = open_store();
+  fts_index *idx = open_index(index_path, 0);
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  for (int i = 0; i < 3; i++)
+    deliver(st, acct, inbox, plain_msg);
+  uint64_t d = deliver(st, acct, inbox, html_msg);
+  uint64_t e = deliver(st, acct, inbox, attach_msg);
+  srv_indexer *ix;
+  struct srv_indexer_settings s = {.workers = 1, .batch = 2};
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
+  ck_assert_int_eq(srv_indexer_run(ix, NULL, NULL), 0);
+  ck_assert_str_eq(search(idx, acct, "pelican"), "1 2 3");
+  // Destroyed, their removals queued but not yet applied.
+  uint32_t uids[3] = {1, 2, 3};
+  ck_assert_int_eq(ms_messages_expunge(st, acct, inbox, uids, 3), 3);
+  struct progress_log p = {0};
+  struct srv_indexer_report rep = {0};
+  ck_assert_int_eq(srv_indexer_rebuild(ix, &rep, acct, progress_record, &p), 0);
+  ck_assert_uint_eq(rep.removed, 3);
+  ck_assert_uint_eq(rep.indexed, 2);
+  ck_assert_str_eq(search(idx, acct, "pelican"), "");
+  ck_assert_str_eq(search(idx, acct, "hippopotamus"), num(d));
+  ck_assert_str_eq(search(idx, acct, "attachment:walrus"), num(e));
+  ck_assert_int_ge(p.calls, 1);
+  ck_assert_uint_eq(p.done, 2);
+  ck_assert_uint_eq(p.total, 2);
+
+  struct progress_log stop = {.stop_with = 42};
+  ck_assert_int_eq(srv_indexer_rebuild(ix, NULL, acct, progress_record, &stop), 42);
+  ck_assert_int_eq(stop.calls, 1);
+  // The queued removals are applied again, harmlessly.
+  ck_assert_int_eq(srv_indexer_run(ix, NULL, NULL), 0);
+  fts_index_stats fs;
+  ck_assert_int_eq(fts_index_account_stats(idx, &fs, acct), 0);
+  ck_assert_uint_eq(fs.num_docs, 2);
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("servers-common-indexer");
   TCase *tc = tcase_create("indexer");
@@ -580,6 +1218,16 @@ int main(void) {
   tcase_add_test(tc, sigkill_mid_batch_equals_fresh_rebuild);
   tcase_add_test(tc, failed_commit_is_retried_and_acknowledges_nothing);
   tcase_add_test(tc, rebuild_finds_messages_past_a_long_gap);
+  tcase_add_test(tc, bad_arguments_and_settings_are_refused);
+  tcase_add_test(tc, unusable_or_held_lock_file_refuses_run_and_rebuild);
+  tcase_add_test(tc, message_id_beyond_32_bits_is_given_up);
+  tcase_add_test(tc, without_failure_log_failures_are_counted_in_memory);
+  tcase_add_test(tc, unwritable_failure_log_keeps_the_message_queued);
+  tcase_add_test(tc, failure_log_that_cannot_be_rewritten_stops_rebuild);
+  tcase_add_test(tc, damaged_message_body_holds_the_queue);
+  tcase_add_test(tc, damaged_queue_entry_is_reported_not_skipped);
+  tcase_add_test(tc, rebuild_into_a_full_index_is_retried_then_returned);
+  tcase_add_test(tc, rebuild_deletes_documents_the_store_lost_and_reports_progress);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

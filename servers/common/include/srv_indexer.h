@@ -78,7 +78,8 @@ typedef struct srv_indexer srv_indexer;
 // text file, one "account message_id code" line per given-up message,
 // created on first use); NULL keeps failures in memory only. `settings` may
 // be NULL. Errors: SRV_ERR_INVALID_ARGUMENT (NULL handle or index_path, a
-// setting above its bound), -ENOMEM.
+// setting above its bound), FTS_ERR_INVALID_ARGUMENT (an index opened
+// read-only: fts_batch_new), -ENOMEM.
 SRV_WARN_UNUSED_RESULT int srv_indexer_new(srv_indexer **out, ms_store *store, fts_index *index,
                                            const char *index_path, const char *failed_path,
                                            const struct srv_indexer_settings *settings);

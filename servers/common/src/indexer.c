@@ -528,6 +528,10 @@ static int failed_forget(srv_indexer *ix, uint32_t account) {
     if (fputs(line, out) == EOF)
       rc = -EIO;
   }
+  // A read error must not pass for the end of the log: the copy would lose
+  // the other accounts' lines when it replaces the log.
+  if (rc == 0 && ferror(in))
+    rc = errno != 0 ? -errno : -EIO;
   fclose(in);
   if (out) {
     if (fflush(out) != 0 || fsync(fileno(out)) != 0)
@@ -563,7 +567,7 @@ static int rebuild_batch(srv_indexer *ix, struct entry *entries, size_t n,
       if (e->cls == ENTRY_MESSAGE) {
         // A rebuild has the message in hand: one try is the verdict.
         rc = failed_record(ix, e->item.account, e->item.message_id, e->status);
-        d->failed++;
+        d->failed += rc == 0;
       }
     }
     if (rc == 0)
@@ -689,8 +693,9 @@ int srv_indexer_status_get(srv_indexer *ix, struct srv_indexer_status *out, uint
     out->last_failed_message = m;
     out->last_error = code;
   }
+  rc = ferror(f) ? (errno != 0 ? -errno : -EIO) : 0; // EISDIR for a directory, say
   fclose(f);
-  return 0;
+  return rc;
 }
 
 const char *srv_indexer_strerror(int code) {

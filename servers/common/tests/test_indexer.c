@@ -1209,6 +1209,33 @@ START_TEST(rebuild_deletes_documents_the_store_lost_and_reports_progress) {
 }
 END_TEST
 
+// A failure log that cannot be read (a directory in its place: fopen
+// succeeds, the first read fails with EISDIR) is an error for status, not
+// an empty log; rebuild, which rewrites the log without the account's
+// lines, must not replace it with a copy cut at the failed read.
+START_TEST(unreadable_failure_log_is_an_error_not_an_empty_log) {
+  make_dirs();
+  ms_store *st = open_store();
+  fts_index *idx = open_index(index_path, 0);
+  uint32_t acct, inbox;
+  make_account(st, &acct, &inbox, "bob");
+  ck_assert_int_eq(mkdir(failed_path, 0700), 0);
+  srv_indexer *ix;
+  ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, NULL), 0);
+  struct srv_indexer_status status;
+  ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), -EISDIR);
+  struct srv_indexer_report report = {0};
+  ck_assert_int_eq(srv_indexer_rebuild(ix, &report, acct, NULL, NULL), -EISDIR);
+  struct stat sb;
+  ck_assert_int_eq(stat(failed_path, &sb), 0);
+  ck_assert(S_ISDIR(sb.st_mode));
+  srv_indexer_free(ix);
+  fts_index_close(idx);
+  ms_store_close(st);
+  remove_dirs();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("servers-common-indexer");
   TCase *tc = tcase_create("indexer");
@@ -1228,6 +1255,7 @@ int main(void) {
   tcase_add_test(tc, damaged_queue_entry_is_reported_not_skipped);
   tcase_add_test(tc, rebuild_into_a_full_index_is_retried_then_returned);
   tcase_add_test(tc, rebuild_deletes_documents_the_store_lost_and_reports_progress);
+  tcase_add_test(tc, unreadable_failure_log_is_an_error_not_an_empty_log);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -5,9 +5,10 @@
 // turns the MIME message on stdin into a PGP/MIME message, with RFC 9788
 // header protection when asked, or, with `--cert FILE...` instead of
 // `--key`, into an S/MIME 4.0 message for X.509 certificates (header
-// protection too). Unusable keys
-// or a stdin that is not a message make it explain on stderr, write nothing
-// on stdout and exit 1.
+// protection too). Unusable keys or a stdin that is not a message make it
+// explain on stderr, write nothing on stdout and exit 1. `encrypt` streams:
+// a stdin that fails to read part way leaves on stdout a message without
+// its final packet and tag, which no decryptor accepts, and exits 1.
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -84,8 +84,14 @@ static void take_no_transform(int *argc, char **argv, struct ms_settings *set) {
 static int open_existing(const char *path, ms_store **st, const struct ms_settings *set) {
   char p[4096];
   snprintf(p, sizeof p, "%s/data.mdb", path);
-  if (access(p, F_OK) != 0) {
+  struct stat sb;
+  if (stat(p, &sb) != 0) {
     fprintf(stderr, "mailctl store: %s: no store there (%s)\n", path, strerror(errno));
+    return 1;
+  }
+  // LMDB would make an empty file (a truncated copy, say) a new store.
+  if (S_ISREG(sb.st_mode) && sb.st_size == 0) {
+    fprintf(stderr, "mailctl store: %s: no store there (data.mdb is empty)\n", path);
     return 1;
   }
   int rc = ms_store_open(st, path, set);
@@ -230,6 +236,10 @@ static int flush(struct importer *im) {
     if (nu == 0)
       continue;
     if (im->kwlen[l] == 0) {
+      fprintf(stderr,
+              "%smailctl store: import: keyword letter %c is not in dovecot-keywords: "
+              "%zu messages stored without it\n",
+              im->tty ? "\n" : "", 'a' + l, nu);
       im->kw_failed += nu;
       continue;
     }
@@ -369,9 +379,30 @@ static int read_file(const char *path, uint8_t **out, size_t *out_len, struct st
   return 0;
 }
 
-static int import_maildir(struct importer *im, const char *dir) {
-  char **names = NULL;
-  size_t n = 0, cap = 0;
+// A source is what one mailbox is imported from, opened before that
+// mailbox is found or made, so that a source that cannot be read leaves the
+// store as it was: a Maildir's file names, or an mbox mapped whole.
+struct source {
+  const char *path;
+  int is_mbox;
+  char **names; // a Maildir's cur/ and new/ files, sorted
+  size_t n;
+  const uint8_t *map; // an mbox
+  size_t size;
+};
+
+static void source_close(struct source *src) {
+  for (size_t i = 0; i < src->n; i++)
+    free(src->names[i]);
+  free(src->names);
+  if (src->size)
+    munmap((void *)src->map, src->size);
+  memset(src, 0, sizeof *src);
+}
+
+// maildir_open lists the files of the Maildir `dir`; it prints why not.
+static int maildir_open(struct source *src, const char *dir) {
+  size_t cap = 0;
   const char *subs[] = {"cur", "new"};
   for (int s = 0; s < 2; s++) {
     char p[4096];
@@ -385,53 +416,102 @@ static int import_maildir(struct importer *im, const char *dir) {
     while ((e = readdir(d))) {
       if (e->d_name[0] == '.')
         continue;
-      if (n == cap) {
+      if (src->n == cap) {
         cap = cap ? cap * 2 : 1024;
-        char **nn = realloc(names, cap * sizeof *nn);
+        char **nn = realloc(src->names, cap * sizeof *nn);
         if (!nn) {
           closedir(d);
           return -1;
         }
-        names = nn;
+        src->names = nn;
       }
       size_t l = strlen(p) + strlen(e->d_name) + 2;
-      names[n] = malloc(l);
-      if (!names[n]) {
+      char *name = malloc(l);
+      if (!name) {
         closedir(d);
         return -1;
       }
-      snprintf(names[n++], l, "%s/%s", p, e->d_name);
+      snprintf(name, l, "%s/%s", p, e->d_name);
+      src->names[src->n++] = name;
     }
     closedir(d);
   }
   // Maildir names start with the delivery time: sorted, they import in
   // about the order the mail arrived, and reproducibly.
-  qsort(names, n, sizeof *names, name_cmp);
-  im->total = n;
-  read_keywords(im, dir);
+  qsort(src->names, src->n, sizeof *src->names, name_cmp);
+  return 0;
+}
+
+// mbox_open maps the mbox `file` and checks that it starts with a From_
+// line (or is empty); it prints why not.
+static int mbox_open(struct source *src, const char *file) {
+  int fd = open(file, O_RDONLY);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) != 0) {
+    fprintf(stderr, "mailctl store: import: %s: %s\n", file, strerror(errno));
+    if (fd >= 0)
+      close(fd);
+    return -1;
+  }
+  if (!S_ISREG(sb.st_mode)) {
+    fprintf(stderr, "mailctl store: import: %s: not a file\n", file);
+    close(fd);
+    return -1;
+  }
+  size_t size = (size_t)sb.st_size;
+  if (size == 0) {
+    close(fd);
+    return 0;
+  }
+  const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (m == MAP_FAILED) {
+    fprintf(stderr, "mailctl store: import: %s: %s\n", file, strerror(errno));
+    return -1;
+  }
+  src->map = m;
+  src->size = size;
+  // mctl_mbox_next fails only where no From_ line starts: at byte 0.
+  struct mctl_mbox_msg msg;
+  size_t pos = 0;
+  if (mctl_mbox_next(&msg, m, size, &pos) < 0) {
+    fprintf(stderr, "mailctl store: import: %s: not an mbox (no From_ line at byte 0)\n", file);
+    return -1;
+  }
+  return 0;
+}
+
+// source_open opens `path` as a Maildir or an mbox into *src (closed with
+// source_close, also after a failure); it prints why not.
+static int source_open(struct source *src, const char *path, int is_mbox) {
+  memset(src, 0, sizeof *src);
+  src->path = path;
+  src->is_mbox = is_mbox;
+  return is_mbox ? mbox_open(src, path) : maildir_open(src, path);
+}
+
+static int import_maildir(struct importer *im, struct source *src) {
+  im->total = src->n;
+  read_keywords(im, src->path);
   int rc = 0;
-  for (size_t i = 0; i < n; i++) {
-    if (rc < 0) {
-      free(names[i]);
-      continue;
-    }
+  for (size_t i = 0; i < src->n && rc == 0; i++) {
     uint8_t *data = NULL;
     size_t len = 0;
     struct stat sb;
-    int r = read_file(names[i], &data, &len, &sb);
+    int r = read_file(src->names[i], &data, &len, &sb);
     if (r < 0) {
-      fprintf(stderr, "mailctl store: import: %s: %s\n", names[i], strerror(-r));
+      fprintf(stderr, "mailctl store: import: %s: %s\n", src->names[i], strerror(-r));
       im->failed++;
-      free(names[i]);
       continue;
     }
-    const char *base = strrchr(names[i], '/') + 1;
+    const char *base = strrchr(src->names[i], '/') + 1;
     char *end;
     long long t = strtoll(base, &end, 10);
     int64_t date = end != base && *end == '.' ? (int64_t)t : (int64_t)sb.st_mtime;
-    rc = add(im, data, len, maildir_flags(base), maildir_keywords(base), date, names[i]);
+    // The importer owns the name from here.
+    rc = add(im, data, len, maildir_flags(base), maildir_keywords(base), date, src->names[i]);
+    src->names[i] = NULL;
   }
-  free(names);
   return rc < 0 ? rc : flush(im);
 }
 
@@ -456,33 +536,13 @@ static int64_t mbox_date(const char *line, size_t len) {
 // import_mbox stores each message of an mboxrd file as it was delivered
 // (mbox.c undoes the quoting and restores CRLF line ends, the form IMAP
 // serves), dated by its From_ line.
-static int import_mbox(struct importer *im, const char *file) {
-  int fd = open(file, O_RDONLY);
-  struct stat sb;
-  if (fd < 0 || fstat(fd, &sb) != 0) {
-    fprintf(stderr, "mailctl store: import: %s: %s\n", file, strerror(errno));
-    if (fd >= 0)
-      close(fd);
-    return -1;
-  }
-  size_t size = (size_t)sb.st_size;
-  im->total_bytes = size;
-  if (size == 0) {
-    close(fd);
-    return 0;
-  }
-  const uint8_t *m = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (m == MAP_FAILED) {
-    fprintf(stderr, "mailctl store: import: %s: %s\n", file, strerror(errno));
-    return -1;
-  }
+static int import_mbox(struct importer *im, const struct source *src) {
+  im->total_bytes = src->size;
   int rc = 0;
   uint64_t index = 0;
   size_t pos = 0;
   struct mctl_mbox_msg msg;
-  int r = 0;
-  while (rc == 0 && (r = mctl_mbox_next(&msg, m, size, &pos)) == 1) {
+  while (rc == 0 && src->size > 0 && mctl_mbox_next(&msg, src->map, src->size, &pos) == 1) {
     index++;
     im->scan_pos = pos;
     if (msg.len == 0)
@@ -499,13 +559,12 @@ static int import_mbox(struct importer *im, const char *file) {
     size_t o = mctl_mbox_unquote(out, msg.data, msg.len);
     rc = add(im, out, o, 0, 0, mbox_date((const char *)msg.from_line, msg.from_len), name);
   }
-  munmap((void *)m, size);
-  if (rc == 0 && r < 0) {
-    fprintf(stderr, "mailctl store: import: %s: not an mbox (no From_ line at byte %zu)\n", file,
-            pos);
-    rc = -1;
-  }
   return rc < 0 ? rc : flush(im);
+}
+
+// import_source imports the opened `src` into im's mailbox.
+static int import_source(struct importer *im, struct source *src) {
+  return src->is_mbox ? import_mbox(im, src) : import_maildir(im, src);
 }
 
 static int resolve(ms_store *st, const char *path, const char *account, const char *mailbox,
@@ -599,13 +658,20 @@ static int import_account(struct importer *im, const char *dir) {
         if (*c == '.')
           *c = '/';
     }
+    struct source src;
+    if (source_open(&src, path, 0) < 0) {
+      source_close(&src);
+      rc = -1;
+      break;
+    }
     int r = ensure_mailbox(im->st, im->acct, name, &im->box);
     if (r < 0) {
       fprintf(stderr, "mailctl store: import: mailbox %s: %s\n", name, ms_strerror(r));
       rc = -1;
-      break;
+    } else {
+      rc = import_source(im, &src);
     }
-    rc = import_maildir(im, path);
+    source_close(&src);
   }
   for (size_t i = 0; i < n; i++)
     free(sub[i]);
@@ -636,15 +702,20 @@ static int cmd_import(int argc, char **argv) {
     ms_store_close(im.st);
     return 1;
   }
-  if (!whole && resolve(im.st, argv[0], argv[1], argv[2], 1, &im.acct, &im.box) < 0) {
+  // One mailbox: its source is opened first, and the mailbox made only
+  // for a source that can be read.
+  struct source src;
+  memset(&src, 0, sizeof src);
+  if (!whole && (source_open(&src, argv[4], strcmp(argv[3], "--mbox") == 0) < 0 ||
+                 resolve(im.st, argv[0], argv[1], argv[2], 1, &im.acct, &im.box) < 0)) {
+    source_close(&src);
     ms_store_close(im.st);
     return 1;
   }
   im.tty = isatty(2);
   uint64_t t0 = now_ns();
-  rc = whole                               ? import_account(&im, argv[3])
-       : strcmp(argv[3], "--maildir") == 0 ? import_maildir(&im, argv[4])
-                                           : import_mbox(&im, argv[4]);
+  rc = whole ? import_account(&im, argv[3]) : import_source(&im, &src);
+  source_close(&src);
   progress(&im, 1);
   ms_store_close(im.st);
   double secs = (double)(now_ns() - t0) / 1e9;
@@ -661,6 +732,16 @@ static int cmd_import(int argc, char **argv) {
 
 // ---- export ----
 
+// export_error says on stderr which file of an export failed, and why;
+// it returns 1, the export functions' "a file error, already reported".
+static int export_error(const char *path, int err) {
+  fprintf(stderr, "mailctl store: export: %s: %s\n", path, strerror(err));
+  return 1;
+}
+
+// write_maildir_file writes one message into dir/tmp, then renames it into
+// dir/cur. It returns 0, or 1 having named the file that failed, leaving
+// nothing in tmp/.
 static int write_maildir_file(const char *dir, const char *name, const uint8_t *data, size_t len,
                               int64_t date) {
   char tmp[4096], dst[4096];
@@ -668,15 +749,15 @@ static int write_maildir_file(const char *dir, const char *name, const uint8_t *
   snprintf(dst, sizeof dst, "%s/cur/%s", dir, name);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0)
-    return -errno;
+    return export_error(tmp, errno);
   size_t off = 0;
   while (off < len) {
     ssize_t w = write(fd, data + off, len - off);
     if (w <= 0) {
-      int e = w < 0 ? -errno : -EIO;
+      int e = w < 0 ? errno : EIO;
       close(fd);
       unlink(tmp);
-      return e;
+      return export_error(tmp, e);
     }
     off += (size_t)w;
   }
@@ -684,12 +765,16 @@ static int write_maildir_file(const char *dir, const char *name, const uint8_t *
   struct timespec ts[2] = {{(time_t)date, 0}, {(time_t)date, 0}};
   futimens(fd, ts);
   if (fsync(fd) != 0 || close(fd) != 0) {
+    int e = errno;
     unlink(tmp);
-    return -errno;
+    return export_error(tmp, e);
   }
   // Delivered by rename, so no reader sees half a file (the Maildir rule).
-  if (rename(tmp, dst) != 0)
-    return -errno;
+  if (rename(tmp, dst) != 0) {
+    int e = errno;
+    unlink(tmp);
+    return export_error(dst, e);
+  }
   return 0;
 }
 
@@ -707,7 +792,8 @@ struct kwmap {
 };
 
 // write_keywords writes dir/dovecot-keywords for map (by rename, as the
-// messages are); nothing when the folder used no keyword.
+// messages are); nothing when the folder used no keyword. A file error is
+// reported here, naming the file, and returns 1; a store error is returned.
 static int write_keywords(ms_store *st, uint32_t acct, const char *dir, const struct kwmap *map) {
   if (map->n == 0)
     return 0;
@@ -716,7 +802,7 @@ static int write_keywords(ms_store *st, uint32_t acct, const char *dir, const st
   snprintf(dst, sizeof dst, "%s/dovecot-keywords", dir);
   FILE *f = fopen(tmp, "w");
   if (!f)
-    return -errno;
+    return export_error(tmp, errno);
   int rc = 0;
   for (size_t i = 0; i < map->n && rc == 0; i++) {
     char name[256];
@@ -724,13 +810,16 @@ static int write_keywords(ms_store *st, uint32_t acct, const char *dir, const st
     if ((rc = ms_keyword_name(st, name, sizeof name, &len, acct, map->id[i])) == 0)
       fprintf(f, "%zu %.*s\n", i, (int)len, name);
   }
+  int err = 0;
   if (fflush(f) != 0 || fsync(fileno(f)) != 0)
-    rc = rc ? rc : -errno;
-  if (fclose(f) != 0 && rc == 0)
-    rc = -errno;
+    err = errno;
+  if (fclose(f) != 0 && err == 0)
+    err = errno;
+  if (rc == 0 && err != 0)
+    rc = export_error(tmp, err);
   if (rc == 0 && rename(tmp, dst) != 0)
-    rc = -errno;
-  if (rc < 0)
+    rc = export_error(dst, errno);
+  if (rc != 0)
     unlink(tmp);
   return rc;
 }
@@ -816,11 +905,8 @@ static int export_mailbox(ms_store *st, uint32_t acct, uint32_t box, const char 
       char name[256];
       snprintf(name, sizeof name, "%lld.U%" PRIu32 ".mailctl,S=%zu:2,%s",
                (long long)mi.internal_date, en->uid, len, fl);
-      if ((rc = write_maildir_file(dir, name, buf, len, mi.internal_date)) < 0) {
-        fprintf(stderr, "mailctl store: export: %s/cur/%s: %s\n", dir, name, strerror(-rc));
-        rc = 1;
+      if ((rc = write_maildir_file(dir, name, buf, len, mi.internal_date)) != 0)
         break;
-      }
       (*count)++;
       *bytes += len;
       from = en->uid + 1;
@@ -829,11 +915,20 @@ static int export_mailbox(ms_store *st, uint32_t acct, uint32_t box, const char 
     // only an empty page is the end.
   } while (rc == 0 && got > 0);
   free(buf);
-  if (rc == 0 && (rc = write_keywords(st, acct, dir, &map)) < 0) {
-    fprintf(stderr, "mailctl store: export: %s/dovecot-keywords: %s\n", dir, strerror(-rc));
-    rc = 1;
-  }
+  if (rc == 0)
+    rc = write_keywords(st, acct, dir, &map);
   *dropped += map.dropped;
+  return rc;
+}
+
+#define MAILBOX_NAME_CAP 1024
+
+// mailbox_name reads the full name of `box` into `name`, NUL-terminated.
+static int mailbox_name(ms_store *st, uint32_t acct, uint32_t box, char name[MAILBOX_NAME_CAP]) {
+  size_t len;
+  int rc = ms_mailbox_name(st, name, MAILBOX_NAME_CAP - 1, &len, acct, box);
+  if (rc == 0)
+    name[len] = 0;
   return rc;
 }
 
@@ -853,25 +948,26 @@ static int export_account(ms_store *st, uint32_t acct, const char *dir, uint64_t
     free(boxes);
     return rc;
   }
-  if (make_maildir(dir) < 0) {
-    free(boxes);
-    return 1;
-  }
+  // Every name is checked before anything is written, so that a refused
+  // export leaves no partial tree.
   for (size_t i = 0; i < n && rc == 0; i++) {
-    char name[1024], path[4096];
-    size_t len;
-    if ((rc = ms_mailbox_name(st, name, sizeof name - 1, &len, acct, boxes[i])) < 0)
+    char name[MAILBOX_NAME_CAP];
+    if ((rc = mailbox_name(st, acct, boxes[i], name)) < 0)
       break;
-    name[len] = 0;
+    if (strcmp(name, "INBOX") != 0 && strchr(name, '.')) {
+      fprintf(stderr, "mailctl store: export: mailbox %s: '.' cannot be kept in Maildir++\n", name);
+      rc = 1;
+    }
+  }
+  if (rc == 0 && make_maildir(dir) < 0)
+    rc = 1;
+  for (size_t i = 0; i < n && rc == 0; i++) {
+    char name[MAILBOX_NAME_CAP], path[4096];
+    if ((rc = mailbox_name(st, acct, boxes[i], name)) < 0)
+      break;
     if (strcmp(name, "INBOX") == 0) {
       snprintf(path, sizeof path, "%s", dir);
     } else {
-      if (strchr(name, '.')) {
-        fprintf(stderr, "mailctl store: export: mailbox %s: '.' cannot be kept in Maildir++\n",
-                name);
-        rc = 1;
-        break;
-      }
       for (char *p = name; *p; p++)
         if (*p == '/')
           *p = '.';

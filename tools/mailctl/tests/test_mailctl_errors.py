@@ -25,10 +25,6 @@ store left as it was (stats output identical, verify still passing).
    a directory, a mailbox whose name Maildir++ cannot hold; and the
    warning for keywords beyond the 26 Maildir letters.
 6. Export from a store whose stored blob no longer decompresses.
-
-Known bugs (see the report of this test's author) are checked only with
-MAILCTL_ERRORS_KNOWN_BUGS=1 in the environment, so that the suite stays
-green until they are fixed; each is marked "known bug" below.
 """
 import os
 import shutil
@@ -36,7 +32,6 @@ import subprocess
 import sys
 
 MAILCTL, WORK = sys.argv[1], sys.argv[2]
-KNOWN_BUGS = os.environ.get("MAILCTL_ERRORS_KNOWN_BUGS") == "1"
 
 results = []
 
@@ -47,14 +42,6 @@ def check(ok, name, detail=""):
     if not ok and detail:
         for line in str(detail).splitlines()[:20]:
             print("# " + line)
-
-
-def known_bug(ok, name, detail=""):
-    """A check of behaviour that is wrong today: run only on request."""
-    if KNOWN_BUGS:
-        check(ok, "known bug: " + name, detail)
-    else:
-        print(f"# known bug, not checked: {name}")
 
 
 def mailctl(*args):
@@ -236,15 +223,18 @@ def main():
         check(r.returncode == 1 and f"cannot open {w('garbage')}: store is corrupt" in r.stderr and
               r.stdout == "", f"{cmd} of a data.mdb that is not a store", show(r))
     check(read(w("garbage", "data.mdb")) == noise, "the foreign data.mdb is left as it was")
-    # known bug: an empty (truncated) data.mdb is taken for a new store:
-    # verify initialises it and reports ok.
+    # An empty (truncated) data.mdb is no store: LMDB would make it a new one.
     write(w("truncated", "data.mdb"), b"")
     r = run("verify", w("truncated"))
-    known_bug(r.returncode == 1 and os.path.getsize(w("truncated", "data.mdb")) == 0,
-              "verify of an empty data.mdb fails and leaves it empty",
-              f"{show(r)}\nsize now {os.path.getsize(w('truncated', 'data.mdb'))}")
+    check(r.returncode == 1 and os.path.getsize(w("truncated", "data.mdb")) == 0 and
+          f"{w('truncated')}: no store there (data.mdb is empty)" in r.stderr,
+          "verify of an empty data.mdb fails and leaves it empty",
+          f"{show(r)}\nsize now {os.path.getsize(w('truncated', 'data.mdb'))}")
 
-    # 3. Unknown accounts and mailboxes, and refused names.
+    # 3. Unknown accounts and mailboxes, and refused names (from sources
+    # that can be read: a source is opened before the mailbox is looked up).
+    one_mbox = w("one.mbox")
+    write(one_mbox, b"From a@b Mon Jan  1 00:00:00 2024\nSubject: s\n\nb\n")
     for args, what, needle in (
             (["import", store, "bob", "INBOX", "--maildir", src], "import into an unknown account",
              "account bob: no such item"),
@@ -252,7 +242,7 @@ def main():
              "whole-account import into an unknown account", "account bob: no such item"),
             (["import", store, "alice", "a//b", "--maildir", src],
              "import into a bad mailbox name", "mailbox a//b of alice: invalid argument"),
-            (["import", store, "alice", "", "--mbox", src], "import into an empty mailbox name",
+            (["import", store, "alice", "", "--mbox", one_mbox], "import into an empty mailbox name",
              "mailbox  of alice: invalid argument"),
             (["export", store, "bob", "INBOX", "--maildir", w("e1")],
              "export from an unknown account", "account bob: no such item"),
@@ -295,16 +285,14 @@ def main():
              "an mbox starting with an empty line"),
             ("--mbox", w("missing.mbox"), f"{w('missing.mbox')}: No such file or directory",
              "a missing mbox"),
-            # What the message says after the path is left open: today it is
-            # mmap's "No such device" (reported as unclear).
-            ("--mbox", src, f"import: {src}: ", "a directory as mbox"))):
+            ("--mbox", src, f"import: {src}: not a file", "a directory as mbox"))):
         r = run("import", store, "alice", f"Box{i}", opt, path)
-        check(r.returncode == 1 and needle in r.stderr and "imported 0 messages" in r.stdout,
+        check(r.returncode == 1 and needle in r.stderr and r.stdout == "",
               f"import from {what} fails, naming it", show(r))
         check(field("messages") == messages and run("verify", store).returncode == 0,
               f"import from {what} stores nothing")
-    # known bug: the refused imports above each left a new empty mailbox.
-    known_bug(field("mailboxes") == mailboxes,
+    # The source is opened before the mailbox is made.
+    check(field("mailboxes") == mailboxes,
               "a refused import creates no mailbox", f"{mailboxes} -> {field('mailboxes')}")
     baseline = stats()
 
@@ -347,9 +335,8 @@ def main():
     check(r.returncode == 1 and "imported 1 messages" in r.stdout and
           "1 without some keyword" in r.stdout,
           "a keyword letter dovecot-keywords does not define fails the import", show(r))
-    # known bug: nothing on standard error says which letter or file.
-    known_bug("kwless" in r.stderr or "keyword" in r.stderr,
-              "the undefined keyword letter is named on standard error", show(r))
+    check("keyword letter b is not in dovecot-keywords: 1 messages stored without it" in r.stderr,
+          "the undefined keyword letter is named on standard error", show(r))
 
     # A Maildir++ folder whose name makes no mailbox name (".a..b" is
     # "a//b"): refused and named.
@@ -386,18 +373,16 @@ def main():
     check(r.returncode == 1 and f"{names[0]}: Not a directory" in r.stderr and r.stdout == "",
           "export through a tmp/ that is a file fails, naming the message", show(r))
     check(os.listdir(w("tmpfile", "cur")) == [], "and delivers nothing to cur/")
-    # known bug: the message names cur/NAME, the path that did not fail.
-    known_bug(f"{w('tmpfile')}/tmp/" in r.stderr,
-              "the failing tmp/ path is the one named", show(r))
+    check(f"{w('tmpfile')}/tmp/{names[0]}: Not a directory" in r.stderr,
+          "the failing tmp/ path is the one named", show(r))
 
     # cur/NAME is a directory: the final rename fails.
     os.makedirs(w("curdir", "cur", names[0]))
     r = run("export", store, "alice", "INBOX", "--maildir", w("curdir"))
     check(r.returncode == 1 and f"{w('curdir')}/cur/{names[0]}: Is a directory" in r.stderr and
           r.stdout == "", "export onto a directory in cur/ fails, naming it", show(r))
-    # known bug: the file written to tmp/ before the rename stays there.
-    known_bug(os.listdir(w("curdir", "tmp")) == [],
-              "a failed rename leaves nothing in tmp/", tree(w("curdir")))
+    check(os.listdir(w("curdir", "tmp")) == [],
+          "a failed rename leaves nothing in tmp/", tree(w("curdir")))
 
     # dovecot-keywords is a directory, or its temporary file cannot be made.
     os.makedirs(w("kwdir", "dovecot-keywords"))
@@ -407,8 +392,9 @@ def main():
     check(os.listdir(w("kwdir", "tmp")) == [], "and leaves no temporary keyword file")
     os.makedirs(w("kwtmp", "tmp", "dovecot-keywords.mailctl"))
     r = run("export", store, "alice", "INBOX", "--maildir", w("kwtmp"))
-    check(r.returncode == 1 and "dovecot-keywords" in r.stderr and "Is a directory" in r.stderr
-          and r.stdout == "", "export whose keyword file cannot be made fails", show(r))
+    check(r.returncode == 1 and
+          f"{w('kwtmp')}/tmp/dovecot-keywords.mailctl: Is a directory" in r.stderr and
+          r.stdout == "", "export whose keyword file cannot be made fails, naming it", show(r))
     check(not os.path.exists(w("kwtmp", "dovecot-keywords")), "and writes no keyword file")
 
     unchanged("after the refused exports")
@@ -419,9 +405,9 @@ def main():
     r = run("export", store, "alice", "--maildir", w("dotted"))
     check(r.returncode == 1 and "mailbox a.b: '.' cannot be kept in Maildir++" in r.stderr and
           r.stdout == "", "a whole-account export refuses a mailbox name with '.'", show(r))
-    # known bug: the mailboxes before it were already written out.
-    known_bug(not os.path.exists(w("dotted")),
-              "a refused whole-account export writes nothing", tree(w("dotted")))
+    # Every name is checked before the first folder is written.
+    check(not os.path.exists(w("dotted")),
+          "a refused whole-account export writes nothing", tree(w("dotted")))
     r = run("export", store, "alice", "a.b", "--maildir", w("dotted-one"))
     check(r.returncode == 0 and len(os.listdir(w("dotted-one", "cur"))) == 2,
           "while that mailbox alone exports", show(r))

@@ -7,15 +7,21 @@
 // that closes in the middle of an answer or before reading anything, one
 // that never answers or answers a byte at a time (the I/O timeout), answers
 // to a pipeline out of order and in one-byte writes, and requests too large
-// for the socket buffers (partial writes). Each case checks what keep.h
-// promises the caller: every queued request's callback runs exactly once,
-// with its own answer or with the failure's status, the failed connection
-// is closed, and the next request reconnects. The peer is a thread per
-// accepted connection running the case's script; every wait, on either
-// side, is bounded.
+// for the socket buffers (partial writes). Then the client's timers and
+// failure paths: a connect that never completes, BUSY retries whose
+// connection closes, a process out of descriptors (at queuing, on a retry,
+// on a subscription's renewal, at creation), requests queued behind or
+// timing out in a partial write, shard connections, and subscriptions
+// whose checks fail or that the caller drops or makes again while they
+// are being renewed. Each case checks what keep.h promises the caller:
+// every queued request's callback runs exactly once, with its own answer
+// or with the failure's status, the failed connection is closed, and the
+// next request reconnects. The peer is a thread per accepted connection
+// running the case's script; every wait, on either side, is bounded.
 #include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -24,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,7 +68,7 @@ static bool pattern_ok(const uint8_t *v, size_t len, int i) {
       abort();                                                                                     \
   } while (0)
 
-#define PEER_MAX_CONNS 16
+#define PEER_MAX_CONNS 24
 
 struct peer;
 struct pconn;
@@ -78,6 +85,17 @@ struct peer {
   atomic_int accepted;
   atomic_int client_closed; // connections the client closed (EOF or reset seen)
   atomic_int faults;        // malformed or corrupted requests seen by the peer
+  atomic_int subscribes;    // SUBSCRIBE requests seen, on every connection
+  atomic_int unsubscribes;  // UNSUBSCRIBE requests seen, on every connection
+  // Lock-step with the test's thread, for the cases where what the client
+  // reads in one keep_async_process() call must be fixed: the peer sets
+  // `got` once it holds the request, waits for `go`, then sets `sent`.
+  atomic_int got, go, sent;
+  // With num_shards > 0, connection n answers the client's PING as shard
+  // ping_shard[n] of num_shards; else as the only shard.
+  int num_shards;
+  int ping_shard[PEER_MAX_CONNS];
+  atomic_int keyed_on[PEER_MAX_CONNS]; // keyed requests per connection (script_shards)
 };
 
 // pconn is one accepted connection: its socket and the bytes read from it.
@@ -256,10 +274,19 @@ static bool pc_next(struct pconn *pc, struct req *out, unsigned ms) {
       out->value_ok = pattern_ok(f.value, f.value_len, out->index);
       memmove(pc->buf, pc->buf + used, pc->len - used);
       pc->len -= used;
+      if (out->op == KEEP_OP_SUBSCRIBE)
+        atomic_fetch_add(&pc->p->subscribes, 1);
+      else if (out->op == KEEP_OP_UNSUBSCRIBE)
+        atomic_fetch_add(&pc->p->unsubscribes, 1);
       if (out->op == KEEP_OP_PING && pc->answer_pings) {
         struct blob b = {0};
-        static const uint8_t one_shard[2] = {1, 0};
-        blob_ok(&b, out->id, 0, one_shard, sizeof one_shard);
+        uint8_t shards[2] = {1, 0};
+        uint64_t shard = 0;
+        if (pc->p->num_shards > 0) {
+          shards[0] = (uint8_t)pc->p->num_shards;
+          shard = (uint64_t)pc->p->ping_shard[pc->index];
+        }
+        blob_ok(&b, out->id, shard, shards, sizeof shards);
         (void)blob_send(pc->fd, &b);
         continue;
       }
@@ -358,11 +385,16 @@ static void *peer_main(void *arg) {
   return NULL;
 }
 
-// peer_start listens on an ephemeral loopback port; `rcvbuf` (0: the
-// default) is set before listen() so that accepted sockets inherit it.
-static void peer_start(struct peer *p, peer_script *script, int rcvbuf) {
+// peer_start_sharded listens on an ephemeral loopback port; `rcvbuf` (0:
+// the default) is set before listen() so that accepted sockets inherit it.
+// `num_shards` and `ping_shard` are as in struct peer.
+static void peer_start_sharded(struct peer *p, peer_script *script, int rcvbuf, int num_shards,
+                               const int *ping_shard) {
   memset(p, 0, sizeof *p);
   p->script = script;
+  p->num_shards = num_shards;
+  if (num_shards > 0)
+    memcpy(p->ping_shard, ping_shard, sizeof p->ping_shard);
   p->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ck_assert_int_ge(p->lfd, 0);
   if (rcvbuf > 0)
@@ -377,6 +409,10 @@ static void peer_start(struct peer *p, peer_script *script, int rcvbuf) {
   ck_assert_int_eq(pthread_create(&p->thread, NULL, peer_main, p), 0);
 }
 
+static void peer_start(struct peer *p, peer_script *script, int rcvbuf) {
+  peer_start_sharded(p, script, rcvbuf, 0, NULL);
+}
+
 // Plain reads of the peer's counters, for readable assertion messages.
 static int peer_accepted(struct peer *p) {
   return atomic_load(&p->accepted);
@@ -388,6 +424,18 @@ static int peer_client_closed(struct peer *p) {
 
 static int peer_faults(struct peer *p) {
   return atomic_load(&p->faults);
+}
+
+static int peer_subscribes(struct peer *p) {
+  return atomic_load(&p->subscribes);
+}
+
+static int peer_unsubscribes(struct peer *p) {
+  return atomic_load(&p->unsubscribes);
+}
+
+static int peer_keyed_on(struct peer *p, int conn) {
+  return atomic_load(&p->keyed_on[conn]);
 }
 
 static void peer_stop(struct peer *p) {
@@ -1134,6 +1182,999 @@ START_TEST(large_requests_survive_partial_writes) {
 }
 END_TEST
 
+// The client's timers and its failure paths around connecting, retrying and
+// subscribing.
+
+static void script_serve(struct pconn *pc, int n) {
+  (void)n;
+  serve(pc);
+}
+
+// flag_wait waits up to `ms` for `*flag` to be set; false if it was not.
+static bool flag_wait(atomic_int *flag, unsigned ms) {
+  uint64_t end = now_ms() + ms;
+  while (atomic_load(flag) == 0) {
+    if (now_ms() >= end)
+      return false;
+    usleep(1000);
+  }
+  return true;
+}
+
+static keep_async *client_new(const char *const *members, size_t num_members, const uint16_t *ids,
+                              uint32_t connect_timeout_ms, uint32_t io_timeout_ms,
+                              const keep_async_options *opt) {
+  keep_settings s = {.members = members,
+                     .num_members = num_members,
+                     .member_ids = ids,
+                     .connect_timeout_ms = connect_timeout_ms,
+                     .io_timeout_ms = io_timeout_ms};
+  keep_async *a = NULL;
+  ck_assert_int_eq(keep_async_new(&a, &s, opt), 0);
+  ck_assert_ptr_nonnull(a);
+  return a;
+}
+
+// evlog records what keep_async_options.on_event received.
+enum { EVLOG_MAX = 16 };
+
+struct evlog {
+  size_t *done; // counted up per call when set, for drive()
+  int n;        // calls, including those past EVLOG_MAX
+  struct {
+    int status, kind;
+    uint64_t seq, missed;
+    size_t payload_len;
+    uint64_t at_ms;
+  } e[EVLOG_MAX];
+};
+
+static void on_event_log(void *user, int status, const keep_event *ev) {
+  struct evlog *log = user;
+  if (log->n < EVLOG_MAX) {
+    log->e[log->n].status = status;
+    log->e[log->n].kind = ev->kind;
+    log->e[log->n].seq = ev->seq;
+    log->e[log->n].missed = ev->missed;
+    log->e[log->n].payload_len = ev->payload_len;
+    log->e[log->n].at_ms = now_ms();
+  }
+  log->n++;
+  if (log->done != NULL)
+    (*log->done)++;
+}
+
+static keep_async_options events_to(struct evlog *log) {
+  keep_async_options opt = KEEP_ASYNC_OPTIONS_INIT;
+  opt.on_event = on_event_log;
+  opt.event_user = log;
+  return opt;
+}
+
+// fds_exhaust lowers this process's descriptor limit to 1 (not 0: poll()
+// refuses more descriptors than the limit) with descriptor 0 open, so that
+// every new descriptor fails with EMFILE (a daemon out of descriptors)
+// while those already open keep working, even after others are closed.
+static struct rlimit fds_exhaust(void) {
+  struct rlimit saved;
+  ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+  ck_assert(fcntl(0, F_GETFD) >= 0 || open("/dev/null", O_RDONLY | O_CLOEXEC) == 0);
+  struct rlimit low = {.rlim_cur = 1, .rlim_max = saved.rlim_max};
+  ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+  return saved;
+}
+
+static void fds_restore(const struct rlimit *saved) {
+  ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, saved), 0);
+}
+
+// A listener whose accept queue is full and never drained: Linux drops the
+// SYNs of further connections, so a connect to it stays in progress until
+// the client gives up, the loopback stand-in for a host gone from the
+// network.
+enum { BLACKHOLE_FILL = 4 };
+
+struct blackhole {
+  int lfd;
+  int fill[BLACKHOLE_FILL];
+  char member[32];
+};
+
+static void blackhole_start(struct blackhole *b) {
+  b->lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ck_assert_int_ge(b->lfd, 0);
+  struct sockaddr_in a = {.sin_family = AF_INET};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ck_assert_int_eq(bind(b->lfd, (struct sockaddr *)&a, sizeof a), 0);
+  ck_assert_int_eq(listen(b->lfd, 0), 0);
+  ck_assert_int_eq(getsockname(b->lfd, (struct sockaddr *)&a, &len), 0);
+  snprintf(b->member, sizeof b->member, "127.0.0.1:%u", (unsigned)ntohs(a.sin_port));
+  for (int i = 0; i < BLACKHOLE_FILL; i++) {
+    b->fill[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    ck_assert_int_ge(b->fill[i], 0);
+    int rc = connect(b->fill[i], (struct sockaddr *)&a, sizeof a);
+    ck_assert(rc == 0 || errno == EINPROGRESS);
+  }
+  // The premise of the cases that use it: the last connect hangs.
+  struct pollfd pfd = {.fd = b->fill[BLACKHOLE_FILL - 1], .events = POLLOUT};
+  ck_assert_msg(poll(&pfd, 1, 100) == 0, "the full listener completed a connect");
+}
+
+static void blackhole_stop(struct blackhole *b) {
+  for (int i = 0; i < BLACKHOLE_FILL; i++)
+    close(b->fill[i]);
+  close(b->lfd);
+}
+
+// 8. A member that never completes the TCP handshake: the connect must not
+// wait past connect_timeout_ms. The requests queued behind it fail with
+// KEEP_ERR_TIMEOUT once the connect deadline passes (the I/O timeout is far
+// longer here), the timer the loop is given is that deadline, and without
+// cluster ids the client moves on to the next member of the list (keep.h:
+// "one connection to the first member that accepts"), so the next request
+// is served there.
+
+enum { CONNECT_MS = 200 };
+
+START_TEST(a_connect_that_hangs_times_out_and_fails_over) {
+  struct blackhole bh;
+  blackhole_start(&bh);
+  struct peer p;
+  peer_start(&p, script_serve, 0);
+  const char *members[] = {bh.member, p.member};
+  keep_async *a = client_new(members, 2, NULL, CONNECT_MS, 5000, NULL);
+  size_t done = 0;
+  struct rec recs[3];
+  for (int i = 0; i < 3; i++)
+    rec_init(&recs[i], &done, i);
+  uint64_t t0 = now_ms();
+  queue_get(a, &recs[0]);
+  queue_incr(a, &recs[1]);
+  int armed = keep_async_next_timeout_ms(a);
+  ck_assert_msg(armed > CONNECT_MS - 100 && armed <= CONNECT_MS, "timer armed for %d ms", armed);
+  ck_assert(drive_ticking(a, &done, 2, 3000, 10));
+  settle(a, 20);
+  for (int i = 0; i < 2; i++) {
+    assert_failed(&recs[i], KEEP_ERR_TIMEOUT);
+    uint64_t took = recs[i].at_ms - t0;
+    ck_assert_msg(took >= CONNECT_MS && took < CONNECT_MS + 1000, "timed out after %llu ms",
+                  (unsigned long long)took);
+  }
+  ck_assert_uint_eq(keep_async_connections(a), 0);
+  ck_assert_uint_eq(keep_async_pending(a), 0);
+  ck_assert_int_eq(keep_async_next_timeout_ms(a), -1);
+  ck_assert_int_eq(peer_accepted(&p), 0);
+  queue_get(a, &recs[2]);
+  ck_assert(drive(a, &done, 3, 3000));
+  assert_get_answered(&recs[2]);
+  ck_assert_int_eq(peer_accepted(&p), 1);
+  keep_async_free(a);
+  ck_assert_uint_eq(done, 3);
+  peer_stop(&p);
+  blackhole_stop(&bh);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+// 9. BUSY answers put a request on the retry timer (1, 2, 4, 8 and 16 ms,
+// as the blocking client), off its connection. Connection 0 answers the
+// first five copies of "k0" BUSY and closes after the fifth (keepd
+// restarting), in one go while the client is not reading, so that one
+// keep_async_process() call sees both, 16 ms before the last retry is due.
+// Then: (a) the retry outlives the connection and reconnects, getting its
+// own answer once, no sooner than the pauses add up to; (b) a reconnect
+// that cannot even make a socket (out of descriptors) fails the request
+// with that error, once, and the next request connects; (c)
+// keep_async_free() with the retry pending completes it with -ECANCELED.
+
+enum { BUSY_COPIES = 5, BUSY_PAUSES_MS = 1 + 2 + 4 + 8 };
+
+static void script_busy_then_close(struct pconn *pc, int n) {
+  if (n > 0) {
+    serve(pc);
+    return;
+  }
+  for (int k = 0; k < BUSY_COPIES; k++) {
+    struct req r;
+    if (!pc_next(pc, &r, 2000))
+      return;
+    if (r.op != KEEP_OP_GET || r.index != 0)
+      atomic_fetch_add(&pc->p->faults, 1);
+    if (k == BUSY_COPIES - 1) {
+      atomic_store(&pc->p->got, 1);
+      if (!flag_wait(&pc->p->go, 3000))
+        return;
+    }
+    struct blob b = {0};
+    keep_frame f;
+    keep_frame_init(&f, KEEP_OP_BUSY, r.id);
+    blob_frame(&b, &f);
+    (void)blob_send(pc->fd, &b);
+  }
+  shutdown(pc->fd, SHUT_WR);
+  atomic_store(&pc->p->sent, 1);
+  (void)pc_wait_close(pc, 3000);
+}
+
+// busy_until_closed runs the client until connection 0 has answered "k0"
+// BUSY for the last time and closed, then reads both in one call and checks
+// that the request now waits on the retry timer alone.
+static void busy_until_closed(keep_async *a, struct peer *p, const struct rec *x) {
+  uint64_t end = now_ms() + 3000;
+  while (atomic_load(&p->got) == 0 && now_ms() < end)
+    settle(a, 2);
+  ck_assert_msg(atomic_load(&p->got), "the peer never got the fifth copy");
+  atomic_store(&p->go, 1);
+  ck_assert(flag_wait(&p->sent, 2000));
+  usleep(20000); // loopback delivers the answer and the FIN within that
+  ck_assert_int_eq(keep_async_process(a), 0);
+  ck_assert_int_eq(x->calls, 0);
+  ck_assert_uint_eq(keep_async_pending(a), 1);
+  ck_assert_uint_eq(keep_async_connections(a), 0);
+  int armed = keep_async_next_timeout_ms(a);
+  ck_assert_msg(armed >= 0 && armed <= 16, "retry timer armed for %d ms", armed);
+}
+
+START_TEST(a_busy_retry_outlives_its_connection) {
+  struct peer p;
+  peer_start(&p, script_busy_then_close, 0);
+  keep_async *a = client_for(&p, 3000);
+  size_t done = 0;
+  struct rec x;
+  rec_init(&x, &done, 0);
+  uint64_t t0 = now_ms();
+  queue_get(a, &x);
+  busy_until_closed(a, &p, &x);
+  ck_assert(drive(a, &done, 1, 3000));
+  settle(a, 20);
+  assert_get_answered(&x);
+  ck_assert_msg(x.at_ms - t0 >= BUSY_PAUSES_MS + 16, "answered after %llu ms",
+                (unsigned long long)(x.at_ms - t0));
+  ck_assert_int_eq(peer_accepted(&p), 2);
+  ck_assert_int_eq(peer_client_closed(&p), 1);
+  keep_async_free(a);
+  ck_assert_uint_eq(done, 1);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+START_TEST(a_busy_retry_that_cannot_reconnect_fails_once) {
+  struct peer p;
+  peer_start(&p, script_busy_then_close, 0);
+  keep_async *a = client_for(&p, 3000);
+  size_t done = 0;
+  struct rec x, next;
+  rec_init(&x, &done, 0);
+  rec_init(&next, &done, 1);
+  queue_get(a, &x);
+  busy_until_closed(a, &p, &x);
+  struct rlimit saved = fds_exhaust();
+  bool completed = drive(a, &done, 1, 3000);
+  settle(a, 20);
+  fds_restore(&saved);
+  ck_assert(completed);
+  assert_failed(&x, -EMFILE);
+  ck_assert_uint_eq(keep_async_pending(a), 0);
+  ck_assert_int_eq(peer_accepted(&p), 1);
+  queue_get(a, &next);
+  ck_assert(drive(a, &done, 2, 3000));
+  assert_get_answered(&next);
+  ck_assert_int_eq(peer_accepted(&p), 2);
+  keep_async_free(a);
+  ck_assert_uint_eq(done, 2);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+START_TEST(freeing_with_a_retry_pending_cancels_it) {
+  struct peer p;
+  peer_start(&p, script_busy_then_close, 0);
+  keep_async *a = client_for(&p, 3000);
+  size_t done = 0;
+  struct rec x;
+  rec_init(&x, &done, 0);
+  queue_get(a, &x);
+  busy_until_closed(a, &p, &x);
+  keep_async_free(a);
+  assert_failed(&x, -ECANCELED);
+  ck_assert_uint_eq(done, 1);
+  ck_assert_int_eq(peer_accepted(&p), 1);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+// 10. No descriptor left for a connection: keep.h makes the queuing call
+// return the error ("a connection error when no member accepts a
+// connection attempt at all"), queue nothing and never run the callback,
+// with and without cluster ids (in cluster mode every member is tried, and
+// each marked down). With descriptors again the next request connects; in
+// cluster mode, with every member marked down, the client tries them all
+// rather than refusing.
+
+START_TEST(no_descriptor_for_a_connection_fails_at_queuing) {
+  struct peer p, q;
+  peer_start(&p, script_serve, 0);
+  peer_start(&q, script_serve, 0);
+  const char *one[] = {p.member};
+  const char *two[] = {p.member, q.member};
+  static const uint16_t ids[] = {1, 2};
+  keep_async *single = client_new(one, 1, NULL, 0, 3000, NULL);
+  keep_async *cluster = client_new(two, 2, ids, 0, 3000, NULL);
+  size_t done = 0;
+  struct rec recs[4];
+  for (int i = 0; i < 4; i++)
+    rec_init(&recs[i], &done, i);
+  struct rlimit saved = fds_exhaust();
+  int single_rc = keep_async_get(single, "k0", 2, on_done, &recs[0]);
+  int cluster_rc = keep_async_get(cluster, "k1", 2, on_done, &recs[1]);
+  fds_restore(&saved);
+  ck_assert_int_eq(single_rc, -EMFILE);
+  ck_assert_int_eq(cluster_rc, -EMFILE);
+  settle(single, 20);
+  settle(cluster, 20);
+  ck_assert_uint_eq(done, 0);
+  for (int i = 0; i < 2; i++)
+    ck_assert_int_eq(recs[i].calls, 0);
+  ck_assert_uint_eq(keep_async_pending(single), 0);
+  ck_assert_uint_eq(keep_async_pending(cluster), 0);
+  ck_assert_int_eq(keep_async_next_timeout_ms(single), -1);
+  ck_assert_int_eq(keep_async_next_timeout_ms(cluster), -1);
+  queue_get(single, &recs[2]);
+  queue_get(cluster, &recs[3]);
+  ck_assert(drive(single, &done, 1, 3000));
+  ck_assert(drive(cluster, &done, 2, 3000));
+  assert_get_answered(&recs[2]);
+  assert_get_answered(&recs[3]);
+  ck_assert_int_eq(peer_accepted(&p) + peer_accepted(&q), 2);
+  keep_async_free(single);
+  keep_async_free(cluster);
+  ck_assert_uint_eq(done, 2);
+  peer_stop(&p);
+  peer_stop(&q);
+  ck_assert_int_eq(peer_faults(&p) + peer_faults(&q), 0);
+}
+END_TEST
+
+// 11. Subscription checks. In cluster mode the client sends SUBSCRIBE
+// again every 500 ms on a live subscription's connection, to find out
+// whether its member still owns the topic (keep.h, keep_async_event_cb).
+// A check answered BUSY (the member cannot confirm it) interrupts the
+// subscription: the caller hears KEEP_ERR_BUSY once, the check is tried
+// again after the renewal pause (100 ms), and its OK is announced with
+// KEEP_EVENT_RESUBSCRIBED; later checks that succeed say nothing. With one
+// member and no cluster ids there is no other owner to move to: no check
+// is sent, and no timer is left armed for it, so the loop can sleep.
+
+static void script_check_busy(struct pconn *pc, int n) {
+  if (n > 0) {
+    serve(pc);
+    return;
+  }
+  int subscribes = 0;
+  while (!pc_done(pc)) {
+    struct req r;
+    if (!pc_next(pc, &r, 50))
+      continue;
+    struct blob b = {0};
+    if (r.op == KEEP_OP_SUBSCRIBE && ++subscribes == 2) {
+      keep_frame f;
+      keep_frame_init(&f, KEEP_OP_BUSY, r.id);
+      blob_frame(&b, &f);
+    } else if (r.op == KEEP_OP_SUBSCRIBE) {
+      blob_ok(&b, r.id, 3, NULL, 0);
+    } else {
+      blob_answer(&b, &r);
+    }
+    (void)blob_send(pc->fd, &b);
+  }
+}
+
+START_TEST(a_failed_subscription_check_interrupts_until_confirmed) {
+  struct peer p;
+  peer_start(&p, script_check_busy, 0);
+  size_t done = 0;
+  struct evlog log = {.done = &done};
+  keep_async_options opt = events_to(&log);
+  const char *members[] = {p.member};
+  static const uint16_t ids[] = {7};
+  keep_async *a = client_new(members, 1, ids, 0, 3000, &opt);
+  struct rec sub;
+  rec_init(&sub, &done, -1);
+  uint64_t t0 = now_ms();
+  ck_assert_int_eq(keep_async_subscribe(a, "t", 1, on_done, &sub), 0);
+  ck_assert(drive(a, &done, 1, 3000));
+  ck_assert_int_eq(sub.status, 0);
+  ck_assert_int_eq(sub.num, 3);
+  ck_assert(drive(a, &done, 3, 3000));
+  ck_assert_int_eq(log.n, 2);
+  ck_assert_int_eq(log.e[0].status, KEEP_ERR_BUSY);
+  ck_assert_int_eq(log.e[0].kind, 0);
+  ck_assert_uint_eq(log.e[0].seq, 3);
+  ck_assert_msg(log.e[0].at_ms - t0 >= 500, "checked after %llu ms",
+                (unsigned long long)(log.e[0].at_ms - t0));
+  ck_assert_int_eq(log.e[1].status, 0);
+  ck_assert_int_eq(log.e[1].kind, KEEP_EVENT_RESUBSCRIBED);
+  ck_assert_uint_eq(log.e[1].seq, 3);
+  ck_assert_msg(log.e[1].at_ms - log.e[0].at_ms >= 90, "checked again after %llu ms",
+                (unsigned long long)(log.e[1].at_ms - log.e[0].at_ms));
+  // One more period: the check goes out, succeeds, and is not reported.
+  settle(a, 700);
+  ck_assert_int_ge(peer_subscribes(&p), 4);
+  ck_assert_int_eq(log.n, 2);
+  ck_assert_int_eq(peer_accepted(&p), 1);
+  keep_async_free(a);
+  ck_assert_int_eq(log.n, 3);
+  ck_assert_int_eq(log.e[2].status, -ECANCELED);
+  ck_assert_int_eq(sub.calls, 1);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+START_TEST(a_single_member_subscription_is_not_polled) {
+  struct peer p;
+  peer_start(&p, script_serve, 0);
+  size_t done = 0;
+  struct evlog log = {0};
+  keep_async_options opt = events_to(&log);
+  const char *members[] = {p.member};
+  keep_async *a = client_new(members, 1, NULL, 0, 3000, &opt);
+  struct rec sub;
+  rec_init(&sub, &done, -1);
+  ck_assert_int_eq(keep_async_subscribe(a, "t", 1, on_done, &sub), 0);
+  ck_assert(drive(a, &done, 1, 3000));
+  ck_assert_int_eq(sub.status, 0);
+  ck_assert_int_eq(sub.num, 999); // blob_answer's 1000 + index, and "t" has none
+  settle(a, 800);
+  ck_assert_int_eq(peer_subscribes(&p), 1);
+  ck_assert_int_eq(keep_async_next_timeout_ms(a), -1);
+  ck_assert_int_eq(log.n, 0);
+  keep_async_free(a);
+  ck_assert_int_eq(log.n, 1);
+  ck_assert_int_eq(log.e[0].status, -ECANCELED);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+// 12. The caller unsubscribes while the client is renewing a subscription
+// whose connection closed. Connection 0 answers SUBSCRIBE and closes;
+// connection 1 gets the renewal and then the caller's UNSUBSCRIBE, and
+// answers the renewal OK, sends an event on the topic, and answers the
+// UNSUBSCRIBE. keep.h: "After keep_async_unsubscribe() nothing more is
+// reported for the topic": neither the renewal (no RESUBSCRIBED), nor the
+// event, nor an end at keep_async_free(). Run with an event callback and
+// without one (the interruption then has nobody to tell).
+
+static void script_sub_then_close(struct pconn *pc, int n) {
+  struct req r[2];
+  if (n == 0) {
+    if (!pc_next(pc, &r[0], 2000))
+      return;
+    struct blob b = {0};
+    blob_ok(&b, r[0].id, 1, NULL, 0);
+    (void)blob_send(pc->fd, &b);
+    shutdown(pc->fd, SHUT_WR);
+    (void)pc_wait_close(pc, 3000);
+    return;
+  }
+  if (n > 1 || !pc_take(pc, r, 2)) {
+    serve(pc);
+    return;
+  }
+  if (r[0].op != KEEP_OP_SUBSCRIBE || r[1].op != KEEP_OP_UNSUBSCRIBE)
+    atomic_fetch_add(&pc->p->faults, 1);
+  struct blob b = {0};
+  blob_ok(&b, r[0].id, 1, NULL, 0);
+  keep_frame ev;
+  keep_frame_init(&ev, KEEP_OP_EVENT, 0);
+  ev.key = (const uint8_t *)"t";
+  ev.key_len = 1;
+  ev.num = 2;
+  ev.value = (const uint8_t *)"late";
+  ev.value_len = 4;
+  blob_frame(&b, &ev);
+  blob_ok(&b, r[1].id, 0, NULL, 0);
+  (void)blob_send(pc->fd, &b);
+  serve(pc);
+}
+
+START_TEST(an_unsubscribe_during_renewal_ends_the_topic) {
+  for (int v = 0; v < 2; v++) {
+    bool with_events = v == 0;
+    struct peer p;
+    peer_start(&p, script_sub_then_close, 0);
+    size_t done = 0;
+    struct evlog log = {0};
+    keep_async_options opt =
+        with_events ? events_to(&log) : (keep_async_options)KEEP_ASYNC_OPTIONS_INIT;
+    const char *members[] = {p.member};
+    keep_async *a = client_new(members, 1, NULL, 0, 3000, &opt);
+    struct rec sub, unsub;
+    rec_init(&sub, &done, -1);
+    rec_init(&unsub, &done, -1);
+    ck_assert_int_eq(keep_async_subscribe(a, "t", 1, on_done, &sub), 0);
+    ck_assert(drive(a, &done, 1, 3000));
+    ck_assert_int_eq(sub.status, 0);
+    ck_assert_int_eq(sub.num, 1);
+    // The close, then the renewal's connection.
+    uint64_t end = now_ms() + 3000;
+    while (peer_accepted(&p) < 2 && now_ms() < end)
+      settle(a, 5);
+    ck_assert_int_eq(peer_accepted(&p), 2);
+    if (with_events) {
+      ck_assert_int_eq(log.n, 1);
+      ck_assert_int_eq(log.e[0].status, KEEP_ERR_CLOSED);
+      ck_assert_int_eq(log.e[0].kind, 0);
+      ck_assert_uint_eq(log.e[0].seq, 1);
+    }
+    ck_assert_int_eq(keep_async_unsubscribe(a, "t", 1, on_done, &unsub), 0);
+    ck_assert_msg(drive(a, &done, 2, 3000), "variant %d: unsubscribe not answered", v);
+    settle(a, 100);
+    ck_assert_int_eq(unsub.calls, 1);
+    ck_assert_int_eq(unsub.status, 0);
+    ck_assert_int_eq(sub.calls, 1);
+    ck_assert_int_eq(peer_subscribes(&p), 2);
+    ck_assert_uint_eq(keep_async_pending(a), 0);
+    keep_async_free(a);
+    ck_assert_msg(log.n == (with_events ? 1 : 0), "variant %d: %d events", v, log.n);
+    ck_assert_uint_eq(done, 2);
+    peer_stop(&p);
+    ck_assert_int_eq(peer_faults(&p), 0);
+  }
+}
+END_TEST
+
+// 13. Requests queued while earlier ones are still partly written: the
+// client's output buffer then holds a written head, an unwritten rest and
+// the new frames, and must make room without losing or reordering a byte.
+// The peer reads nothing until the second batch is queued; the first
+// batch fills the socket buffers and the output buffer's capacity, so the
+// second cannot be appended without moving the unwritten rest. Every byte
+// of every value is checked by the peer.
+
+static void script_late_reader(struct pconn *pc, int n) {
+  struct req r[2 * NUM_BIG];
+  if (n > 0) {
+    serve(pc);
+    return;
+  }
+  if (!flag_wait(&pc->p->go, 5000) || !pc_take(pc, r, 2 * NUM_BIG)) {
+    atomic_fetch_add(&pc->p->faults, 1);
+    return;
+  }
+  struct blob b = {0};
+  for (int i = 0; i < 2 * NUM_BIG; i++) {
+    if (r[i].op != KEEP_OP_SET || r[i].index != i || r[i].value_len != KEEP_MAX_VALUE_LEN ||
+        !r[i].value_ok)
+      atomic_fetch_add(&pc->p->faults, 1);
+    blob_answer(&b, &r[i]);
+  }
+  (void)blob_send(pc->fd, &b);
+  serve(pc);
+}
+
+static void queue_big_set(keep_async *a, struct rec *x, uint8_t *v) {
+  for (size_t j = 0; j < KEEP_MAX_VALUE_LEN; j++)
+    v[j] = pattern(x->index, j);
+  char key[16];
+  int kl = snprintf(key, sizeof key, "k%d", x->index);
+  ck_assert_int_eq(keep_async_set(a, key, (size_t)kl, v, KEEP_MAX_VALUE_LEN, 0, on_done, x), 0);
+}
+
+START_TEST(requests_queued_behind_a_partial_write_arrive_intact) {
+  struct peer p;
+  peer_start(&p, script_late_reader, 65536);
+  keep_async *a = client_for(&p, 8000);
+  size_t done = 0;
+  struct rec recs[2 * NUM_BIG];
+  uint8_t *v = malloc(KEEP_MAX_VALUE_LEN);
+  ck_assert_ptr_nonnull(v);
+  for (int i = 0; i < 2 * NUM_BIG; i++)
+    rec_init(&recs[i], &done, i);
+  for (int i = 0; i < NUM_BIG; i++)
+    queue_big_set(a, &recs[i], v);
+  settle(a, 100); // connects and writes until the socket buffers are full
+  ck_assert_uint_eq(done, 0);
+  for (int i = NUM_BIG; i < 2 * NUM_BIG; i++)
+    queue_big_set(a, &recs[i], v);
+  free(v);
+  atomic_store(&p.go, 1);
+  ck_assert(drive(a, &done, 2 * NUM_BIG, 10000));
+  settle(a, 20);
+  for (int i = 0; i < 2 * NUM_BIG; i++)
+    assert_incr_answered(&recs[i]);
+  ck_assert_uint_eq(done, 2 * NUM_BIG);
+  ck_assert_int_eq(peer_accepted(&p), 1);
+  keep_async_free(a);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+// 14. A peer that stops reading (a wedged keepd) while large requests are
+// partly written: the I/O timeout must fire although the client still has
+// bytes to write, failing every request, written or not, with
+// KEEP_ERR_TIMEOUT once and closing the connection; the next request
+// reconnects.
+
+enum { STUCK_IO_MS = 400 };
+
+static void script_never_reads(struct pconn *pc, int n) {
+  if (n > 0) {
+    serve(pc);
+    return;
+  }
+  for (uint64_t end = now_ms() + 5000; !atomic_load(&pc->p->stop) && now_ms() < end;)
+    usleep(10000);
+}
+
+START_TEST(a_partly_written_pipeline_times_out) {
+  struct peer p;
+  peer_start(&p, script_never_reads, 65536);
+  keep_async *a = client_for(&p, STUCK_IO_MS);
+  size_t done = 0;
+  struct rec recs[NUM_BIG + 1];
+  uint8_t *v = malloc(KEEP_MAX_VALUE_LEN);
+  ck_assert_ptr_nonnull(v);
+  uint64_t t0 = now_ms();
+  for (int i = 0; i < NUM_BIG; i++) {
+    rec_init(&recs[i], &done, i);
+    queue_big_set(a, &recs[i], v);
+  }
+  free(v);
+  ck_assert(drive_ticking(a, &done, NUM_BIG, 3000, 10));
+  settle(a, 20);
+  for (int i = 0; i < NUM_BIG; i++) {
+    assert_failed(&recs[i], KEEP_ERR_TIMEOUT);
+    uint64_t took = recs[i].at_ms - t0;
+    ck_assert_msg(took >= STUCK_IO_MS && took < STUCK_IO_MS + 1000, "timed out after %llu ms",
+                  (unsigned long long)took);
+  }
+  ck_assert_uint_eq(keep_async_connections(a), 0);
+  ck_assert_uint_eq(keep_async_pending(a), 0);
+  rec_init(&recs[NUM_BIG], &done, NUM_BIG);
+  queue_get(a, &recs[NUM_BIG]);
+  ck_assert(drive(a, &done, NUM_BIG + 1, 3000));
+  assert_get_answered(&recs[NUM_BIG]);
+  ck_assert_int_eq(peer_accepted(&p), 2);
+  keep_async_free(a);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+// 15. keep_async_new() with a key file it cannot read: the error of
+// reading it, *out NULL, and nothing leaked (under ASan).
+
+START_TEST(an_unreadable_key_file_fails_creation) {
+  keep_tls_settings tls = {.key_file = "/nonexistent/keep-async-fake/client.key"};
+  const char *members[] = {"127.0.0.1:1"};
+  keep_settings s = {.members = members, .num_members = 1, .tls = &tls};
+  keep_async *a = (keep_async *)&s; // must be reset
+  ck_assert_int_eq(keep_async_new(&a, &s, NULL), -ENOENT);
+  ck_assert_ptr_null(a);
+  // Out of descriptors for its epoll instance.
+  s.tls = NULL;
+  a = (keep_async *)&s;
+  struct rlimit saved = fds_exhaust();
+  int rc = keep_async_new(&a, &s, NULL);
+  fds_restore(&saved);
+  ck_assert_int_eq(rc, -EMFILE);
+  ck_assert_ptr_null(a);
+}
+END_TEST
+
+// 16. A member with several shards: the client opens one connection per
+// shard, learning from each connection's PING answer which shard holds it
+// (keep.h, max_shard_conns), and sends each keyed request to the
+// connection of the shard that owns its slot. A connection that lands on
+// a shard that already has one is closed and another is tried, but at
+// most KEEP_ASYNC_DUP_FACTOR (8) times the shard count in all, so a
+// member whose connections all land on one shard costs a bounded number
+// of connects, not a storm. Connection 0 is shard 0 of 2 in both runs; in
+// the first, connection 1 is shard 0 again and connection 2 shard 1; in
+// the second, every connection is shard 0.
+
+static void script_shards(struct pconn *pc, int n) {
+  struct peer *p = pc->p;
+  while (!pc_done(pc)) {
+    struct req r;
+    if (!pc_next(pc, &r, 50))
+      continue;
+    if (r.index >= 0) {
+      char key[16];
+      int kl = snprintf(key, sizeof key, "k%d", r.index);
+      uint32_t slot = keep_slot(NULL, key, (size_t)kl);
+      int shard = (int)((uint64_t)slot * (unsigned)p->num_shards / KEEP_NUM_SLOTS);
+      // The primary may get any key (keepd hands it over); a shard
+      // connection only its own.
+      if (n > 0 && shard != p->ping_shard[n])
+        atomic_fetch_add(&p->faults, 1);
+      atomic_fetch_add(&p->keyed_on[n], 1);
+    }
+    struct blob b = {0};
+    blob_answer(&b, &r);
+    (void)blob_send(pc->fd, &b);
+  }
+}
+
+enum { NUM_SHARD_KEYS = 20 };
+
+START_TEST(shard_connections_are_found_and_bounded) {
+  for (int v = 0; v < 2; v++) {
+    int ping_shard[PEER_MAX_CONNS] = {0};
+    if (v == 0)
+      ping_shard[2] = 1;
+    struct peer p;
+    peer_start_sharded(&p, script_shards, 0, 2, ping_shard);
+    keep_async *a = client_for(&p, 3000);
+    size_t done = 0;
+    struct rec ping;
+    rec_init(&ping, &done, -1);
+    ck_assert_int_eq(keep_async_ping(a, on_done, &ping), 0);
+    ck_assert(drive(a, &done, 1, 3000));
+    ck_assert_int_eq(ping.status, 0);
+    // Closed: the duplicate of shard 0, or every connection but the primary.
+    int want_accepted = v == 0 ? 3 : 1 + 8 * 2, want_closed = v == 0 ? 1 : 8 * 2;
+    uint64_t end = now_ms() + 3000;
+    while ((peer_accepted(&p) < want_accepted || peer_client_closed(&p) < want_closed) &&
+           now_ms() < end)
+      settle(a, 5);
+    settle(a, 200); // time for a connect too many
+    ck_assert_msg(peer_accepted(&p) == want_accepted, "variant %d: %d connections", v,
+                  peer_accepted(&p));
+    ck_assert_int_eq(peer_client_closed(&p), want_closed);
+    ck_assert_uint_eq(keep_async_connections(a), v == 0 ? 2 : 1);
+    struct rec recs[NUM_SHARD_KEYS];
+    int on_shard1 = 0;
+    for (int i = 0; i < NUM_SHARD_KEYS; i++) {
+      rec_init(&recs[i], &done, i);
+      queue_get(a, &recs[i]);
+      char key[16];
+      int kl = snprintf(key, sizeof key, "k%d", i);
+      on_shard1 += keep_slot(NULL, key, (size_t)kl) >= KEEP_NUM_SLOTS / 2;
+    }
+    ck_assert(drive(a, &done, 1 + NUM_SHARD_KEYS, 3000));
+    for (int i = 0; i < NUM_SHARD_KEYS; i++)
+      assert_get_answered(&recs[i]);
+    ck_assert(on_shard1 > 0 && on_shard1 < NUM_SHARD_KEYS); // both shards are used
+    if (v == 0) {
+      ck_assert_int_eq(peer_keyed_on(&p, 2), on_shard1);
+      ck_assert_int_eq(peer_keyed_on(&p, 0), NUM_SHARD_KEYS - on_shard1);
+    } else {
+      ck_assert_int_eq(peer_keyed_on(&p, 0), NUM_SHARD_KEYS);
+    }
+    keep_async_free(a);
+    peer_stop(&p);
+    ck_assert_int_eq(peer_faults(&p), 0);
+  }
+}
+END_TEST
+
+// 17. Subscribing again to a topic already followed on the same
+// connection: still one subscription (one delivery per event, one end at
+// keep_async_free()), counting on from the sequence number of the newer
+// answer, so that the event right after it has no gap.
+
+static void script_subscribe_twice(struct pconn *pc, int n) {
+  int subscribes = 0;
+  while (n == 0 && !pc_done(pc)) {
+    struct req r;
+    if (!pc_next(pc, &r, 50))
+      continue;
+    struct blob b = {0};
+    if (r.op != KEEP_OP_SUBSCRIBE) {
+      blob_answer(&b, &r);
+    } else if (++subscribes == 1) {
+      blob_ok(&b, r.id, 1, NULL, 0);
+    } else {
+      blob_ok(&b, r.id, 5, NULL, 0);
+      keep_frame ev;
+      keep_frame_init(&ev, KEEP_OP_EVENT, 0);
+      ev.key = (const uint8_t *)"t";
+      ev.key_len = 1;
+      ev.num = 6;
+      ev.value = (const uint8_t *)"x";
+      ev.value_len = 1;
+      blob_frame(&b, &ev);
+    }
+    (void)blob_send(pc->fd, &b);
+  }
+  serve(pc);
+}
+
+START_TEST(subscribing_twice_keeps_one_subscription) {
+  struct peer p;
+  peer_start(&p, script_subscribe_twice, 0);
+  size_t done = 0;
+  struct evlog log = {.done = &done};
+  keep_async_options opt = events_to(&log);
+  const char *members[] = {p.member};
+  keep_async *a = client_new(members, 1, NULL, 0, 3000, &opt);
+  struct rec first, second;
+  rec_init(&first, &done, -1);
+  rec_init(&second, &done, -1);
+  ck_assert_int_eq(keep_async_subscribe(a, "t", 1, on_done, &first), 0);
+  ck_assert(drive(a, &done, 1, 3000));
+  ck_assert_int_eq(keep_async_subscribe(a, "t", 1, on_done, &second), 0);
+  ck_assert(drive(a, &done, 3, 3000));
+  settle(a, 50);
+  ck_assert_int_eq(first.calls, 1);
+  ck_assert_int_eq(first.num, 1);
+  ck_assert_int_eq(second.calls, 1);
+  ck_assert_int_eq(second.num, 5);
+  ck_assert_int_eq(log.n, 1);
+  ck_assert_int_eq(log.e[0].status, 0);
+  ck_assert_int_eq(log.e[0].kind, KEEP_EVENT_MESSAGE);
+  ck_assert_uint_eq(log.e[0].seq, 6);
+  ck_assert_uint_eq(log.e[0].missed, 0);
+  ck_assert_uint_eq(log.e[0].payload_len, 1);
+  keep_async_free(a);
+  ck_assert_int_eq(log.n, 2);
+  ck_assert_int_eq(log.e[1].status, -ECANCELED);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+// 18. Unsubscribe and subscribe again while a renewal is in flight:
+// connection 1 gets the renewal, the caller's UNSUBSCRIBE and the caller's
+// new SUBSCRIBE, in that order, and tracks what a server would: subscribed,
+// unsubscribed, subscribed. When the renewal's answer comes the client
+// no longer follows the topic under that subscription, but must not send
+// an UNSUBSCRIBE to drop it: behind the caller's new SUBSCRIBE it would
+// end the new subscription. The peer publishes once the client had time
+// to do so; the event must reach the caller.
+
+static void script_resubscribe_during_renewal(struct pconn *pc, int n) {
+  struct req r[3];
+  if (n == 0) {
+    if (!pc_next(pc, &r[0], 2000))
+      return;
+    struct blob b = {0};
+    blob_ok(&b, r[0].id, 1, NULL, 0);
+    (void)blob_send(pc->fd, &b);
+    shutdown(pc->fd, SHUT_WR);
+    (void)pc_wait_close(pc, 3000);
+    return;
+  }
+  if (n > 1 || !pc_take(pc, r, 3)) {
+    serve(pc);
+    return;
+  }
+  if (r[0].op != KEEP_OP_SUBSCRIBE || r[1].op != KEEP_OP_UNSUBSCRIBE ||
+      r[2].op != KEEP_OP_SUBSCRIBE)
+    atomic_fetch_add(&pc->p->faults, 1);
+  struct blob b = {0};
+  for (int i = 0; i < 3; i++)
+    blob_ok(&b, r[i].id, r[i].op == KEEP_OP_SUBSCRIBE ? 1 : 0, NULL, 0);
+  (void)blob_send(pc->fd, &b);
+  bool subscribed = true;
+  for (uint64_t end = now_ms() + 300; now_ms() < end && !pc_done(pc);) {
+    struct req more;
+    if (!pc_next(pc, &more, 20))
+      continue;
+    if (more.op == KEEP_OP_UNSUBSCRIBE)
+      subscribed = false;
+    blob_answer(&b, &more);
+    (void)blob_send(pc->fd, &b);
+  }
+  if (subscribed) {
+    keep_frame ev;
+    keep_frame_init(&ev, KEEP_OP_EVENT, 0);
+    ev.key = (const uint8_t *)"t";
+    ev.key_len = 1;
+    ev.num = 2;
+    ev.value = (const uint8_t *)"after";
+    ev.value_len = 5;
+    blob_frame(&b, &ev);
+    (void)blob_send(pc->fd, &b);
+  }
+  serve(pc);
+}
+
+START_TEST(a_subscribe_again_during_renewal_is_kept) {
+  struct peer p;
+  peer_start(&p, script_resubscribe_during_renewal, 0);
+  size_t done = 0;
+  struct evlog log = {.done = &done};
+  keep_async_options opt = events_to(&log);
+  const char *members[] = {p.member};
+  keep_async *a = client_new(members, 1, NULL, 0, 3000, &opt);
+  struct rec sub, unsub, again;
+  rec_init(&sub, &done, -1);
+  rec_init(&unsub, &done, -1);
+  rec_init(&again, &done, -1);
+  ck_assert_int_eq(keep_async_subscribe(a, "t", 1, on_done, &sub), 0);
+  ck_assert(drive(a, &done, 2, 3000)); // its answer, then the interruption
+  ck_assert_int_eq(log.n, 1);
+  ck_assert_int_eq(log.e[0].status, KEEP_ERR_CLOSED);
+  ck_assert_int_eq(keep_async_unsubscribe(a, "t", 1, on_done, &unsub), 0);
+  ck_assert_int_eq(keep_async_subscribe(a, "t", 1, on_done, &again), 0);
+  ck_assert_msg(drive(a, &done, 5, 3000), "%zu completions and events, %d events", done, log.n);
+  settle(a, 50);
+  ck_assert_int_eq(unsub.calls, 1);
+  ck_assert_int_eq(unsub.status, 0);
+  ck_assert_int_eq(again.calls, 1);
+  ck_assert_int_eq(again.status, 0);
+  ck_assert_int_eq(log.n, 2);
+  ck_assert_int_eq(log.e[1].kind, KEEP_EVENT_MESSAGE);
+  ck_assert_uint_eq(log.e[1].seq, 2);
+  ck_assert_uint_eq(log.e[1].payload_len, 5);
+  ck_assert_int_eq(peer_unsubscribes(&p), 1);
+  keep_async_free(a);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
+// 19. A subscription whose connection closed while no new connection can
+// be made (out of descriptors): the caller hears of the interruption once,
+// the client tries the renewal again every 100 ms (a timer the loop is
+// given, not a busy loop), says nothing more while it fails, and reports
+// KEEP_EVENT_RESUBSCRIBED once a connection can be made again.
+
+static void script_sub_then_close_on_go(struct pconn *pc, int n) {
+  struct req r;
+  if (n > 0 || !pc_next(pc, &r, 2000)) {
+    serve(pc);
+    return;
+  }
+  struct blob b = {0};
+  blob_ok(&b, r.id, 1, NULL, 0);
+  (void)blob_send(pc->fd, &b);
+  if (!flag_wait(&pc->p->go, 3000))
+    return;
+  shutdown(pc->fd, SHUT_WR);
+  atomic_store(&pc->p->sent, 1);
+  (void)pc_wait_close(pc, 3000);
+}
+
+START_TEST(a_renewal_that_cannot_connect_is_retried_on_a_timer) {
+  struct peer p;
+  peer_start(&p, script_sub_then_close_on_go, 0);
+  size_t done = 0;
+  struct evlog log = {.done = &done};
+  keep_async_options opt = events_to(&log);
+  const char *members[] = {p.member};
+  keep_async *a = client_new(members, 1, NULL, 0, 3000, &opt);
+  struct rec sub;
+  rec_init(&sub, &done, -1);
+  ck_assert_int_eq(keep_async_subscribe(a, "t", 1, on_done, &sub), 0);
+  ck_assert(drive(a, &done, 1, 3000));
+  ck_assert_int_eq(sub.status, 0);
+  struct rlimit saved = fds_exhaust();
+  atomic_store(&p.go, 1);
+  bool interrupted = flag_wait(&p.sent, 2000) && drive(a, &done, 2, 2000);
+  int armed = keep_async_next_timeout_ms(a);
+  settle(a, 250); // two more renewals, failing
+  int events_while_out = log.n;
+  int accepted_while_out = peer_accepted(&p);
+  fds_restore(&saved);
+  ck_assert(interrupted);
+  ck_assert_int_eq(log.e[0].status, KEEP_ERR_CLOSED);
+  ck_assert_msg(armed > 0 && armed <= 100, "renewal timer armed for %d ms", armed);
+  ck_assert_int_eq(events_while_out, 1);
+  ck_assert_int_eq(accepted_while_out, 1);
+  ck_assert(drive(a, &done, 3, 2000));
+  ck_assert_int_eq(log.n, 2);
+  ck_assert_int_eq(log.e[1].status, 0);
+  ck_assert_int_eq(log.e[1].kind, KEEP_EVENT_RESUBSCRIBED);
+  ck_assert_int_eq(peer_accepted(&p), 2);
+  ck_assert_int_eq(peer_subscribes(&p), 2);
+  keep_async_free(a);
+  ck_assert_int_eq(log.n, 3);
+  ck_assert_int_eq(log.e[2].status, -ECANCELED);
+  peer_stop(&p);
+  ck_assert_int_eq(peer_faults(&p), 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("keep-async-fake");
   TCase *tc = tcase_create("fake");
@@ -1148,6 +2189,21 @@ int main(void) {
   tcase_add_test(tc, a_trickling_answer_times_out);
   tcase_add_test(tc, pipelined_answers_out_of_order_in_pieces);
   tcase_add_test(tc, large_requests_survive_partial_writes);
+  tcase_add_test(tc, a_connect_that_hangs_times_out_and_fails_over);
+  tcase_add_test(tc, a_busy_retry_outlives_its_connection);
+  tcase_add_test(tc, a_busy_retry_that_cannot_reconnect_fails_once);
+  tcase_add_test(tc, freeing_with_a_retry_pending_cancels_it);
+  tcase_add_test(tc, no_descriptor_for_a_connection_fails_at_queuing);
+  tcase_add_test(tc, a_failed_subscription_check_interrupts_until_confirmed);
+  tcase_add_test(tc, a_single_member_subscription_is_not_polled);
+  tcase_add_test(tc, an_unsubscribe_during_renewal_ends_the_topic);
+  tcase_add_test(tc, requests_queued_behind_a_partial_write_arrive_intact);
+  tcase_add_test(tc, a_partly_written_pipeline_times_out);
+  tcase_add_test(tc, an_unreadable_key_file_fails_creation);
+  tcase_add_test(tc, shard_connections_are_found_and_bounded);
+  tcase_add_test(tc, subscribing_twice_keeps_one_subscription);
+  tcase_add_test(tc, a_subscribe_again_during_renewal_is_kept);
+  tcase_add_test(tc, a_renewal_that_cannot_connect_is_retried_on_a_timer);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

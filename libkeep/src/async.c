@@ -695,12 +695,15 @@ static void on_ping(keep_async *a, struct aconn *c, const keep_frame *f) {
     c->assigned = true;
   } else if (!primary) {
     // A second connection to a shard that has one: close it and try again.
+    // It carries no request today (callers' requests go to assigned
+    // connections, and on_answer has taken the PING off), so the list is
+    // empty; any request it did carry would still complete, once.
     struct areq *h = NULL, *t = NULL;
     conn_detach(a, c, &h, &t);
     while (h != NULL) {
       struct areq *r = h;
       list_unlink(&h, &t, r);
-      complete(a, r, KEEP_ERR_CLOSED, NULL); // nothing but its internal PING
+      complete(a, r, KEEP_ERR_CLOSED, NULL);
     }
   }
   if (mem->num_shards > 1 && a->conns_per_member > 1)

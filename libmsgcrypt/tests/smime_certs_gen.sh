@@ -5,6 +5,7 @@
 # fresh on each run, so the certificates are valid from the time of the run.
 set -eu
 D=$1
+HERE=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$D"
 cd "$D"
 O="openssl"
@@ -129,6 +130,11 @@ for s in indirect some_reasons name_only; do
   $O ca -config scope.cnf -gencrl -crlexts $s -out int_$s.crl 2>/dev/null
 done
 $O ca -config scope.cnf -gencrl -out int_reason.crl 2>/dev/null
+# The same CRL with its entry's reasonCode marked critical (openssl ca never
+# writes one), signed again by int; openssl must still find it signed.
+python3 "$HERE/crl_entry_critical.py" int_reason.crl int.key int_critical_entry.crl
+# (openssl crl exits 0 either way; it says which.)
+$O crl -in int_critical_entry.crl -CAfile int.pem -noout 2>&1 | grep -qx "verify OK"
 
 # Bundles: PKCS#7 in PEM and DER, and a PEM chain.
 $O crl2pkcs7 -nocrl -certfile int.pem -certfile alice.pem -out bundle.p7b

@@ -431,6 +431,16 @@ START_TEST(crl_scope_and_entry_extensions) {
   mc_x509_certs_free(alice);
   mc_x509_certs_free(in);
   mc_x509_certs_free(bob);
+  // That reason code marked critical (the CRL signed again by int): an
+  // entry extension the reader does not process, critical, refuses the
+  // CRL (RFC 5280 5.3), rather than trusting its list of serials.
+  mc_x509_trust *t;
+  ck_assert_int_eq(mc_x509_trust_new(&t, NULL), 0);
+  mc_x509_diag diag;
+  ck_assert_int_eq(add_crl_file(t, &diag, "int_critical_entry.crl"), MC_ERR_BAD_KEY);
+  ck_assert_msg(strstr(diag.message, "unsupported critical CRL entry extension") != NULL, "%s",
+                diag.message);
+  mc_x509_trust_free(t);
 }
 END_TEST
 

@@ -12,6 +12,10 @@
 // header costs more than it saves.
 #define POS_ZSTD_MIN 512u
 #define POS_ZSTD_LEVEL 1
+// The most a zstd frame of `len` bytes can decompress to (RFC 8878 3.1.1.2):
+// every block regenerates at most 128 KiB and takes at least 4 bytes of the
+// frame (its 3-byte header and, for the smallest, one RLE byte).
+#define POS_ZSTD_MAX_OUT(len) ((uint64_t)(len) / 4u * (128u << 10))
 
 static struct fts_encode_stats enc_stats;
 
@@ -268,8 +272,11 @@ int fts_block_positions(const struct fts_block *b, struct fts_buf *scratch, cons
   }
   // The raw length is allocated before decompressing: a damaged one must
   // not reserve up to 4 GiB. fts_block_encode's frames record their content
-  // size, so the two lengths must agree (an error code never equals it).
-  if (ZSTD_getFrameContentSize(b->pos, b->pos_len) != b->pos_raw_len)
+  // size, so the two lengths must agree (an error code never equals it),
+  // and no frame of pos_len bytes can hold more than POS_ZSTD_MAX_OUT says,
+  // whatever its header claims.
+  if (ZSTD_getFrameContentSize(b->pos, b->pos_len) != b->pos_raw_len ||
+      b->pos_raw_len > POS_ZSTD_MAX_OUT(b->pos_len))
     return FTS_ERR_CORRUPT;
   scratch->len = 0;
   FTS_TRY(fts_buf_reserve(scratch, b->pos_raw_len));

@@ -22,6 +22,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "corvid_libtest.h"
 #include "corvid_test_asan.h"
@@ -614,13 +615,39 @@ static size_t address_space_now(void) {
   return kib << 10;
 }
 
+// search_limited searches `q` for account 1 in a child process whose address
+// space is limited to what it uses plus 1 GiB once the index is open, and
+// returns the child's verdict: 0 FTS_ERR_CORRUPT, 2 -ENOMEM (something
+// reserved a damaged length first), 3 anything else. ASan reserves far
+// more address space than that at start, so its build runs unlimited.
+static int search_limited(const char *q) {
+  fflush(NULL);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    fts_index *idx;
+    fts_query *query;
+    fts_result *res = NULL;
+    if (fts_index_open(&idx, path, NULL) != 0 ||
+        fts_query_parse(&query, NULL, q, strlen(q), NULL) != 0)
+      _exit(100);
+    if (!CORVID_UNDER_ASAN) {
+      struct rlimit lim = {address_space_now() + ((size_t)1 << 30), RLIM_INFINITY};
+      if (setrlimit(RLIMIT_AS, &lim) != 0)
+        _exit(101);
+    }
+    int rc = fts_search(idx, &res, 1, query, NULL);
+    _exit(rc == FTS_ERR_CORRUPT && res == NULL ? 0 : rc == -ENOMEM ? 2 : 3);
+  }
+  int status;
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  ck_assert_msg(WIFEXITED(status), "child status %#x", status);
+  return WEXITSTATUS(status);
+}
+
 // zstd positions whose raw length says 4 GiB - 1 (a five-byte varint in
 // place of the real two): fts_block_positions must refuse it against the
-// frame's content size before reserving that much. A child process opens
-// the index, then searches with its address space limited to what it uses
-// plus 1 GiB, so that a reader that reserved first gets -ENOMEM instead of
-// FTS_ERR_CORRUPT. ASan reserves far more address space than that at
-// start, so its build runs the search without the limit.
+// frame's content size before reserving that much.
 START_TEST(zstd_raw_length_huge) {
   build();
   struct rec r;
@@ -636,28 +663,53 @@ START_TEST(zstd_raw_length_huge) {
   struct fts_block b;
   ck_assert_int_eq(fts_block_parse(&b, r.v, r.len), 0);
   ck_assert_uint_eq(b.pos_raw_len, UINT32_MAX);
-  fflush(NULL);
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    fts_index *idx;
-    fts_query *q;
-    fts_result *res = NULL;
-    if (fts_index_open(&idx, path, NULL) != 0 ||
-        fts_query_parse(&q, NULL, "\"zulu yankee\"", 13, NULL) != 0)
-      _exit(100);
-    if (!CORVID_UNDER_ASAN) {
-      struct rlimit lim = {address_space_now() + ((size_t)1 << 30), RLIM_INFINITY};
-      if (setrlimit(RLIMIT_AS, &lim) != 0)
-        _exit(101);
-    }
-    int rc = fts_search(idx, &res, 1, q, NULL);
-    _exit(rc == FTS_ERR_CORRUPT && res == NULL ? 0 : rc == -ENOMEM ? 2 : 3);
-  }
-  int status;
-  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-                "child status %#x (exit 2: -ENOMEM, the raw length was reserved first)", status);
+  int verdict = search_limited("\"zulu yankee\"");
+  ck_assert_msg(verdict == 0, "verdict %d (2: the raw length was reserved first)", verdict);
+}
+END_TEST
+
+// The same length of 4 GiB - 1 in both the raw length and the frame header
+// (rewritten with a four-byte Frame_Content_Size, RFC 8878 3.1.1.1), so that
+// they agree: the frame's few hundred bytes cannot hold that much, and
+// fts_block_positions must see it before reserving it.
+START_TEST(zstd_frame_claims_4_gib) {
+  build();
+  struct rec r;
+  struct layout L;
+  read_post(&r, &L, 1, "zulu");
+  ck_assert_uint_eq(r.v[L.pos_type], FTS_POS_ZSTD);
+  ck_assert_uint_eq(L.pos - L.raw, 2);
+  // The old frame header: magic (4), descriptor, window descriptor unless
+  // single-segment, dictionary id, content size.
+  const uint8_t *frame = r.v + L.pos;
+  ck_assert_mem_eq(frame, "\x28\xb5\x2f\xfd", 4);
+  uint8_t fhd = frame[4];
+  static const size_t did_len[4] = {0, 1, 2, 4};
+  unsigned single = fhd >> 5 & 1, fcs_flag = fhd >> 6;
+  size_t fcs_len = fcs_flag == 0 ? single : fcs_flag == 1 ? 2 : fcs_flag == 2 ? 4 : 8;
+  size_t old_head = 5 + !single + did_len[fhd & 3] + fcs_len;
+  uint8_t head[16];
+  memcpy(head, frame, 4);
+  head[4] = (uint8_t)(2u << 6 | 1u << 5 | (fhd & 0x04)); // 4-byte size, single segment
+  memcpy(head + 5, "\xff\xff\xff\xff", 4);
+  size_t new_head = 9;
+  struct rec out = r;
+  size_t at = L.raw;
+  memcpy(out.v + at, "\xff\xff\xff\xff\x0f", 5);
+  at += 5;
+  memcpy(out.v + at, head, new_head);
+  at += new_head;
+  size_t blocks = r.len - L.pos - old_head;
+  ck_assert_uint_le(at + blocks, sizeof out.v);
+  memcpy(out.v + at, frame + old_head, blocks);
+  out.len = at + blocks;
+  raw_put("post", &out);
+  struct fts_block b;
+  ck_assert_int_eq(fts_block_parse(&b, out.v, out.len), 0);
+  ck_assert_uint_eq(b.pos_raw_len, UINT32_MAX);
+  ck_assert_uint_eq(ZSTD_getFrameContentSize(b.pos, b.pos_len), UINT32_MAX);
+  int verdict = search_limited("\"zulu yankee\"");
+  ck_assert_msg(verdict == 0, "verdict %d (2: the raw length was reserved first)", verdict);
 }
 END_TEST
 
@@ -938,6 +990,7 @@ int main(void) {
   tcase_add_test(tc, table_longer_than_positions);
   tcase_add_test(tc, zstd_raw_length_disagrees);
   tcase_add_test(tc, zstd_raw_length_huge);
+  tcase_add_test(tc, zstd_frame_claims_4_gib);
   tcase_add_test(tc, zstd_frame_truncated);
   tcase_add_test(tc, live_bitmap_tail_zeroed);
   tcase_add_test(tc, live_set_empty);

@@ -277,7 +277,9 @@ FTS_API int fts_field_lookup(const char *name, size_t name_len);
 // map size; the file grows as needed up to it).
 #define FTS_DEFAULT_MAP_SIZE (64ull << 30)
 // FTS_DEFAULT_MAX_READERS is the default number of concurrent read
-// transactions (searches) across all processes.
+// transactions (searches) across all processes. A handle keeps up to four
+// finished ones for reuse, each holding its slot; its own later reads take
+// those first.
 #define FTS_DEFAULT_MAX_READERS 254u
 // FTS_DEFAULT_MAX_BATCH_BYTES is the default memory one batch may hold
 // (analysed postings) before fts_batch_add() returns FTS_ERR_LIMIT.
@@ -349,7 +351,10 @@ FTS_API void fts_batch_free(fts_batch *batch);
 //   FTS_ERR_INVALID_ARGUMENT: NULL `batch`, NULL `fields` with `num_fields`
 //     > 0, a field id >= FTS_MAX_FIELDS.
 //   FTS_ERR_LIMIT: the batch would exceed max_batch_bytes or a field the
-//     analyzer's max_terms (the document is then not in the batch).
+//     analyzer's max_terms (the document is then not in the batch; the
+//     memory its analysis took stays counted until the next commit, which
+//     releases it even when the batch holds no document: commit, then go
+//     on; with fts_batch_num_docs() 0, the document alone is too large).
 //   FTS_ERR_UNSUPPORTED: the analyzer refused a language.
 //   -ENOMEM.
 FTS_API FTS_WARN_UNUSED_RESULT int fts_batch_add(fts_batch *batch, uint32_t account, uint32_t doc,

@@ -79,6 +79,13 @@ int fts_index_open(fts_index **out, const char *path, const fts_index_settings *
   bool ro = s->flags & FTS_INDEX_READ_ONLY;
   unsigned flags = MDB_NOSUBDIR | MDB_NOTLS | (ro ? MDB_RDONLY : 0) |
                    (s->flags & FTS_INDEX_NO_SYNC ? MDB_NOSYNC : 0);
+  // Read-only, LMDB would take an empty file for a new environment and fail
+  // to write its header (EBADF): an empty file holds no index.
+  struct stat fst;
+  if (ro && stat(path, &fst) == 0 && S_ISREG(fst.st_mode) && fst.st_size == 0) {
+    fts_index_close(idx);
+    return FTS_ERR_CORRUPT;
+  }
   MDB_txn *txn = NULL;
   if ((rc = mdb_env_create(&idx->env)) != 0 || (rc = mdb_env_set_maxdbs(idx->env, 8)) != 0 ||
       (rc = mdb_env_set_maxreaders(idx->env, s->max_readers)) != 0 ||
@@ -1219,8 +1226,10 @@ static int commit_end(struct commit *c, int err) {
 int fts_batch_commit(fts_batch *b) {
   if (!b)
     return FTS_ERR_INVALID_ARGUMENT;
-  if (b->num_ops == 0)
+  if (b->num_ops == 0) {
+    batch_clear(b); // what refused documents' analysis left behind
     return 0;
+  }
   struct commit c;
   int err = commit_begin(&c, b->idx);
   c.b = b;
@@ -1277,10 +1286,11 @@ int fts_index_account_stats(fts_index *idx, fts_index_stats *out, uint32_t accou
   if (!idx || !out)
     return FTS_ERR_INVALID_ARGUMENT;
   memset(out, 0, sizeof *out);
+  // The handle's pooled read transaction: a new one would take another
+  // reader slot while the pooled one keeps its own (max_readers).
   MDB_txn *txn;
-  int rc = mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn);
-  if (rc != 0)
-    return fts_mdb_error(rc);
+  FTS_TRY(fts_read_txn_begin(idx, &txn));
+  int rc;
   struct fts_acct_counts a;
   int err = fts_acct_read(txn, idx, account, &a);
   if (err == 0) {
@@ -1313,7 +1323,7 @@ int fts_index_account_stats(fts_index *idx, fts_index_stats *out, uint32_t accou
       err = fts_mdb_error(rc);
     mdb_cursor_close(cur);
   }
-  mdb_txn_abort(txn);
+  fts_read_txn_end(idx, txn);
   return err;
 }
 
@@ -1323,12 +1333,11 @@ int fts_index_docs_list(fts_index *idx, uint32_t *out, size_t out_cap, size_t *o
     return FTS_ERR_INVALID_ARGUMENT;
   *out_len = 0;
   MDB_txn *txn;
-  int rc = mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn);
-  if (rc != 0)
-    return fts_mdb_error(rc);
+  FTS_TRY(fts_read_txn_begin(idx, &txn)); // pooled, as in fts_index_account_stats
   MDB_cursor *cur;
-  if ((rc = mdb_cursor_open(txn, idx->docs, &cur)) != 0) {
-    mdb_txn_abort(txn);
+  int rc = mdb_cursor_open(txn, idx->docs, &cur);
+  if (rc != 0) {
+    fts_read_txn_end(idx, txn);
     return fts_mdb_error(rc);
   }
   // The docs database holds one key per live document, in document order
@@ -1347,7 +1356,7 @@ int fts_index_docs_list(fts_index *idx, uint32_t *out, size_t out_cap, size_t *o
   }
   int err = rc == 0 || rc == MDB_NOTFOUND ? 0 : fts_mdb_error(rc);
   mdb_cursor_close(cur);
-  mdb_txn_abort(txn);
+  fts_read_txn_end(idx, txn);
   *out_len = n;
   return err;
 }

@@ -322,12 +322,9 @@ START_TEST(batch_limits_refuse_only_the_offending_document) {
 }
 END_TEST
 
-// Built and registered only with -DFTS_INDEX_ERRORS_KNOWN_BUGS: it fails
-// today. A document larger than max_batch_bytes is refused, but the bytes
-// it took stay counted (rollback_doc does not give them back), so every
-// later document is refused too; and as the batch holds no document, the
-// commit returns early without clearing it, so the batch never recovers.
-#ifdef FTS_INDEX_ERRORS_KNOWN_BUGS
+// A document larger than max_batch_bytes is refused; what its analysis
+// took stays counted until the next commit, which must release it even
+// though the batch holds no document, so that the batch recovers.
 START_TEST(oversized_document_does_not_poison_the_batch) {
   fresh_path();
   fts_index_settings few_bytes = {.max_batch_bytes = 400000};
@@ -348,11 +345,10 @@ START_TEST(oversized_document_does_not_poison_the_batch) {
 }
 END_TEST
 
-// Also fails today: a search leaves its read transaction in the handle's
-// pool, still holding its reader slot, and fts_index_account_stats and
-// fts_index_docs_list begin transactions of their own instead of taking it,
-// so with max_readers = 1 they answer FTS_ERR_LIMIT after any search though
-// nothing reads concurrently.
+// A search leaves its read transaction in the handle's pool, holding its
+// reader slot; fts_index_account_stats and fts_index_docs_list must take
+// that one rather than a slot of their own, or with max_readers = 1 they
+// answer FTS_ERR_LIMIT after any search though nothing reads concurrently.
 START_TEST(idle_pooled_reader_does_not_count_against_max_readers) {
   small_index();
   char lock[160];
@@ -370,9 +366,9 @@ START_TEST(idle_pooled_reader_does_not_count_against_max_readers) {
 }
 END_TEST
 
-// Also fails today: LMDB takes an empty file for a new environment and, as
-// the handle is read-only, fails to write its header with EBADF; the header
-// documents FTS_ERR_CORRUPT for a file that is not an index.
+// LMDB takes an empty file for a new environment and, read-only, fails to
+// write its header with EBADF; the header documents FTS_ERR_CORRUPT for a
+// file that is not an index.
 START_TEST(empty_file_read_only_is_not_an_index) {
   fresh_path();
   write_file(path, "", 0);
@@ -381,7 +377,6 @@ START_TEST(empty_file_read_only_is_not_an_index) {
   ck_assert_int_eq(fts_index_open(&idx, path, &ro), FTS_ERR_CORRUPT);
 }
 END_TEST
-#endif
 
 // ---- files that are not an index ----
 
@@ -423,9 +418,7 @@ START_TEST(paths_that_are_not_an_index_are_refused_unchanged) {
   char empty[160];
   snprintf(empty, sizeof empty, "%s/empty", dir);
   write_file(empty, "", 0);
-  // (Today -EBADF, where FTS_ERR_CORRUPT is documented: see
-  // empty_file_read_only_is_not_an_index.)
-  ck_assert_int_lt(fts_index_open(&idx, empty, &ro), 0);
+  ck_assert_int_eq(fts_index_open(&idx, empty, &ro), FTS_ERR_CORRUPT);
   ck_assert_ptr_null(idx);
   assert_file_is(empty, NULL, 0);
   idx = open_at(empty, NULL);
@@ -779,11 +772,9 @@ int main(void) {
   tcase_add_test(tc, empty_and_freed_batches_write_nothing);
   tcase_add_test(tc, largest_ids_and_unordered_documents_round_trip);
   tcase_add_test(tc, reindex_in_many_accounts_purges_every_old_text);
-#ifdef FTS_INDEX_ERRORS_KNOWN_BUGS
   tcase_add_test(tc, oversized_document_does_not_poison_the_batch);
   tcase_add_test(tc, idle_pooled_reader_does_not_count_against_max_readers);
   tcase_add_test(tc, empty_file_read_only_is_not_an_index);
-#endif
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

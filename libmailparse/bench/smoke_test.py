@@ -20,6 +20,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'tests', 'scripts'))
+from corvid_tap import Tap  # noqa: E402
+
 REAL = ('/usr/lib/python3.11/test/test_email/data/msg_*.txt',
         '/usr/share/gocode/src/github.com/jhillyerd/enmime/testdata/*/*.raw',
         '/usr/share/doc/spamassassin/examples/sample-*.txt')
@@ -32,14 +36,8 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     bench, mkcorpus = argv
-    results = []
-
-    def check(ok, what, detail=''):
-        results.append(ok)
-        print(f'{"ok" if ok else "not ok"} {len(results)} - {what}')
-        if not ok and detail:
-            for line in str(detail).splitlines():
-                print(f'# {line}')
+    tap = Tap()
+    check = tap.check
 
     real = sorted(f for pattern in REAL for f in glob.glob(pattern))
     # The three Debian packages give 47 + 79 + 2 messages.
@@ -48,8 +46,7 @@ def main(argv):
           'golang-github-jhillyerd-enmime-dev and spamassassin')
     if not os.access(mkcorpus, os.X_OK):
         check(False, 'mkcorpus built', f'{mkcorpus} missing: build tools/mkcorpus first')
-        print(f'1..{len(results)}')
-        return 1
+        return tap.done()
     with tempfile.TemporaryDirectory() as tmp:
         corpus = os.path.join(tmp, 'corpus')
         gen = subprocess.run([mkcorpus, '--seed', '11', '--count', str(COUNT), '--format', 'eml',
@@ -123,8 +120,7 @@ def main(argv):
               f'peak arena per message within {PEAK_LIMIT} bytes', peak)
         check(peak['overhead_p50'] <= peak['overhead_p99'] <= peak['overhead_max'],
               'peak memory percentiles ordered', peak)
-    print(f'1..{len(results)}')
-    return 0 if all(results) else 1
+    return tap.done()
 
 
 if __name__ == '__main__':

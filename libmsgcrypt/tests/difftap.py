@@ -4,9 +4,8 @@ Each diff_<name>.py compares libmsgcrypt, reached through the line protocol
 of its C driver program, with independent peers and prints TAP. What they
 have in common lives here so that the scripts hold only their own cases,
 comparisons and peers:
-  - Tap: numbered ok / not ok lines, '# ' notes and diagnostics (one TAP
-    comment line per text line, which meson's TAP parser accepts), and the
-    closing plan line;
+  - Tap, from tests/scripts/corvid_tap.py (shared by all of Corvid's Python
+    tests): numbered ok / not ok lines, '# ' diagnostics and the plan last;
   - driver_run: pipes a batch of command lines through the driver and
     returns one answer per command;
   - flip_bit: a copy of some bytes with one random bit flipped;
@@ -18,32 +17,9 @@ import os
 import subprocess
 import sys
 
-
-class Tap:
-    """Numbers the checks, counts the failures and prints the plan last."""
-
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def check(self, ok, desc, diag=None):
-        self.n += 1
-        print(('ok' if ok else 'not ok') + ' %d - %s' % (self.n, desc))
-        if not ok:
-            self.failed += 1
-            if diag:
-                # Unindented: meson reports '  # text' as an unknown line.
-                self.note(diag)
-        sys.stdout.flush()
-
-    def note(self, text):
-        for line in str(text).splitlines() or ['']:
-            print('# ' + line)
-        sys.stdout.flush()
-
-    def done(self):
-        print('1..%d' % self.n)
-        return 1 if self.failed else 0
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'tests', 'scripts'))
+from corvid_tap import Tap  # noqa: E402,F401  (re-exported for the diff_*.py scripts)
 
 
 def driver_run(driver, lines):

@@ -25,6 +25,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'tests', 'scripts'))
+from corvid_tap import Tap  # noqa: E402
+
 TOOL = sys.argv[1]
 
 MSG = (b"From: Alice <alice@example.net>\r\n"
@@ -68,18 +72,12 @@ FIELDS = {
 
 USER_FACING = ('subject', 'from', 'to', 'cc', 'date', 'reply-to', 'comments', 'keywords')
 
-count = 0
-failed = 0
+tap = Tap(diag_indent='  ')
 
 
 def ok(cond, name, detail=''):
-    global count, failed
-    count += 1
-    print('%s %d - %s' % ('ok' if cond else 'not ok', count, name))
-    if not cond:
-        failed += 1
-        for line in str(detail).splitlines():
-            print('#   ' + line)
+    # str(): a failure shows its detail even when that is an empty bytes or None.
+    return tap.check(cond, name, str(detail))
 
 
 def shy_value(name, value):
@@ -209,8 +207,7 @@ def main():
                            input=MSG, capture_output=True, timeout=60)
         ok(r.returncode != 0 and r.stdout == b'' and b'at-rest, gateway' in r.stderr,
            'unknown mode refused, nothing on stdout', r.stderr)
-    print('1..%d' % count)
-    return 1 if failed else 0
+    return tap.done()
 
 
 if __name__ == '__main__':

@@ -20,13 +20,18 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tests", "scripts"))
+from corvid_tap import Tap  # noqa: E402
+
 TOOL = sys.argv[1]
 VECTORS = sys.argv[2]
-results = []
+tap = Tap()
 
 
 def check(name, cond, detail=""):
-    results.append((name, bool(cond), detail))
+    # str(): a failure shows its detail even when that is an empty bytes.
+    return tap.check(cond, name, str(detail))
 
 
 def run(args, **kw):
@@ -110,15 +115,7 @@ def main():
         tests(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("1..%d" % len(results))
-    failed = 0
-    for i, (name, ok, detail) in enumerate(results, 1):
-        print("%s %d - %s" % ("ok" if ok else "not ok", i, name))
-        if not ok:
-            failed += 1
-            for line in str(detail).splitlines():
-                print("# " + line)
-    return 1 if failed else 0
+    return tap.done()
 
 
 def tests(tmp):

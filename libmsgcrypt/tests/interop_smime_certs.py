@@ -21,14 +21,15 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tests", "scripts"))
+from corvid_tap import Tap  # noqa: E402
+
 tool, gen = sys.argv[1], sys.argv[2]
 rng = random.Random(int(os.environ.get("SMIME_INTEROP_SEED", "9935")))
 tmp = tempfile.mkdtemp(prefix="smime-interop-")
-results = []
-
-
-def ok(cond, name, detail=""):
-    results.append((bool(cond), name, detail))
+tap = Tap()
+ok = tap.check
 
 
 def run(args, **kw):
@@ -208,10 +209,4 @@ try:
 finally:
     shutil.rmtree(tmp, ignore_errors=True)
 
-print("1..%d" % len(results))
-for n, (good, name, detail) in enumerate(results, 1):
-    print("%s %d - %s" % ("ok" if good else "not ok", n, name))
-    if not good and detail:
-        for line in str(detail).splitlines():
-            print("# " + line)
-sys.exit(0 if all(r[0] for r in results) else 1)
+sys.exit(tap.done())

@@ -8,6 +8,8 @@ import re
 import subprocess
 import sys
 
+from corvid_tap import Tap  # beside this script, which is on sys.path
+
 
 def exported(lib):
     out = subprocess.run(['nm', '-D', '--defined-only', lib], check=True,
@@ -36,23 +38,13 @@ def main():
     lib, header, prefix = sys.argv[1:4]
     api_macro = prefix.rstrip('_').upper() + '_API'
     have, want = exported(lib), declared(header, api_macro)
-    checks = [
-        ('header declares at least one function', bool(want), ''),
-        ('every export carries the prefix ' + prefix,
-         all(n.startswith(prefix) for n in have),
-         ' '.join(sorted(n for n in have if not n.startswith(prefix)))),
-        ('every declared function is exported', want <= have,
-         ' '.join(sorted(want - have))),
-        ('nothing undeclared is exported', have <= want,
-         ' '.join(sorted(have - want))),
-    ]
-    print('TAP version 13')
-    print(f'1..{len(checks)}')
-    for i, (name, ok, detail) in enumerate(checks, 1):
-        print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-        if not ok and detail:
-            print(f'# {detail}')
-    return 0 if all(ok for _, ok, _ in checks) else 1
+    tap = Tap(tap_version=True)
+    tap.check(bool(want), 'header declares at least one function')
+    tap.check(all(n.startswith(prefix) for n in have), 'every export carries the prefix ' + prefix,
+              ' '.join(sorted(n for n in have if not n.startswith(prefix))))
+    tap.check(want <= have, 'every declared function is exported', ' '.join(sorted(want - have)))
+    tap.check(have <= want, 'nothing undeclared is exported', ' '.join(sorted(have - want)))
+    return tap.done()
 
 
 if __name__ == '__main__':

@@ -5,8 +5,10 @@ input is an error. usage: test_bench_report.py PATH-TO-bench-report (TAP)"""
 import subprocess
 import sys
 
+from corvid_tap import Tap  # beside this script, which is on sys.path
+
 report = sys.argv[1]
-results = []
+tap = Tap(tap_version=True)
 
 
 def run(stdin, *args):
@@ -15,7 +17,8 @@ def run(stdin, *args):
 
 
 def check(name, cond, detail=''):
-    results.append((name, cond, detail))
+    # str(): a failure shows its detail even when that is empty bytes or None.
+    return tap.check(cond, name, str(detail))
 
 
 lines = '\n'.join([
@@ -39,11 +42,4 @@ check('no records is exit status 2', r.returncode == 2 and 'no benchmark records
 r = run(lines, '--baseline', 'missing')
 check('unknown baseline warns but still prints', r.returncode == 0 and 'warning' in r.stderr and '(' not in r.stdout.split('\n')[2], r.stderr)
 
-print('TAP version 13')
-print(f'1..{len(results)}')
-for i, (name, ok, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok:
-        for line in str(detail).splitlines():
-            print(f'# {line}')
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+sys.exit(tap.done())

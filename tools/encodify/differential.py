@@ -20,6 +20,10 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'tests', 'scripts'))
+from corvid_tap import Tap  # noqa: E402
+
 TOOL = sys.argv[1]
 RNG = random.Random(int(os.environ.get('DIFF_SEED', '20240607')))
 B64 = b'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
@@ -28,7 +32,7 @@ B32 = b'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 B32HEX = b'0123456789ABCDEFGHIJKLMNOPQRSTUV'
 OFFSET = re.compile(rb'at byte offset (\d+)')
 
-results = []
+tap = Tap(tap_version=True)
 calls = 0
 
 
@@ -45,8 +49,8 @@ def run(args, data):
 
 
 def check(name, cond, detail=''):
-    results.append((name, cond, detail))
-    return cond
+    # One line of at most 500 characters: some details are whole outputs.
+    return tap.check(cond, name, detail and str(detail)[:500].replace('\n', ' '))
 
 
 def rand_bytes(n):
@@ -444,11 +448,6 @@ for t in [t_base64_encode, t_base64_strict_decode, t_base64_mime_decode, t_base3
     except Exception as e:  # a crash of the harness is a failure, not an abort
         check(t.__name__, False, repr(e))
 
-print('TAP version 13')
-print(f'1..{len(results)}')
-for i, (name, ok, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and detail:
-        print('# ' + str(detail)[:500].replace('\n', ' '))
+status = tap.done()
 print(f'# {calls} runs of the encodify tool')
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+sys.exit(status)

@@ -38,6 +38,10 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "tests", "scripts"))
+from corvid_tap import Tap  # noqa: E402
+
 # The named intentional differences (see libmailparse/DIFFERENCES.md).
 RULES = (
     "qp-trailing-space",    # RFC 2045 6.7 (3): we delete trailing blanks
@@ -530,42 +534,30 @@ def main(argv):
     else:
         sys.stderr.write(__doc__)
         return 2
-    print("1..%d" % (len(files) + len(errors)))
-    n = 0
+    tap = Tap()
     for e in errors:
-        n += 1
-        print("not ok %d - %s" % (n, e))
+        tap.check(False, e)
     dumps = dump_all(tool, files)
     stats = {"parts": 0, "leaves": 0, "filenames": 0, "rules": {}, "with_rules": 0}
-    failed = len(errors)
     for path in files:
-        n += 1
         with open(path, "rb") as f:
             data = f.read()
         name = os.path.relpath(path, os.path.dirname(os.path.dirname(path)))
         if path not in dumps:
-            failed += 1
-            print("not ok %d - %s" % (n, name))
-            print("#   mailparse dump printed nothing for it")
+            tap.check(False, name, "  mailparse dump printed nothing for it")
             continue
         c = compare_message(tool, path, data, dumps[path], stats)
-        if c.problems:
-            failed += 1
-            print("not ok %d - %s" % (n, name))
-            for p in c.problems[:8]:
-                print("#   " + p)
-        else:
-            print("ok %d - %s" % (n, name))
-            if c.rules:
-                print("#   rules: " + ", ".join(sorted(set(c.rules))))
+        tap.check(not c.problems, name, "\n".join("  " + p for p in c.problems[:8]))
         if c.rules:
+            if not c.problems:
+                tap.note("  rules: " + ", ".join(sorted(set(c.rules))))
             stats["with_rules"] += 1
-    print("# %s: %d messages, %d parts, %d leaves decoded, %d filenames compared, "
-          "%d messages needed a rule" % (label, len(files), stats["parts"], stats["leaves"],
-                                         stats["filenames"], stats["with_rules"]))
+    tap.note("%s: %d messages, %d parts, %d leaves decoded, %d filenames compared, "
+             "%d messages needed a rule" % (label, len(files), stats["parts"], stats["leaves"],
+                                            stats["filenames"], stats["with_rules"]))
     for r in RULES:
-        print("# rule %-20s applied %d times" % (r, stats["rules"].get(r, 0)))
-    return 1 if failed else 0
+        tap.note("rule %-20s applied %d times" % (r, stats["rules"].get(r, 0)))
+    return tap.done()
 
 
 if __name__ == "__main__":

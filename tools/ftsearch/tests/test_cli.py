@@ -21,8 +21,12 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "tests", "scripts"))
+from corvid_tap import Tap  # noqa: E402
+
 FTSEARCH, WORK = sys.argv[1:3]
-results = []
+tap = Tap()
 
 MESSAGES = {
     "a.eml": ("Alice <alice@example.org>", "bob@example.org", "quarterly budget review",
@@ -35,7 +39,7 @@ MESSAGES = {
 
 
 def check(name, ok, detail=""):
-    results.append((name, ok, detail))
+    return tap.check(ok, name, detail)
 
 
 def run(*args, expect=0):
@@ -137,10 +141,4 @@ check("an unknown command exits 2 with the usage", p.returncode == 2 and "usage:
 p = run("stats", WORK + "/none/idx", "--account", "1", expect=1)
 check("a missing index exits 1", p.returncode == 1 and "No such file" in p.stderr, p.stderr)
 
-print(f"1..{len(results)}")
-for i, (name, ok, detail) in enumerate(results, 1):
-    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-    if not ok and detail:
-        for line in str(detail).splitlines():
-            print(f"# {line}")
-sys.exit(0 if all(ok for _, ok, _ in results) else 1)
+sys.exit(tap.done())

@@ -31,17 +31,14 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "tests", "scripts"))
+from corvid_tap import Tap  # noqa: E402
+
 MAILCTL, WORK = sys.argv[1], sys.argv[2]
 
-results = []
-
-
-def check(ok, name, detail=""):
-    results.append(ok)
-    print(("ok" if ok else "not ok") + f" {len(results)} - {name}")
-    if not ok and detail:
-        for line in str(detail).splitlines()[:20]:
-            print("# " + line)
+tap = Tap(diag_lines=20)
+check = tap.check
 
 
 def mailctl(*args):
@@ -454,8 +451,7 @@ def main():
               r.stdout == "" and os.listdir(os.path.join(out, "cur")) == [],
               f"export of {what} from a damaged store fails and writes no message", show(r))
 
-    print(f"1..{len(results)}")
-    return 0 if all(results) else 1
+    return tap.done()
 
 
 if __name__ == "__main__":

@@ -39,18 +39,15 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "tests", "scripts"))
+from corvid_tap import Tap  # noqa: E402
+
 MAILCTL, MKCORPUS, WORK = sys.argv[1], sys.argv[2], sys.argv[3]
 COUNT = int(sys.argv[4]) if len(sys.argv) > 4 else 300
 
-results = []
-
-
-def check(ok, name, detail=""):
-    results.append(ok)
-    print(("ok" if ok else "not ok") + f" {len(results)} - {name}")
-    if not ok and detail:
-        for line in str(detail).splitlines()[:20]:
-            print("# " + line)
+tap = Tap(diag_lines=20)
+check = tap.check
 
 
 def run(*args, **kw):
@@ -426,8 +423,7 @@ def main():
     check(r.returncode == 0, "verify passes after the account import", r.stderr)
 
     shutil.rmtree(WORK, ignore_errors=True)
-    print(f"1..{len(results)}")
-    return 0 if all(results) else 1
+    return tap.done()
 
 
 if __name__ == "__main__":

@@ -25,6 +25,10 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                                "tests", "scripts"))
+import corvid_tap  # noqa: E402
+
 TOP_KEYS = ("file", "size", "problems", "headers", "parts", "text_body", "html_body",
             "attachments", "preview", "envelope", "bodystructure")
 HEADER_KEYS = ("part", "name", "value", "field", "flags", "decoded", "typed")
@@ -123,21 +127,15 @@ CRAFTED = {
 }
 
 
-class Tap:
+class Tap(corvid_tap.Tap):
+    """corvid_tap.Tap with this script's ok(cond, name, detail) and eq()."""
+
     def __init__(self):
-        self.n = 0
-        self.failed = 0
+        super().__init__(diag_indent="  ", diag_lines=10)
 
     def ok(self, cond, name, detail=None):
-        self.n += 1
-        if cond:
-            print("ok %d - %s" % (self.n, name))
-        else:
-            self.failed += 1
-            print("not ok %d - %s" % (self.n, name))
-            if detail is not None:
-                for line in str(detail).splitlines()[:10]:
-                    print("#   " + line)
+        # str(): a detail that is empty bytes is still shown, as it always was.
+        return self.check(cond, name, None if detail is None else str(detail))
 
     def eq(self, got, want, name):
         self.ok(got == want, name, "got  %r\nwant %r" % (got, want))
@@ -523,8 +521,7 @@ def main():
     check_errors(t, tool, work)
     check_body(t, tool, work)
     check_bench(t, tool, work)
-    print("1..%d" % t.n)
-    return 1 if t.failed else 0
+    return t.done()
 
 
 if __name__ == "__main__":

@@ -32,6 +32,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
+                                'tests', 'scripts'))
+import corvid_tap  # noqa: E402
+
 SEED = 7
 COUNT = 2000
 DETERMINISM_COUNT = 300
@@ -46,22 +50,20 @@ REQUIRED_CHARSETS = ['utf-8', 'us-ascii', 'iso-8859-1', 'iso-8859-15', 'windows-
 REQUIRED_CTES = ['7bit', '8bit', 'quoted-printable', 'base64']
 
 
-class Tap:
+class Tap(corvid_tap.Tap):
+    """corvid_tap.Tap with this script's check(name, ok, detail) and finish()."""
+
     def __init__(self):
-        self.results = []
+        super().__init__(tap_version=True, diag_lines=20)
 
     def check(self, name, ok, detail=''):
-        self.results.append((name, bool(ok), detail))
+        super().check(ok, name, detail)
+        # A passing check shows its detail too: the counts the corpus was judged on.
+        if ok and detail:
+            self.note(detail)
 
     def finish(self):
-        print('TAP version 13')
-        print(f'1..{len(self.results)}')
-        for i, (name, ok, detail) in enumerate(self.results, 1):
-            print(f"{'ok' if ok else 'not ok'} {i} - {name}")
-            if detail:
-                for line in str(detail).splitlines()[:20]:
-                    print(f'# {line}')
-        return 0 if all(ok for _, ok, _ in self.results) else 1
+        return self.done()
 
 
 def run_mkcorpus(binary, seed, count, fmt, out, max_size=None, stats=False):

@@ -16,17 +16,14 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
+                                'tests', 'scripts'))
+from corvid_tap import Tap  # noqa: E402
+
 tool = sys.argv[1]
 pgp_cert = os.path.join(sys.argv[2], 'rfc9580-appendixA', 'a3_cert.asc')
-results = []
-
-
-def check(ok, name, diag=''):
-    results.append(ok)
-    print('%s %d - %s' % ('ok' if ok else 'not ok', len(results), name))
-    if not ok and diag:
-        for line in str(diag).splitlines()[:20]:
-            print('# ' + line)
+tap = Tap(diag_lines=20)
+check = tap.check
 
 
 def openssl(*args, data=None):
@@ -141,5 +138,4 @@ with tempfile.TemporaryDirectory() as d:
     check(p.returncode == 1 and p.stdout == b'', 'stdin without a header: exit 1, nothing out',
           p.stderr.decode(errors='replace'))
 
-print('1..%d' % len(results))
-sys.exit(0 if all(results) else 1)
+sys.exit(tap.done())

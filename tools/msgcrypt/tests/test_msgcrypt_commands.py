@@ -29,17 +29,14 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
+                                'tests', 'scripts'))
+from corvid_tap import Tap  # noqa: E402
+
 tool = sys.argv[1]
 a3 = os.path.join(sys.argv[2], 'rfc9580-appendixA', 'a3_cert.asc')
-results = []
-
-
-def check(ok, name, diag=''):
-    results.append(ok)
-    print(('ok' if ok else 'not ok') + ' %d - %s' % (len(results), name))
-    if not ok and diag:
-        for line in str(diag).splitlines()[:20]:
-            print('# ' + line)
+tap = Tap(diag_lines=20)
+check = tap.check
 
 
 def run(*args, data=b'', stdin=None, stdout=subprocess.PIPE):
@@ -564,5 +561,4 @@ finally:
     subprocess.run(['gpgconf', '--homedir', home, '--kill', 'gpg-agent'], capture_output=True)
     shutil.rmtree(tmp, ignore_errors=True)
 
-print('1..%d' % len(results))
-sys.exit(0 if all(results) else 1)
+sys.exit(tap.done())

@@ -9,9 +9,14 @@ skip lines and exit status 1.
 
 usage: test_msgcrypt_tool.py MSGCRYPT MSGCRYPT_FAILING HEADER
 """
+import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
+                                'tests', 'scripts'))
+from corvid_tap import Tap  # noqa: E402
 
 ALGORITHMS = [
     'SHA3-224', 'SHA3-256', 'SHA3-384', 'SHA3-512', 'SHAKE128', 'SHAKE256',
@@ -23,15 +28,8 @@ ALGORITHMS = [
 LINE = re.compile(r'^(ok|FAIL|skip)\s+(.+?) \(([^()]+)\)(: .*)?$')
 
 tool, failing_tool, header = sys.argv[1], sys.argv[2], sys.argv[3]
-results = []
-
-
-def check(ok, name, diag=''):
-    results.append(ok)
-    print(('ok' if ok else 'not ok') + ' %d - %s' % (len(results), name))
-    if not ok and diag:
-        for line in str(diag).splitlines():
-            print('# ' + line)
+tap = Tap()
+check = tap.check
 
 
 def run(*args, program=None):
@@ -78,5 +76,4 @@ check(p.stdout.splitlines() == [
 ], 'FAIL and skip lines', p.stdout)
 check(p.stderr == 'msgcrypt: 1 of 3 self-tests failed\n', 'failure count on stderr', p.stderr)
 
-print('1..%d' % len(results))
-sys.exit(0 if all(results) else 1)
+sys.exit(tap.done())

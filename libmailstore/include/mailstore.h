@@ -25,7 +25,10 @@
 // Errors: functions return 0 (or a count) on success and a negative code on
 // failure: -errno for OS and resource errors (-1 to -4095), MS_ERR_* for this
 // library's own (MS_ERR_* codes lie in -10400 to -10499).
-// ms_strerror() describes any of them.
+// ms_strerror() describes any of them. A NULL store handle, or NULL where a
+// function must read an input or write its result, gives
+// MS_ERR_INVALID_ARGUMENT in every function, whether or not its list of
+// errors names it.
 #ifndef MS_MAILSTORE_H
 #define MS_MAILSTORE_H
 
@@ -297,8 +300,9 @@ struct ms_store_stats {
 // dictionary. Earlier dictionaries stay: blobs keep naming the one they were
 // compressed with, and ms_store_recompress moves them to the new one. On
 // success sets *out_id (may be NULL) to the new id. Errors:
-// MS_ERR_INVALID_ARGUMENT, MS_ERR_SAMPLES (fewer than 8 messages, or zstd
-// finds too little to learn from), MS_ERR_CORRUPT, -ENOMEM, -ENOSPC, -errno.
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_SAMPLES (fewer than 8 stored bodies:
+// identical messages share one, and an expunged message's counts until
+// ms_store_collect drops it; or zstd finds too little to learn from), MS_ERR_CORRUPT, -ENOMEM, -ENOSPC, -errno.
 // Thread-safe; other processes adopt the new dictionary at their next
 // delivery commit.
 MS_API MS_WARN_UNUSED_RESULT int ms_store_train(ms_store *store, uint32_t *out_id,

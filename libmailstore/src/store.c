@@ -735,9 +735,11 @@ static void store_free(ms_store *s) {
 }
 
 int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *settings) {
-  if (!out || !dir)
+  if (!out)
     return MS_ERR_INVALID_ARGUMENT;
   *out = NULL;
+  if (!dir)
+    return MS_ERR_INVALID_ARGUMENT;
   ms_store *s = calloc(1, sizeof *s);
   if (!s)
     return -ENOMEM;
@@ -2802,12 +2804,18 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
 int ms_store_verify(ms_store *store, struct ms_diag *diag) {
   if (diag)
     *diag = (struct ms_diag){0};
-  if (!store)
+  if (!store) {
+    if (diag)
+      diag->code = MS_ERR_INVALID_ARGUMENT;
     return MS_ERR_INVALID_ARGUMENT;
+  }
   MDB_txn *t;
   int rc = txn_begin(store, MDB_RDONLY, &t);
-  if (rc < 0)
+  if (rc < 0) {
+    if (diag)
+      diag->code = rc;
     return rc;
+  }
   rc = verify_tx(store, t, diag);
   if (rc == 0)
     rc = kw_verify(store, t, diag);

@@ -166,6 +166,9 @@ START_TEST(null_handles_and_outputs) {
   ck_assert_int_eq(ms_store_counters_get(NULL, &k), INV);
   ck_assert_int_eq(ms_store_counters_get(st, NULL), INV);
   ck_assert_int_eq(ms_store_verify(NULL, NULL), INV);
+  struct ms_diag diag = {.code = 1};
+  ck_assert_int_eq(ms_store_verify(NULL, &diag), INV);
+  ck_assert_int_eq(diag.code, INV); // "the call's return value"
   ck_assert_int_eq(ms_store_collect(NULL, 0), INV);
   ck_assert_int_eq(ms_store_train(NULL, NULL, 0), INV);
   ck_assert_int_eq(ms_store_recompress(NULL, 0), INV);
@@ -225,7 +228,9 @@ END_TEST
 START_TEST(open_errors) {
   ms_store *h = (ms_store *)&h;
   ck_assert_int_eq(ms_store_open(NULL, dir, NULL), MS_ERR_INVALID_ARGUMENT);
+  h = (ms_store *)&h;
   ck_assert_int_eq(ms_store_open(&h, NULL, NULL), MS_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(h); // *out is cleared on every failure
   char missing[4200];
   snprintf(missing, sizeof missing, "%s/no-such-dir", dir);
   h = (ms_store *)&h;

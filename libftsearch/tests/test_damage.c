@@ -645,6 +645,18 @@ static int search_limited(const char *q) {
   return WEXITSTATUS(status);
 }
 
+// expect_refused_before_reserve stores `r` as the block of "zulu", whose
+// raw length now says 4 GiB - 1, and checks that a search refuses it before
+// reserving that much (search_limited).
+static void expect_refused_before_reserve(const struct rec *r) {
+  raw_put("post", r);
+  struct fts_block b;
+  ck_assert_int_eq(fts_block_parse(&b, r->v, r->len), 0);
+  ck_assert_uint_eq(b.pos_raw_len, UINT32_MAX);
+  int verdict = search_limited("\"zulu yankee\"");
+  ck_assert_msg(verdict == 0, "verdict %d (2: the raw length was reserved first)", verdict);
+}
+
 // zstd positions whose raw length says 4 GiB - 1 (a five-byte varint in
 // place of the real two): fts_block_positions must refuse it against the
 // frame's content size before reserving that much.
@@ -659,12 +671,7 @@ START_TEST(zstd_raw_length_huge) {
   memmove(r.v + L.raw + 5, r.v + L.pos, r.len - L.pos);
   memcpy(r.v + L.raw, "\xff\xff\xff\xff\x0f", 5);
   r.len += 3;
-  raw_put("post", &r);
-  struct fts_block b;
-  ck_assert_int_eq(fts_block_parse(&b, r.v, r.len), 0);
-  ck_assert_uint_eq(b.pos_raw_len, UINT32_MAX);
-  int verdict = search_limited("\"zulu yankee\"");
-  ck_assert_msg(verdict == 0, "verdict %d (2: the raw length was reserved first)", verdict);
+  expect_refused_before_reserve(&r);
 }
 END_TEST
 
@@ -703,13 +710,10 @@ START_TEST(zstd_frame_claims_4_gib) {
   ck_assert_uint_le(at + blocks, sizeof out.v);
   memcpy(out.v + at, frame + old_head, blocks);
   out.len = at + blocks;
-  raw_put("post", &out);
   struct fts_block b;
   ck_assert_int_eq(fts_block_parse(&b, out.v, out.len), 0);
-  ck_assert_uint_eq(b.pos_raw_len, UINT32_MAX);
   ck_assert_uint_eq(ZSTD_getFrameContentSize(b.pos, b.pos_len), UINT32_MAX);
-  int verdict = search_limited("\"zulu yankee\"");
-  ck_assert_msg(verdict == 0, "verdict %d (2: the raw length was reserved first)", verdict);
+  expect_refused_before_reserve(&out);
 }
 END_TEST
 

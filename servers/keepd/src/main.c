@@ -6,6 +6,7 @@
 // threads (pinned when the budget is whole CPUs) and then waits for SIGTERM
 // or SIGINT, on which it stops the shards, joins them and frees everything.
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <linux/filter.h>
@@ -54,11 +55,28 @@ static void usage(FILE *f) {
              "                           the member's host and port\n");
 }
 
-static int parse_size(const char *s, uint64_t *out) {
+// parse_uint reads a plain decimal number: digits only (strtoull alone
+// would also take leading blanks and a sign, "-1" as 2^64 - 1).
+static int parse_uint(const char *s, uint64_t *out) {
   char *end;
+  if (!isdigit((unsigned char)s[0]))
+    return -1;
   errno = 0;
   unsigned long long v = strtoull(s, &end, 10);
-  if (end == s || errno != 0 || s[0] == '-')
+  if (errno != 0 || *end != '\0')
+    return -1;
+  *out = v;
+  return 0;
+}
+
+// parse_size reads a byte count: digits, then an optional K, M or G.
+static int parse_size(const char *s, uint64_t *out) {
+  char *end;
+  if (!isdigit((unsigned char)s[0]))
+    return -1;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno != 0)
     return -1;
   uint64_t mult = 1;
   switch (*end) {
@@ -86,14 +104,25 @@ static int parse_size(const char *s, uint64_t *out) {
   return 0;
 }
 
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+// parse_hex_secret reads exactly 2 * KEEP_SECRET_LEN hex digits.
 static int parse_hex_secret(const char *s, uint8_t out[KEEP_SECRET_LEN]) {
   if (strlen(s) != 2 * KEEP_SECRET_LEN)
     return -1;
   for (size_t i = 0; i < KEEP_SECRET_LEN; i++) {
-    unsigned v;
-    if (sscanf(s + 2 * i, "%2x", &v) != 1)
+    int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+    if (hi < 0 || lo < 0)
       return -1;
-    out[i] = (uint8_t)v;
+    out[i] = (uint8_t)(hi << 4 | lo);
   }
   return 0;
 }
@@ -511,11 +540,17 @@ int main(int argc, char **argv) {
       {"help", no_argument, NULL, O_HELP},
       {NULL, 0, NULL, 0},
   };
-  // The configuration file first, so that flags override it.
-  for (int i = 1; i < argc - 1; i++)
-    if (strcmp(argv[i], "--config") == 0 && load_config(argv[i + 1], &set, &quarantine_set) < 0)
-      return 1;
+  // The configuration file first, so that flags override it: a first pass
+  // of getopt takes --config in every form it accepts (--config FILE,
+  // --config=FILE, an abbreviation), quiet about the rest, which the second
+  // pass judges.
   int o;
+  opterr = 0;
+  while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1)
+    if (o == O_CONFIG && load_config(optarg, &set, &quarantine_set) < 0)
+      return 1;
+  opterr = 1;
+  optind = 0; // glibc: start again from the first argument
   uint64_t v;
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     bool ok = true;
@@ -527,14 +562,14 @@ int main(int argc, char **argv) {
       snprintf(set.listen, sizeof set.listen, "%s", optarg);
       break;
     case O_PORT:
-      ok = parse_size(optarg, &v) == 0 && v <= 65535;
+      ok = parse_uint(optarg, &v) == 0 && v <= 65535;
       set.port = (uint16_t)v;
       break;
     case O_PORT_FILE:
       set.port_file = optarg;
       break;
     case O_SHARDS:
-      ok = parse_size(optarg, &v) == 0 && v >= 1 && v <= KEEPD_MAX_SHARDS;
+      ok = parse_uint(optarg, &v) == 0 && v >= 1 && v <= KEEPD_MAX_SHARDS;
       set.shards = (unsigned)v;
       break;
     case O_CAP:
@@ -546,11 +581,11 @@ int main(int argc, char **argv) {
       set.max_value = v;
       break;
     case O_LEASE:
-      ok = parse_size(optarg, &v) == 0 && v >= 1 && v <= UINT32_MAX;
+      ok = parse_uint(optarg, &v) == 0 && v >= 1 && v <= UINT32_MAX;
       set.max_lease_ms = v;
       break;
     case O_QUAR:
-      ok = parse_size(optarg, &v) == 0 && v <= UINT32_MAX;
+      ok = parse_uint(optarg, &v) == 0 && v <= UINT32_MAX;
       set.lock_quarantine_ms = v;
       quarantine_set = true;
       break;
@@ -565,7 +600,7 @@ int main(int argc, char **argv) {
       ok = keepd_members_parse(&cluster_cfg, optarg) == 0;
       break;
     case O_SELF:
-      ok = parse_size(optarg, &v) == 0 && v <= 65535;
+      ok = parse_uint(optarg, &v) == 0 && v <= 65535;
       cluster_self = (int64_t)v;
       break;
     case O_TLS_KEY:
@@ -575,11 +610,11 @@ int main(int argc, char **argv) {
       set.tls_clients_file = optarg;
       break;
     case O_HANDSHAKE:
-      ok = parse_size(optarg, &v) == 0 && v >= 1 && v <= 600000;
+      ok = parse_uint(optarg, &v) == 0 && v >= 1 && v <= 600000;
       set.handshake_timeout_ms = (uint32_t)v;
       break;
     case O_BUSY_POLL:
-      ok = parse_size(optarg, &v) == 0 && v <= 1000;
+      ok = parse_uint(optarg, &v) == 0 && v <= 1000;
       set.busy_poll_us = (uint32_t)v;
       break;
     case O_PLAINTEXT:

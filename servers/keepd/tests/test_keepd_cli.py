@@ -26,7 +26,6 @@ Every keepd run has a timeout of a few seconds: a keepd that starts when it
 should have refused is killed and its case fails. After each refusal the
 port keepd was given must not accept connections.
 
-KEEPD_CLI_KNOWN_BUGS=1 also runs the cases of bugs not fixed yet (they fail).
 """
 import os
 import shutil
@@ -338,16 +337,20 @@ tap.check(p is not None and p.returncode == 0 and p.stdout.startswith("usage: ke
           and p.stderr == "", "--help prints the usage on stdout and exits 0",
           p and f"exit {p.returncode}, stderr {p.stderr}")
 
-# Bugs not fixed yet: each case states the behaviour keepd should have.
-if os.environ.get("KEEPD_CLI_KNOWN_BUGS") == "1":
-    refused("--config=FILE reads FILE (bug: ignored)", plain + [f"--config={missing}"], 1,
-            [f"{missing}: cannot open"], port)
-    refused("--conf FILE (getopt abbreviation) reads FILE (bug: ignored)",
-            plain + ["--conf", missing], 1, [f"{missing}: cannot open"], port)
-    refused("--secret with non-hex digits is refused (bug: accepted)",
-            plain + ["--secret", "0g" * 16], 2, ["bad value for --secret"], port)
-    refused("--memory-cap ' -1' is refused (bug: accepted as 2^64-1)",
-            plain + ["--memory-cap", " -1"], 2, ["bad value for --memory-cap"], port)
+# Forms getopt accepts for --config, and values strtoull or sscanf alone
+# would have let through.
+refused("--config=FILE reads FILE", plain + [f"--config={missing}"], 1,
+        [f"{missing}: cannot open"], port)
+refused("--conf FILE (getopt abbreviation) reads FILE", plain + ["--conf", missing], 1,
+        [f"{missing}: cannot open"], port)
+refused("--secret with non-hex digits is refused", plain + ["--secret", "0g" * 16], 2,
+        ["bad value for --secret"], port)
+refused("--secret with signs is refused", plain + ["--secret", "-1" * 16], 2,
+        ["bad value for --secret"], port)
+refused("--memory-cap ' -1' is refused", plain + ["--memory-cap", " -1"], 2,
+        ["bad value for --memory-cap"], port)
+refused("--port 1k is refused (a port is no size)", plain + ["--port", "1k"], 2,
+        ["bad value for --port: 1k"], port)
 
 shutil.rmtree(WORK, ignore_errors=True)
 sys.exit(tap.done())

@@ -67,7 +67,7 @@ static char *dup_text(const struct ftm_field *f) {
 static void load(const char *dir, size_t max_docs, uint64_t *text_bytes) {
   char **paths;
   size_t n;
-  int rc = ftm_list(dir, &paths, &n);
+  int rc = ftm_list(dir, &paths, &n, NULL);
   if (rc)
     die(dir, rc);
   if (max_docs && n > max_docs)

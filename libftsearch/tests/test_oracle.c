@@ -394,7 +394,7 @@ START_TEST(index_answers_as_brute_force) {
   snprintf(path, sizeof path, "%s/index", corvid_test_root);
   run_mkcorpus(eml, count);
   char **paths;
-  ck_assert_int_eq(ftm_list(eml, &paths, &num_docs), 0);
+  ck_assert_int_eq(ftm_list(eml, &paths, &num_docs, NULL), 0);
   ck_assert_uint_eq(num_docs, count);
   docs = calloc(num_docs, sizeof *docs);
   fts_index *idx;

@@ -3,8 +3,10 @@
 // query it, show an account's figures and merge away deleted documents; and
 // the indexing queue of a libmailstore store (servers/common srv_indexer.h):
 // drain it, show an account's status, re-index an account from the store.
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +42,27 @@ static void usage(FILE *f) {
              "in INDEX.failed.\n");
 }
 
+// parse_u32 reads a plain decimal number up to UINT32_MAX: digits only
+// (strtoul alone takes blanks, a sign and trailing letters, and wraps).
+static int parse_u32(const char *s, uint32_t *out) {
+  if (!isdigit((unsigned char)s[0]))
+    return -1;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v > UINT32_MAX)
+    return -1;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+// bad_value says which option's value was refused; it returns the usage
+// status.
+static int bad_value(const char *option, const char *value) {
+  fprintf(stderr, "ftsearch: bad value for --%s: %s\n", option, value);
+  return 2;
+}
+
 static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -63,12 +86,19 @@ static void progress(size_t done, size_t total, double start, bool final) {
 
 static int cmd_index(fts_index *idx, uint32_t account, const char *dir, uint32_t first_id,
                      size_t batch_docs) {
-  char **paths;
+  char **paths, failed[FTM_PATH_MAX];
   size_t n;
-  int rc = ftm_list(dir, &paths, &n);
+  int rc = ftm_list(dir, &paths, &n, failed);
   if (rc) {
-    fprintf(stderr, "ftsearch: %s: %s\n", dir, strerror(-rc));
+    fprintf(stderr, "ftsearch: %s: %s\n", failed, strerror(-rc));
     return 1;
+  }
+  if (n > 0 && (uint64_t)first_id + (n - 1) > UINT32_MAX) {
+    fprintf(stderr,
+            "ftsearch: --first-id %" PRIu32 ": %zu messages would pass document %" PRIu32 "\n",
+            first_id, n, UINT32_MAX);
+    ftm_list_free(paths, n);
+    return 2;
   }
   fts_batch *b;
   if ((rc = fts_batch_new(idx, &b)) != 0) {
@@ -339,7 +369,7 @@ int main(int argc, char **argv) {
       {"store", required_argument, NULL, 'S'},    {"workers", required_argument, NULL, 'w'},
       {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
   };
-  long account = -1;
+  uint32_t account = 0;
   const char *dir = NULL, *store_dir = NULL, *account_arg = NULL;
   uint32_t workers = 0;
   size_t batch = 20000;
@@ -350,24 +380,29 @@ int main(int argc, char **argv) {
   while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     switch (c) {
     case 'a':
-      account_arg = optarg;
-      account = strtol(optarg, NULL, 10);
+      account_arg = optarg; // a number here, a store account's name with --store
       break;
     case 'S':
       store_dir = optarg;
       break;
     case 'w':
-      workers = (uint32_t)strtoul(optarg, NULL, 10);
+      if (parse_u32(optarg, &workers) < 0)
+        return bad_value("workers", optarg);
       break;
     case 'm':
     case 'k':
       dir = optarg;
       break;
-    case 'b':
-      batch = (size_t)strtoul(optarg, NULL, 10);
+    case 'b': {
+      uint32_t v;
+      if (parse_u32(optarg, &v) < 0 || v == 0)
+        return bad_value("batch", optarg);
+      batch = v;
       break;
+    }
     case 'i':
-      first_id = (uint32_t)strtoul(optarg, NULL, 10);
+      if (parse_u32(optarg, &first_id) < 0)
+        return bad_value("first-id", optarg);
       break;
     case 's':
       no_sync = true;
@@ -383,7 +418,8 @@ int main(int argc, char **argv) {
       explain = true;
       break;
     case 't':
-      top = (uint32_t)strtoul(optarg, NULL, 10);
+      if (parse_u32(optarg, &top) < 0)
+        return bad_value("top", optarg);
       break;
     case 'c':
       count_only = true;
@@ -423,9 +459,17 @@ int main(int argc, char **argv) {
     fts_index_close(idx);
     return status;
   }
-  if (account < 0 || account > (long)UINT32_MAX) {
+  if (!account_arg) {
     fprintf(stderr, "ftsearch: --account N is required\n");
     return 2;
+  }
+  if (parse_u32(account_arg, &account) < 0)
+    return bad_value("account", account_arg);
+  // merge opens the index writable: a mistyped path must not become a new,
+  // empty index (index may make one).
+  if (strcmp(cmd, "merge") == 0 && access(path, F_OK) != 0) {
+    fprintf(stderr, "ftsearch: %s: %s\n", path, strerror(errno));
+    return 1;
   }
   bool is_index = strcmp(cmd, "index") == 0, is_query = strcmp(cmd, "query") == 0;
   if ((is_index && !dir) || (is_query && optind != argc - 1) || (!is_query && optind != argc) ||
@@ -444,13 +488,13 @@ int main(int argc, char **argv) {
   }
   int status;
   if (is_index)
-    status = cmd_index(idx, (uint32_t)account, dir, first_id, batch ? batch : 1);
+    status = cmd_index(idx, account, dir, first_id, batch);
   else if (is_query)
-    status = cmd_query(idx, (uint32_t)account, argv[optind], field, explain, top, count_only);
+    status = cmd_query(idx, account, argv[optind], field, explain, top, count_only);
   else if (strcmp(cmd, "stats") == 0)
-    status = cmd_stats(idx, (uint32_t)account);
+    status = cmd_stats(idx, account);
   else {
-    rc = fts_index_merge(idx, (uint32_t)account);
+    rc = fts_index_merge(idx, account);
     status = rc < 0 ? 1 : 0;
     fprintf(stderr, rc < 0 ? "ftsearch: %s\n" : "%s", rc < 0 ? fts_strerror(rc) : "");
     if (rc >= 0)

@@ -197,6 +197,10 @@ int ftm_read_file(const char *path, uint8_t **out, size_t *out_len) {
     fclose(fp);
     return -errno;
   }
+  if (!S_ISREG(st.st_mode)) { // a directory opens, then reads as empty
+    fclose(fp);
+    return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+  }
   uint8_t *buf = malloc((size_t)st.st_size + 1);
   if (!buf) {
     fclose(fp);
@@ -222,6 +226,11 @@ static int list_dir(const char *dir, char ***paths, size_t *n, size_t *cap) {
   while ((e = readdir(d)) != NULL) {
     if (e->d_name[0] == '.')
       continue;
+    // A subdirectory is no message (a dangling link stays, to be reported
+    // when it cannot be read).
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && S_ISDIR(st.st_mode))
+      continue;
     if (*n == *cap) {
       size_t nc = *cap ? 2 * *cap : 1024;
       char **p = realloc(*paths, nc * sizeof *p);
@@ -245,10 +254,10 @@ static int list_dir(const char *dir, char ***paths, size_t *n, size_t *cap) {
   return rc;
 }
 
-int ftm_list(const char *dir, char ***out, size_t *num_out) {
+int ftm_list(const char *dir, char ***out, size_t *num_out, char failed[FTM_PATH_MAX]) {
   char **paths = NULL;
   size_t n = 0, cap = 0;
-  char sub[4096];
+  char sub[FTM_PATH_MAX];
   snprintf(sub, sizeof sub, "%s/cur", dir);
   struct stat st;
   int rc;
@@ -258,9 +267,12 @@ int ftm_list(const char *dir, char ***out, size_t *num_out) {
     if (rc == 0)
       rc = list_dir(sub, &paths, &n, &cap);
   } else {
-    rc = list_dir(dir, &paths, &n, &cap);
+    snprintf(sub, sizeof sub, "%s", dir);
+    rc = list_dir(sub, &paths, &n, &cap);
   }
   if (rc) {
+    if (failed)
+      snprintf(failed, FTM_PATH_MAX, "%s", sub);
     ftm_list_free(paths, n);
     return rc;
   }

@@ -37,9 +37,15 @@ void ftm_free(struct ftm_text *t);
 // ftm_read_file reads the whole file at `path` into a new buffer.
 int ftm_read_file(const char *path, uint8_t **out, size_t *out_len);
 
+// FTM_PATH_MAX bounds the paths ftm_list builds.
+#define FTM_PATH_MAX 4096
+
 // ftm_list lists a Maildir (cur/ and new/, sorted by name) or a directory of
-// .eml files (sorted) into a new array of new paths.
-int ftm_list(const char *dir, char ***out, size_t *num_out);
+// .eml files (sorted) into a new array of new paths; subdirectories are
+// not messages and are left out. Returns 0 or -errno; then, when `failed`
+// is not NULL, it holds the directory that could not be read (dir, or its
+// cur/ or new/).
+int ftm_list(const char *dir, char ***out, size_t *num_out, char failed[FTM_PATH_MAX]);
 void ftm_list_free(char **paths, size_t num);
 
 #endif // FTSEARCH_MAILTEXT_H

@@ -18,8 +18,6 @@ each refusal, and account 7's stats and answers once all are done.
    limits (length, depth, terms, prefix expansion); a message too large for
    a batch is skipped with a message naming it while the others are indexed.
 
-Cases the tool gets wrong today are written in KNOWN_BUGS below and run
-only with FTSEARCH_CLI_KNOWN_BUGS=1, so that they can be enabled once fixed.
 """
 import fcntl
 import os
@@ -263,9 +261,9 @@ tap.check(answers(INDEX) == base, "after all the refusals the index gives the sa
           f"{base} -> {answers(INDEX)}")
 
 
-# Known bugs: each is what the tool should do and does not (see the report);
-# run with FTSEARCH_CLI_KNOWN_BUGS=1.
-def known_bugs():
+# Numbers, merge's path, half a Maildir and a directory among the messages
+# (each wrong before the commit that added these checks).
+def strict_inputs():
     for bad in ("7x", "abc", ""):
         refused(f"--account {bad!r} is not a number: exit 2", ["stats", INDEX, "--account", bad],
                 USAGE, ["--account"])
@@ -275,12 +273,18 @@ def known_bugs():
     refused("--first-id 4294967296 is refused: exit 2",
             ["index", INDEX, "--account", "7", "--mkcorpus", WORK + "/eml", "--first-id",
              "4294967296"], USAGE, ["--first-id"])
+    refused("--first-id that would wrap past 4294967295 is refused: exit 2",
+            ["index", INDEX, "--account", "7", "--mkcorpus", WORK + "/eml", "--first-id",
+             "4294967295"], USAGE, ["--first-id 4294967295"])
+    refused("--batch 0 is refused: exit 2",
+            ["index", INDEX, "--account", "7", "--mkcorpus", WORK + "/eml", "--batch", "0"],
+            USAGE, ["bad value for --batch: 0"])
     refused("--batch x is refused: exit 2",
             ["index", INDEX, "--account", "7", "--mkcorpus", WORK + "/eml", "--batch", "x"],
             USAGE, ["--batch"])
     refused("--workers 4294967297 is refused: exit 2",
             ["queue", "run", INDEX, "--store", STORE, "--workers", "4294967297"], USAGE,
-            ["usage:"])
+            ["bad value for --workers: 4294967297"])
     missing = WORK + "/typo.idx"
     refused("merge on a missing index: exit 1", ["merge", missing, "--account", "7"], FAILURE,
             [missing])
@@ -297,8 +301,7 @@ def known_bugs():
               "a directory among the messages is not indexed as a message", p.stderr)
 
 
-if os.environ.get("FTSEARCH_CLI_KNOWN_BUGS") == "1":
-    known_bugs()
+strict_inputs()
 
 shutil.rmtree(WORK, ignore_errors=True)
 sys.exit(tap.done())

@@ -276,7 +276,8 @@ int ftm_list(const char *dir, char ***out, size_t *num_out, char failed[FTM_PATH
     ftm_list_free(paths, n);
     return rc;
   }
-  qsort(paths, n, sizeof *paths, cmp_str);
+  if (n > 1) // an empty directory has no array: qsort wants one
+    qsort(paths, n, sizeof *paths, cmp_str);
   *out = paths;
   *num_out = n;
   return 0;

@@ -438,7 +438,8 @@ static int maildir_open(struct source *src, const char *dir) {
   }
   // Maildir names start with the delivery time: sorted, they import in
   // about the order the mail arrived, and reproducibly.
-  qsort(src->names, src->n, sizeof *src->names, name_cmp);
+  if (src->n > 1) // an empty Maildir has no array: qsort wants one
+    qsort(src->names, src->n, sizeof *src->names, name_cmp);
   return 0;
 }
 
@@ -644,7 +645,7 @@ static int import_account(struct importer *im, const char *dir) {
   }
   closedir(d);
   // Sorted, a parent ("a") comes before its children ("a.b").
-  if (rc == 0)
+  if (rc == 0 && n > 1) // no array for an empty tree: qsort wants one
     qsort(sub, n, sizeof *sub, name_cmp);
   for (size_t i = 0; rc == 0 && i <= n; i++) {
     char name[1024], path[4096];

@@ -1371,7 +1371,8 @@ static void decode_dbcs(struct cs_sink *s, struct dbcs *t, const char *name, con
       return;
     }
   }
-  sink_bytes(s, buf, b);
+  if (b > 0) // empty input: buf was never written
+    sink_bytes(s, buf, b);
   if (cd != (iconv_t)-1)
     iconv_release(cd, owned);
 }

@@ -313,8 +313,10 @@ typedef struct fts_index fts_index;
 // file at `path` and stores a new handle in `*out`, to be released with
 // fts_index_close(). `settings` may be NULL for every default. Returns 0,
 // FTS_ERR_INVALID_ARGUMENT (NULL `out` or `path`), FTS_ERR_CORRUPT (not an
-// index file), -ENOMEM, or another -errno from opening the file. The handle
-// is thread-safe for searches; batches serialise on the write lock.
+// index file), -ENOMEM, or another -errno from opening the file. An open
+// refused because `path` is missing, a directory or not an index file
+// leaves no "<path>-lock" file behind. The handle is thread-safe for
+// searches; batches serialise on the write lock.
 FTS_API FTS_WARN_UNUSED_RESULT int fts_index_open(fts_index **out, const char *path,
                                                   const fts_index_settings *settings);
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const field_names[FTS_MAX_FIELDS] = {
     "from",   "to",     "cc",      "bcc",     "subject", "body",    "attachment", "headers",
@@ -51,6 +52,29 @@ int fts_mdb_error(int rc) {
   }
 }
 
+// env_open opens the LMDB environment at `path`. LMDB makes "<path>-lock"
+// before it reads the file: when the file then turns out to be missing, a
+// directory or not an LMDB file, nobody can use that lock file, and a
+// mistyped path or a query against the wrong file must not leave one behind.
+// Other failures (a map too small, out of memory) keep it: the file may be a
+// working index that another process has open.
+static int env_open(MDB_env *env, const char *path, unsigned flags) {
+  size_t n = strlen(path);
+  char *lock = malloc(n + sizeof "-lock");
+  if (lock == NULL)
+    return ENOMEM;
+  memcpy(lock, path, n);
+  memcpy(lock + n, "-lock", sizeof "-lock");
+  bool lock_was_there = access(lock, F_OK) == 0;
+  int rc = mdb_env_open(env, path, flags, 0644);
+  if (rc != 0 && !lock_was_there &&
+      (rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH || rc == ENOENT || rc == EISDIR ||
+       rc == ENOTDIR))
+    unlink(lock);
+  free(lock);
+  return rc;
+}
+
 int fts_index_open(fts_index **out, const char *path, const fts_index_settings *settings) {
   if (!out || !path)
     return FTS_ERR_INVALID_ARGUMENT;
@@ -89,8 +113,9 @@ int fts_index_open(fts_index **out, const char *path, const fts_index_settings *
   MDB_txn *txn = NULL;
   if ((rc = mdb_env_create(&idx->env)) != 0 || (rc = mdb_env_set_maxdbs(idx->env, 8)) != 0 ||
       (rc = mdb_env_set_maxreaders(idx->env, s->max_readers)) != 0 ||
-      (rc = mdb_env_set_mapsize(idx->env, (size_t)s->map_size)) != 0 ||
-      (rc = mdb_env_open(idx->env, path, flags, 0644)) != 0 ||
+      (rc = mdb_env_set_mapsize(idx->env, (size_t)s->map_size)) != 0)
+    goto fail;
+  if ((rc = env_open(idx->env, path, flags)) != 0 ||
       (rc = mdb_txn_begin(idx->env, NULL, ro ? MDB_RDONLY : 0, &txn)) != 0)
     goto fail;
   // The databases are made together, in the first writable open. A file

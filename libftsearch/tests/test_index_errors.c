@@ -101,6 +101,13 @@ static void assert_file_is(const char *at, const uint8_t *want, size_t want_len)
   free(now);
 }
 
+// assert_no_lock_file fails when a refused open left "<at>-lock" behind.
+static void assert_no_lock_file(const char *at) {
+  char lock[200];
+  snprintf(lock, sizeof lock, "%s-lock", at);
+  ck_assert_msg(access(lock, F_OK) != 0, "%s left behind", lock);
+}
+
 static void write_file(const char *at, const void *p, size_t n) {
   FILE *fp = fopen(at, "wb");
   ck_assert_ptr_nonnull(fp);
@@ -387,6 +394,7 @@ START_TEST(paths_that_are_not_an_index_are_refused_unchanged) {
   // A directory.
   ck_assert_int_eq(fts_index_open(&idx, dir, NULL), -EISDIR);
   ck_assert_ptr_null(idx);
+  assert_no_lock_file(dir);
   // Junk shorter than a page, and longer.
   char junk[160];
   snprintf(junk, sizeof junk, "%s/junk", dir);
@@ -395,6 +403,7 @@ START_TEST(paths_that_are_not_an_index_are_refused_unchanged) {
   ck_assert_int_eq(fts_index_open(&idx, junk, NULL), FTS_ERR_CORRUPT);
   ck_assert_int_eq(fts_index_open(&idx, junk, &ro), FTS_ERR_CORRUPT);
   assert_file_is(junk, (const uint8_t *)short_junk, strlen(short_junk));
+  assert_no_lock_file(junk);
   size_t long_len = 3 * 65536;
   uint8_t *long_junk = malloc(long_len);
   for (size_t i = 0; i < long_len; i++)
@@ -403,17 +412,20 @@ START_TEST(paths_that_are_not_an_index_are_refused_unchanged) {
   ck_assert_int_eq(fts_index_open(&idx, junk, NULL), FTS_ERR_CORRUPT);
   ck_assert_ptr_null(idx);
   assert_file_is(junk, long_junk, long_len);
+  assert_no_lock_file(junk);
   free(long_junk);
   // A missing file is not created read-only; a dangling symlink into a
   // missing directory cannot be created at all.
   ck_assert_int_eq(fts_index_open(&idx, path, &ro), -ENOENT);
   ck_assert_int_eq(access(path, F_OK), -1);
+  assert_no_lock_file(path);
   char link[160];
   snprintf(link, sizeof link, "%s/link", dir);
   ck_assert_int_eq(symlink("no-such-dir/index", link), 0);
   ck_assert_int_eq(fts_index_open(&idx, link, &ro), -ENOENT);
   ck_assert_int_eq(fts_index_open(&idx, link, NULL), -ENOENT);
   ck_assert_ptr_null(idx);
+  assert_no_lock_file(link);
   // An empty file is not an index when read-only; writable, it becomes one.
   char empty[160];
   snprintf(empty, sizeof empty, "%s/empty", dir);

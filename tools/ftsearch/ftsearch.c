@@ -226,6 +226,7 @@ static int cmd_stats(fts_index *idx, uint32_t account) {
 struct store_side {
   ms_store *st;
   srv_indexer *ix;
+  const char *index_path;
   uint32_t account; // resolved from --account NAME when given
   double start;
   bool tty;
@@ -257,9 +258,21 @@ static int store_open(struct store_side *c, fts_index *idx, const char *index_pa
     fprintf(stderr, "ftsearch: %s\n", srv_indexer_strerror(rc));
     return 1;
   }
+  c->index_path = index_path;
   c->tty = isatty(2);
   c->start = now_s();
   return 0;
+}
+
+// indexer_failed reports a failed rebuild or queue run. Another indexer
+// holding the index's lock is no fault of the index or the store: say who
+// is in the way rather than "Resource temporarily unavailable".
+static void indexer_failed(const struct store_side *c, const char *what, int rc) {
+  if (rc == -EWOULDBLOCK)
+    fprintf(stderr, "ftsearch: %s: another indexer is working on %s (%s.indexer is locked)\n", what,
+            c->index_path, c->index_path);
+  else
+    fprintf(stderr, "ftsearch: %s: %s\n", what, srv_indexer_strerror(rc));
 }
 
 static void store_close(struct store_side *c) {
@@ -289,7 +302,7 @@ static int cmd_rebuild(struct store_side *c) {
   if (c->tty)
     progress((size_t)r.indexed, (size_t)r.indexed, c->start, true);
   if (rc) {
-    fprintf(stderr, "ftsearch: rebuild failed: %s\n", srv_indexer_strerror(rc));
+    indexer_failed(c, "rebuild failed", rc);
     return 1;
   }
   fprintf(stderr,
@@ -323,7 +336,7 @@ static int cmd_queue_run(struct store_side *c) {
     progress((size_t)r.entries, (size_t)(total > r.entries ? total : r.entries), c->start, true);
   print_report(&r, now_s() - c->start);
   if (rc) {
-    fprintf(stderr, "ftsearch: queue run stopped: %s\n", srv_indexer_strerror(rc));
+    indexer_failed(c, "queue run stopped", rc);
     return 1;
   }
   return 0;
@@ -343,6 +356,21 @@ static int cmd_queue_status(struct store_side *c) {
            (unsigned long long)s.last_failed_message, s.last_error,
            srv_indexer_strerror(s.last_error));
   return 0;
+}
+
+// remove_new_index deletes an index file this run made, and its lock file,
+// after the run failed: a mistyped source must not leave an empty or half
+// built index where the next run would take it for a real one.
+static void remove_new_index(const char *path) {
+  size_t n = strlen(path);
+  char *lock = malloc(n + sizeof "-lock");
+  if (lock != NULL) {
+    memcpy(lock, path, n);
+    memcpy(lock + n, "-lock", sizeof "-lock");
+    unlink(lock);
+    free(lock);
+  }
+  unlink(path);
 }
 
 int main(int argc, char **argv) {
@@ -444,6 +472,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     fts_index_settings s = {.flags = no_sync ? FTS_INDEX_NO_SYNC : 0};
+    bool new_index = access(path, F_OK) != 0;
     fts_index *idx;
     int rc = fts_index_open(&idx, path, &s);
     if (rc) {
@@ -457,6 +486,8 @@ int main(int argc, char **argv) {
       status = run ? cmd_queue_run(&c) : status_cmd ? cmd_queue_status(&c) : cmd_rebuild(&c);
     store_close(&c);
     fts_index_close(idx);
+    if (status != 0 && new_index)
+      remove_new_index(path);
     return status;
   }
   if (!account_arg) {
@@ -480,6 +511,7 @@ int main(int argc, char **argv) {
   fts_index_settings s = {.flags =
                               (no_sync ? FTS_INDEX_NO_SYNC : 0) |
                               (is_query || strcmp(cmd, "stats") == 0 ? FTS_INDEX_READ_ONLY : 0)};
+  bool new_index = is_index && access(path, F_OK) != 0;
   fts_index *idx;
   int rc = fts_index_open(&idx, path, &s);
   if (rc) {
@@ -501,5 +533,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "%d blocks rewritten\n", rc);
   }
   fts_index_close(idx);
+  if (status != 0 && new_index)
+    remove_new_index(path);
   return status;
 }

@@ -170,9 +170,19 @@ refused("index into junk: exit 1, corrupt",
         ["index", not_index + "/junk", "--account", "7", "--mkcorpus", WORK + "/eml"], FAILURE,
         [not_index + "/junk", "corrupt"])
 tap.check(file_bytes(not_index + "/junk") == junk, "the junk file is left as it was")
+# LMDB makes PATH-lock before it finds PATH is no index; nothing may be left.
+left = sorted(n for n in os.listdir(not_index) if n.endswith("-lock")) + \
+    sorted(n for n in os.listdir(WORK) if n.startswith("not-index") and n.endswith("-lock"))
+tap.check(not left, "refused opens leave no lock file beside a directory, junk or empty file",
+          f"left: {left}")
 refused("query on a missing index: exit 1, named",
         ["query", WORK + "/none/idx", "--account", "7", "harbour"], FAILURE,
         [WORK + "/none/idx", "No such file"])
+refused("stats on a missing file in an existing directory: exit 1, named",
+        ["stats", WORK + "/missing-idx", "--account", "7"], FAILURE,
+        [WORK + "/missing-idx", "No such file"])
+tap.check(not os.path.exists(WORK + "/missing-idx-lock"),
+          "stats on a missing file leaves no lock file")
 refused("queue run with INDEX a directory: exit 1, named",
         ["queue", "run", not_index + "/dir", "--store", STORE], FAILURE,
         [not_index + "/dir", "Is a directory"])
@@ -187,6 +197,14 @@ refused("--mkcorpus a regular file: exit 1, named",
 refused("--maildir a missing directory: exit 1, named",
         ["index", INDEX, "--account", "7", "--maildir", WORK + "/nowhere"], FAILURE,
         [WORK + "/nowhere", "No such file"])
+# A failed run into a path that was no index leaves nothing there: the next
+# run must not find an empty index and take it for a real one.
+fresh = WORK + "/fresh-idx"
+refused("index into a new path from a missing directory: exit 1, named",
+        ["index", fresh, "--account", "7", "--mkcorpus", WORK + "/nowhere"], FAILURE,
+        [WORK + "/nowhere", "No such file"], index=fresh)
+tap.check(not os.path.exists(fresh) and not os.path.exists(fresh + "-lock"),
+          "the failed index run left no index or lock file at the new path")
 # A message listed and then unreadable (here a dangling link): the run fails
 # before its only commit, so the new text of document 1 never replaces the old.
 vanished = WORK + "/vanished"
@@ -205,10 +223,17 @@ refused("--store a regular file: exit 1, named",
 refused("index --store with an unknown account: exit 1, named",
         ["index", INDEX, "--store", STORE, "--account", "nobody"], FAILURE,
         ["account nobody", "no such item"])
+refused("index --store into a new path with an unknown account: exit 1, named",
+        ["index", fresh, "--store", STORE, "--account", "nobody"], FAILURE,
+        ["account nobody", "no such item"], index=fresh)
+tap.check(not os.path.exists(fresh) and not os.path.exists(fresh + "-lock"),
+          "the failed store-side run left no index or lock file at the new path")
 with open(INDEX + ".indexer", "a") as lock:
     fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    refused("queue run while another indexer holds the index: exit 1",
-            ["queue", "run", INDEX, "--store", STORE], FAILURE, ["queue run stopped"])
+    refused("queue run while another indexer holds the index: exit 1, says so",
+            ["queue", "run", INDEX, "--store", STORE], FAILURE,
+            ["queue run stopped: another indexer is working on " + INDEX,
+             INDEX + ".indexer is locked"])
 
 # 4. Queries that do not parse, and limits.
 for query, offset in (("harbour AND", 11), ("from:", 5), ("a)", 1), ("subject:-x", 8),

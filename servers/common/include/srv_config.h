@@ -263,6 +263,16 @@ SRV_WARN_UNUSED_RESULT int srv_config_get_list(const srv_config *cfg, const char
 SRV_WARN_UNUSED_RESULT int srv_config_list_next(srv_config_list *it, const char **item,
                                                 size_t *item_len);
 
+// srv_config_reject reports that the value of `key` is not one the caller
+// accepts, for a setting whose rules no getter knows (a getter checks only
+// the type): it fills `diag` as the getters do, "FILE:LINE: key 'KEY': WHAT"
+// with the line `key` is on, and returns SRV_ERR_CONFIG_VALUE. The value
+// itself is not quoted, as it may be a secret; `what` says what is expected.
+// A key absent from `cfg` is reported with line 0. `diag` may be NULL.
+// Returns SRV_ERR_INVALID_ARGUMENT if `cfg`, `key` or `what` is NULL.
+int srv_config_reject(const srv_config *cfg, const char *key, srv_config_diag *diag,
+                      const char *what);
+
 // Unused keys.
 
 // srv_config_unused_fn receives one key that no getter asked for: the full

@@ -796,6 +796,18 @@ static void value_cur(const srv_config *cfg, const struct entry *e, struct cur *
   cur_init(c, cfg->arena + e->value_off, e->value_len);
 }
 
+int srv_config_reject(const srv_config *cfg, const char *key, srv_config_diag *diag,
+                      const char *what) {
+  if (cfg == NULL || key == NULL || what == NULL)
+    return arg_fail(cfg, key, diag, "invalid argument");
+  size_t key_len = strlen(key);
+  size_t slot = key_len <= 2 * SRV_CONFIG_MAX_NAME + 1 ? find_slot(cfg, key, key_len) : 0;
+  if (key_len > 2 * SRV_CONFIG_MAX_NAME + 1 || cfg->slots[slot] == 0)
+    return fail(diag, cfg->name, 0, SRV_ERR_CONFIG_VALUE, "key '%s': %s", key, what);
+  return value_fail(cfg, &cfg->entries[cfg->slots[slot] - 1], diag, SRV_ERR_CONFIG_VALUE, "%s",
+                    what);
+}
+
 int srv_config_get_string(const srv_config *cfg, const char *key, const char *def,
                           const char **out) {
   if (cfg == NULL || key == NULL || out == NULL)

@@ -893,6 +893,42 @@ START_TEST(unused_keys_are_reported) {
 }
 END_TEST
 
+// srv_config_reject: the caller's own rule refuses a value the getter took.
+START_TEST(reject_names_key_and_line) {
+  srv_config *cfg = parse_ok("[keepd]\n"
+                             "port = 7000\n"
+                             "\n"
+                             "secret = not-hex-at-all\n");
+  const char *s;
+  ck_assert_int_eq(srv_config_get_string(cfg, "keepd.secret", NULL, &s), 0);
+  srv_config_diag diag;
+  memset(&diag, 0, sizeof diag);
+  ck_assert_int_eq(srv_config_reject(cfg, "keepd.secret", &diag, "must be 32 hex digits"),
+                   SRV_ERR_CONFIG_VALUE);
+  ck_assert_int_eq(diag.code, SRV_ERR_CONFIG_VALUE);
+  ck_assert_uint_eq(diag.line, 4);
+  ck_assert_str_eq(diag.file, NAME);
+  ck_assert_str_eq(diag.message, NAME ":4: key 'keepd.secret': must be 32 hex digits");
+  ck_assert_ptr_null(strstr(diag.message, "not-hex")); // the value may be a secret
+  // A key that is not there: the file, no line.
+  ck_assert_int_eq(srv_config_reject(cfg, "keepd.pin", &diag, "must be auto, yes or no"),
+                   SRV_ERR_CONFIG_VALUE);
+  ck_assert_uint_eq(diag.line, 0);
+  ck_assert_str_eq(diag.message, NAME ": key 'keepd.pin': must be auto, yes or no");
+  // Without a diag, and with a key too long to be any key.
+  char long_key[2 * SRV_CONFIG_MAX_NAME + 8];
+  memset(long_key, 'k', sizeof long_key - 1);
+  long_key[sizeof long_key - 1] = '\0';
+  ck_assert_int_eq(srv_config_reject(cfg, long_key, NULL, "x"), SRV_ERR_CONFIG_VALUE);
+  ck_assert_int_eq(srv_config_reject(NULL, "keepd.pin", &diag, "x"), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(srv_config_reject(cfg, NULL, &diag, "x"), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(srv_config_reject(cfg, "keepd.pin", &diag, NULL), SRV_ERR_INVALID_ARGUMENT);
+  // Rejecting marks nothing used or unused: port was never asked for.
+  ck_assert_int_eq(srv_config_unused(cfg, NULL, NULL), 1);
+  srv_config_free(cfg);
+}
+END_TEST
+
 // Getters from several threads at once (see "Threading" in srv_config.h).
 
 struct reader {
@@ -1180,6 +1216,7 @@ int main(void) {
   tcase_add_test(tc, get_list_defaults);
   tcase_add_test(tc, get_string_points_into_config);
   tcase_add_test(tc, unused_keys_are_reported);
+  tcase_add_test(tc, reject_names_key_and_line);
   tcase_add_test(tc, getters_are_thread_safe);
   suite_add_tcase(s, tc);
 

@@ -182,10 +182,20 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
     srv_config_free(cfg);
     return rc;
   }
-  if (strlen(listen) >= sizeof set->listen) {
-    fprintf(stderr, "keepd: %s: keepd.listen is too long\n", path);
+  const char *bad = NULL, *why = NULL;
+  if (strlen(listen) >= sizeof set->listen)
+    bad = "keepd.listen", why = "too long for an address";
+  else if (pin != NULL && parse_pin(pin) < 0)
+    bad = "keepd.pin", why = "must be auto, yes or no";
+  else if (secret != NULL && parse_hex_secret(secret, set->secret) < 0)
+    bad = "keepd.secret", why = "must be 32 hex digits";
+  else if (members != NULL && keepd_members_parse(&cluster_cfg, members) < 0)
+    bad = "keepd.members", why = "must list ID@HOST:PORT/UDPPORT entries";
+  if (bad != NULL) {
+    rc = srv_config_reject(cfg, bad, &diag, why);
+    fprintf(stderr, "keepd: %s\n", diag.message);
     srv_config_free(cfg);
-    return -EINVAL;
+    return rc;
   }
   if (listen != set->listen) // the default is the buffer itself
     snprintf(set->listen, sizeof set->listen, "%s", listen);
@@ -199,31 +209,23 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
     set->lock_quarantine_ms = quarantine;
     *quarantine_set = true;
   }
-  if (pin != NULL && (set->pin = parse_pin(pin)) < 0) {
-    fprintf(stderr, "keepd: %s: keepd.pin must be auto, yes or no\n", path);
-    srv_config_free(cfg);
-    return -EINVAL;
-  }
-  if (secret != NULL && parse_hex_secret(secret, set->secret) < 0) {
-    fprintf(stderr, "keepd: %s: keepd.secret must be 32 hex digits\n", path);
-    srv_config_free(cfg);
-    return -EINVAL;
-  }
-  if (members != NULL && keepd_members_parse(&cluster_cfg, members) < 0) {
-    fprintf(stderr, "keepd: %s: keepd.members must list ID@HOST:PORT/UDPPORT entries\n", path);
-    srv_config_free(cfg);
-    return -EINVAL;
-  }
+  if (pin != NULL)
+    set->pin = parse_pin(pin);
   // TLS: the key files (copied, the configuration is freed below) and an
   // explicit "plaintext = yes" for a loopback-only keepd.
   const char *tls_key = NULL, *tls_clients = NULL, *plain = NULL;
   if (srv_config_get_string(cfg, "keepd.tls_key", NULL, &tls_key) < 0 ||
       srv_config_get_string(cfg, "keepd.tls_clients", NULL, &tls_clients) < 0 ||
-      srv_config_get_string(cfg, "keepd.plaintext", NULL, &plain) < 0 ||
-      (plain != NULL && strcmp(plain, "yes") != 0 && strcmp(plain, "no") != 0)) {
-    fprintf(stderr, "keepd: %s: bad TLS settings (keepd.plaintext is yes or no)\n", path);
+      srv_config_get_string(cfg, "keepd.plaintext", NULL, &plain) < 0) {
+    fprintf(stderr, "keepd: %s: cannot read the TLS settings\n", path);
     srv_config_free(cfg);
     return -EINVAL;
+  }
+  if (plain != NULL && strcmp(plain, "yes") != 0 && strcmp(plain, "no") != 0) {
+    rc = srv_config_reject(cfg, "keepd.plaintext", &diag, "must be yes or no");
+    fprintf(stderr, "keepd: %s\n", diag.message);
+    srv_config_free(cfg);
+    return rc;
   }
   if (tls_key != NULL)
     set->tls_key_file = cfg_tls_key = strdup(tls_key);
@@ -233,6 +235,34 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
     set->plaintext = strcmp(plain, "yes") == 0;
   srv_config_unused(cfg, warn_unused, NULL);
   srv_config_free(cfg);
+  return 0;
+}
+
+// write_port_file writes the bound port to `path` through "<path>.tmp" and a
+// rename, so that a script polling for the file never reads half of it.
+// Returns 0 or -errno; a failed write leaves no temporary file.
+static int write_port_file(const char *path, uint16_t port) {
+  char tmp[4096];
+  if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
+    return -ENAMETOOLONG;
+  FILE *f = fopen(tmp, "w");
+  if (f == NULL)
+    return -errno;
+  errno = 0;
+  bool ok = fprintf(f, "%u\n", port) > 0;
+  int e = errno;
+  if (fclose(f) != 0 && ok) {
+    ok = false;
+    e = errno;
+  }
+  if (ok && rename(tmp, path) != 0) {
+    ok = false;
+    e = errno;
+  }
+  if (!ok) {
+    unlink(tmp);
+    return -(e != 0 ? e : EIO);
+  }
   return 0;
 }
 
@@ -431,15 +461,10 @@ int keepd_server_run(const keepd_settings *set) {
             (unsigned long long)set->memory_cap,
             srv.shards[0].store.huge_pages ? " (huge pages)" : "",
             (unsigned long long)set->lock_quarantine_ms);
-    if (set->port_file != NULL) {
-      char tmp[4096];
-      snprintf(tmp, sizeof tmp, "%s.tmp", set->port_file);
-      FILE *f = fopen(tmp, "w");
-      if (f == NULL || fprintf(f, "%u\n", port) < 0 || fclose(f) != 0 ||
-          rename(tmp, set->port_file) != 0) {
-        fprintf(stderr, "keepd: cannot write %s\n", set->port_file);
-        rc = 1;
-      }
+    int e;
+    if (set->port_file != NULL && (e = write_port_file(set->port_file, port)) < 0) {
+      fprintf(stderr, "keepd: cannot write %s: %s\n", set->port_file, strerror(-e));
+      rc = 1;
     }
   }
   if (rc == 0) {
@@ -490,7 +515,12 @@ int main(int argc, char **argv) {
   set.max_lease_ms = KEEPD_DEFAULT_MAX_LEASE_MS;
   set.max_connections = KEEPD_DEFAULT_MAX_CONNECTIONS;
   bool quarantine_set = false;
-  if (argc == 3 && strcmp(argv[1], "keygen") == 0) {
+  if (argc >= 2 && strcmp(argv[1], "keygen") == 0) {
+    if (argc != 3) {
+      fprintf(stderr, "keepd: keygen takes one FILE (it writes FILE and FILE.pub)\n");
+      usage(stderr);
+      return 2;
+    }
     int e = keepd_tls_keygen(argv[2]);
     if (e < 0)
       fprintf(stderr, "keepd: keygen %s: %s\n", argv[2], keep_strerror(e));
@@ -573,7 +603,7 @@ int main(int argc, char **argv) {
       set.shards = (unsigned)v;
       break;
     case O_CAP:
-      ok = parse_size(optarg, &v) == 0 && v >= 64 * 1024;
+      ok = parse_size(optarg, &v) == 0 && v >= 64 * 1024 && v <= UINT64_MAX / 2;
       set.memory_cap = v;
       break;
     case O_MAXV:
@@ -633,6 +663,7 @@ int main(int argc, char **argv) {
     }
   }
   if (optind != argc) {
+    fprintf(stderr, "keepd: unexpected argument '%s'\n", argv[optind]);
     usage(stderr);
     return 2;
   }

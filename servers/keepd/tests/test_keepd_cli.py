@@ -173,19 +173,21 @@ refused("an unknown option is refused with the usage", plain + ["--bogus"], 2,
         ["'--bogus'", "usage: keepd"], port)
 refused("an option without its value is refused", plain + ["--shards"], 2,
         ["'--shards' requires an argument", "usage: keepd"], port)
-refused("a stray operand is refused with the usage", plain + ["stray"], 2, ["usage: keepd"],
+refused("a stray operand is named and refused with the usage", plain + ["stray"], 2,
+        ["unexpected argument 'stray'", "usage: keepd"],
         port)
-refused("keygen without a file is refused with the usage", ["keygen"], 2, ["usage: keepd"])
+refused("keygen without a file is refused with the usage", ["keygen"], 2,
+        ["keygen takes one FILE", "usage: keepd"])
 two = [os.path.join(WORK, "k1"), os.path.join(WORK, "k2")]
 refused("keygen with two files is refused with the usage", ["keygen", *two], 2,
-        ["usage: keepd"])
+        ["keygen takes one FILE", "usage: keepd"])
 tap.check(not any(os.path.exists(k) for k in two), "a refused keygen writes no file")
 
 # 2. Bad values: each names the option and the value.
 BAD_VALUES = [
     ("port", ["-1", "80x", "65536", "18446744073709551616", ""]),
     ("shards", ["0", "65", "two", "-2"]),
-    ("memory-cap", ["-1", "63K", "256Q", "256MB", "17179869184G"]),
+    ("memory-cap", ["-1", "63K", "256Q", "256MB", "17179869184G", "8589934592G"]),
     ("max-value", ["0", "1025K", "1M1"]),
     ("max-lease", ["0", "4294967296", "5s", "-1"]),
     ("lock-quarantine", ["4294967296", "-5", "1.5"]),
@@ -247,7 +249,12 @@ refused("--plaintext on a malformed listen address is refused",
 refused("--plaintext on a non-loopback IPv6 address is refused", plain + ["--listen", "::"], 2,
         [":: is not a loopback address"], port)
 refused("a port file that cannot be written stops keepd", plain + ["--port-file", missing], 1,
-        [f"cannot write {missing}"], port)
+        [f"cannot write {missing}: No such file or directory"], port)
+port_dir = os.path.join(WORK, "port-dir")
+os.makedirs(port_dir, exist_ok=True)
+refused("a port file that is a directory stops keepd, named with the reason",
+        plain + ["--port-file", port_dir], 1, [f"cannot write {port_dir}: Is a directory"], port)
+tap.check(not os.path.exists(port_dir + ".tmp"), "a port file not written leaves no .tmp file")
 
 # 5. TLS.
 refused("neither a key nor --plaintext is refused", ["--port", str(port)], 2,
@@ -293,16 +300,24 @@ BAD_CONFIGS = [
      f"{conf}:2: key 'keepd.lock_quarantine': invalid duration 'forever'"),
     ("[keepd]\nmax_connections = 0\n", f"{conf}:2: key 'keepd.max_connections': 0 is out"),
     ("[keepd]\nself = 70000\n", f"{conf}:2: key 'keepd.self': 70000 is out of range"),
-    ("[keepd]\npin = sometimes\n", f"{conf}: keepd.pin must be auto, yes or no"),
-    ("[keepd]\nsecret = 1234\n", f"{conf}: keepd.secret must be 32 hex digits"),
-    ("[keepd]\nmembers = garbage\n", f"{conf}: keepd.members must list ID@HOST:PORT/UDPPORT"),
-    ("[keepd]\nplaintext = maybe\n", f"{conf}: bad TLS settings (keepd.plaintext is yes or no)"),
-    ("[keepd]\nlisten = " + "1" * 64 + "\n", f"{conf}: keepd.listen is too long"),
+    ("[keepd]\npin = sometimes\n", f"{conf}:2: key 'keepd.pin': must be auto, yes or no"),
+    ("[keepd]\nport = 7000\n\nsecret = 1234\n",
+     f"{conf}:4: key 'keepd.secret': must be 32 hex digits"),
+    ("[keepd]\nmembers = garbage\n",
+     f"{conf}:2: key 'keepd.members': must list ID@HOST:PORT/UDPPORT"),
+    ("[keepd]\nplaintext = maybe\n", f"{conf}:2: key 'keepd.plaintext': must be yes or no"),
+    ("[keepd]\nlisten = " + "1" * 64 + "\n",
+     f"{conf}:2: key 'keepd.listen': too long for an address"),
 ]
 for text, needle in BAD_CONFIGS:
     write(conf, text)
     first = text.splitlines()[-1]
     refused(f"config {first!r} is refused", plain + ["--config", conf], 1, [needle], port)
+write(conf, "[keepd]\nsecret = 00112233445566778899aabbccddeeZZ\n")
+p = run_keepd(plain + ["--config", conf])
+tap.check(p is not None and p.returncode == 1 and "keepd.secret" in p.stderr
+          and "00112233" not in p.stderr, "a refused keepd.secret is not echoed",
+          p.stderr if p is not None else "still running")
 
 # 7. Starts that must succeed, for contrast.
 started("plaintext on loopback starts and stops on SIGTERM", ["--plaintext", "--shards", "1"],

@@ -140,6 +140,10 @@ static int cmd_add_account(int argc, char **argv) {
       return MAILCTL_USAGE;
     }
   }
+  if (argv[1][0] == '\0') {
+    fprintf(stderr, "mailctl store: add-account: the account name is empty\n");
+    return MAILCTL_USAGE;
+  }
   ms_store *st;
   int r = open_existing(argv[0], &st, NULL);
   if (r)
@@ -349,22 +353,35 @@ static void read_keywords(struct importer *im, const char *dir) {
   fclose(f);
 }
 
+// read_file reads the regular file at `path` whole. Returns 0 or -errno:
+// -EISDIR for a directory, -EINVAL for anything else that is no regular
+// file (a FIFO would block, a device has no size), the read's own error,
+// or -EIO for a file that shrank while it was read.
 static int read_file(const char *path, uint8_t **out, size_t *out_len, struct stat *st) {
-  int fd = open(path, O_RDONLY);
+  int fd = open(path, O_RDONLY | O_NONBLOCK);
   if (fd < 0)
     return -errno;
-  if (fstat(fd, st) != 0) {
-    int e = -errno;
+  int e = 0;
+  if (fstat(fd, st) != 0)
+    e = errno;
+  else if (!S_ISREG(st->st_mode))
+    e = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
+  if (e != 0) {
     close(fd);
-    return e;
+    return -e;
   }
   size_t len = (size_t)st->st_size;
   uint8_t *buf = malloc(len ? len : 1);
   size_t got = 0;
+  e = EIO;
   while (buf && got < len) {
     ssize_t r = read(fd, buf + got, len - got);
-    if (r <= 0)
+    if (r < 0 && errno == EINTR)
+      continue;
+    if (r <= 0) {
+      e = r < 0 ? errno : EIO;
       break;
+    }
     got += (size_t)r;
   }
   close(fd);
@@ -372,7 +389,7 @@ static int read_file(const char *path, uint8_t **out, size_t *out_len, struct st
     return -ENOMEM;
   if (got != len) {
     free(buf);
-    return -EIO;
+    return -e;
   }
   *out = buf;
   *out_len = len;
@@ -501,7 +518,8 @@ static int import_maildir(struct importer *im, struct source *src) {
     struct stat sb;
     int r = read_file(src->names[i], &data, &len, &sb);
     if (r < 0) {
-      fprintf(stderr, "mailctl store: import: %s: %s\n", src->names[i], strerror(-r));
+      fprintf(stderr, "mailctl store: import: %s: %s\n", src->names[i],
+              r == -EINVAL ? "not a regular file" : strerror(-r));
       im->failed++;
       continue;
     }

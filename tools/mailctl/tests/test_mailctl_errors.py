@@ -252,9 +252,8 @@ def main():
               f"{what} is refused", show(r))
     check(not os.path.exists(w("e1")), "a refused export creates no destination")
     r = run("add-account", store, "")
-    check(r.returncode == 1 and "cannot add account" in r.stderr and
-          "invalid argument" in r.stderr and r.stdout == "",
-          "an empty account name is refused", show(r))
+    check(r.returncode == 2 and "add-account: the account name is empty" in r.stderr and
+          r.stdout == "", "an empty account name is refused as a usage error", show(r))
     unchanged("after the unknown names")
 
     # 4. Import sources of the wrong shape. None may store a message; each
@@ -317,10 +316,12 @@ def main():
     bad = maildir(w("badentries"), {"1700000010.good:2,S": b"Subject: good\r\n\r\ngood\r\n"})
     os.symlink(w("nowhere"), os.path.join(bad, "cur", "1700000011.dangling:2,S"))
     os.makedirs(os.path.join(bad, "cur", "1700000012.adir:2,S"))
+    os.mkfifo(os.path.join(bad, "cur", "1700000013.fifo:2,S"))
     r = run("import", store, "alice", "INBOX", "--maildir", bad)
-    check(r.returncode == 1 and "imported 1 messages" in r.stdout and "2 failed" in r.stdout and
+    check(r.returncode == 1 and "imported 1 messages" in r.stdout and "3 failed" in r.stdout and
           f"{bad}/cur/1700000011.dangling:2,S: No such file or directory" in r.stderr and
-          f"{bad}/cur/1700000012.adir:2,S: " in r.stderr,
+          f"{bad}/cur/1700000012.adir:2,S: Is a directory" in r.stderr and
+          f"{bad}/cur/1700000013.fifo:2,S: not a regular file" in r.stderr,
           "unreadable Maildir entries are named and counted, the rest imported", show(r))
     check(int(field("messages")) == int(messages) + 1 and
           run("verify", store).returncode == 0, "exactly the readable message was stored")

@@ -302,9 +302,9 @@ struct ms_store_stats {
 // success sets *out_id (may be NULL) to the new id. Errors:
 // MS_ERR_INVALID_ARGUMENT, MS_ERR_SAMPLES (fewer than 8 stored bodies:
 // identical messages share one, and an expunged message's counts until
-// ms_store_collect drops it; or zstd finds too little to learn from), MS_ERR_CORRUPT, -ENOMEM, -ENOSPC, -errno.
-// Thread-safe; other processes adopt the new dictionary at their next
-// delivery commit.
+// ms_store_collect drops it; or zstd finds too little to learn from), MS_ERR_CORRUPT, -ENOMEM,
+// -ENOSPC, -errno. Thread-safe; other processes adopt the new dictionary at their next delivery
+// commit.
 MS_API MS_WARN_UNUSED_RESULT int ms_store_train(ms_store *store, uint32_t *out_id,
                                                 size_t max_samples);
 
@@ -487,6 +487,17 @@ struct ms_message_info {
 // MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -errno.
 MS_API MS_WARN_UNUSED_RESULT int ms_message_get(ms_store *store, struct ms_message_info *out,
                                                 uint32_t account, uint64_t message_id);
+
+// ms_message_digest sets out to the SHA-256 of message `message_id`'s
+// bytes: the key its body is stored under, so identical messages share it.
+// ms_message_read returns the bytes without checking them against it (a
+// whole read stays at decompression speed, and a range cannot be checked);
+// a reader that must not pass on damaged bytes, such as an export or a
+// backup, hashes what it read and compares. ms_store_verify checks every
+// body. Errors: MS_ERR_INVALID_ARGUMENT, MS_ERR_NOTFOUND, MS_ERR_CORRUPT,
+// -errno.
+MS_API MS_WARN_UNUSED_RESULT int ms_message_digest(ms_store *store, uint8_t out[32],
+                                                   uint32_t account, uint64_t message_id);
 
 // ms_message_read copies message `message_id`'s bytes into out (out_cap
 // bytes) and sets *out_len to its size (also when out_cap is too small, then

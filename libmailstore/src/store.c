@@ -2860,6 +2860,22 @@ int ms_message_get(ms_store *store, struct ms_message_info *out, uint32_t accoun
   return 0;
 }
 
+int ms_message_digest(ms_store *store, uint8_t out[32], uint32_t account, uint64_t message_id) {
+  if (!store || !out)
+    return MS_ERR_INVALID_ARGUMENT;
+  MDB_txn *t;
+  int rc = txn_begin(store, MDB_RDONLY, &t);
+  if (rc < 0)
+    return rc;
+  struct msr_message m;
+  rc = msg_load(store, t, account, message_id, &m);
+  txn_abort(store, t);
+  if (rc < 0)
+    return rc;
+  memcpy(out, m.blob, 32);
+  return 0;
+}
+
 static int stats_tx(ms_store *s, MDB_txn *t, struct ms_store_stats *o) {
   MDB_stat st;
   struct {

@@ -196,6 +196,9 @@ START_TEST(null_handles_and_outputs) {
   struct ms_message_info msg;
   ck_assert_int_eq(ms_message_get(NULL, &msg, acc, 1), INV);
   ck_assert_int_eq(ms_message_get(st, NULL, acc, 1), INV);
+  uint8_t digest[32];
+  ck_assert_int_eq(ms_message_digest(NULL, digest, acc, 1), INV);
+  ck_assert_int_eq(ms_message_digest(st, NULL, acc, 1), INV);
   ck_assert_int_eq(ms_message_read(NULL, buf, sizeof buf, &len, acc, 1), INV);
   ck_assert_int_eq(ms_message_read(st, buf, sizeof buf, NULL, acc, 1), INV);
   ck_assert_int_eq(ms_message_read_range(st, NULL, 4, &len, acc, 1, 0, 4), INV);
@@ -636,6 +639,8 @@ START_TEST(message_read_errors) {
   const uint64_t ids[] = {0, expunged_id, NONE, UINT64_MAX};
   for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
     ck_assert_int_eq(ms_message_get(st, &mi, acc, ids[i]), MS_ERR_NOTFOUND);
+    uint8_t digest[32];
+    ck_assert_int_eq(ms_message_digest(st, digest, acc, ids[i]), MS_ERR_NOTFOUND);
     len = 12345;
     ck_assert_int_eq(ms_message_read(st, buf, sizeof buf, &len, acc, ids[i]), MS_ERR_NOTFOUND);
     ck_assert_uint_eq(len, 0);

@@ -13,7 +13,9 @@
 #include "store_util.h"
 
 #include <lmdb.h>
+#include <openssl/sha.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 static char *dir;
@@ -340,6 +342,93 @@ START_TEST(dictionary_record_malformed) {
 }
 END_TEST
 
+// ms_message_digest is the SHA-256 of the bytes a whole read returns. A
+// body zstd keeps in a raw block (bytes that do not compress) reads back
+// damaged without an error; only the digest, and verify, tell.
+START_TEST(digest_tells_damage_a_read_does_not) {
+  ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
+  char buf[1024];
+  uint8_t want[32], got[32];
+  size_t len = make_message(buf, sizeof buf, 2, 200);
+  SHA256((const uint8_t *)buf, len, want);
+  ck_assert_int_eq(ms_message_digest(st, got, acc, 2), 0);
+  ck_assert_mem_eq(got, want, 32);
+  // The same bytes delivered again are a new message with the same digest.
+  uint64_t again;
+  ck_assert_int_eq(ms_message_append(st, &again, NULL, acc, arch, (uint8_t *)buf, len, 0, 9), 0);
+  ck_assert_int_eq(ms_message_digest(st, got, acc, again), 0);
+  ck_assert_mem_eq(got, want, 32);
+  // Expunged, never handed out, another account's.
+  ck_assert_int_eq(ms_message_digest(st, got, acc, 1), MS_ERR_NOTFOUND);
+  ck_assert_int_eq(ms_message_digest(st, got, acc, 99), MS_ERR_NOTFOUND);
+  ck_assert_int_eq(ms_message_digest(st, got, bob, 2), MS_ERR_NOTFOUND);
+
+  static const char head[] = "Subject: noise\r\nContent-Type: application/octet-stream\r\n\r\n";
+  enum { NOISE = 6000 };
+  uint8_t msg[sizeof head - 1 + NOISE];
+  memcpy(msg, head, sizeof head - 1);
+  uint64_t x = 0x9E3779B97F4A7C15u;
+  for (size_t i = sizeof head - 1; i < sizeof msg; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17; // xorshift64: bytes zstd cannot shrink
+    msg[i] = (uint8_t)(x >> 24);
+  }
+  uint64_t noisy;
+  ck_assert_int_eq(ms_message_append(st, &noisy, NULL, acc, inbox, msg, sizeof msg, 0, 10), 0);
+  SHA256(msg, sizeof msg, want);
+  ck_assert_int_eq(ms_message_digest(st, got, acc, noisy), 0);
+  ck_assert_mem_eq(got, want, 32);
+  verify_ok(st);
+  ms_store_close(st);
+  st = NULL;
+
+  // Flip one bit of the body where its blob holds it verbatim.
+  struct raw r = raw_begin("blobs");
+  MDB_cursor *c;
+  MDB_val k, v;
+  ck_assert_int_eq(mdb_cursor_open(r.t, r.d, &c), 0);
+  const uint8_t *probe = msg + sizeof msg - 2000;
+  bool flipped = false;
+  while (!flipped && mdb_cursor_get(c, &k, &v, MDB_NEXT) == 0) {
+    const uint8_t *at = memmem(v.mv_data, v.mv_size, probe, 64);
+    if (at == NULL)
+      continue;
+    uint8_t *copy = malloc(v.mv_size);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, v.mv_data, v.mv_size);
+    copy[at - (const uint8_t *)v.mv_data + 5] ^= 0x10;
+    uint8_t key[32];
+    memcpy(key, k.mv_data, 32);
+    mdb_cursor_close(c);
+    c = NULL;
+    raw_put(&r, key, sizeof key, copy, v.mv_size);
+    free(copy);
+    flipped = true;
+  }
+  if (c != NULL)
+    mdb_cursor_close(c);
+  ck_assert_msg(flipped, "the incompressible body is not verbatim in any blob");
+  raw_commit(&r);
+
+  ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
+  uint8_t *back = malloc(sizeof msg);
+  ck_assert_ptr_nonnull(back);
+  ck_assert_int_eq(ms_message_read(st, back, sizeof msg, &len, acc, noisy), 0);
+  ck_assert_uint_eq(len, sizeof msg);
+  size_t differ = 0;
+  for (size_t i = 0; i < len; i++)
+    differ += back[i] != msg[i];
+  ck_assert_uint_eq(differ, 1);
+  ck_assert_int_eq(ms_message_digest(st, got, acc, noisy), 0);
+  ck_assert_mem_eq(got, want, 32); // the digest is of the bytes delivered
+  SHA256(back, len, got);
+  ck_assert_mem_ne(got, want, 32);
+  free(back);
+  ms_store_close(st);
+  st = NULL;
+  expect_bad("content damaged (does not decompress to its SHA-256)");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("verify");
   TCase *tc = tcase_create("verify");
@@ -356,6 +445,7 @@ int main(void) {
   tcase_add_test(tc, release_entry_malformed);
   tcase_add_test(tc, blob_refcount_disagrees);
   tcase_add_test(tc, dictionary_record_malformed);
+  tcase_add_test(tc, digest_tells_damage_a_read_does_not);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

@@ -27,6 +27,7 @@ store left as it was (stats output identical, verify still passing).
 6. Export from a store whose stored blob no longer decompresses.
 """
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -451,6 +452,37 @@ def main():
         check(r.returncode == 1 and f"export from {dz}: store is corrupt" in r.stderr and
               r.stdout == "" and os.listdir(os.path.join(out, "cur")) == [],
               f"export of {what} from a damaged store fails and writes no message", show(r))
+
+    # 7. A body zstd keeps in a raw block (bytes that do not compress):
+    # damage there decompresses without complaint, and only the message's
+    # SHA-256 tells. Export checks it and writes nothing it cannot vouch for.
+    dr = w("damaged-raw")
+    noise = random.Random(7).randbytes(6000)
+    body = b"Subject: noise\r\nContent-Type: application/octet-stream\r\n\r\n" + noise
+    one = maildir(w("noise"), {"1700000060.n:2,S": body})
+    ok = all(r.returncode == 0 for r in (run("create", dr), run("add-account", dr, "zoe"),
+                                         run("import", dr, "zoe", "INBOX", "--maildir", one)))
+    r = run("export", dr, "zoe", "INBOX", "--maildir", w("dr-before"))
+    check(ok and r.returncode == 0 and len(os.listdir(w("dr-before", "cur"))) == 1,
+          "the undamaged incompressible message exports", show(r))
+    with open(os.path.join(dr, "data.mdb"), "r+b") as f:
+        data = f.read()
+        at = data.find(noise[3000:3064])
+        check(at > 0 and data.find(noise[3000:3064], at + 1) < 0,
+              "the incompressible body is found verbatim in data.mdb")
+        f.seek(at + 10)
+        f.write(bytes([data[at + 10] ^ 0x01]))
+    for args, what in ((["INBOX", "--maildir", w("dr-one")], "a mailbox"),
+                       (["--maildir", w("dr-all")], "a whole account")):
+        r = run("export", dr, "zoe", *args)
+        out = args[-1]
+        check(r.returncode == 1 and "UID 1 (message 1): its bytes do not match their SHA-256"
+              in r.stderr and f"export from {dr}: store is corrupt" in r.stderr and
+              r.stdout == "" and os.listdir(os.path.join(out, "cur")) == [],
+              f"export of {what} with one flipped bit in a raw zstd block fails, naming it",
+              show(r))
+    r = run("verify", dr)
+    check(r.returncode != 0, "verify finds the same damage", show(r))
 
     return tap.done()
 

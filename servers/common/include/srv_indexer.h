@@ -17,11 +17,12 @@
 // - order: entries of one account are applied in queue order (an INDEX
 //   followed by a REMOVE of the same message ends removed); accounts are
 //   spread over the workers, one account always on the same worker;
-// - transient errors (memory, I/O, and any failed index commit, such as a
-//   full map) are retried with exponential backoff and never
-//   acknowledged; a message that fails on its own (unparseable, over a
-//   limit) is retried max_attempts times, then recorded as failed in the
-//   failure log, acknowledged, and skipped.
+// - transient errors (memory, I/O, a damaged index, and any failed index
+//   commit, such as a full map) are retried with exponential backoff and
+//   never acknowledged; a message that fails on its own (unparseable, over
+//   a limit, its stored record or body damaged: MS_ERR_CORRUPT from
+//   reading it) is retried max_attempts times, then recorded as failed in
+//   the failure log, acknowledged, and skipped.
 //
 // One indexer at a time may work on one index: srv_indexer_run_once and
 // srv_indexer_rebuild take an exclusive lock (flock) on "<index>.indexer"

@@ -244,6 +244,15 @@ static void apply_entry(struct worker *wk, struct entry *e) {
     e->skipped = true;
     return;
   }
+  if (rc == MS_ERR_CORRUPT) {
+    // This message's record or body is damaged: it fails on its own, like
+    // an unparseable one. Holding the queue for it would stop indexing for
+    // every account until someone expunged it; the failure log and
+    // `mailctl store verify` name it instead.
+    e->status = rc;
+    e->cls = ENTRY_MESSAGE;
+    return;
+  }
   if (rc == 0)
     rc = ftm_extract(&wk->text, wk->buf, len);
   if (rc == 0) {

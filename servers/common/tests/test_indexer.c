@@ -1005,11 +1005,12 @@ START_TEST(failure_log_that_cannot_be_rewritten_stops_rebuild) {
 }
 END_TEST
 
-// A message whose stored body cannot be read (damaged blob) is a store
-// error, not the message's fault: run and rebuild retry, then return
-// MS_ERR_CORRUPT, acknowledge nothing and log nothing. Once the damaged
-// message is expunged the queue drains.
-START_TEST(damaged_message_body_holds_the_queue) {
+// A message whose stored body cannot be read (damaged blob) fails on its
+// own: retried max_attempts times, then logged and skipped while the
+// messages around it are indexed; holding the queue for it would stop
+// indexing for every account. Rebuild logs it again; once it is expunged
+// nothing is left to fail.
+START_TEST(damaged_message_body_is_given_up) {
   make_dirs();
   ms_store *st = open_store();
   uint32_t acct, inbox;
@@ -1028,32 +1029,36 @@ START_TEST(damaged_message_body_holds_the_queue) {
   struct srv_indexer_settings s = {.max_attempts = 3, .backoff_ms = 1};
   ck_assert_int_eq(srv_indexer_new(&ix, st, idx, index_path, failed_path, &s), 0);
   struct srv_indexer_report rep = {0};
-  ck_assert_int_eq(srv_indexer_run_once(ix, &rep), MS_ERR_CORRUPT);
+  ck_assert_int_eq(srv_indexer_run(ix, &rep, NULL), 0);
+  ck_assert_uint_eq(rep.entries, 3);
+  ck_assert_uint_eq(rep.indexed, 2);
+  ck_assert_uint_eq(rep.failed, 1);
   ck_assert_uint_eq(rep.retries, 2);
-  ck_assert_uint_eq(rep.entries, 0);
-  ck_assert_uint_eq(rep.failed, 0);
   struct srv_indexer_status status;
   ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
-  ck_assert_uint_eq(status.queued, 3);
-  ck_assert_uint_eq(status.indexed, 0);
-  ck_assert_uint_eq(status.failed, 0);
+  ck_assert_uint_eq(status.queued, 0);
+  ck_assert_uint_eq(status.indexed, 2);
+  ck_assert_uint_eq(status.failed, 1);
+  ck_assert_uint_eq(status.last_failed_message, b);
+  ck_assert_int_eq(status.last_error, MS_ERR_CORRUPT);
+  ck_assert_str_eq(search(idx, acct, "pelican"), num(a));
+  ck_assert_str_eq(search(idx, acct, "walrus"), num(c));
+  ck_assert_int_eq(access(failed_path, F_OK), 0);
+
   memset(&rep, 0, sizeof rep);
-  ck_assert_int_eq(srv_indexer_rebuild(ix, &rep, acct, NULL, NULL), MS_ERR_CORRUPT);
-  ck_assert_uint_eq(rep.retries, 2);
-  ck_assert_uint_eq(rep.failed, 0);
+  ck_assert_int_eq(srv_indexer_rebuild(ix, &rep, acct, NULL, NULL), 0);
+  ck_assert_uint_eq(rep.indexed, 2);
+  ck_assert_uint_eq(rep.failed, 1);
   ck_assert_int_eq(srv_indexer_status_get(ix, &status, acct), 0);
-  ck_assert_uint_eq(status.queued, 3);
-  ck_assert_uint_eq(status.indexed, 0);
-  ck_assert_uint_eq(status.failed, 0);
-  ck_assert_int_eq(access(failed_path, F_OK), -1);
+  ck_assert_uint_eq(status.failed, 1);
+  ck_assert_uint_eq(status.last_failed_message, b);
 
   uint32_t uid_b = 2;
   ck_assert_int_eq(ms_messages_expunge(st, acct, inbox, &uid_b, 1), 1);
   memset(&rep, 0, sizeof rep);
   ck_assert_int_eq(srv_indexer_run(ix, &rep, NULL), 0);
-  ck_assert_uint_eq(rep.entries, 4);
-  ck_assert_uint_eq(rep.indexed, 2);
-  ck_assert_uint_eq(rep.skipped, 1);
+  ck_assert_uint_eq(rep.entries, 1); // the removal
+  ck_assert_uint_eq(rep.failed, 0);
   ck_assert_str_eq(search(idx, acct, "pelican"), num(a));
   ck_assert_str_eq(search(idx, acct, "walrus"), num(c));
   srv_indexer_free(ix);
@@ -1251,7 +1256,7 @@ int main(void) {
   tcase_add_test(tc, without_failure_log_failures_are_counted_in_memory);
   tcase_add_test(tc, unwritable_failure_log_keeps_the_message_queued);
   tcase_add_test(tc, failure_log_that_cannot_be_rewritten_stops_rebuild);
-  tcase_add_test(tc, damaged_message_body_holds_the_queue);
+  tcase_add_test(tc, damaged_message_body_is_given_up);
   tcase_add_test(tc, damaged_queue_entry_is_reported_not_skipped);
   tcase_add_test(tc, rebuild_into_a_full_index_is_retried_then_returned);
   tcase_add_test(tc, rebuild_deletes_documents_the_store_lost_and_reports_progress);

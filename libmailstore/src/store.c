@@ -2840,17 +2840,25 @@ int ms_account_find(ms_store *store, uint32_t *out_id, const char *name, size_t 
   return name_lookup(store, nk, 1 + name_len, out_id);
 }
 
-int ms_message_get(ms_store *store, struct ms_message_info *out, uint32_t account,
-                   uint64_t message_id) {
-  if (!store || !out)
-    return MS_ERR_INVALID_ARGUMENT;
+// message_record loads message `message_id`'s record in a read transaction
+// of its own, for the getters that need nothing else.
+static int message_record(ms_store *store, uint32_t account, uint64_t message_id,
+                          struct msr_message *m) {
   MDB_txn *t;
   int rc = txn_begin(store, MDB_RDONLY, &t);
   if (rc < 0)
     return rc;
-  struct msr_message m;
-  rc = msg_load(store, t, account, message_id, &m);
+  rc = msg_load(store, t, account, message_id, m);
   txn_abort(store, t);
+  return rc;
+}
+
+int ms_message_get(ms_store *store, struct ms_message_info *out, uint32_t account,
+                   uint64_t message_id) {
+  if (!store || !out)
+    return MS_ERR_INVALID_ARGUMENT;
+  struct msr_message m;
+  int rc = message_record(store, account, message_id, &m);
   if (rc < 0)
     return rc;
   *out = (struct ms_message_info){.size = m.size,
@@ -2863,13 +2871,8 @@ int ms_message_get(ms_store *store, struct ms_message_info *out, uint32_t accoun
 int ms_message_digest(ms_store *store, uint8_t out[32], uint32_t account, uint64_t message_id) {
   if (!store || !out)
     return MS_ERR_INVALID_ARGUMENT;
-  MDB_txn *t;
-  int rc = txn_begin(store, MDB_RDONLY, &t);
-  if (rc < 0)
-    return rc;
   struct msr_message m;
-  rc = msg_load(store, t, account, message_id, &m);
-  txn_abort(store, t);
+  int rc = message_record(store, account, message_id, &m);
   if (rc < 0)
     return rc;
   memcpy(out, m.blob, 32);

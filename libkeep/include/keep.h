@@ -763,7 +763,10 @@ KEEP_API KEEP_WARN_UNUSED_RESULT int keep_async_unsubscribe(keep_async *a, const
 //     inside the server cannot be seen. There are no heartbeats.
 //   - Not offered: cluster mode (member_ids), TLS, batches (keep_batch_run
 //     returns KEEP_ERR_INVALID_ARGUMENT) and the non-blocking client.
-// Plaintext, so loopback only, as for keep/1 without TLS. Error replies map
+// Plaintext, so loopback only, as for keep/1 without TLS. A reply of a type
+// the command never gets (an integer to SET, a status to DEL, an EXEC that
+// is no array of the queued commands' replies) is a malformed answer:
+// KEEP_ERR_PROTOCOL, and the connection is closed. Error replies map
 // to KEEP_ERR_WRONG_TYPE (WRONGTYPE, not an integer), KEEP_ERR_OVERFLOW,
 // KEEP_ERR_OUT_OF_MEMORY (OOM), KEEP_ERR_BUSY (LOADING, BUSY, TRYAGAIN) and
 // otherwise KEEP_ERR_SERVER. Transport failures and timeouts are as above.

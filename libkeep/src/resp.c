@@ -438,6 +438,20 @@ static int answer(keep_frame *ans, int status, uint64_t num, const uint8_t *valu
   return status;
 }
 
+// unexpected answers a well-formed reply of a type the command never gets
+// (an integer to SET, a status to DEL): the peer is not the server the
+// command was written for, or the stream is out of step, so it is a
+// malformed answer as keep.h defines one, and the connection is closed.
+static int unexpected(struct keep_resp *r, keep_frame *ans) {
+  answer(ans, KEEP_ERR_PROTOCOL, 0, NULL, 0);
+  return fail_conn(&r->cmd, KEEP_ERR_PROTOCOL);
+}
+
+// is_bulk is true for a bulk string that is not nil.
+static bool is_bulk(const struct rval *v) {
+  return v->type == '$' && !v->nil;
+}
+
 static int find_sub(const struct keep_resp *r, const uint8_t *t, size_t tl) {
   for (size_t i = 0; i < r->num_subs; i++)
     if (r->subs[i].topic_len == tl && memcmp(r->subs[i].topic, t, tl) == 0)
@@ -449,8 +463,8 @@ static int find_sub(const struct keep_resp *r, const uint8_t *t, size_t tl) {
 // since the last one delivered; false if it is no pushed message of a
 // subscribed topic.
 static bool sub_message(struct keep_resp *r, const struct rval *v, keep_event *ev) {
-  if (v->type != '*' || v->n != 3 || v->elem[0].type != '$' || v->elem[0].len != 7 ||
-      memcmp(v->elem[0].str, "message", 7) != 0)
+  if (v->type != '*' || v->n != 3 || !is_bulk(&v->elem[0]) || v->elem[0].len != 7 ||
+      memcmp(v->elem[0].str, "message", 7) != 0 || !is_bulk(&v->elem[1]) || !is_bulk(&v->elem[2]))
     return false;
   int i = find_sub(r, v->elem[1].str, v->elem[1].len);
   if (i < 0)
@@ -535,7 +549,9 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
     cmd_str(r, "PING");
     if ((rc = roundtrip(r, &p, &v, 1, sent_ns)) < 0)
       return rc;
-    return answer(ans, v.type == '-' ? error_status(&v) : 0, 0, NULL, 0);
+    if (v.type == '-')
+      return answer(ans, error_status(&v), 0, NULL, 0);
+    return v.type == '+' ? answer(ans, 0, 0, NULL, 0) : unexpected(r, ans);
   case KEEP_OP_GET:
     cmd_begin(r, 2);
     cmd_str(r, "GET");
@@ -545,7 +561,7 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
     if (v.type == '-')
       return answer(ans, error_status(&v), 0, NULL, 0);
     if (v.type != '$')
-      return fail_conn(&r->cmd, KEEP_ERR_PROTOCOL);
+      return unexpected(r, ans);
     if (v.nil)
       return answer(ans, KEEP_ERR_NOT_FOUND, 0, NULL, 0);
     return answer(ans, 0, 0, v.str, v.len);
@@ -566,7 +582,9 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
       return rc;
     if (v.type == '-')
       return answer(ans, error_status(&v), 0, NULL, 0);
-    return answer(ans, v.nil ? KEEP_ERR_EXISTS : 0, 0, NULL, 0);
+    if (nx && v.type == '$' && v.nil)
+      return answer(ans, KEEP_ERR_EXISTS, 0, NULL, 0);
+    return v.type == '+' ? answer(ans, 0, 0, NULL, 0) : unexpected(r, ans);
   }
   case KEEP_OP_DEL:
     cmd_begin(r, 2);
@@ -576,7 +594,9 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
       return rc;
     if (v.type == '-')
       return answer(ans, error_status(&v), 0, NULL, 0);
-    return answer(ans, v.type == ':' && v.num > 0 ? 0 : KEEP_ERR_NOT_FOUND, 0, NULL, 0);
+    if (v.type != ':')
+      return unexpected(r, ans);
+    return answer(ans, v.num > 0 ? 0 : KEEP_ERR_NOT_FOUND, 0, NULL, 0);
   case KEEP_OP_INCR: {
     const struct rval *res = &v;
     if (req->num2 == 0) {
@@ -607,13 +627,17 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
       cmd_str(r, "EXEC");
       if ((rc = roundtrip(r, &p, &v, 4, sent_ns)) < 0)
         return rc;
+      // EXEC answers the two queued commands' replies, or an error when
+      // the transaction was refused (EXECABORT).
       if (v.type == '*' && v.n == 2)
         res = &v.elem[1];
+      else if (v.type != '-')
+        return unexpected(r, ans);
     }
     if (res->type == '-')
       return answer(ans, error_status(res), 0, NULL, 0);
     if (res->type != ':')
-      return answer(ans, KEEP_ERR_SERVER, 0, NULL, 0);
+      return unexpected(r, ans);
     return answer(ans, 0, (uint64_t)res->num, NULL, 0);
   }
   case KEEP_OP_EXPIRE:
@@ -632,8 +656,15 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
       cmd_str(r, "EXEC");
       if ((rc = roundtrip(r, &p, &v, 4, sent_ns)) < 0)
         return rc;
-      if (v.type != '*' || v.n != 2 || v.elem[0].type != ':')
-        return answer(ans, v.type == '-' ? error_status(&v) : KEEP_ERR_SERVER, 0, NULL, 0);
+      if (v.type == '-')
+        return answer(ans, error_status(&v), 0, NULL, 0);
+      if (v.type != '*' || v.n != 2)
+        return unexpected(r, ans);
+      for (int i = 0; i < 2; i++)
+        if (v.elem[i].type == '-')
+          return answer(ans, error_status(&v.elem[i]), 0, NULL, 0);
+      if (v.elem[0].type != ':' || v.elem[1].type != ':')
+        return unexpected(r, ans);
       return answer(ans, v.elem[0].num > 0 ? 0 : KEEP_ERR_NOT_FOUND, 0, NULL, 0);
     }
     cmd_begin(r, 3);
@@ -644,7 +675,9 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
       return rc;
     if (v.type == '-')
       return answer(ans, error_status(&v), 0, NULL, 0);
-    return answer(ans, v.type == ':' && v.num > 0 ? 0 : KEEP_ERR_NOT_FOUND, 0, NULL, 0);
+    if (v.type != ':')
+      return unexpected(r, ans);
+    return answer(ans, v.num > 0 ? 0 : KEEP_ERR_NOT_FOUND, 0, NULL, 0);
   case KEEP_OP_LOCK:
   case KEEP_OP_UNLOCK:
   case KEEP_OP_EXTEND: {
@@ -665,7 +698,7 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
     if (v.type == '-')
       return answer(ans, error_status(&v), 0, NULL, 0);
     if (v.type != ':')
-      return answer(ans, KEEP_ERR_SERVER, 0, NULL, 0);
+      return unexpected(r, ans);
     if (req->opcode == KEEP_OP_LOCK) {
       if (v.num < 0)
         return answer(ans, 0, req->num, NULL, 0);
@@ -686,7 +719,9 @@ int keep_resp_call(struct keep_resp *r, const keep_frame *req, keep_frame *ans, 
       return rc;
     if (v.type == '-')
       return answer(ans, error_status(&v), 0, NULL, 0);
-    return answer(ans, 0, v.type == ':' && v.num > 0 ? (uint64_t)v.num : 0, NULL, 0);
+    if (v.type != ':')
+      return unexpected(r, ans);
+    return answer(ans, 0, v.num > 0 ? (uint64_t)v.num : 0, NULL, 0);
   case KEEP_OP_SUBSCRIBE:
   case KEEP_OP_UNSUBSCRIBE:
     return answer(ans, subscription(r, req, req->opcode == KEEP_OP_SUBSCRIBE, sent_ns), 0, NULL, 0);

@@ -412,6 +412,26 @@ def tests(tmp):
             else []
         check("%s: warnings" % name, codes(c) == want_codes, c["warnings"])
 
+    # AEAD ciphersuites as OpenPGP.js announces them with EAX preferred:
+    # every mode named (EAX, which libmsgcrypt never writes, included), in
+    # the key's order, in both outputs.
+    r = run(["node", gen, "openpgp", "curve25519-eax", "6"],
+            env=dict(os.environ, CORVID_NODE_MODULES=modules))
+    check("openpgp curve25519-eax v6: generate", r.returncode == 0, r.stderr)
+    if r.returncode == 0:
+        path = os.path.join(tmp, "js-eax.asc")
+        open(path, "w", encoding="ascii").write(json.loads(r.stdout)["armored"])
+        r = describe(path)
+        want = (b"preferred ciphers: AES256 AES128 AES256-EAX AES128-EAX AES256-GCM AES128-GCM "
+                b"AES256-OCB AES128-OCB\n")
+        check("openpgp curve25519-eax v6: describe names EAX, GCM and OCB in the key's order",
+              r.returncode == 0 and want in r.stdout, r.stdout + r.stderr)
+        certs, r = describe_json(path)
+        check("openpgp curve25519-eax v6: --json pref_aead in the key's order",
+              certs is not None and
+              certs[0].get("pref_aead") == [[9, 1], [7, 1], [9, 3], [7, 3], [9, 2], [7, 2]],
+              (certs and certs[0].get("pref_aead"), r.stderr))
+
     # The RFC sample keys through the tool.
     for rel in ["rfc9580-appendixA/a3_cert.asc", "openpgp-pqc/v6-mldsa-87-sample-pk.asc"]:
         certs, r = describe_json(os.path.join(VECTORS, rel))

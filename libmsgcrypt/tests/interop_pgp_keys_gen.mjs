@@ -5,7 +5,8 @@
 // first. The packages come from $CORVID_NODE_MODULES.
 //
 // usage: node interop_pgp_keys_gen.mjs PACKAGE TYPE VERSION
-//   TYPE: curve25519 | curve448 | ecc-<curve> | pqc | mixed-pqc
+//   TYPE: curve25519 | curve448 | ecc-<curve> | pqc | mixed-pqc | curve25519-eax
+//   (curve25519-eax: AEAD ciphersuites announced, EAX first, then GCM, OCB)
 import { createRequire } from 'module';
 
 const [pkg, type, version] = process.argv.slice(2);
@@ -19,6 +20,10 @@ const opts = {
 if (type.startsWith('ecc-')) {
   opts.type = 'ecc';
   opts.curve = type.slice(4);
+} else if (type === 'curve25519-eax') {
+  opts.type = 'curve25519';
+  opts.config.aeadProtect = true;
+  opts.config.preferredAEADAlgorithm = openpgp.enums.aead.eax;
 } else if (type === 'mixed-pqc') {
   // A classical and a post-quantum encryption subkey side by side.
   opts.type = 'curve25519';

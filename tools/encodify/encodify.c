@@ -3,6 +3,7 @@
 // whole input is read (up to MAX_INPUT bytes) and the whole output is built in
 // memory first, so that invalid input writes nothing to standard output: the
 // command exits with status 1 and a message naming the byte offset instead.
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,11 +57,7 @@ static int read_all(uint8_t **buf, size_t *len) {
   if (p == NULL)
     return -ENOMEM;
   for (;;) {
-    if (n == cap) {
-      if (cap > MAX_INPUT) {
-        free(p);
-        return -EFBIG;
-      }
+    if (n == cap) { // cap <= MAX_INPUT here: a larger n returned below
       uint8_t *q = realloc(p, cap * 2);
       if (q == NULL) {
         free(p);
@@ -139,7 +136,9 @@ int main(int argc, char **argv) {
       char *end;
       errno = 0;
       unsigned long long v = strtoull(argv[++i], &end, 10);
-      if (errno != 0 || *end != '\0' || argv[i][0] == '-' || argv[i][0] == '\0') {
+      // Digits only: strtoull alone skips blanks and takes a sign, so that
+      // " -5" would wrap after 2^64 - 5 characters.
+      if (errno != 0 || *end != '\0' || !isdigit((unsigned char)argv[i][0])) {
         fprintf(stderr, "encodify: --wrap needs a number\n");
         return 2;
       }

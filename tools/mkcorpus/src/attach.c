@@ -268,6 +268,12 @@ void mkc_part_attachment(struct mkc_ctx *ctx, struct mkc_buf *out, enum mkc_lang
   }
   mkc_buf_puts(out, "\r\n");
   mkc_encode_body(out, cte, payload.data, payload.len);
+  // The line break before a boundary belongs to the boundary (RFC 2046
+  // 5.1.1): an attachment not in base64 whose bytes end in CRLF needs one
+  // more, or it loses its own, as MUAs writing calendar invitations know.
+  if (cte != MKC_CTE_BASE64 && payload.len >= 2 &&
+      memcmp(payload.data + payload.len - 2, "\r\n", 2) == 0)
+    mkc_buf_puts(out, "\r\n");
   mkc_note_cte(ctx, cte);
   struct mkc_msg_stats *st = ctx->stats;
   st->attachments++;

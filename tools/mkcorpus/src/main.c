@@ -1,6 +1,7 @@
 // main.c: mkcorpus's command line. It reads the options, then plans,
 // generates and writes the messages one at a time, so memory use is bounded
 // by the largest message, not by the size of the corpus.
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -36,11 +37,13 @@ static void usage(FILE *f) {
           MKC_DEFAULT_MAX_SIZE, MKC_MIN_MAX_SIZE);
 }
 
+// parse_number reads a plain decimal number: digits only (strtoull alone
+// takes leading blanks and a sign, and turns " -1" into 2^64 - 1).
 static uint64_t parse_number(const char *text, const char *option) {
   char *end;
   errno = 0;
   unsigned long long v = strtoull(text, &end, 10);
-  if (errno || end == text || *end || text[0] == '-')
+  if (errno || !isdigit((unsigned char)text[0]) || *end)
     mkc_die("%s needs a non-negative integer, not \"%s\"", option, text);
   return v;
 }
@@ -126,8 +129,13 @@ int main(int argc, char **argv) {
       mkc_stats_add(stats, &msg_stats);
   }
   mkc_writer_close(writer);
-  if (stats)
-    mkc_stats_print(stats, o.format == MKC_FORMAT_NONE ? stdout : stderr, o.seed);
+  if (stats) {
+    FILE *report = o.format == MKC_FORMAT_NONE ? stdout : stderr;
+    mkc_stats_print(stats, report, o.seed);
+    // A report that did not reach its file is an error, not a success.
+    if (fflush(report) != 0 || ferror(report))
+      mkc_die("cannot write the statistics: %s", strerror(errno));
+  }
   mkc_stats_free(stats);
   mkc_buf_cleanup(&message);
   free(plan);

@@ -109,7 +109,8 @@ static double share(unsigned long part, unsigned long whole) {
 }
 
 static void print_distribution(FILE *f, const char *what, struct size_list *l) {
-  qsort(l->v, l->n, sizeof *l->v, compare_size);
+  if (l->n > 1) // an empty list has no array: qsort's pointer must not be NULL
+    qsort(l->v, l->n, sizeof *l->v, compare_size);
   unsigned long long total = 0;
   for (size_t i = 0; i < l->n; i++)
     total += l->v[i];

@@ -4,6 +4,7 @@
 // part's decoded body) and `bench` (parsing speed over files and folders).
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,19 +143,30 @@ static void print_help(FILE *o) {
   }
 }
 
+// read_file reads `path` whole (a regular file, or a pipe such as
+// /dev/stdin, up to MAX_FILE bytes). Returns 0 or -errno: the read's own
+// error (EISDIR for a directory), EFBIG past MAX_FILE, ENOMEM.
 static int read_file(const char *path, uint8_t **out, size_t *out_len) {
   FILE *f = fopen(path, "rb");
   if (f == NULL)
     return -errno;
   size_t cap = 65536, n = 0;
   uint8_t *buf = malloc(cap);
+  int read_errno = 0;
   while (buf != NULL) {
+    errno = 0;
     size_t r = fread(buf + n, 1, cap - n, f);
+    read_errno = errno;
     n += r;
     if (r == 0)
       break;
     if (n == cap) {
       if (cap >= MAX_FILE) {
+        // Exactly MAX_FILE bytes is allowed: only a byte more is too many.
+        int next = fgetc(f);
+        read_errno = errno;
+        if (next == EOF)
+          break;
         free(buf);
         fclose(f);
         return -EFBIG;
@@ -169,7 +181,7 @@ static int read_file(const char *path, uint8_t **out, size_t *out_len) {
       cap *= 2;
     }
   }
-  int err = ferror(f) ? -EIO : 0;
+  int err = ferror(f) ? -(read_errno != 0 ? read_errno : EIO) : 0;
   fclose(f);
   if (buf == NULL)
     return -ENOMEM;
@@ -302,11 +314,17 @@ static void corpus_free(struct corpus *c) {
 }
 
 // add_path reads the file `path`, or every file under the directory `path`
-// (names starting with '.' skipped), into `c`; prints what failed.
-static int add_path(struct corpus *c, const char *path) {
+// (names starting with '.' skipped), into `c`; prints what failed. Inside a
+// directory only regular files are messages: a FIFO there would block the
+// read for ever. A path named on the command line may be a pipe (`named`).
+static int add_path(struct corpus *c, const char *path, bool named) {
   struct stat st;
   if (stat(path, &st) != 0) {
     fprintf(stderr, "mailparse: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  if (!named && !S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+    fprintf(stderr, "mailparse: %s: not a regular file\n", path);
     return -1;
   }
   if (S_ISDIR(st.st_mode)) {
@@ -327,7 +345,7 @@ static int add_path(struct corpus *c, const char *path) {
         break;
       }
       snprintf(sub, n, "%s/%s", path, e->d_name);
-      rc = add_path(c, sub);
+      rc = add_path(c, sub, false);
       free(sub);
     }
     closedir(d);
@@ -381,8 +399,19 @@ static int cmd_bench(int argc, char **argv) {
       }
       continue;
     }
+    if (strcmp(argv[i], "--help") == 0) {
+      print_help(stdout);
+      corpus_free(&c);
+      return 0;
+    }
+    if (strncmp(argv[i], "--", 2) == 0) {
+      fprintf(stderr, "mailparse: bench: unknown option %s\n", argv[i]);
+      print_help(stderr);
+      corpus_free(&c);
+      return 2;
+    }
     paths++;
-    if (add_path(&c, argv[i]) != 0) {
+    if (add_path(&c, argv[i], true) != 0) {
       corpus_free(&c);
       return 1;
     }
@@ -420,7 +449,7 @@ static int cmd_bench(int argc, char **argv) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
   if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
     print_help(stdout);
     return 0;
@@ -431,6 +460,20 @@ int main(int argc, char **argv) {
     return cmd_body(argc - 2, argv + 2);
   if (argc >= 2 && strcmp(argv[1], "bench") == 0)
     return cmd_bench(argc - 2, argv + 2);
+  if (argc >= 2)
+    fprintf(stderr, "mailparse: unknown command '%s'\n", argv[1]);
   print_help(stderr);
   return 2;
+}
+
+int main(int argc, char **argv) {
+  int status = dispatch(argc, argv);
+  // Output smaller than stdio's buffer is written only now: a full disk or
+  // a closed pipe must not pass for success.
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "mailparse: cannot write standard output: %s\n", strerror(errno));
+    if (status == 0)
+      status = 1;
+  }
+  return status;
 }

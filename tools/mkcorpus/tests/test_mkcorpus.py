@@ -41,6 +41,8 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..',
                                 'tests', 'scripts'))
 import corvid_tap  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from check_corpus import tree  # noqa: E402  (relative path -> bytes of a tree)
 
 # Small enough for ASan, large enough to hold every MIME shape and threads.
 STATS_COUNT = 300
@@ -79,20 +81,6 @@ def corpus_args(seed, count, fmt, out, max_size=MAX_SIZE, stats=False):
     if stats:
         args.append('--stats')
     return args
-
-
-def tree(root):
-    """Relative path -> bytes of every file under root, or {'': bytes} for a file."""
-    if os.path.isfile(root):
-        with open(root, 'rb') as f:
-            return {'': f.read()}
-    files = {}
-    for dirpath, _, names in os.walk(root):
-        for name in names:
-            path = os.path.join(dirpath, name)
-            with open(path, 'rb') as f:
-                files[os.path.relpath(path, root)] = f.read()
-    return files
 
 
 def split_mbox(data):

@@ -361,7 +361,7 @@ def main():
     rnd = random.Random(5)
     for i in range(40):
         letters = "".join(sorted(rnd.sample("abc", rnd.randrange(0, 4))))
-        sysf = rnd.choice(["", "S", "FS", "R"])
+        sysf = rnd.choice(["", "S", "FS", "R", "D", "T", "DFRST"])  # every system flag
         body = f"Subject: kw {i}\r\n\r\nbody {i}\r\n".encode()
         with open(os.path.join(kwsrc, "cur", f"{2000 + i}.K{i}.host:2,{sysf}{letters}"),
                   "wb") as f:

@@ -1,7 +1,9 @@
 // test_imap.c: the IMAP views (imap.c): BODY and BODYSTRUCTURE of single
-// and multipart messages, message/rfc822 with its ENVELOPE, defaults,
+// and multipart messages, message/rfc822 with its ENVELOPE, defaults, NIL for
+// an unparsable disposition and an empty language list, the depth limit,
 // literals for 8-bit strings, groups, and the size query.
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +68,11 @@ static const struct {
      "((NIL NIL \"s\" \"x\")) ((NIL NIL \"a\" \"x\")) ((NIL NIL \"team\" NIL)(NIL NIL \"b\" "
      "\"x\")(NIL NIL \"c\" \"y\")(NIL NIL NIL NIL)(NIL NIL \"d\" \"z\")) NIL NIL \"<p@x>\" "
      "\"<m@x>\")"},
+    // A Content-Disposition that does not parse and a Content-Language of
+    // no tags are NIL, not empty lists (RFC 3501's body-fld-dsp and
+    // body-fld-lang); a Content-Type without parameters has NIL parameters.
+    {"Content-Type: text/plain\r\nContent-Disposition: ;\r\nContent-Language: , ,\r\n\r\nhi\r\n", 0,
+     1, "(\"text\" \"plain\" NIL NIL NIL \"7BIT\" 4 1 NIL NIL NIL NIL)"},
 };
 
 START_TEST(test_imap_cases) {
@@ -87,11 +94,44 @@ START_TEST(test_imap_args) {
 }
 END_TEST
 
+// Parts nested deeper than BODYSTRUCTURE recurses (256) are MP_ERR_LIMIT, for
+// a caller whose parser settings allow them; 256 levels are written.
+static char *nested(unsigned levels) {
+  size_t cap = (size_t)levels * 80 + 64, n = 0;
+  char *msg = malloc(cap);
+  ck_assert_ptr_nonnull(msg);
+  for (unsigned i = 0; i < levels; i++)
+    n += (size_t)snprintf(msg + n, cap - n,
+                          "Content-Type: multipart/mixed; boundary=b%u\r\n\r\n--b%u\r\n", i, i);
+  n += (size_t)snprintf(msg + n, cap - n, "\r\ninnermost\r\n");
+  return msg;
+}
+
+START_TEST(test_imap_depth_limit) {
+  mp_settings deep = MP_SETTINGS_INIT;
+  deep.max_depth = 1000;
+  for (unsigned levels = 255; levels <= 258; levels++) {
+    char *msg = nested(levels);
+    mp_message *m = NULL;
+    ck_assert_int_eq(mp_message_parse(&m, &deep, msg, strlen(msg), NULL), 0);
+    size_t n = 0;
+    int rc = mp_part_bodystructure(m, 0, 1, NULL, 0, &n);
+    if (levels <= 256) // the root is depth 0, the innermost text part `levels`
+      ck_assert_msg(rc == 0 && n > 0, "%u levels: %d", levels, rc);
+    else
+      ck_assert_int_eq(rc, MP_ERR_LIMIT);
+    mp_message_free(m);
+    free(msg);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("imap");
   TCase *tc = tcase_create("imap");
   tcase_add_loop_test(tc, test_imap_cases, 0, (int)(sizeof cases / sizeof cases[0]));
   tcase_add_test(tc, test_imap_args);
+  tcase_add_test(tc, test_imap_depth_limit);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_set_tap(sr, "-");

@@ -534,6 +534,19 @@ START_TEST(get_int_messages) {
                    SRV_ERR_CONFIG_VALUE);
   ck_assert_str_eq(diag.message, NAME ":4: key 'smtpd.workers': invalid integer 'many'");
   srv_config_free(cfg);
+  // A long value is cut to 40 bytes and "..." in the message, and a byte
+  // that is not printable ASCII shows as '?'.
+  cfg = parse_ok("[smtpd]\nworkers = 0123456789abcdefghijklmnopqrstuvwxyzABCD\xc3\xa9 and more\n");
+  ck_assert_int_eq(srv_config_get_int(cfg, "smtpd.workers", 1, 64, 4, &v, &diag),
+                   SRV_ERR_CONFIG_VALUE);
+  ck_assert_str_eq(diag.message, NAME ":2: key 'smtpd.workers': invalid integer "
+                                      "'0123456789abcdefghijklmnopqrstuvwxyzABCD...'");
+  srv_config_free(cfg);
+  cfg = parse_ok("[smtpd]\nworkers = 12\xffx\n"); // 8-bit bytes are allowed in values
+  ck_assert_int_eq(srv_config_get_int(cfg, "smtpd.workers", 1, 64, 4, &v, &diag),
+                   SRV_ERR_CONFIG_VALUE);
+  ck_assert_str_eq(diag.message, NAME ":2: key 'smtpd.workers': invalid integer '12?x'");
+  srv_config_free(cfg);
 }
 END_TEST
 

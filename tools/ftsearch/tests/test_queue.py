@@ -17,6 +17,9 @@ Usage: test_queue.py FTSEARCH MAILCTL MKCORPUS WORKDIR
    documents stay equal to a fresh index --store of the whole account.
 4. Refusals: an unknown account (exit 1), usage errors (exit 2).
 5. The progress bar appears on a terminal (a pty) and not otherwise.
+6. A message whose stored body is damaged is given up after its attempts,
+   logged, and shown by status (last_failed_message, last_error), while the
+   messages queued after it are indexed.
 """
 import os
 import pty
@@ -134,6 +137,49 @@ out = with_pty([FTSEARCH, "index", os.path.join(WORK, "tty"), "--store", store, 
 check("progress bar on a terminal", "100%" in out and "#" in out, out[-300:])
 p = run(FTSEARCH, "index", os.path.join(WORK, "notty"), "--store", store, "--account", "bob")
 check("no progress bar otherwise", "%" not in p.stderr, p.stderr)
+
+# 6. A message whose stored body no longer decompresses is given up after
+# its attempts, logged and shown by status, while the messages queued after
+# it are indexed. It is imported alone first, so that the store holds one
+# zstd frame to damage; the other two come after.
+def maildir(path, bodies):
+    for sub in ("cur", "new", "tmp"):
+        os.makedirs(os.path.join(path, sub))
+    for i, body in enumerate(bodies):
+        with open(os.path.join(path, "cur", f"{1700000000 + i}.m{i}:2,S"), "wb") as f:
+            f.write(body)
+
+
+dstore, didx = os.path.join(WORK, "damaged-st"), os.path.join(WORK, "damaged-idx")
+maildir(os.path.join(WORK, "dm1"), [b"Subject: quarterly\r\n\r\n" + b"".join(
+    b"line %d of the quarterly report\r\n" % i for i in range(300))])
+maildir(os.path.join(WORK, "dm2"), [b"Subject: birds\r\n\r\nwalrus\r\n",
+                                    b"Subject: more birds\r\n\r\npelican\r\n"])
+run(MAILCTL, "store", "create", dstore)
+run(MAILCTL, "store", "add-account", dstore, "bob")
+run(MAILCTL, "store", "import", dstore, "bob", "INBOX", "--maildir", os.path.join(WORK, "dm1"))
+with open(os.path.join(dstore, "data.mdb"), "r+b") as f:
+    data = f.read()
+    at = data.find(b"\x28\xb5\x2f\xfd")
+    check("the one zstd frame is found in data.mdb",
+          at > 0 and data.find(b"\x28\xb5\x2f\xfd", at + 1) < 0)
+    f.seek(at + 24)
+    f.write(bytes(b ^ 0xFF for b in data[at + 24:at + 40]))
+run(MAILCTL, "store", "import", dstore, "bob", "INBOX", "--maildir", os.path.join(WORK, "dm2"))
+p = run(FTSEARCH, "queue", "run", didx, "--store", dstore)
+check("queue run gives the damaged message up and indexes the others",
+      "3 entries: 2 indexed, 0 removed, 0 already gone, 1 failed, 2 retries" in p.stderr,
+      p.stderr)
+s = status(didx, dstore)
+check("status: nothing queued, 2 indexed, 1 failed: message 1, store is corrupt",
+      s.get("queued") == "0" and s.get("indexed") == "2" and s.get("failed") == "1" and
+      s.get("last_failed_message") == "1" and "store is corrupt" in s.get("last_error", ""),
+      str(s))
+check("the messages after it are found", docs(didx, "walrus") == [2] and
+      docs(didx, "pelican") == [3], f"{docs(didx, 'walrus')} {docs(didx, 'pelican')}")
+with open(didx + ".failed") as f:
+    logged = f.read().split()
+check("the failure log names account 1, message 1", logged[:2] == ["1", "1"], str(logged))
 
 # The exit status stays 0 as it always was: meson fails the test on any 'not ok' line.
 tap.done()

@@ -495,7 +495,10 @@ FTS_API FTS_WARN_UNUSED_RESULT int fts_query_describe(const fts_query *query, ch
                                                       size_t out_cap, size_t *out_len);
 
 // fts_explain_fn receives one NUL-terminated line of a search's explanation
-// (what a leaf expanded to and how many documents it matched).
+// (what a leaf expanded to and how many documents it matched). The counts
+// are of the blocks where the leaf was evaluated: AND passes over the rest
+// of its children once its result is empty, so a leaf's count can depend on
+// its place in the query. A prefix's expansion counts (field, term) pairs.
 typedef void (*fts_explain_fn)(void *ctx, const char *line);
 
 typedef struct fts_filter fts_filter;
@@ -588,7 +591,8 @@ typedef int (*fts_text_fn)(void *ctx, uint32_t doc, uint32_t field, const uint8_
 // begins at the start of a word (not "voice" inside "invoice"; SEARCH.md). A
 // needle without words is checked against every document (or the filter);
 // a needle word whose prefix expands beyond max_prefix_terms does not narrow
-// the candidates. `options` as for fts_search(), without
+// the candidates, and then occurrences inside words are found as well, as
+// RFC 3501 asks ("re" in "here"). `options` as for fts_search(), without
 // ranking; `*out` is a new result in ascending order. Errors as fts_search(),
 // plus the negative value `text_fn` returned.
 FTS_API FTS_WARN_UNUSED_RESULT int fts_search_substring(fts_index *index, fts_result **out,

@@ -1698,9 +1698,11 @@ MC_API MC_WARN_UNUSED_RESULT int mc_x509_trust_add_anchors(mc_x509_trust *trust,
 // `trust extract --format=pem-directory-hash` and c_rehash) as anchors,
 // once per distinct certificate. It stores the number of certificates
 // added in `*out_added` (may be NULL). It returns 0; or -errno when the
-// directory or a file cannot be read; or the first error of
-// mc_x509_trust_add_anchors, with the file name in `diag`. Anchors of the
-// files read before an error stay added. Not thread-safe.
+// directory or a file cannot be read; or MC_ERR_BAD_KEY for a file larger
+// than max_input_len; or the first error of mc_x509_trust_add_anchors.
+// `diag` (may be NULL) is cleared first; a failing file is named in it with
+// the reason ("NAME: ..."). Anchors of the files read before an error stay
+// added. Not thread-safe.
 MC_API MC_WARN_UNUSED_RESULT int mc_x509_trust_add_dir(mc_x509_trust *trust, mc_x509_diag *diag,
                                                        size_t *out_added, const char *path);
 

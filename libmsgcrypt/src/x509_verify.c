@@ -227,10 +227,26 @@ static int cmp_names(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+// dir_failed describes in `diag` (if any) why file `name` of a trust
+// directory stopped mc_x509_trust_add_dir: `why`, or for an anchor the
+// parser refused its own message, after the file name.
+static void dir_failed(mc_x509_diag *diag, int ret, const char *name, const char *why) {
+  if (diag == NULL)
+    return;
+  char msg[sizeof diag->message];
+  snprintf(msg, sizeof msg, "%s", why != NULL ? why : diag->message);
+  diag->code = ret;
+  if (why != NULL)
+    diag->offset = 0;
+  snprintf(diag->message, sizeof diag->message, "%.60s: %.95s", name, msg);
+}
+
 int mc_x509_trust_add_dir(mc_x509_trust *trust, mc_x509_diag *diag, size_t *out_added,
                           const char *path) {
   if (out_added != NULL)
     *out_added = 0;
+  if (diag != NULL)
+    memset(diag, 0, sizeof *diag); // no message of an earlier call survives
   if (trust == NULL || path == NULL)
     return MC_ERR_INVALID_ARGUMENT;
   DIR *d = opendir(path);
@@ -270,22 +286,26 @@ int mc_x509_trust_add_dir(mc_x509_trust *trust, mc_x509_diag *diag, size_t *out_
     int n = snprintf(full, sizeof full, "%s/%s", path, names[i]);
     if (n < 0 || (size_t)n >= sizeof full) {
       ret = -ENAMETOOLONG;
+      dir_failed(diag, ret, names[i], strerror(ENAMETOOLONG));
       break;
     }
     struct stat st;
     if (stat(full, &st) != 0) {
       ret = -errno;
+      dir_failed(diag, ret, names[i], strerror(-ret));
       break;
     }
     if (!S_ISREG(st.st_mode))
       continue;
     if ((size_t)st.st_size > trust->lim.max_input_len) {
       ret = MC_ERR_BAD_KEY;
+      dir_failed(diag, ret, names[i], "larger than max_input_len");
       break;
     }
     FILE *f = fopen(full, "rb");
     if (f == NULL) {
       ret = -errno;
+      dir_failed(diag, ret, names[i], strerror(-ret));
       break;
     }
     size_t sz = (size_t)st.st_size;
@@ -296,14 +316,13 @@ int mc_x509_trust_add_dir(mc_x509_trust *trust, mc_x509_diag *diag, size_t *out_
       ret = -ENOMEM;
       break;
     }
-    ret = got == sz ? mc_x509_trust_add_anchors(trust, diag, buf, sz) : -EIO;
-    free(buf);
-    if (ret != 0 && diag != NULL) {
-      char msg[sizeof diag->message];
-      snprintf(msg, sizeof msg, "%s", diag->message);
-      diag->code = ret;
-      snprintf(diag->message, sizeof diag->message, "%.60s: %.95s", names[i], msg);
+    if (got != sz) {
+      ret = -EIO;
+      dir_failed(diag, ret, names[i], "shorter than its size (changed while read?)");
+    } else if ((ret = mc_x509_trust_add_anchors(trust, diag, buf, sz)) != 0) {
+      dir_failed(diag, ret, names[i], NULL);
     }
+    free(buf);
   }
   if (out_added != NULL)
     *out_added = trust->num_anchors - before;

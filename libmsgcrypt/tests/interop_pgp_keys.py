@@ -259,6 +259,33 @@ def tests(tmp):
               r.returncode == 1 and r.stdout == b"" and all(w in r.stderr for w in want)
               and fpr.encode() in r.stderr, r.stderr)
 
+    # Self-signatures over SHA-224 and SHA-384 (--cert-digest-algo), by an
+    # Ed25519 and by an RSA primary key (whose PKCS#1 encoding names the
+    # hash): the key and its subkey verify; a flipped bit in the subkey
+    # binding's last byte (the signature) loses the subkey.
+    for digest, algo, prim in (("SHA224", 11, "ed25519"), ("SHA384", 9, "ed25519"),
+                               ("SHA224", 11, "rsa2048"), ("SHA384", 9, "rsa2048")):
+        uid = "Digest %s %s <%s-%s@example.org>" % (digest, prim, digest.lower(), prim)
+        r = gpg("--cert-digest-algo", digest, "--quick-gen-key", uid, prim, "sign", "2y")
+        fpr = gpg.fpr(uid)[0]
+        gpg("--cert-digest-algo", digest, "--quick-add-key", fpr, "cv25519", "encr", "2y")
+        path = gpg.export(uid, os.path.join(tmp, digest + prim + ".gpg"), armor=False)
+        data = open(path, "rb").read()
+        sigs = [(body, end) for _, body, end, tag in packets(data) if tag == 2]
+        check("gpg --cert-digest-algo %s (%s): every self-signature uses it" % (digest, prim),
+              len(sigs) == 2 and all(data[b] == 4 and data[b + 3] == algo for b, _ in sigs),
+              [(data[b], data[b + 3]) for b, _ in sigs])
+        certs, r = describe_json(path)
+        check("gpg %s self-signatures (%s): valid, the subkey a recipient" % (digest, prim),
+              certs is not None and all(k["valid"] for k in certs[0]["keys"]) and
+              sum(k["recipient"] for k in certs[0]["keys"]) == 1, r.stdout + r.stderr)
+        bad = bytearray(data)
+        bad[sigs[-1][1] - 1] ^= 0x01
+        open(path, "wb").write(bytes(bad))
+        r = describe(path)
+        check("gpg %s (%s): a damaged subkey binding loses the subkey" % (digest, prim),
+              r.returncode == 1 and b"no-encryption-key" in r.stderr, r.stderr)
+
     # Tampering: flip the last byte of each signature after the encryption
     # subkey, or of the subkey; the key loses its subkey.
     data = open(os.path.join(tmp, "p256.gpg"), "rb").read()

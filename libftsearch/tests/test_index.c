@@ -13,68 +13,9 @@
 
 #include "corvid_libtest.h"
 #define CORVID_TEST_TMP_NAME "fts-index"
-#include "corvid_test_tmp.h"
+#include "fts_test_util.h"
 #include "ftsearch.h"
 #include "index_internal.h"
-
-static char path[96];
-
-// open_fresh opens a new index in a directory of its own under corvid_test_root.
-static fts_index *open_fresh(const fts_index_settings *s) {
-  char dir[80];
-  snprintf(dir, sizeof dir, "%s/t-XXXXXX", corvid_test_root);
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/index", dir);
-  fts_index *idx;
-  ck_assert_int_eq(fts_index_open(&idx, path, s), 0);
-  return idx;
-}
-
-static void add(fts_batch *b, uint32_t acct, uint32_t doc, const char *subject, const char *body) {
-  fts_doc_field f[2] = {
-      {FTS_FIELD_SUBJECT, "en", (const uint8_t *)subject, strlen(subject)},
-      {FTS_FIELD_BODY, "en", (const uint8_t *)body, strlen(body)},
-  };
-  ck_assert_int_eq(fts_batch_add(b, acct, doc, f, 2), 0);
-}
-
-// search returns the matches of `q` as a string "1 2 3" for compact asserts.
-static char result_text[4096];
-static const char *search_opt(fts_index *idx, uint32_t acct, const char *q,
-                              const fts_search_options *o) {
-  fts_query *query;
-  size_t off;
-  int rc = fts_query_parse(&query, NULL, q, strlen(q), &off);
-  ck_assert_msg(rc == 0, "parse %s: %d at %zu", q, rc, off);
-  fts_result *r;
-  rc = fts_search(idx, &r, acct, query, o);
-  ck_assert_msg(rc == 0, "search %s: %s", q, fts_strerror(rc));
-  size_t at = 0;
-  result_text[0] = 0;
-  for (size_t i = 0; i < r->num_docs; i++)
-    at += (size_t)snprintf(result_text + at, sizeof result_text - at, "%s%u", i ? " " : "",
-                           r->docs[i]);
-  // The caller-buffer form agrees.
-  uint32_t docs[512];
-  size_t n;
-  if (!o || !o->top_k) {
-    ck_assert_int_eq(fts_search_into(idx, docs, 512, &n, acct, query, o), 0);
-    ck_assert_uint_eq(n, r->num_docs);
-    if (n)
-      ck_assert_mem_eq(docs, r->docs, n * sizeof *docs);
-    if (n > 0) {
-      ck_assert_int_eq(fts_search_into(idx, docs, n - 1, &n, acct, query, o), FTS_ERR_LIMIT);
-      ck_assert_uint_eq(n, r->num_docs);
-    }
-  }
-  fts_result_free(r);
-  fts_query_free(query);
-  return result_text;
-}
-
-static const char *search(fts_index *idx, uint32_t acct, const char *q) {
-  return search_opt(idx, acct, q, NULL);
-}
 
 static fts_index *small_index(void) {
   fts_index *idx = open_fresh(NULL);
@@ -403,13 +344,13 @@ START_TEST(block_edges_and_persistence) {
   ck_assert_int_eq(fts_batch_commit(b), 0);
   fts_batch_free(b);
   fts_index_close(idx);
-  ck_assert_int_eq(fts_index_open(&idx, path, NULL), 0);
+  ck_assert_int_eq(fts_index_open(&idx, index_path, NULL), 0);
   ck_assert_str_eq(search(idx, 7, "edge"), "0 65535 65536 131071 4000000000 4294967295");
   ck_assert_str_eq(search(idx, 7, "odd"), "65535 131071 4294967295");
   ck_assert_str_eq(search(idx, 7, "\"even text\""), "0 65536 4000000000");
   fts_index_close(idx);
   fts_index_settings ro = {.flags = FTS_INDEX_READ_ONLY};
-  ck_assert_int_eq(fts_index_open(&idx, path, &ro), 0);
+  ck_assert_int_eq(fts_index_open(&idx, index_path, &ro), 0);
   ck_assert_str_eq(search(idx, 7, "even"), "0 65536 4000000000");
   ck_assert_int_eq(fts_batch_new(idx, &b), FTS_ERR_INVALID_ARGUMENT);
   fts_index_close(idx);
@@ -456,7 +397,7 @@ START_TEST(limits_and_arguments) {
   ck_assert_int_eq(fts_batch_add(b, 1, 9, &bad, 1), FTS_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(fts_batch_add(NULL, 1, 9, &bad, 1), FTS_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(fts_batch_commit(NULL), FTS_ERR_INVALID_ARGUMENT);
-  ck_assert_int_eq(fts_index_open(NULL, path, NULL), FTS_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(fts_index_open(NULL, index_path, NULL), FTS_ERR_INVALID_ARGUMENT);
   ck_assert_int_eq(fts_search(idx, NULL, 1, NULL, NULL), FTS_ERR_INVALID_ARGUMENT);
   fts_batch_free(b);
   fts_batch_free(NULL);
@@ -467,8 +408,8 @@ START_TEST(limits_and_arguments) {
   ck_assert_int_eq(fts_field_lookup("Subject", 7), FTS_FIELD_SUBJECT);
   ck_assert_int_eq(fts_field_lookup("subjec", 6), -1);
   // Not an index file.
-  char junk[128];
-  snprintf(junk, sizeof junk, "%s.junk", path);
+  char junk[160];
+  snprintf(junk, sizeof junk, "%s.junk", index_path);
   FILE *fp = fopen(junk, "w");
   for (int i = 0; i < 5000; i++)
     fputs("not lmdb ", fp);
@@ -477,30 +418,17 @@ START_TEST(limits_and_arguments) {
 }
 END_TEST
 
-struct texts {
-  const char *body[8];
-};
-
-static int text_of(void *ctx, uint32_t doc, uint32_t field, const uint8_t **text, size_t *len) {
-  const struct texts *t = ctx;
-  if (field != FTS_FIELD_BODY || doc >= 8 || !t->body[doc])
-    return 1;
-  *text = (const uint8_t *)t->body[doc];
-  *len = strlen(t->body[doc]);
-  return 0;
-}
-
 START_TEST(substring_search) {
   fts_index *idx = open_fresh(NULL);
   struct texts t = {{NULL, "The quarterly Report is attached", "report-card for Émile",
-                     "reporting late: quarterly", "nothing here", "ÉMILE wrote a REPORT"}};
+                     "reporting late: quarterly", "nothing here", "ÉMILE wrote a REPORT"},
+                    -1};
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   for (uint32_t d = 1; d < 6; d++)
     add(b, 1, d, "", t.body[d]);
   ck_assert_int_eq(fts_batch_commit(b), 0);
   fts_batch_free(b);
-  fts_search_options o = {.field_mask = 1u << FTS_FIELD_BODY};
   static const struct {
     const char *needle, *want;
   } cases[] = {
@@ -509,17 +437,9 @@ START_TEST(substring_search) {
       {"rly report", ""},    {"xyz", ""},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    fts_result *r;
-    ck_assert_int_eq(fts_search_substring(idx, &r, 1, (const uint8_t *)cases[i].needle,
-                                          strlen(cases[i].needle), &o, text_of, &t),
-                     0);
-    char got[128] = "";
-    size_t at = 0;
-    for (size_t k = 0; k < r->num_docs; k++)
-      at += (size_t)snprintf(got + at, sizeof got - at, "%s%u", k ? " " : "", r->docs[k]);
+    const char *got = substring(idx, cases[i].needle, &t);
     ck_assert_msg(strcmp(got, cases[i].want) == 0, "%s: got '%s' want '%s'", cases[i].needle, got,
                   cases[i].want);
-    fts_result_free(r);
   }
   fts_index_close(idx);
 }
@@ -625,7 +545,7 @@ START_TEST(one_word_queries_use_the_documents_languages) {
   ck_assert_str_eq(search(idx, 1, "chev*"), "2");
   // The list survives reopening.
   fts_index_close(idx);
-  ck_assert_int_eq(fts_index_open(&idx, path, NULL), 0);
+  ck_assert_int_eq(fts_index_open(&idx, index_path, NULL), 0);
   ck_assert_str_eq(search(idx, 1, "hablaron"), "3");
   fts_index_close(idx);
 }

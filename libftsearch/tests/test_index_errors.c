@@ -20,19 +20,8 @@
 
 #include "corvid_libtest.h"
 #define CORVID_TEST_TMP_NAME "fts-index-errors"
-#include "corvid_test_tmp.h"
+#include "fts_test_util.h"
 #include "ftsearch.h"
-
-static char dir[80];
-static char path[128];
-
-// fresh_path makes a directory of its own and points `path` at a file in it
-// that does not exist yet.
-static void fresh_path(void) {
-  snprintf(dir, sizeof dir, "%s/t-XXXXXX", corvid_test_root);
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/index", dir);
-}
 
 static fts_index *open_at(const char *at, const fts_index_settings *s) {
   fts_index *idx = NULL;
@@ -50,24 +39,6 @@ static void add_body(fts_batch *b, uint32_t acct, uint32_t doc, const char *text
 static void commit_ok(fts_batch *b) {
   int rc = fts_batch_commit(b);
   ck_assert_msg(rc == 0, "commit: %s", fts_strerror(rc));
-}
-
-// search returns the matches of `q` as "1 2 3", for compact asserts.
-static char result_text[4096];
-static const char *search(fts_index *idx, uint32_t acct, const char *q) {
-  fts_query *query;
-  ck_assert_int_eq(fts_query_parse(&query, NULL, q, strlen(q), NULL), 0);
-  fts_result *r;
-  int rc = fts_search(idx, &r, acct, query, NULL);
-  ck_assert_msg(rc == 0, "search %s: %s", q, fts_strerror(rc));
-  size_t at = 0;
-  result_text[0] = 0;
-  for (size_t i = 0; i < r->num_docs; i++)
-    at += (size_t)snprintf(result_text + at, sizeof result_text - at, "%s%u", i ? " " : "",
-                           r->docs[i]);
-  fts_result_free(r);
-  fts_query_free(query);
-  return result_text;
 }
 
 static fts_index_stats stats_of(fts_index *idx, uint32_t acct) {
@@ -116,10 +87,10 @@ static void write_file(const char *at, const void *p, size_t n) {
 }
 
 // small_index writes docs 1 and 2 of account 1 and doc 1 of account 2 and
-// closes the index at `path`.
+// closes the index at `index_path`.
 static void small_index(void) {
-  fresh_path();
-  fts_index *idx = open_at(path, NULL);
+  fresh_index_path();
+  fts_index *idx = open_at(index_path, NULL);
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   add_body(b, 1, 1, "alpha bravo charlie");
@@ -145,12 +116,12 @@ static void assert_small_index_intact(fts_index *idx) {
 
 START_TEST(null_handles_and_bad_fields_are_refused) {
   small_index();
-  fts_index *idx = open_at(path, NULL);
+  fts_index *idx = open_at(index_path, NULL);
   fts_index *not_opened = (fts_index *)&idx; // must be overwritten with NULL
   ck_assert_int_eq(fts_index_open(&not_opened, NULL, NULL), FTS_ERR_INVALID_ARGUMENT);
   // Analyzer settings are checked before any file is made.
   char other[160];
-  snprintf(other, sizeof other, "%s/never", dir);
+  snprintf(other, sizeof other, "%s/never", index_dir);
   fts_index_settings too_long = {.analyzer.max_term_bytes = FTS_ANALYZE_MAX_TERM_BYTES + 1};
   fts_index_settings bad_flags = {.analyzer.flags = 0x80000000u};
   ck_assert_int_eq(fts_index_open(&not_opened, other, &too_long), FTS_ERR_INVALID_ARGUMENT);
@@ -199,7 +170,7 @@ START_TEST(null_handles_and_bad_fields_are_refused) {
   commit_ok(b);
   fts_batch_free(b);
   fts_index_close(idx);
-  idx = open_at(path, NULL);
+  idx = open_at(index_path, NULL);
   ck_assert_str_eq(search(idx, 1, "foxtrot"), "3");
   ck_assert_str_eq(search(idx, 1, "golf"), "");
   ck_assert_int_eq(fts_index_docs_list(idx, docs, 4, &n, 1, 0), 0);
@@ -212,7 +183,7 @@ END_TEST
 
 START_TEST(document_added_twice_in_one_batch_is_refused) {
   small_index();
-  fts_index *idx = open_at(path, NULL);
+  fts_index *idx = open_at(index_path, NULL);
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   add_body(b, 1, 7, "hotel india");
@@ -237,8 +208,8 @@ END_TEST
 // rolled back from terms that earlier documents of the batch share, whose
 // records and positions stay whole.
 START_TEST(refused_document_leaves_the_batch_whole) {
-  fresh_path();
-  fts_index *idx = open_at(path, NULL);
+  fresh_index_path();
+  fts_index *idx = open_at(index_path, NULL);
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   add_body(b, 1, 1, "alpha bravo charlie");
@@ -255,7 +226,7 @@ START_TEST(refused_document_leaves_the_batch_whole) {
   commit_ok(b);
   fts_batch_free(b);
   fts_index_close(idx);
-  idx = open_at(path, NULL);
+  idx = open_at(index_path, NULL);
   ck_assert_str_eq(search(idx, 1, "alpha"), "1 3");
   ck_assert_str_eq(search(idx, 1, "\"alpha bravo\""), "1");
   ck_assert_str_eq(search(idx, 1, "\"bravo alpha\""), "3");
@@ -283,9 +254,9 @@ static char *words_text(unsigned first, unsigned n) {
 
 START_TEST(batch_limits_refuse_only_the_offending_document) {
   // max_terms counts the terms of one field.
-  fresh_path();
+  fresh_index_path();
   fts_index_settings few_terms = {.analyzer = {.max_terms = 20, .flags = FTS_ANALYZE_NO_STEMS}};
-  fts_index *idx = open_at(path, &few_terms);
+  fts_index *idx = open_at(index_path, &few_terms);
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   char *twenty = words_text(0, 20), *many = words_text(100, 21);
@@ -305,9 +276,9 @@ START_TEST(batch_limits_refuse_only_the_offending_document) {
 
   // max_batch_bytes: the refused document's terms stay out; committing what
   // the batch holds makes room again.
-  fresh_path();
+  fresh_index_path();
   fts_index_settings few_bytes = {.max_batch_bytes = 400000};
-  idx = open_at(path, &few_bytes);
+  idx = open_at(index_path, &few_bytes);
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   add_body(b, 1, 1, "kept before");
   char *huge = words_text(0, 20000);
@@ -320,7 +291,7 @@ START_TEST(batch_limits_refuse_only_the_offending_document) {
   fts_batch_free(b);
   fts_index_close(idx);
   free(huge);
-  idx = open_at(path, NULL);
+  idx = open_at(index_path, NULL);
   ck_assert_str_eq(search(idx, 1, "kept"), "1 3");
   ck_assert_str_eq(search(idx, 1, "w00000"), "");
   ck_assert_str_eq(search(idx, 1, "w0*"), "");
@@ -333,9 +304,9 @@ END_TEST
 // took stays counted until the next commit, which must release it even
 // though the batch holds no document, so that the batch recovers.
 START_TEST(oversized_document_does_not_poison_the_batch) {
-  fresh_path();
+  fresh_index_path();
   fts_index_settings few_bytes = {.max_batch_bytes = 400000};
-  fts_index *idx = open_at(path, &few_bytes);
+  fts_index *idx = open_at(index_path, &few_bytes);
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   char *huge = words_text(0, 20000);
@@ -359,10 +330,10 @@ END_TEST
 START_TEST(idle_pooled_reader_does_not_count_against_max_readers) {
   small_index();
   char lock[160];
-  snprintf(lock, sizeof lock, "%s-lock", path);
+  snprintf(lock, sizeof lock, "%s-lock", index_path);
   ck_assert_int_eq(unlink(lock), 0);
   fts_index_settings one_reader = {.max_readers = 1};
-  fts_index *idx = open_at(path, &one_reader);
+  fts_index *idx = open_at(index_path, &one_reader);
   ck_assert_str_eq(search(idx, 1, "alpha"), "1");
   fts_index_stats st;
   ck_assert_int_eq(fts_index_account_stats(idx, &st, 1), 0);
@@ -377,27 +348,27 @@ END_TEST
 // write its header with EBADF; the header documents FTS_ERR_CORRUPT for a
 // file that is not an index.
 START_TEST(empty_file_read_only_is_not_an_index) {
-  fresh_path();
-  write_file(path, "", 0);
+  fresh_index_path();
+  write_file(index_path, "", 0);
   fts_index_settings ro = {.flags = FTS_INDEX_READ_ONLY};
   fts_index *idx;
-  ck_assert_int_eq(fts_index_open(&idx, path, &ro), FTS_ERR_CORRUPT);
+  ck_assert_int_eq(fts_index_open(&idx, index_path, &ro), FTS_ERR_CORRUPT);
 }
 END_TEST
 
 // ---- files that are not an index ----
 
 START_TEST(paths_that_are_not_an_index_are_refused_unchanged) {
-  fresh_path();
+  fresh_index_path();
   fts_index *idx = (fts_index *)&idx;
   fts_index_settings ro = {.flags = FTS_INDEX_READ_ONLY};
   // A directory.
-  ck_assert_int_eq(fts_index_open(&idx, dir, NULL), -EISDIR);
+  ck_assert_int_eq(fts_index_open(&idx, index_dir, NULL), -EISDIR);
   ck_assert_ptr_null(idx);
-  assert_no_lock_file(dir);
+  assert_no_lock_file(index_dir);
   // Junk shorter than a page, and longer.
   char junk[160];
-  snprintf(junk, sizeof junk, "%s/junk", dir);
+  snprintf(junk, sizeof junk, "%s/junk", index_dir);
   const char *short_junk = "From: not an index\r\n\r\nhello\r\n";
   write_file(junk, short_junk, strlen(short_junk));
   ck_assert_int_eq(fts_index_open(&idx, junk, NULL), FTS_ERR_CORRUPT);
@@ -416,11 +387,11 @@ START_TEST(paths_that_are_not_an_index_are_refused_unchanged) {
   free(long_junk);
   // A missing file is not created read-only; a dangling symlink into a
   // missing directory cannot be created at all.
-  ck_assert_int_eq(fts_index_open(&idx, path, &ro), -ENOENT);
-  ck_assert_int_eq(access(path, F_OK), -1);
-  assert_no_lock_file(path);
+  ck_assert_int_eq(fts_index_open(&idx, index_path, &ro), -ENOENT);
+  ck_assert_int_eq(access(index_path, F_OK), -1);
+  assert_no_lock_file(index_path);
   char link[160];
-  snprintf(link, sizeof link, "%s/link", dir);
+  snprintf(link, sizeof link, "%s/link", index_dir);
   ck_assert_int_eq(symlink("no-such-dir/index", link), 0);
   ck_assert_int_eq(fts_index_open(&idx, link, &ro), -ENOENT);
   ck_assert_int_eq(fts_index_open(&idx, link, NULL), -ENOENT);
@@ -428,7 +399,7 @@ START_TEST(paths_that_are_not_an_index_are_refused_unchanged) {
   assert_no_lock_file(link);
   // An empty file is not an index when read-only; writable, it becomes one.
   char empty[160];
-  snprintf(empty, sizeof empty, "%s/empty", dir);
+  snprintf(empty, sizeof empty, "%s/empty", index_dir);
   write_file(empty, "", 0);
   ck_assert_int_eq(fts_index_open(&idx, empty, &ro), FTS_ERR_CORRUPT);
   ck_assert_ptr_null(idx);
@@ -443,26 +414,23 @@ END_TEST
 // none of the others) is not taken for an index, and its missing databases
 // are not created.
 START_TEST(lmdb_file_without_the_index_databases_is_corrupt) {
-  fresh_path();
-  MDB_env *env;
+  fresh_index_path();
+  MDB_env *env = raw_index_env();
   MDB_txn *txn;
   MDB_dbi dbi;
-  ck_assert_int_eq(mdb_env_create(&env), 0);
-  ck_assert_int_eq(mdb_env_set_maxdbs(env, 8), 0);
-  ck_assert_int_eq(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
   ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
   ck_assert_int_eq(mdb_dbi_open(txn, "post", MDB_CREATE, &dbi), 0);
   ck_assert_int_eq(mdb_txn_commit(txn), 0);
   mdb_env_close(env);
   size_t before_len;
-  uint8_t *before = read_file(path, &before_len);
+  uint8_t *before = read_file(index_path, &before_len);
 
   fts_index *idx = (fts_index *)&idx;
   fts_index_settings ro = {.flags = FTS_INDEX_READ_ONLY};
-  ck_assert_int_eq(fts_index_open(&idx, path, NULL), FTS_ERR_CORRUPT);
+  ck_assert_int_eq(fts_index_open(&idx, index_path, NULL), FTS_ERR_CORRUPT);
   ck_assert_ptr_null(idx);
-  ck_assert_int_eq(fts_index_open(&idx, path, &ro), FTS_ERR_CORRUPT);
-  assert_file_is(path, before, before_len);
+  ck_assert_int_eq(fts_index_open(&idx, index_path, &ro), FTS_ERR_CORRUPT);
+  assert_file_is(index_path, before, before_len);
   free(before);
 }
 END_TEST
@@ -472,9 +440,9 @@ END_TEST
 START_TEST(read_only_index_refuses_writes) {
   small_index();
   size_t before_len;
-  uint8_t *before = read_file(path, &before_len);
+  uint8_t *before = read_file(index_path, &before_len);
   fts_index_settings ro = {.flags = FTS_INDEX_READ_ONLY};
-  fts_index *idx = open_at(path, &ro);
+  fts_index *idx = open_at(index_path, &ro);
   fts_batch *b = (fts_batch *)&idx;
   ck_assert_int_eq(fts_batch_new(idx, &b), FTS_ERR_INVALID_ARGUMENT);
   ck_assert_ptr_null(b);
@@ -483,23 +451,23 @@ START_TEST(read_only_index_refuses_writes) {
   assert_small_index_intact(idx);
   ck_assert_int_gt(fts_index_file_size(idx), 0);
   fts_index_close(idx);
-  assert_file_is(path, before, before_len);
+  assert_file_is(index_path, before, before_len);
   free(before);
 }
 END_TEST
 
 // ---- map size ----
 
-// reopen_full reopens `path` with a map no larger than the pages it uses
+// reopen_full reopens `index_path` with a map no larger than the pages it uses
 // (LMDB raises a smaller map_size to that), so that a commit needing more
 // pages than its free list holds fails.
 static fts_index *reopen_full(void) {
-  fts_index *idx = open_at(path, NULL);
+  fts_index *idx = open_at(index_path, NULL);
   int64_t used = fts_index_file_size(idx);
   ck_assert_int_gt(used, 0);
   fts_index_close(idx);
   fts_index_settings tight = {.map_size = (uint64_t)used};
-  return open_at(path, &tight);
+  return open_at(index_path, &tight);
 }
 
 START_TEST(commit_past_map_size_leaves_index_as_before) {
@@ -527,7 +495,7 @@ START_TEST(commit_past_map_size_leaves_index_as_before) {
   ck_assert_str_eq(search(idx, 1, "replaced"), "");
   fts_batch_free(b);
   fts_index_close(idx);
-  idx = open_at(path, NULL);
+  idx = open_at(index_path, NULL);
   assert_small_index_intact(idx);
   ck_assert_str_eq(search(idx, 1, "w04999"), "");
   fts_index_close(idx);
@@ -537,8 +505,8 @@ END_TEST
 START_TEST(merge_past_map_size_leaves_index_as_before) {
   // Many documents over a shared vocabulary, half of them deleted: the
   // merge rewrites every posting block, more pages than the free list has.
-  fresh_path();
-  fts_index *idx = open_at(path, NULL);
+  fresh_index_path();
+  fts_index *idx = open_at(index_path, NULL);
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   for (unsigned d = 0; d < 400; d++) {
@@ -563,7 +531,7 @@ START_TEST(merge_past_map_size_leaves_index_as_before) {
   ck_assert_str_eq(search(idx, 1, "w00001"), "1 51 101 151 201 251 301 351");
   fts_index_close(idx);
   // With room the same merge succeeds and purges the deletions.
-  idx = open_at(path, NULL);
+  idx = open_at(index_path, NULL);
   ck_assert_int_gt(fts_index_merge(idx, 1), 0);
   after = stats_of(idx, 1);
   ck_assert_uint_eq(after.num_docs, 200);
@@ -613,9 +581,9 @@ START_TEST(max_readers_limits_concurrent_reads) {
   fts_index_settings one_reader = {.max_readers = 1};
   // The lock file keeps the reader table of its first opener.
   char lock[160];
-  snprintf(lock, sizeof lock, "%s-lock", path);
+  snprintf(lock, sizeof lock, "%s-lock", index_path);
   ck_assert_int_eq(unlink(lock), 0);
-  fts_index *idx = open_at(path, &one_reader);
+  fts_index *idx = open_at(index_path, &one_reader);
   struct nested n = {.idx = idx};
   fts_result *r;
   ck_assert_int_eq(
@@ -630,7 +598,7 @@ START_TEST(max_readers_limits_concurrent_reads) {
   fts_index_close(idx);
   // With the default table the same nesting works.
   ck_assert_int_eq(unlink(lock), 0);
-  idx = open_at(path, NULL);
+  idx = open_at(index_path, NULL);
   n = (struct nested){.idx = idx};
   ck_assert_int_eq(
       fts_search_substring(idx, &r, 1, (const uint8_t *)"bravo", 5, NULL, search_while_reading, &n),
@@ -648,7 +616,7 @@ END_TEST
 
 START_TEST(deleting_documents_that_do_not_exist_changes_nothing) {
   small_index();
-  fts_index *idx = open_at(path, NULL);
+  fts_index *idx = open_at(index_path, NULL);
   fts_index_stats before1 = stats_of(idx, 1), before2 = stats_of(idx, 2);
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
@@ -662,7 +630,7 @@ START_TEST(deleting_documents_that_do_not_exist_changes_nothing) {
   commit_ok(b);
   fts_batch_free(b);
   fts_index_close(idx);
-  idx = open_at(path, NULL);
+  idx = open_at(index_path, NULL);
   assert_small_index_intact(idx);
   fts_index_stats after1 = stats_of(idx, 1), after2 = stats_of(idx, 2), after3 = stats_of(idx, 3);
   ck_assert_mem_eq(&after1, &before1, sizeof before1);
@@ -677,8 +645,8 @@ END_TEST
 START_TEST(empty_and_freed_batches_write_nothing) {
   small_index();
   size_t before_len;
-  uint8_t *before = read_file(path, &before_len);
-  fts_index *idx = open_at(path, NULL);
+  uint8_t *before = read_file(index_path, &before_len);
+  fts_index *idx = open_at(index_path, NULL);
   fts_batch *b;
   // An empty batch commits to nothing, also twice.
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
@@ -695,8 +663,8 @@ START_TEST(empty_and_freed_batches_write_nothing) {
   fts_batch_free(b);
   assert_small_index_intact(idx);
   fts_index_close(idx);
-  assert_file_is(path, before, before_len);
-  idx = open_at(path, NULL);
+  assert_file_is(index_path, before, before_len);
+  idx = open_at(index_path, NULL);
   assert_small_index_intact(idx);
   ck_assert_str_eq(search(idx, 1, "zulu OR yankee"), "");
   fts_index_close(idx);
@@ -707,8 +675,8 @@ END_TEST
 // ---- edges that must not be refused ----
 
 START_TEST(largest_ids_and_unordered_documents_round_trip) {
-  fresh_path();
-  fts_index *idx = open_at(path, NULL);
+  fresh_index_path();
+  fts_index *idx = open_at(index_path, NULL);
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   // Out of order within one block, and the last document of the last block.
@@ -743,8 +711,8 @@ END_TEST
 // Reindexing documents of more accounts than the commit's list of accounts
 // to purge holds (64) must still purge every old text.
 START_TEST(reindex_in_many_accounts_purges_every_old_text) {
-  fresh_path();
-  fts_index *idx = open_at(path, NULL);
+  fresh_index_path();
+  fts_index *idx = open_at(index_path, NULL);
   fts_batch *b;
   ck_assert_int_eq(fts_batch_new(idx, &b), 0);
   for (uint32_t a = 0; a < 70; a++)

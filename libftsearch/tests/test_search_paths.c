@@ -19,73 +19,13 @@
 
 #include "corvid_libtest.h"
 #define CORVID_TEST_TMP_NAME "fts-search-paths"
-#include "corvid_test_tmp.h"
+#include "fts_test_util.h"
 #include "ftsearch.h"
 #include "index_internal.h"
-
-static char path[96];
-
-// open_fresh opens a new index in a directory of its own under corvid_test_root.
-static fts_index *open_fresh(const fts_index_settings *s) {
-  char dir[80];
-  snprintf(dir, sizeof dir, "%s/t-XXXXXX", corvid_test_root);
-  ck_assert_ptr_nonnull(mkdtemp(dir));
-  snprintf(path, sizeof path, "%s/index", dir);
-  fts_index *idx;
-  ck_assert_int_eq(fts_index_open(&idx, path, s), 0);
-  return idx;
-}
-
-static void add(fts_batch *b, uint32_t acct, uint32_t doc, const char *subject, const char *body) {
-  fts_doc_field f[2] = {
-      {FTS_FIELD_SUBJECT, "en", (const uint8_t *)subject, strlen(subject)},
-      {FTS_FIELD_BODY, "en", (const uint8_t *)body, strlen(body)},
-  };
-  ck_assert_int_eq(fts_batch_add(b, acct, doc, f, 2), 0);
-}
 
 static void commit_and_free(fts_batch *b) {
   ck_assert_int_eq(fts_batch_commit(b), 0);
   fts_batch_free(b);
-}
-
-static fts_query *parse(const char *q) {
-  fts_query *query;
-  size_t off;
-  int rc = fts_query_parse(&query, NULL, q, strlen(q), &off);
-  ck_assert_msg(rc == 0, "parse %s: %d at %zu", q, rc, off);
-  return query;
-}
-
-// docs_text renders `n` ids as "1 2 3" into `out`, for compact asserts.
-static const char *docs_text(char *out, size_t cap, const uint32_t *docs, size_t n) {
-  size_t at = 0;
-  out[0] = 0;
-  for (size_t i = 0; i < n && at < cap; i++)
-    at += (size_t)snprintf(out + at, cap - at, "%s%u", i ? " " : "", docs[i]);
-  return out;
-}
-
-// search_opt returns the result of `q` as "1 2 3" (ranked: best first); an
-// unranked search must give the same through fts_search_into.
-static char result_text[1024];
-static const char *search_opt(fts_index *idx, uint32_t acct, const char *q,
-                              const fts_search_options *o) {
-  fts_query *query = parse(q);
-  fts_result *r;
-  int rc = fts_search(idx, &r, acct, query, o);
-  ck_assert_msg(rc == 0, "search %s: %s", q, fts_strerror(rc));
-  docs_text(result_text, sizeof result_text, r->docs, r->num_docs);
-  if (!o || !o->top_k) {
-    uint32_t docs[64];
-    size_t n;
-    ck_assert_int_eq(fts_search_into(idx, docs, 64, &n, acct, query, o), 0);
-    ck_assert_uint_eq(n, r->num_docs);
-    ck_assert(n == 0 || memcmp(docs, r->docs, n * sizeof *docs) == 0);
-  }
-  fts_result_free(r);
-  fts_query_free(query);
-  return result_text;
 }
 
 // search_code returns fts_search's code for `q` (and checks that a failed
@@ -249,12 +189,9 @@ START_TEST(language_the_build_cannot_stem_is_skipped) {
   commit_and_free(b);
   fts_index_close(idx);
 
-  MDB_env *env;
+  MDB_env *env = raw_index_env();
   MDB_txn *txn;
   MDB_dbi dbi;
-  ck_assert_int_eq(mdb_env_create(&env), 0);
-  ck_assert_int_eq(mdb_env_set_maxdbs(env, 8), 0);
-  ck_assert_int_eq(mdb_env_open(env, path, MDB_NOSUBDIR, 0644), 0);
   ck_assert_int_eq(mdb_txn_begin(env, NULL, 0, &txn), 0);
   ck_assert_int_eq(mdb_dbi_open(txn, "acct", 0, &dbi), 0);
   uint8_t key[5];
@@ -273,7 +210,7 @@ START_TEST(language_the_build_cannot_stem_is_skipped) {
   ck_assert_int_eq(mdb_txn_commit(txn), 0);
   mdb_env_close(env);
 
-  ck_assert_int_eq(fts_index_open(&idx, path, NULL), 0);
+  ck_assert_int_eq(fts_index_open(&idx, index_path, NULL), 0);
   ck_assert_str_eq(search_opt(idx, 1, "running", NULL), "1");
   ck_assert_str_eq(search_opt(idx, 1, "run", NULL), "1"); // the English stem
   ck_assert_str_eq(search_opt(idx, 1, "dog", NULL), "1");
@@ -488,34 +425,6 @@ START_TEST(explain_describes_fields_and_prefixes) {
 END_TEST
 
 // ---- strict substring search ----
-
-struct texts {
-  const char *body[8];
-  int fail_doc; // a document whose text cannot be read, or -1
-};
-
-static int text_of(void *ctx, uint32_t doc, uint32_t field, const uint8_t **text, size_t *len) {
-  const struct texts *t = ctx;
-  if ((int)doc == t->fail_doc)
-    return -EIO;
-  if (field != FTS_FIELD_BODY || doc >= 8 || !t->body[doc])
-    return 1;
-  *text = (const uint8_t *)t->body[doc];
-  *len = strlen(t->body[doc]);
-  return 0;
-}
-
-static const char *substring(fts_index *idx, const char *needle, struct texts *t) {
-  fts_search_options o = {.field_mask = 1u << FTS_FIELD_BODY};
-  fts_result *r;
-  int rc =
-      fts_search_substring(idx, &r, 1, (const uint8_t *)needle, strlen(needle), &o, text_of, t);
-  ck_assert_msg(rc == 0, "%s: %s", needle, fts_strerror(rc));
-  docs_text(result_text, sizeof result_text, r->docs, r->num_docs);
-  ck_assert_ptr_null(r->scores);
-  fts_result_free(r);
-  return result_text;
-}
 
 // Invalid UTF-8 on either side is compared lower-cased byte by byte (ASCII
 // letters only), so it matches itself in any ASCII case but never a valid

@@ -14,77 +14,19 @@
 #include <string.h>
 
 #include <openssl/bn.h>
-#include <openssl/curve25519.h>
-#include <openssl/digest.h>
-#include <openssl/nid.h>
 #include <openssl/rsa.h>
-#include <openssl/sha.h>
 
-#include "msgcrypt.h"
-#include "pgp_internal.h"
+#include "pgp_test_build.h"
 
-// 2026-01-01, after every key and signature made here.
-#define NOW ((int64_t)1767225600)
-#define T_2023 ((uint32_t)1672531200)
 #define T_2024 ((uint32_t)1704067200)
-#define T_2025 ((uint32_t)1735689600)
 // The RFC 9580 A.3 X25519 subkey's creation time, 2022-11-30.
 #define T_SAMPLE_X25519 ((uint32_t)0x63877fe3)
 
-#define HASH_SHA1 2
-#define HASH_SHA256 8
-
-struct blob {
-  uint8_t *p;
-  size_t len;
-};
-
-static struct blob read_vector(const char *rel) {
-  const char *dir = getenv("CORVID_VECTORS");
-  ck_assert_msg(dir != NULL, "CORVID_VECTORS not set");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, rel);
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  struct blob b = {malloc(1 << 20), 0};
-  ck_assert_ptr_nonnull(b.p);
-  b.len = fread(b.p, 1, 1 << 20, f);
-  fclose(f);
-  return b;
-}
-
-// dearmor returns the binary packets of an armored file.
-static struct blob dearmor(const struct blob *a, const char *label) {
-  pgp_buf out;
-  pgp_buf_init_growable(&out);
-  size_t off;
-  ck_assert_int_eq(pgp_armor_decode(&out, &off, a->p, a->len, label, 1024), 1);
-  ck_assert_int_eq(out.err, 0);
-  struct blob b = {out.p, out.len};
-  return b;
-}
-
-// first_packet_body copies the body of the first packet of an armored file.
-static struct blob first_packet_body(const char *file, const char *label) {
-  struct blob a = read_vector(file);
-  struct blob b = dearmor(&a, label);
-  pgp_cur c;
-  pgp_cur_init(&c, b.p, b.len);
-  pgp_packet p;
-  ck_assert_int_eq(pgp_packet_next(&c, &p, SIZE_MAX), 1);
-  struct blob k = {malloc(p.body_len), p.body_len};
-  memcpy(k.p, p.body, p.body_len);
-  free(a.p);
-  free(b.p);
-  return k;
-}
-
-static mc_pgp_certs *parse_ok(const pgp_buf *in, int64_t now) {
+// parse_built parses a certificate this program built, which must hold
+// exactly one.
+static mc_pgp_certs *parse_built(const pgp_buf *in, int64_t now) {
   ck_assert_int_eq(in->err, 0);
-  mc_pgp_certs *certs = NULL;
-  mc_pgp_diag diag;
-  int r = mc_pgp_certs_parse(&certs, NULL, &diag, in->p, in->len, now);
-  ck_assert_msg(r == 0, "parse: %s: %s", mc_strerror(r), diag.message);
+  mc_pgp_certs *certs = parse_ok(in->p, in->len, now);
   ck_assert_uint_eq(mc_pgp_certs_count(certs), 1);
   return certs;
 }
@@ -101,38 +43,12 @@ static const char *warning_text(const mc_pgp_cert *cert, mc_pgp_warn_code code) 
   return NULL;
 }
 
-static void describe_is(const mc_pgp_cert *cert, const char *want) {
-  char d[256];
-  size_t n;
-  ck_assert_int_eq(mc_pgp_cert_describe(cert, d, sizeof d, &n), 0);
-  ck_assert_str_eq(d, want);
-}
-
 static void key_info(const mc_pgp_cert *cert, size_t i, mc_pgp_key_info *ki) {
   ck_assert_int_eq(mc_pgp_cert_key_info(cert, i, ki), 0);
 }
 
-// Key bodies and fingerprints, written here from RFC 9580 §5.5.2 and
-// §5.5.4 rather than through pgp_key.c.
-
-static void put_u16(pgp_buf *b, uint32_t v) {
-  pgp_buf_put_u8(b, (uint8_t)(v >> 8));
-  pgp_buf_put_u8(b, (uint8_t)v);
-}
-
-// put_mpi writes `in` as an MPI (RFC 9580 §3.2): no leading zero octets,
-// the exact bit count.
-static void put_mpi(pgp_buf *b, const uint8_t *in, size_t in_len) {
-  while (in_len > 0 && in[0] == 0) {
-    in++;
-    in_len--;
-  }
-  unsigned top_bits = 0;
-  for (unsigned v = in_len > 0 ? in[0] : 0; v != 0; v >>= 1)
-    top_bits++;
-  put_u16(b, in_len > 0 ? (uint32_t)((in_len - 1) * 8 + top_bits) : 0);
-  pgp_buf_put_bytes(b, in, in_len);
-}
+// Key bodies, written here from RFC 9580 §5.5.2 rather than through
+// pgp_key.c.
 
 // key_body wraps algorithm-specific public material into a key packet body
 // of `version` (v6 adds the four-octet material length).
@@ -236,7 +152,9 @@ static const struct mldsa_sample {
              57 + MC_MLDSA87_PUBLIC_KEY_LEN, "ML-DSA-87+Ed448"};
 
 static struct blob mldsa_body(const struct mldsa_sample *m, uint8_t version) {
-  struct blob sample = first_packet_body(m->file, "PUBLIC KEY BLOCK");
+  size_t index;
+  struct blob sample = packet_body(m->file, "PUBLIC KEY BLOCK", PGP_TAG_PUBLIC_KEY, &index);
+  ck_assert_uint_eq(index, 0);
   ck_assert_int_eq(sample.p[0], 6);
   ck_assert_int_eq(sample.p[5], m->algo);
   ck_assert_uint_eq(sample.len, 10 + m->material_len);
@@ -251,60 +169,17 @@ static struct blob mldsa_body(const struct mldsa_sample *m, uint8_t version) {
   return k;
 }
 
-static void key_fingerprint(const struct blob *k, uint8_t out[32], size_t *out_len) {
-  if (k->p[0] == 4) {
-    uint8_t hdr[3] = {0x99, (uint8_t)(k->len >> 8), (uint8_t)k->len};
-    SHA_CTX h;
-    SHA1_Init(&h);
-    SHA1_Update(&h, hdr, 3);
-    SHA1_Update(&h, k->p, k->len);
-    SHA1_Final(out, &h);
-    *out_len = 20;
-  } else {
-    uint8_t hdr[5] = {0x9b, (uint8_t)(k->len >> 24), (uint8_t)(k->len >> 16),
-                      (uint8_t)(k->len >> 8), (uint8_t)k->len};
-    SHA256_CTX h;
-    SHA256_Init(&h);
-    SHA256_Update(&h, hdr, 5);
-    SHA256_Update(&h, k->p, k->len);
-    SHA256_Final(out, &h);
-    *out_len = 32;
-  }
-}
-
-// A primary key whose secret this test holds.
-struct signer {
-  struct blob key; // the public key packet body
-  uint8_t algo;
-  uint8_t ed_priv[64]; // Ed25519 seed || public key, BoringSSL's form
-  RSA *rsa;
-  uint8_t fpr[32];
-  size_t fpr_len;
-};
-
 // signer_ed25519 makes the RFC 9580 A.4 sample key: as itself (v6
 // Ed25519) or, with `v4_legacy`, its secret as a v4 EdDSALegacy key
 // created in 2023, the form GnuPG writes.
 static void signer_ed25519(struct signer *s, int v4_legacy) {
-  memset(s, 0, sizeof *s);
-  struct blob sec = first_packet_body("rfc9580-appendixA/a4_secret.asc", "PRIVATE KEY BLOCK");
-  // v6 Ed25519 public part: 42 bytes; then S2K usage 0 and the 32-byte key.
-  ck_assert_uint_eq(sec.len, 42 + 1 + 32);
-  ck_assert_int_eq(sec.p[42], 0);
-  uint8_t pub[32];
-  ED25519_keypair_from_seed(pub, s->ed_priv, sec.p + 43);
-  ck_assert(memcmp(pub, sec.p + 10, 32) == 0);
+  signer_sample_ed25519(s);
   if (v4_legacy) {
-    s->key = eddsa_legacy_body(4, T_2023, pub);
+    free(s->key.p);
+    s->key = eddsa_legacy_body(4, T_2023, s->ed_priv + 32);
     s->algo = PGP_PK_EDDSA_LEGACY;
-  } else {
-    s->key.p = malloc(42);
-    s->key.len = 42;
-    memcpy(s->key.p, sec.p, 42);
-    s->algo = PGP_PK_ED25519;
+    key_fingerprint(&s->key, s->fpr, &s->fpr_len);
   }
-  key_fingerprint(&s->key, s->fpr, &s->fpr_len);
-  free(sec.p);
 }
 
 // signer_rsa makes a v4 RSA-2048 key created in 2023.
@@ -331,155 +206,6 @@ static void signer_rsa(struct signer *s) {
   key_fingerprint(&s->key, s->fpr, &s->fpr_len);
 }
 
-static void signer_free(struct signer *s) {
-  free(s->key.p);
-  RSA_free(s->rsa);
-}
-
-struct sig_opts {
-  uint32_t created;
-  int flags;            // key flags octet, -1: none
-  uint32_t key_expires; // 0: none
-  int features;         // features octet, -1: none
-  int primary_uid;      // a Primary User ID subpacket saying yes
-  uint8_t hash;         // HASH_SHA1 or HASH_SHA256 (0)
-  int corrupt;          // flip a bit of the signature material
-};
-
-static void sub_u32(pgp_buf *o, uint8_t type, uint32_t v) {
-  pgp_buf_put_u8(o, 5);
-  pgp_buf_put_u8(o, type);
-  pgp_buf_put_u32(o, v);
-}
-
-static void sub_u8(pgp_buf *o, uint8_t type, uint8_t v) {
-  pgp_buf_put_u8(o, 2);
-  pgp_buf_put_u8(o, type);
-  pgp_buf_put_u8(o, v);
-}
-
-static void hash_key(EVP_MD_CTX *h, const struct blob *k) {
-  if (k->p[0] == 4) {
-    uint8_t hdr[3] = {0x99, (uint8_t)(k->len >> 8), (uint8_t)k->len};
-    EVP_DigestUpdate(h, hdr, 3);
-  } else {
-    uint8_t hdr[5] = {0x9b, (uint8_t)(k->len >> 24), (uint8_t)(k->len >> 16),
-                      (uint8_t)(k->len >> 8), (uint8_t)k->len};
-    EVP_DigestUpdate(h, hdr, 5);
-  }
-  EVP_DigestUpdate(h, k->p, k->len);
-}
-
-// sign appends a signature packet of `type` by `s`, of the signer's key
-// version, over its key and `subkey` or `uid` (or neither), computed from
-// RFC 9580 §5.2.4 independently of pgp_sig.c.
-static void sign(pgp_buf *out, const struct signer *s, uint8_t type, const struct blob *subkey,
-                 const char *uid, const struct sig_opts *o) {
-  uint8_t version = s->key.p[0];
-  uint8_t hash = o->hash != 0 ? o->hash : HASH_SHA256;
-  pgp_buf hashed;
-  pgp_buf_init_growable(&hashed);
-  sub_u32(&hashed, 2, o->created);
-  if (o->flags >= 0)
-    sub_u8(&hashed, 27, (uint8_t)o->flags);
-  if (o->key_expires)
-    sub_u32(&hashed, 9, o->key_expires);
-  if (o->features >= 0)
-    sub_u8(&hashed, 30, (uint8_t)o->features);
-  if (o->primary_uid)
-    sub_u8(&hashed, 25, 1);
-  pgp_buf_put_u8(&hashed, (uint8_t)(2 + s->fpr_len));
-  pgp_buf_put_u8(&hashed, 33);
-  pgp_buf_put_u8(&hashed, version);
-  pgp_buf_put_bytes(&hashed, s->fpr, s->fpr_len);
-  ck_assert_int_eq(hashed.err, 0);
-
-  pgp_buf part;
-  pgp_buf_init_growable(&part);
-  pgp_buf_put_u8(&part, version);
-  pgp_buf_put_u8(&part, type);
-  pgp_buf_put_u8(&part, s->algo);
-  pgp_buf_put_u8(&part, hash);
-  if (version == 6)
-    pgp_buf_put_u32(&part, (uint32_t)hashed.len);
-  else
-    put_u16(&part, (uint32_t)hashed.len);
-  pgp_buf_put_bytes(&part, hashed.p, hashed.len);
-  ck_assert_int_eq(part.err, 0);
-
-  EVP_MD_CTX *h = EVP_MD_CTX_new();
-  ck_assert_ptr_nonnull(h);
-  ck_assert(EVP_DigestInit_ex(h, hash == HASH_SHA1 ? EVP_sha1() : EVP_sha256(), NULL));
-  uint8_t salt[16];
-  for (int i = 0; i < 16; i++)
-    salt[i] = (uint8_t)(i * 17 + type);
-  if (version == 6)
-    EVP_DigestUpdate(h, salt, 16);
-  hash_key(h, &s->key);
-  if (subkey != NULL)
-    hash_key(h, subkey);
-  if (uid != NULL) {
-    size_t n = strlen(uid);
-    uint8_t hdr[5] = {0xb4, (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n};
-    EVP_DigestUpdate(h, hdr, 5);
-    EVP_DigestUpdate(h, uid, n);
-  }
-  EVP_DigestUpdate(h, part.p, part.len);
-  uint8_t trailer[6] = {version,
-                        0xff,
-                        (uint8_t)(part.len >> 24),
-                        (uint8_t)(part.len >> 16),
-                        (uint8_t)(part.len >> 8),
-                        (uint8_t)part.len};
-  EVP_DigestUpdate(h, trailer, 6);
-  uint8_t digest[32];
-  unsigned digest_len;
-  ck_assert(EVP_DigestFinal_ex(h, digest, &digest_len));
-  EVP_MD_CTX_free(h);
-
-  pgp_buf material;
-  pgp_buf_init_growable(&material);
-  if (s->algo == PGP_PK_RSA) {
-    uint8_t sig[256];
-    unsigned sig_len;
-    ck_assert(RSA_sign(hash == HASH_SHA1 ? NID_sha1 : NID_sha256, digest, digest_len, sig, &sig_len,
-                       s->rsa));
-    if (o->corrupt)
-      sig[sig_len - 1] ^= 1;
-    put_mpi(&material, sig, sig_len);
-  } else {
-    uint8_t sig[64];
-    ck_assert_int_eq(ED25519_sign(sig, digest, digest_len, s->ed_priv), 1);
-    if (o->corrupt)
-      sig[63] ^= 1;
-    if (s->algo == PGP_PK_EDDSA_LEGACY) {
-      // R and S as two MPIs (RFC 9580 §5.2.3.3).
-      put_mpi(&material, sig, 32);
-      put_mpi(&material, sig + 32, 32);
-    } else {
-      pgp_buf_put_bytes(&material, sig, 64);
-    }
-  }
-  ck_assert_int_eq(material.err, 0);
-
-  size_t body_len = part.len + (version == 6 ? 4 + 2 + 1 + 16 : 2 + 2) + material.len;
-  pgp_buf_put_header(out, PGP_TAG_SIGNATURE, body_len);
-  pgp_buf_put_bytes(out, part.p, part.len);
-  if (version == 6) {
-    pgp_buf_put_u32(out, 0);
-    pgp_buf_put_bytes(out, digest, 2);
-    pgp_buf_put_u8(out, 16);
-    pgp_buf_put_bytes(out, salt, 16);
-  } else {
-    put_u16(out, 0);
-    pgp_buf_put_bytes(out, digest, 2);
-  }
-  pgp_buf_put_bytes(out, material.p, material.len);
-  pgp_buf_cleanup(&hashed);
-  pgp_buf_cleanup(&part);
-  pgp_buf_cleanup(&material);
-}
-
 // Certificate builders.
 
 // DK: the v6 primary key's direct-key signature (certify and sign,
@@ -488,13 +214,14 @@ static void sign(pgp_buf *out, const struct signer *s, uint8_t type, const struc
 // key flags.
 static const struct sig_opts DK = {.created = T_2025, .flags = 0x03, .features = 0x09};
 static const struct sig_opts UID_V4 = {.created = T_2025, .flags = 0x03, .features = 0x09};
-static const struct sig_opts ENC = {.created = T_2025, .flags = 0x0c, .features = -1};
-static const struct sig_opts NO_FLAGS = {.created = T_2025, .flags = -1, .features = -1};
-
-static void put_packet(pgp_buf *out, uint8_t tag, const uint8_t *body, size_t len) {
-  pgp_buf_put_header(out, tag, len);
-  pgp_buf_put_bytes(out, body, len);
-}
+static const struct sig_opts ENC = {
+    .created = T_2025,
+    .flags = 0x0c,
+};
+static const struct sig_opts NO_FLAGS = {
+    .created = T_2025,
+    .flags = -1,
+};
 
 // cert_start writes the primary key and its self-signature: a direct-key
 // signature for a v6 key, a certified user ID for a v4 key.
@@ -502,25 +229,25 @@ static void cert_start(pgp_buf *out, const struct signer *s) {
   pgp_buf_init_growable(out);
   put_packet(out, PGP_TAG_PUBLIC_KEY, s->key.p, s->key.len);
   if (s->key.p[0] == 6) {
-    sign(out, s, PGP_SIG_DIRECT_KEY, NULL, NULL, &DK);
+    sign_packet(out, s, PGP_SIG_DIRECT_KEY, NULL, NULL, &DK);
   } else {
     static const char uid[] = "Legacy <legacy@example.com>";
     put_packet(out, PGP_TAG_USER_ID, (const uint8_t *)uid, sizeof uid - 1);
-    sign(out, s, PGP_SIG_CERT_POSITIVE, NULL, uid, &UID_V4);
+    sign_packet(out, s, PGP_SIG_CERT_POSITIVE, NULL, uid, &UID_V4);
   }
 }
 
 static void add_subkey(pgp_buf *out, const struct signer *s, const struct blob *k,
                        const struct sig_opts *o) {
   put_packet(out, PGP_TAG_PUBLIC_SUBKEY, k->p, k->len);
-  sign(out, s, PGP_SIG_SUBKEY_BINDING, k, NULL, o);
+  sign_packet(out, s, PGP_SIG_SUBKEY_BINDING, k, NULL, o);
 }
 
 static void add_uid(pgp_buf *out, const struct signer *s, const char *uid,
                     const struct sig_opts *o) {
   put_packet(out, PGP_TAG_USER_ID, (const uint8_t *)uid, strlen(uid));
   if (o != NULL)
-    sign(out, s, PGP_SIG_CERT_POSITIVE, NULL, uid, o);
+    sign_packet(out, s, PGP_SIG_CERT_POSITIVE, NULL, uid, o);
 }
 
 // RSA moduli: 8192 bits is the largest this library uses; one bit more
@@ -534,7 +261,7 @@ START_TEST(rsa_longer_than_8192_bits) {
     pgp_buf out;
     cert_start(&out, &s);
     add_subkey(&out, &s, &k, &ENC);
-    mc_pgp_certs *certs = parse_ok(&out, NOW);
+    mc_pgp_certs *certs = parse_built(&out, NOW);
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     mc_pgp_key_info ki;
     key_info(cert, 1, &ki);
@@ -582,7 +309,7 @@ START_TEST(legacy_curve25519_in_v6_key) {
     pgp_buf out;
     cert_start(&out, &s);
     add_subkey(&out, &s, &k, &ENC);
-    mc_pgp_certs *certs = parse_ok(&out, NOW);
+    mc_pgp_certs *certs = parse_built(&out, NOW);
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     mc_pgp_key_info ki;
     key_info(cert, 1, &ki);
@@ -629,7 +356,7 @@ START_TEST(legacy_eddsa_in_v6_key) {
     pgp_buf out;
     cert_start(&out, &s);
     add_subkey(&out, &s, &k, &NO_FLAGS);
-    mc_pgp_certs *certs = parse_ok(&out, NOW);
+    mc_pgp_certs *certs = parse_built(&out, NOW);
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     mc_pgp_key_info ki;
     key_info(cert, 1, &ki);
@@ -666,7 +393,7 @@ START_TEST(mldsa_in_v4_key) {
     pgp_buf out;
     cert_start(&out, &s);
     add_subkey(&out, &s, &k, &NO_FLAGS);
-    mc_pgp_certs *certs = parse_ok(&out, NOW);
+    mc_pgp_certs *certs = parse_built(&out, NOW);
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     mc_pgp_key_info ki;
     key_info(cert, 1, &ki);
@@ -710,7 +437,7 @@ START_TEST(sha1_signatures_counted) {
       add_uid(&out, &s, "Second <second@example.com>", mode == 3 ? &sha1_bad : &sha1);
     if (mode == 2)
       add_uid(&out, &s, "Third <third@example.com>", &sha1);
-    mc_pgp_certs *certs = parse_ok(&out, NOW);
+    mc_pgp_certs *certs = parse_built(&out, NOW);
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     static const size_t want_uids[4] = {1, 2, 3, 1};
     ck_assert_uint_eq(mc_pgp_cert_num_user_ids(cert), want_uids[mode]);
@@ -745,8 +472,14 @@ START_TEST(user_id_revocation) {
   struct signer s;
   signer_ed25519(&s, 0);
   const char *alice = "Alice <alice@example.com>", *bob = "Bob <bob@example.com>";
-  struct sig_opts cert_opts = {.created = T_2025, .flags = -1, .features = -1};
-  struct sig_opts rev = {.created = T_2025 + 1000, .flags = -1, .features = -1};
+  struct sig_opts cert_opts = {
+      .created = T_2025,
+      .flags = -1,
+  };
+  struct sig_opts rev = {
+      .created = T_2025 + 1000,
+      .flags = -1,
+  };
   struct sig_opts rev_bad = rev;
   rev_bad.corrupt = 1;
   // 0: no revocation; 1: Alice revoked; 2: the revocation does not verify.
@@ -755,9 +488,9 @@ START_TEST(user_id_revocation) {
     cert_start(&out, &s);
     add_uid(&out, &s, alice, &cert_opts);
     if (mode > 0)
-      sign(&out, &s, PGP_SIG_CERT_REVOCATION, NULL, alice, mode == 1 ? &rev : &rev_bad);
+      sign_packet(&out, &s, PGP_SIG_CERT_REVOCATION, NULL, alice, mode == 1 ? &rev : &rev_bad);
     add_uid(&out, &s, bob, &cert_opts);
-    mc_pgp_certs *certs = parse_ok(&out, NOW);
+    mc_pgp_certs *certs = parse_built(&out, NOW);
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     if (mode == 1) {
       ck_assert_uint_eq(mc_pgp_cert_num_user_ids(cert), 1);
@@ -774,12 +507,12 @@ START_TEST(user_id_revocation) {
     mc_pgp_certs_free(certs);
     if (mode == 1) {
       // Judged before the revocation was made, Alice is still valid.
-      certs = parse_ok(&out, (int64_t)T_2025 + 999);
+      certs = parse_built(&out, (int64_t)T_2025 + 999);
       cert = mc_pgp_certs_get(certs, 0);
       ck_assert_uint_eq(mc_pgp_cert_num_user_ids(cert), 2);
       ck_assert(has_user_id(cert, 0, alice));
       mc_pgp_certs_free(certs);
-      certs = parse_ok(&out, (int64_t)T_2025 + 1000);
+      certs = parse_built(&out, (int64_t)T_2025 + 1000);
       ck_assert_uint_eq(mc_pgp_cert_num_user_ids(mc_pgp_certs_get(certs, 0)), 1);
       mc_pgp_certs_free(certs);
     }
@@ -807,7 +540,7 @@ START_TEST(primary_user_id_choice) {
     put_packet(&out, PGP_TAG_PUBLIC_KEY, s.key.p, s.key.len);
     add_uid(&out, &s, "First <first@example.com>", &first);
     add_uid(&out, &s, "Second <second@example.com>", &second);
-    mc_pgp_certs *certs = parse_ok(&out, NOW);
+    mc_pgp_certs *certs = parse_built(&out, NOW);
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     ck_assert_uint_eq(mc_pgp_cert_num_user_ids(cert), 2);
     mc_pgp_key_info ki;
@@ -854,7 +587,7 @@ START_TEST(primary_key_recipient) {
     add_uid(&out, &s, "Rsa <rsa@example.com>", mode == 2 ? &certify_only : &all_uses);
     if (mode != 1)
       add_subkey(&out, &s, &sub, &ENC);
-    mc_pgp_certs *certs = parse_ok(&out, NOW);
+    mc_pgp_certs *certs = parse_built(&out, NOW);
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     mc_pgp_key_info ki;
     key_info(cert, 0, &ki);
@@ -905,7 +638,7 @@ START_TEST(recipients_newest_first) {
     cert_start(&out, &s);
     for (int i = 0; i < 3; i++)
       add_subkey(&out, &s, orders[t][i], &ENC);
-    mc_pgp_certs *certs = parse_ok(&out, NOW);
+    mc_pgp_certs *certs = parse_built(&out, NOW);
     const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     const pgp_recipient *rc;
     ck_assert_uint_eq(pgp_cert_recipients(cert, &rc), 3);

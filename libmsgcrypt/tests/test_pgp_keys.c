@@ -13,52 +13,8 @@
 #include <string.h>
 
 #include <openssl/curve25519.h>
-#include <openssl/sha.h>
 
-#include "msgcrypt.h"
-#include "pgp_internal.h"
-
-// 2026-01-01, after every sample key's creation.
-#define NOW ((int64_t)1767225600)
-
-struct blob {
-  uint8_t *p;
-  size_t len;
-};
-
-static struct blob read_vector(const char *rel) {
-  const char *dir = getenv("CORVID_VECTORS");
-  ck_assert_msg(dir != NULL, "CORVID_VECTORS not set");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, rel);
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  struct blob b = {malloc(1 << 20), 0};
-  ck_assert_ptr_nonnull(b.p);
-  b.len = fread(b.p, 1, 1 << 20, f);
-  fclose(f);
-  return b;
-}
-
-// dearmor returns the binary packets of an armored file.
-static struct blob dearmor(const struct blob *a, const char *label) {
-  pgp_buf out;
-  pgp_buf_init_growable(&out);
-  size_t off;
-  ck_assert_int_eq(pgp_armor_decode(&out, &off, a->p, a->len, label, 1024), 1);
-  ck_assert_int_eq(out.err, 0);
-  struct blob b = {out.p, out.len};
-  return b;
-}
-
-static mc_pgp_certs *parse_ok(const uint8_t *in, size_t in_len, int64_t now) {
-  mc_pgp_certs *certs = NULL;
-  mc_pgp_diag diag;
-  int r = mc_pgp_certs_parse(&certs, NULL, &diag, in, in_len, now);
-  ck_assert_msg(r == 0, "parse: %s: %s", mc_strerror(r), diag.message);
-  ck_assert_ptr_nonnull(certs);
-  return certs;
-}
+#include "pgp_test_build.h"
 
 static int parse_err(const uint8_t *in, size_t in_len, const mc_pgp_settings *s, mc_pgp_diag *d) {
   mc_pgp_certs *certs = (mc_pgp_certs *)1;
@@ -80,15 +36,6 @@ static int has_warning(const mc_pgp_cert *cert, mc_pgp_warn_code code, const cha
       return 1;
   }
   return 0;
-}
-
-static void describe_is(const mc_pgp_cert *cert, const char *want) {
-  char d[256];
-  size_t n;
-  ck_assert_int_eq(mc_pgp_cert_describe(cert, d, sizeof d, &n), 0);
-  ck_assert_str_eq(d, want);
-  ck_assert_uint_eq(n, strlen(want));
-  ck_assert_int_eq(mc_pgp_cert_describe(cert, d, n, &n), MC_ERR_BUFFER_TOO_SMALL);
 }
 
 static void hex_is(const uint8_t *p, size_t n, const char *want) {
@@ -581,167 +528,10 @@ END_TEST
 // (Ed25519, v6): the sample's public key, its X25519 subkey and the ML-KEM
 // subkey of an RFC 9980 sample, bound by signatures this test makes.
 
-struct signer {
-  uint8_t primary[42]; // the v6 public key packet body
-  uint8_t priv[64];    // Ed25519 seed || public key, BoringSSL's form
-  uint8_t fpr[32];
-};
-
-static void signer_init(struct signer *s) {
-  struct blob a = read_vector("rfc9580-appendixA/a4_secret.asc");
-  struct blob b = dearmor(&a, "PRIVATE KEY BLOCK");
-  pgp_cur c;
-  pgp_cur_init(&c, b.p, b.len);
-  pgp_packet p;
-  ck_assert_int_eq(pgp_packet_next(&c, &p, SIZE_MAX), 1);
-  ck_assert_int_eq(p.tag, PGP_TAG_SECRET_KEY);
-  // v6 Ed25519 public part: 42 bytes; then S2K usage 0 and the 32-byte key.
-  ck_assert_uint_eq(p.body_len, 42 + 1 + 32);
-  ck_assert_int_eq(p.body[42], 0);
-  memcpy(s->primary, p.body, 42);
-  uint8_t pub[32];
-  ED25519_keypair_from_seed(pub, s->priv, p.body + 43);
-  ck_assert(memcmp(pub, p.body + 10, 32) == 0);
-  uint8_t hdr[5] = {0x9b, 0, 0, 0, 42};
-  SHA256_CTX h;
-  SHA256_Init(&h);
-  SHA256_Update(&h, hdr, 5);
-  SHA256_Update(&h, s->primary, 42);
-  SHA256_Final(s->fpr, &h);
-  free(a.p);
-  free(b.p);
-}
-
-// sub_* build hashed subpackets into `o`.
-static void sub_u32(pgp_buf *o, uint8_t type, uint32_t v) {
-  pgp_buf_put_u8(o, 5);
-  pgp_buf_put_u8(o, type);
-  pgp_buf_put_u32(o, v);
-}
-static void sub_u8(pgp_buf *o, uint8_t type, uint8_t v) {
-  pgp_buf_put_u8(o, 2);
-  pgp_buf_put_u8(o, type);
-  pgp_buf_put_u8(o, v);
-}
-
-struct sig_opts {
-  uint32_t created;
-  int flags; // -1: none
-  uint32_t key_expires;
-  int critical_unknown;
-  const uint8_t *embedded; // an embedded signature (back-signature) body
-  size_t embedded_len;
-  const uint8_t *priv; // when set, sign with this Ed25519 key instead
-  const uint8_t *issuer_fpr;
-  int body_only; // write only the packet body (for embedding)
-};
-
-// sign_packet appends a v6 Ed25519/SHA-256 signature packet of `type`
-// over the primary key and `subkey` (a packet body, or NULL), computed
-// independently of pgp_sig.c from RFC 9580 §5.2.4.
-static void sign_packet(pgp_buf *out, const struct signer *s, uint8_t type, const uint8_t *subkey,
-                        size_t subkey_len, const struct sig_opts *o) {
-  pgp_buf hashed;
-  pgp_buf_init_growable(&hashed);
-  sub_u32(&hashed, 2, o->created);
-  if (o->flags >= 0)
-    sub_u8(&hashed, 27, (uint8_t)o->flags);
-  if (o->key_expires)
-    sub_u32(&hashed, 9, o->key_expires);
-  if (type == PGP_SIG_DIRECT_KEY) {
-    sub_u8(&hashed, 30, 0x09);
-    sub_u8(&hashed, 11, 9);
-  }
-  if (o->critical_unknown)
-    sub_u8(&hashed, 0x80 | 100, 1);
-  if (o->embedded != NULL) {
-    ck_assert_uint_lt(o->embedded_len, 8000);
-    size_t n = o->embedded_len + 1;
-    if (n < 192) {
-      pgp_buf_put_u8(&hashed, (uint8_t)n);
-    } else {
-      pgp_buf_put_u8(&hashed, (uint8_t)(((n - 192) >> 8) + 192));
-      pgp_buf_put_u8(&hashed, (uint8_t)(n - 192));
-    }
-    pgp_buf_put_u8(&hashed, 32);
-    pgp_buf_put_bytes(&hashed, o->embedded, o->embedded_len);
-  }
-  pgp_buf_put_u8(&hashed, 34);
-  pgp_buf_put_u8(&hashed, 33);
-  pgp_buf_put_u8(&hashed, 6);
-  pgp_buf_put_bytes(&hashed, o->issuer_fpr != NULL ? o->issuer_fpr : s->fpr, 32);
-  ck_assert_int_eq(hashed.err, 0);
-
-  pgp_buf part;
-  pgp_buf_init_growable(&part);
-  pgp_buf_put_u8(&part, 6);
-  pgp_buf_put_u8(&part, type);
-  pgp_buf_put_u8(&part, PGP_PK_ED25519);
-  pgp_buf_put_u8(&part, 8);
-  pgp_buf_put_u32(&part, (uint32_t)hashed.len);
-  pgp_buf_put_bytes(&part, hashed.p, hashed.len);
-  uint8_t salt[16];
-  for (int i = 0; i < 16; i++)
-    salt[i] = (uint8_t)(i * 17 + type);
-  SHA256_CTX h;
-  SHA256_Init(&h);
-  SHA256_Update(&h, salt, 16);
-  uint8_t khdr[5] = {0x9b, 0, 0, 0, 42};
-  SHA256_Update(&h, khdr, 5);
-  SHA256_Update(&h, s->primary, 42);
-  if (subkey != NULL) {
-    uint8_t shdr[5] = {0x9b, (uint8_t)(subkey_len >> 24), (uint8_t)(subkey_len >> 16),
-                       (uint8_t)(subkey_len >> 8), (uint8_t)subkey_len};
-    SHA256_Update(&h, shdr, 5);
-    SHA256_Update(&h, subkey, subkey_len);
-  }
-  SHA256_Update(&h, part.p, part.len);
-  uint8_t trailer[6] = {6,
-                        0xff,
-                        (uint8_t)(part.len >> 24),
-                        (uint8_t)(part.len >> 16),
-                        (uint8_t)(part.len >> 8),
-                        (uint8_t)part.len};
-  SHA256_Update(&h, trailer, 6);
-  uint8_t digest[32], sig[64];
-  SHA256_Final(digest, &h);
-  ck_assert_int_eq(ED25519_sign(sig, digest, 32, o->priv != NULL ? o->priv : s->priv), 1);
-
-  size_t body_len = part.len + 4 + 2 + 1 + 16 + 64;
-  if (!o->body_only)
-    pgp_buf_put_header(out, PGP_TAG_SIGNATURE, body_len);
-  pgp_buf_put_bytes(out, part.p, part.len);
-  pgp_buf_put_u32(out, 0);
-  pgp_buf_put_bytes(out, digest, 2);
-  pgp_buf_put_u8(out, 16);
-  pgp_buf_put_bytes(out, salt, 16);
-  pgp_buf_put_bytes(out, sig, 64);
-  pgp_buf_cleanup(&hashed);
-  pgp_buf_cleanup(&part);
-}
-
 // subkey_body finds the first subkey packet of a sample file.
 static struct blob subkey_body(const char *file) {
-  struct blob a = read_vector(file);
-  struct blob b = dearmor(&a, "PUBLIC KEY BLOCK");
-  pgp_cur c;
-  pgp_cur_init(&c, b.p, b.len);
-  pgp_packet p;
-  while (pgp_packet_next(&c, &p, SIZE_MAX) == 1)
-    if (p.tag == PGP_TAG_PUBLIC_SUBKEY) {
-      struct blob k = {malloc(p.body_len), p.body_len};
-      memcpy(k.p, p.body, p.body_len);
-      free(a.p);
-      free(b.p);
-      return k;
-    }
-  ck_abort_msg("no subkey in %s", file);
-  return a;
+  return packet_body(file, "PUBLIC KEY BLOCK", PGP_TAG_PUBLIC_SUBKEY, NULL);
 }
-
-// The sample subkeys' creation times: X25519 2022-11-30, ML-KEM 2025-01-01.
-#define T_2023 ((uint32_t)1672531200)
-#define T_2025 ((uint32_t)1735689600)
 
 struct built {
   struct blob x25519, mlkem;
@@ -749,33 +539,36 @@ struct built {
   pgp_buf out;
 };
 
+// build_start writes the sample primary key and its direct-key signature
+// `dk`, which always announces SEIPDv1 and SEIPDv2 and prefers AES-256, as
+// the samples do.
 static void build_start(struct built *b, const struct sig_opts *dk) {
-  signer_init(&b->s);
+  signer_sample_ed25519(&b->s);
   b->x25519 = subkey_body("rfc9580-appendixA/a3_cert.asc");
   b->mlkem = subkey_body("openpgp-pqc/v6-eddsa-sample-pk.asc");
   pgp_buf_init_growable(&b->out);
-  pgp_buf_put_header(&b->out, PGP_TAG_PUBLIC_KEY, 42);
-  pgp_buf_put_bytes(&b->out, b->s.primary, 42);
-  sign_packet(&b->out, &b->s, PGP_SIG_DIRECT_KEY, NULL, 0, dk);
+  put_packet(&b->out, PGP_TAG_PUBLIC_KEY, b->s.key.p, b->s.key.len);
+  struct sig_opts o = *dk;
+  o.features = 0x09;
+  o.pref_sym = 9;
+  sign_packet(&b->out, &b->s, PGP_SIG_DIRECT_KEY, NULL, NULL, &o);
 }
 
 static void build_subkey(struct built *b, const struct blob *k, const struct sig_opts *o) {
-  pgp_buf_put_header(&b->out, PGP_TAG_PUBLIC_SUBKEY, k->len);
-  pgp_buf_put_bytes(&b->out, k->p, k->len);
+  put_packet(&b->out, PGP_TAG_PUBLIC_SUBKEY, k->p, k->len);
   if (o != NULL)
-    sign_packet(&b->out, &b->s, PGP_SIG_SUBKEY_BINDING, k->p, k->len, o);
+    sign_packet(&b->out, &b->s, PGP_SIG_SUBKEY_BINDING, k, NULL, o);
 }
 
 static void build_free(struct built *b) {
   free(b->x25519.p);
   free(b->mlkem.p);
   pgp_buf_cleanup(&b->out);
+  signer_free(&b->s);
 }
 
-static const struct sig_opts DK = {
-    .created = T_2025, .flags = 0x03, .key_expires = 0, .critical_unknown = 0};
-static const struct sig_opts ENC = {
-    .created = T_2025, .flags = 0x0c, .key_expires = 0, .critical_unknown = 0};
+static const struct sig_opts DK = {.created = T_2025, .flags = 0x03};
+static const struct sig_opts ENC = {.created = T_2025, .flags = 0x0c};
 
 START_TEST(pq_preferred) {
   struct built b;
@@ -819,8 +612,7 @@ START_TEST(flags_expiry_revocation) {
   const mc_pgp_cert *cert;
 
   // A subkey flagged only for signing is no recipient.
-  struct sig_opts sign_only = {
-      .created = T_2025, .flags = 0x02, .key_expires = 0, .critical_unknown = 0};
+  struct sig_opts sign_only = {.created = T_2025, .flags = 0x02};
   build_start(&b, &DK);
   build_subkey(&b, &b.x25519, &sign_only);
   certs = parse_ok(b.out.p, b.out.len, NOW);
@@ -834,10 +626,8 @@ START_TEST(flags_expiry_revocation) {
   // A subkey expiring 10 days after NOW: "expires-soon"; after it: none,
   // "expired".
   uint32_t x_created = 0x63877fe3; // the A.3 X25519 subkey's creation time
-  struct sig_opts expiring = {.created = T_2025,
-                              .flags = 0x0c,
-                              .key_expires = (uint32_t)(NOW + 10 * 86400) - x_created,
-                              .critical_unknown = 0};
+  struct sig_opts expiring = {
+      .created = T_2025, .flags = 0x0c, .key_expires = (uint32_t)(NOW + 10 * 86400) - x_created};
   build_start(&b, &DK);
   build_subkey(&b, &b.x25519, &expiring);
   certs = parse_ok(b.out.p, b.out.len, NOW);
@@ -857,10 +647,8 @@ START_TEST(flags_expiry_revocation) {
   build_free(&b);
 
   // The primary key expiring by its direct-key signature.
-  struct sig_opts dk_exp = {.created = T_2025,
-                            .flags = 0x03,
-                            .key_expires = (uint32_t)(NOW - 86400) - 0x63877fe3,
-                            .critical_unknown = 0};
+  struct sig_opts dk_exp = {
+      .created = T_2025, .flags = 0x03, .key_expires = (uint32_t)(NOW - 86400) - 0x63877fe3};
   build_start(&b, &dk_exp);
   build_subkey(&b, &b.x25519, &ENC);
   certs = parse_ok(b.out.p, b.out.len, NOW);
@@ -873,9 +661,8 @@ START_TEST(flags_expiry_revocation) {
 
   // A key revocation by the primary key.
   build_start(&b, &DK);
-  struct sig_opts rev = {
-      .created = T_2025 + 1, .flags = -1, .key_expires = 0, .critical_unknown = 0};
-  sign_packet(&b.out, &b.s, PGP_SIG_KEY_REVOCATION, NULL, 0, &rev);
+  struct sig_opts rev = {.created = T_2025 + 1, .flags = -1};
+  sign_packet(&b.out, &b.s, PGP_SIG_KEY_REVOCATION, NULL, NULL, &rev);
   build_subkey(&b, &b.x25519, &ENC);
   certs = parse_ok(b.out.p, b.out.len, NOW);
   cert = mc_pgp_certs_get(certs, 0);
@@ -888,7 +675,7 @@ START_TEST(flags_expiry_revocation) {
   // A subkey revocation removes that subkey only.
   build_start(&b, &DK);
   build_subkey(&b, &b.mlkem, &ENC);
-  sign_packet(&b.out, &b.s, PGP_SIG_SUBKEY_REVOCATION, b.mlkem.p, b.mlkem.len, &rev);
+  sign_packet(&b.out, &b.s, PGP_SIG_SUBKEY_REVOCATION, &b.mlkem, NULL, &rev);
   build_subkey(&b, &b.x25519, &ENC);
   certs = parse_ok(b.out.p, b.out.len, NOW);
   cert = mc_pgp_certs_get(certs, 0);
@@ -903,10 +690,8 @@ START_TEST(flags_expiry_revocation) {
 
   // A binding with an unknown critical subpacket, or made in the future, is
   // not trusted.
-  struct sig_opts critical = {
-      .created = T_2025, .flags = 0x0c, .key_expires = 0, .critical_unknown = 1};
-  struct sig_opts future = {
-      .created = (uint32_t)NOW + 86400, .flags = 0x0c, .key_expires = 0, .critical_unknown = 0};
+  struct sig_opts critical = {.created = T_2025, .flags = 0x0c, .critical_unknown = 1};
+  struct sig_opts future = {.created = (uint32_t)NOW + 86400, .flags = 0x0c};
   const struct sig_opts *bad[2] = {&critical, &future};
   for (int i = 0; i < 2; i++) {
     build_start(&b, &DK);
@@ -941,12 +726,10 @@ START_TEST(back_signatures) {
   uint8_t body[42] = {6, 0x67, 0x74, 0x85, 0x80, PGP_PK_ED25519, 0, 0, 0, 32};
   memcpy(body + 10, sub_pub, 32);
   struct blob sub = {body, sizeof body};
-  uint8_t sub_fpr[32], hdr[5] = {0x9b, 0, 0, 0, 42};
-  SHA256_CTX h;
-  SHA256_Init(&h);
-  SHA256_Update(&h, hdr, 5);
-  SHA256_Update(&h, body, 42);
-  SHA256_Final(sub_fpr, &h);
+  uint8_t sub_fpr[32];
+  size_t sub_fpr_len;
+  key_fingerprint(&sub, sub_fpr, &sub_fpr_len);
+  ck_assert_uint_eq(sub_fpr_len, 32);
 
   for (int mode = 0; mode < 3; mode++) {
     // mode 0: valid back-signature; 1: none; 2: made by the wrong key.
@@ -955,10 +738,10 @@ START_TEST(back_signatures) {
     pgp_buf_init_growable(&back);
     struct sig_opts bo = {.created = T_2025,
                           .flags = -1,
-                          .priv = mode == 0 ? sub_priv : b.s.priv,
+                          .priv = mode == 0 ? sub_priv : b.s.ed_priv,
                           .issuer_fpr = mode == 0 ? sub_fpr : b.s.fpr,
                           .body_only = 1};
-    sign_packet(&back, &b.s, PGP_SIG_PRIMARY_BINDING, body, sizeof body, &bo);
+    sign_packet(&back, &b.s, PGP_SIG_PRIMARY_BINDING, &sub, NULL, &bo);
     struct sig_opts bind = {.created = T_2025,
                             .flags = PGP_KF_SIGN,
                             .embedded = mode == 1 ? NULL : back.p,

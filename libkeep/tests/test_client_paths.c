@@ -8,23 +8,20 @@
 // that the client must skip or that it still holds when it is freed, a
 // cluster whose members all failed lately, more members than allowed, and
 // a socket() that fails.
-#include <arpa/inet.h>
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "corvid_libtest.h"
+#include "fake_peer.h"
 #include "keep.h"
 #include "keep_internal.h"
 
@@ -44,22 +41,15 @@ enum mode {
   HALF_CLOSE,         // connection 1: FIN after its first request, not read on
 };
 
-// PARK keeps the connection open but reads it no more.
-enum verdict { KEEP_OPEN, CLOSE_FIN, CLOSE_RST, PARK };
-
 #define MAX_RECORDED 64
 #define BIG_LEN KEEP_MAX_VALUE_HARD
 
 struct fake {
+  struct keep_peer peer; // first: the script casts the peer back
   enum mode mode;
-  int lfd;
-  unsigned port;
-  char member[32];
-  pthread_t thread;
   pthread_t client_thread; // SIGNALS: the thread blocked in the client
   size_t num_big_events;   // BATCH_STREAM: how many 1 MiB events to push
-  atomic_bool stop;
-  atomic_int requests, connections, closes, bad_values;
+  atomic_int bad_values;
   // What the fake received: opcode and connection (1-based) per request.
   uint8_t ops[MAX_RECORDED];
   int conn_of[MAX_RECORDED];
@@ -72,45 +62,6 @@ static void count_signal(int sig) {
   atomic_fetch_add(&signals_caught, 1);
 }
 
-static void put_frame(int fd, const keep_frame *f) {
-  size_t need = keep_frame_encoded_len(f), len;
-  uint8_t *buf = malloc(need);
-  if (buf != NULL && keep_frame_encode(buf, need, &len, f) == 0)
-    (void)!send(fd, buf, len, MSG_NOSIGNAL);
-  free(buf);
-}
-
-static void answer(int fd, uint8_t op, uint64_t id, uint64_t num) {
-  keep_frame f;
-  keep_frame_init(&f, op, id);
-  f.num = num;
-  put_frame(fd, &f);
-}
-
-static void push(int fd, uint8_t op, const char *topic, uint64_t seq, const uint8_t *payload,
-                 size_t payload_len) {
-  keep_frame f;
-  keep_frame_init(&f, op, 1);
-  f.key = (const uint8_t *)topic;
-  f.key_len = strlen(topic);
-  f.num = seq;
-  f.value = payload;
-  f.value_len = op == KEEP_OP_EVENT ? payload_len : 0;
-  put_frame(fd, &f);
-}
-
-static void sleep_ms(unsigned ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-  }
-}
-
-static uint64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 // serve_normally is how every connection after the first is answered.
 static enum verdict serve_normally(int fd, const keep_frame *req) {
   answer(fd, KEEP_OP_OK, req->id, 0);
@@ -119,7 +70,9 @@ static enum verdict serve_normally(int fd, const keep_frame *req) {
 
 // serve answers request number `n` (0-based, over all connections), the
 // `k`-th (0-based) of connection `conn`, in the way the mode says.
-static enum verdict serve(struct fake *fk, int fd, int conn, int n, int k, const keep_frame *req) {
+static enum verdict serve(struct keep_peer *peer, int fd, int conn, int n, int k,
+                          const keep_frame *req) {
+  struct fake *fk = (struct fake *)peer;
   if (n < MAX_RECORDED) {
     fk->ops[n] = req->opcode;
     fk->conn_of[n] = conn;
@@ -198,106 +151,19 @@ static enum verdict serve(struct fake *fk, int fd, int conn, int n, int k, const
   return KEEP_OPEN;
 }
 
-// wait_readable polls `fd` in short steps so that fake_stop is heard.
-static bool wait_readable(struct fake *fk, int fd) {
-  while (!atomic_load(&fk->stop)) {
-    struct pollfd p = {.fd = fd, .events = POLLIN};
-    if (poll(&p, 1, 20) > 0)
-      return true;
-  }
-  return false;
-}
-
-static void *fake_main(void *arg) {
-  struct fake *fk = arg;
-  size_t cap = 2 * (KEEP_MAX_BODY + KEEP_HEADER_LEN);
-  uint8_t *buf = malloc(cap);
-  int parked = -1;
-  while (buf != NULL && wait_readable(fk, fk->lfd)) {
-    int fd = accept(fk->lfd, NULL, NULL);
-    if (fd < 0)
-      continue;
-    int conn = atomic_fetch_add(&fk->connections, 1) + 1;
-    size_t have = 0;
-    int k = 0;
-    enum verdict v = fk->mode == STALL && conn == 1 ? PARK : KEEP_OPEN;
-    while (v == KEEP_OPEN && wait_readable(fk, fd)) {
-      ssize_t n = recv(fd, buf + have, cap - have, 0);
-      if (n <= 0)
-        break;
-      have += (size_t)n;
-      size_t pos = 0, used;
-      keep_frame f;
-      while (v == KEEP_OPEN && keep_frame_decode(&f, &used, buf + pos, have - pos, 0) == 1) {
-        pos += used;
-        v = serve(fk, fd, conn, atomic_fetch_add(&fk->requests, 1), k++, &f);
-      }
-      memmove(buf, buf + pos, have - pos);
-      have -= pos;
-    }
-    if (v == PARK) {
-      parked = fd; // closed when the fake stops
-      continue;
-    }
-    if (v == CLOSE_RST) {
-      struct linger hard = {.l_onoff = 1, .l_linger = 0};
-      setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
-    }
-    close(fd);
-    atomic_fetch_add(&fk->closes, 1);
-  }
-  if (parked >= 0)
-    close(parked);
-  free(buf);
-  return NULL;
-}
-
 static void fake_start(struct fake *fk, enum mode mode) {
   memset(fk, 0, sizeof *fk);
   fk->mode = mode;
   fk->client_thread = pthread_self();
-  fk->lfd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fk->lfd, 0);
+  fk->peer.park_first = mode == STALL;
   // A small receive buffer, inherited by accepted connections, so that a
   // batch of a few MiB cannot fit in the kernel and the client must wait.
-  int rcvbuf = 65536;
-  ck_assert_int_eq(setsockopt(fk->lfd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf), 0);
-  struct sockaddr_in a = {.sin_family = AF_INET};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ck_assert_int_eq(bind(fk->lfd, (struct sockaddr *)&a, sizeof a), 0);
-  ck_assert_int_eq(listen(fk->lfd, 8), 0);
-  ck_assert_int_eq(getsockname(fk->lfd, (struct sockaddr *)&a, &len), 0);
-  fk->port = ntohs(a.sin_port);
-  snprintf(fk->member, sizeof fk->member, "127.0.0.1:%u", fk->port);
-  ck_assert_int_eq(pthread_create(&fk->thread, NULL, fake_main, fk), 0);
-}
-
-static void fake_stop(struct fake *fk) {
-  atomic_store(&fk->stop, true);
-  pthread_join(fk->thread, NULL);
-  close(fk->lfd);
+  peer_start(&fk->peer, serve, 65536);
 }
 
 // refused_member names a loopback port nobody listens on.
 static void refused_member(char *out, size_t out_cap) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-  close(fd);
-  snprintf(out, out_cap, "127.0.0.1:%u", ntohs(a.sin_port));
-}
-
-static keep_client *connect_fake(struct fake *fk, uint32_t io_timeout_ms) {
-  const char *members[] = {fk->member};
-  keep_settings s = {.members = members, .num_members = 1, .io_timeout_ms = io_timeout_ms};
-  keep_client *c;
-  ck_assert_int_eq(keep_client_new(&c, &s), 0);
-  return c;
+  snprintf(out, out_cap, "127.0.0.1:%u", unused_loopback_port());
 }
 
 // run_small_batch runs a batch of two GETs and checks both were answered
@@ -319,15 +185,15 @@ static int run_small_batch(keep_client *c) {
 START_TEST(reset_while_awaiting_an_answer) {
   struct fake fk;
   fake_start(&fk, RESET_WAITING);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.peer.member, 2000);
   ck_assert_int_eq(keep_ping(c), -ECONNRESET);
   ck_assert_int_eq(keep_ping(c), 0); // on a new connection
-  ck_assert_int_eq(atomic_load(&fk.connections), 2);
-  ck_assert_int_eq(atomic_load(&fk.requests), 2);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 2);
+  ck_assert_int_eq(atomic_load(&fk.peer.requests), 2);
   ck_assert_int_eq(fk.ops[0], KEEP_OP_PING);
   ck_assert_int_eq(fk.conn_of[1], 2);
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 
@@ -335,22 +201,22 @@ END_TEST
 START_TEST(reset_between_calls_fails_the_batch_send) {
   struct fake fk;
   fake_start(&fk, RESET_AFTER_ANSWER);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.peer.member, 2000);
   ck_assert_int_eq(keep_ping(c), 0);
   // On loopback the reset reaches the client's socket within the fake's
   // close().
-  for (int i = 0; i < 2000 && atomic_load(&fk.closes) == 0; i++)
+  for (int i = 0; i < 2000 && atomic_load(&fk.peer.closes) == 0; i++)
     sleep_ms(1);
-  ck_assert_int_eq(atomic_load(&fk.closes), 1);
+  ck_assert_int_eq(atomic_load(&fk.peer.closes), 1);
   ck_assert_int_eq(run_small_batch(c), -ECONNRESET);
-  ck_assert_int_eq(atomic_load(&fk.requests), 1); // the batch never arrived
-  ck_assert_int_eq(run_small_batch(c), 0);        // reconnected
-  ck_assert_int_eq(atomic_load(&fk.connections), 2);
-  ck_assert_int_eq(atomic_load(&fk.requests), 3);
+  ck_assert_int_eq(atomic_load(&fk.peer.requests), 1); // the batch never arrived
+  ck_assert_int_eq(run_small_batch(c), 0);             // reconnected
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 2);
+  ck_assert_int_eq(atomic_load(&fk.peer.requests), 3);
   ck_assert_int_eq(fk.ops[1], KEEP_OP_GET);
   ck_assert_int_eq(fk.conn_of[2], 2);
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 
@@ -362,12 +228,12 @@ START_TEST(signal_during_a_wait_is_not_an_error) {
   atomic_store(&signals_caught, 0);
   struct fake fk;
   fake_start(&fk, SIGNALS);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.peer.member, 2000);
   ck_assert_int_eq(keep_ping(c), 0);
   ck_assert_int_eq(atomic_load(&signals_caught), 5);
-  ck_assert_int_eq(atomic_load(&fk.connections), 1);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 1);
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
   sigaction(SIGUSR1, &old, NULL);
 }
 END_TEST
@@ -410,7 +276,7 @@ START_TEST(big_batch_reads_events_while_sending) {
   fake_start(&fk, BATCH_STREAM);
   size_t wmem = tcp_wmem_max_mib();
   fk.num_big_events = wmem + 2;
-  keep_client *c = connect_fake(&fk, 10000);
+  keep_client *c = client_to(fk.peer.member, 10000);
   ck_assert_int_eq(keep_subscribe(c, "topic", 5), 0);
   keep_batch *b;
   ck_assert_int_eq(keep_batch_new(&b), 0);
@@ -422,9 +288,9 @@ START_TEST(big_batch_reads_events_while_sending) {
     ck_assert_int_eq(num, (int64_t)i); // matched by id, not by arrival
   }
   keep_batch_free(b);
-  ck_assert_int_eq(atomic_load(&fk.requests), (int)num_sets + 1);
+  ck_assert_int_eq(atomic_load(&fk.peer.requests), (int)num_sets + 1);
   ck_assert_int_eq(atomic_load(&fk.bad_values), 0);
-  ck_assert_int_eq(atomic_load(&fk.connections), 1);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 1);
   // The events the batch's wait queued come out in order, whole.
   for (size_t seq = 1; seq <= fk.num_big_events; seq++) {
     keep_event ev;
@@ -439,7 +305,7 @@ START_TEST(big_batch_reads_events_while_sending) {
   keep_event ev;
   ck_assert_int_eq(keep_next_event(c, &ev, 50), 0);
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 
@@ -460,7 +326,7 @@ static const struct {
 START_TEST(big_batch_send_failures) {
   struct fake fk;
   fake_start(&fk, big_batch_failures[_i].mode);
-  keep_client *c = connect_fake(&fk, big_batch_failures[_i].io_timeout_ms);
+  keep_client *c = client_to(fk.peer.member, big_batch_failures[_i].io_timeout_ms);
   keep_batch *b;
   ck_assert_int_eq(keep_batch_new(&b), 0);
   add_big_sets(b, 4);
@@ -472,12 +338,12 @@ START_TEST(big_batch_send_failures) {
   else
     ck_assert_uint_lt(took, big_batch_failures[_i].io_timeout_ms / 2);
   keep_batch_free(b);
-  ck_assert_int_eq(atomic_load(&fk.requests), big_batch_failures[_i].requests_on_first);
+  ck_assert_int_eq(atomic_load(&fk.peer.requests), big_batch_failures[_i].requests_on_first);
   ck_assert_int_eq(run_small_batch(c), 0);
-  ck_assert_int_eq(atomic_load(&fk.connections), 2);
-  ck_assert_int_eq(atomic_load(&fk.requests), big_batch_failures[_i].requests_on_first + 2);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 2);
+  ck_assert_int_eq(atomic_load(&fk.peer.requests), big_batch_failures[_i].requests_on_first + 2);
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 
@@ -497,31 +363,31 @@ static const struct {
 START_TEST(batch_answer_failures) {
   struct fake fk;
   fake_start(&fk, batch_failures[_i].mode);
-  keep_client *c = connect_fake(&fk, batch_failures[_i].io_timeout_ms);
+  keep_client *c = client_to(fk.peer.member, batch_failures[_i].io_timeout_ms);
   uint64_t t0 = now_ms();
   ck_assert_int_eq(run_small_batch(c), batch_failures[_i].rc);
   if (batch_failures[_i].rc == KEEP_ERR_TIMEOUT)
     ck_assert_uint_ge(now_ms() - t0, 190);
   ck_assert_int_eq(run_small_batch(c), 0);
-  ck_assert_int_eq(atomic_load(&fk.connections), 2);
-  ck_assert_int_eq(atomic_load(&fk.requests), 4);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 2);
+  ck_assert_int_eq(atomic_load(&fk.peer.requests), 4);
   for (int i = 0; i < 4; i++) {
     ck_assert_int_eq(fk.ops[i], KEEP_OP_GET);
     ck_assert_int_eq(fk.conn_of[i], i < 2 ? 1 : 2);
   }
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 
 START_TEST(batch_without_a_server_is_refused) {
   struct fake fk;
   fake_start(&fk, CLOSE_ON_REQUEST);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.peer.member, 2000);
   ck_assert_int_eq(keep_ping(c), KEEP_ERR_CLOSED);
-  fake_stop(&fk); // nobody listens any more
+  peer_stop(&fk.peer); // nobody listens any more
   ck_assert_int_eq(run_small_batch(c), -ECONNREFUSED);
-  ck_assert_int_eq(atomic_load(&fk.connections), 1);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 1);
   keep_client_free(c);
 }
 END_TEST
@@ -531,7 +397,7 @@ END_TEST
 START_TEST(stray_events_are_skipped) {
   struct fake fk;
   fake_start(&fk, STRAY_EVENTS);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.peer.member, 2000);
   ck_assert_int_eq(keep_subscribe(c, "topic", 5), 0);
   keep_event ev;
   uint64_t t0 = now_ms();
@@ -545,9 +411,9 @@ START_TEST(stray_events_are_skipped) {
   ck_assert_uint_eq(ev.payload_len, 3);
   ck_assert_mem_eq(ev.payload, "new", 3);
   ck_assert_int_eq(keep_next_event(c, &ev, 50), 0);
-  ck_assert_int_eq(atomic_load(&fk.requests), 1);
+  ck_assert_int_eq(atomic_load(&fk.peer.requests), 1);
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 
@@ -556,14 +422,14 @@ END_TEST
 START_TEST(free_releases_queued_events) {
   struct fake fk;
   fake_start(&fk, QUEUED_EVENTS);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.peer.member, 2000);
   ck_assert_int_eq(keep_subscribe(c, "topic", 5), 0);
   ck_assert_int_eq(keep_ping(c), 0);
   keep_event ev;
   ck_assert_int_eq(keep_next_event(c, &ev, 0), 1); // from the queue, no wait
   ck_assert_uint_eq(ev.seq, 1);
   keep_client_free(c); // seq 2 and 3 still queued
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 
@@ -575,7 +441,7 @@ START_TEST(cluster_with_every_member_down_tries_all) {
   char dead1[32], dead2[32];
   refused_member(dead1, sizeof dead1);
   refused_member(dead2, sizeof dead2);
-  const char *members[] = {fk.member, dead1, dead2};
+  const char *members[] = {fk.peer.member, dead1, dead2};
   static const uint16_t ids[] = {11, 22, 33};
   static const uint8_t secret[KEEP_SECRET_LEN] = {9, 8, 7};
   // A key whose slot the fake (member 0) owns while all three are live.
@@ -597,13 +463,13 @@ START_TEST(cluster_with_every_member_down_tries_all) {
   // The fake closes on the SET: member 0 is marked down, the request sent
   // again; both others refuse and are marked down; then all are tried.
   ck_assert_int_eq(keep_set(c, key, strlen(key), "v", 1, 0), 0);
-  ck_assert_int_eq(atomic_load(&fk.connections), 2);
-  ck_assert_int_eq(atomic_load(&fk.requests), 2);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 2);
+  ck_assert_int_eq(atomic_load(&fk.peer.requests), 2);
   ck_assert_int_eq(fk.ops[0], KEEP_OP_SET);
   ck_assert_int_eq(fk.ops[1], KEEP_OP_SET);
   ck_assert_int_eq(fk.conn_of[1], 2);
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 
@@ -613,21 +479,21 @@ START_TEST(cluster_member_limit) {
   const char *members[KEEP_MAX_MEMBERS + 1];
   uint16_t ids[KEEP_MAX_MEMBERS + 1];
   for (size_t i = 0; i <= KEEP_MAX_MEMBERS; i++) {
-    members[i] = fk.member;
+    members[i] = fk.peer.member;
     ids[i] = (uint16_t)(i + 1);
   }
   keep_settings s = {.members = members, .num_members = KEEP_MAX_MEMBERS + 1, .member_ids = ids};
   keep_client *c = (keep_client *)&s; // must be cleared
   ck_assert_int_eq(keep_client_new(&c, &s), KEEP_ERR_INVALID_ARGUMENT);
   ck_assert_ptr_null(c);
-  ck_assert_int_eq(atomic_load(&fk.connections), 0);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 0);
   s.num_members = KEEP_MAX_MEMBERS; // the limit itself is allowed
   ck_assert_int_eq(keep_client_new(&c, &s), 0);
-  for (int i = 0; i < 2000 && atomic_load(&fk.connections) == 0; i++)
+  for (int i = 0; i < 2000 && atomic_load(&fk.peer.connections) == 0; i++)
     sleep_ms(1); // the fake accepts in its own time
-  ck_assert_int_eq(atomic_load(&fk.connections), 1);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 1);
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 
@@ -636,7 +502,7 @@ END_TEST
 START_TEST(socket_failure_is_reported) {
   struct fake fk;
   fake_start(&fk, SILENT);
-  const char *members[] = {fk.member};
+  const char *members[] = {fk.peer.member};
   keep_settings s = {.members = members, .num_members = 1};
   struct rlimit old, low;
   ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
@@ -652,10 +518,10 @@ START_TEST(socket_failure_is_reported) {
     close(fillers[i]);
   ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
   ck_assert_int_eq(rc, -EMFILE);
-  ck_assert_int_eq(atomic_load(&fk.connections), 0);
+  ck_assert_int_eq(atomic_load(&fk.peer.connections), 0);
   ck_assert_int_eq(keep_client_new(&c, &s), 0);
   keep_client_free(c);
-  fake_stop(&fk);
+  peer_stop(&fk.peer);
 }
 END_TEST
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "corvid_libtest.h"
+#include "fake_peer.h"
 #include "keep.h"
 #include "keep_internal.h"
 #include "keep_resp.h"
@@ -95,18 +96,6 @@ struct fake {
   atomic_int connections;
   int ctl_done[2]; // the thread's acknowledgement of a request
 };
-
-static void sleep_ms(unsigned ms) {
-  struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-  }
-}
-
-static uint64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-  return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static void send_all(int fd, const void *p, size_t len) {
   const uint8_t *b = p;
@@ -311,18 +300,10 @@ static void fake_start_with(struct fake *fk, const struct step *steps, size_t nu
     fk->conns[i].fd = -1;
   ck_assert_int_eq(pipe(fk->ctl), 0);
   ck_assert_int_eq(pipe(fk->ctl_done), 0);
-  fk->lfd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fk->lfd, 0);
-  int rcvbuf = 4096;
-  if (flags & NO_READ) // inherited by the accepted sockets
-    ck_assert_int_eq(setsockopt(fk->lfd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf), 0);
-  struct sockaddr_in a = {.sin_family = AF_INET};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ck_assert_int_eq(bind(fk->lfd, (struct sockaddr *)&a, sizeof a), 0);
-  ck_assert_int_eq(listen(fk->lfd, 8), 0);
-  ck_assert_int_eq(getsockname(fk->lfd, (struct sockaddr *)&a, &len), 0);
-  snprintf(fk->url, sizeof fk->url, "redis://127.0.0.1:%u", ntohs(a.sin_port));
+  unsigned port;
+  // NO_READ: a small buffer, inherited by the accepted sockets.
+  fk->lfd = listen_loopback(&port, (flags & NO_READ) ? 4096 : 0);
+  snprintf(fk->url, sizeof fk->url, "redis://127.0.0.1:%u", port);
   // Signals go to the test's thread, never to the peer's.
   sigset_t all, old;
   sigfillset(&all);
@@ -406,14 +387,6 @@ static void shrink_send_buffers(struct fake *fk) {
     }
   }
   ck_assert_int_ge(shrunk, 1);
-}
-
-static keep_client *connect_fake(struct fake *fk, uint32_t io_timeout_ms) {
-  const char *members[] = {fk->url};
-  keep_settings s = {.members = members, .num_members = 1, .io_timeout_ms = io_timeout_ms};
-  keep_client *c = NULL;
-  ck_assert_int_eq(keep_client_new(&c, &s), 0);
-  return c;
 }
 
 // keep_resp_parse_check on crafted replies.
@@ -560,7 +533,7 @@ static const struct step wire_steps[] = {
 START_TEST(commands_on_the_wire) {
   struct fake fk;
   fake_start(&fk, wire_steps);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   uint8_t buf[16];
   size_t len;
   int64_t v;
@@ -762,7 +735,7 @@ START_TEST(error_replies_map_to_statuses) {
   }
   struct fake fk;
   fake_start_with(&fk, steps, n, 0);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   for (size_t e = 0; e < NUM_ERRORS; e++)
     for (int k = 0; k < NUM_KINDS; k++) {
       if (k == C_UNSUBSCRIBE)
@@ -848,7 +821,7 @@ static const struct step multi_steps[] = {
 START_TEST(multi_exec_failures) {
   struct fake fk;
   fake_start(&fk, multi_steps);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   int64_t v = 99;
   ck_assert_int_eq(keep_incr(c, &v, "n", 1, 1, 100), KEEP_ERR_SERVER);
   ck_assert_int_eq(keep_incr(c, &v, "n", 1, 1, 100), KEEP_ERR_WRONG_TYPE);
@@ -919,7 +892,7 @@ static const struct step type_steps[] = {
 START_TEST(replies_of_the_wrong_type) {
   struct fake fk;
   fake_start(&fk, type_steps);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   uint8_t buf[8];
   size_t len;
   int64_t v = 99;
@@ -986,7 +959,7 @@ static const struct step drip_steps[] = {
 START_TEST(replies_one_byte_per_write) {
   struct fake fk;
   fake_start(&fk, drip_steps);
-  keep_client *c = connect_fake(&fk, 5000);
+  keep_client *c = client_to(fk.url, 5000);
   uint8_t buf[16];
   size_t len;
   int64_t v;
@@ -1043,7 +1016,7 @@ START_TEST(malformed_replies_drop_the_connection) {
   steps[n++] = (struct step)R("+PONG\r\n");
   struct fake fk;
   fake_start_with(&fk, steps, n, 0);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   uint8_t buf[8];
   size_t len;
   for (size_t i = 0; i <= NUM_MALFORMED; i++) {
@@ -1079,7 +1052,7 @@ START_TEST(reply_outgrowing_the_buffer) {
   struct step steps[] = {{REPLY, big, total}, R("+PONG\r\n")};
   struct fake fk;
   fake_start(&fk, steps);
-  keep_client *c = connect_fake(&fk, 5000);
+  keep_client *c = client_to(fk.url, 5000);
   ck_assert_int_eq(keep_ping(c), KEEP_ERR_TOO_LARGE);
   ck_assert_int_eq(keep_ping(c), 0);
   ck_assert_int_eq(atomic_load(&fk.connections), 2);
@@ -1104,7 +1077,7 @@ START_TEST(largest_value_both_ways) {
   struct step steps[] = {R("+OK\r\n"), {REPLY, reply, (size_t)hl + n + 2}};
   struct fake fk;
   fake_start(&fk, steps);
-  keep_client *c = connect_fake(&fk, 5000);
+  keep_client *c = client_to(fk.url, 5000);
   shrink_send_buffers(&fk);
   ck_assert_int_eq(keep_set(c, "k", 1, value, n, 0), 0);
   ck_assert_uint_eq(fk.cmds[0].argc, 3);
@@ -1134,7 +1107,7 @@ static const struct step close_steps[] = {
 START_TEST(peer_closes_or_resets) {
   struct fake fk;
   fake_start(&fk, close_steps);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   uint8_t buf[8];
   size_t len;
   ck_assert_int_eq(keep_ping(c), KEEP_ERR_CLOSED);
@@ -1162,7 +1135,7 @@ static const struct step reset_steps[] = {
 START_TEST(reset_between_calls) {
   struct fake fk;
   fake_start(&fk, reset_steps);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   ck_assert_int_eq(keep_ping(c), 0);
   ck_assert_int_eq(keep_subscribe(c, "t", 1), 0);
   fake_ctl(&fk, 'r');
@@ -1188,7 +1161,7 @@ static const struct step silent_steps[] = {
 START_TEST(silence_times_out) {
   struct fake fk;
   fake_start(&fk, silent_steps);
-  keep_client *c = connect_fake(&fk, 200);
+  keep_client *c = client_to(fk.url, 200);
   uint64_t t0 = now_ms();
   ck_assert_int_eq(keep_ping(c), KEEP_ERR_TIMEOUT);
   uint64_t took = now_ms() - t0;
@@ -1210,7 +1183,7 @@ static void on_alarm(int sig) {
 START_TEST(signals_do_not_cut_the_wait_short) {
   struct fake fk;
   fake_start(&fk, silent_steps);
-  keep_client *c = connect_fake(&fk, 300);
+  keep_client *c = client_to(fk.url, 300);
   struct sigaction sa = {.sa_handler = on_alarm};
   sigemptyset(&sa.sa_mask);
   ck_assert_int_eq(sigaction(SIGALRM, &sa, NULL), 0);
@@ -1234,7 +1207,7 @@ START_TEST(send_waits_for_room_until_the_timeout) {
   static const struct step none[] = {R("+PONG\r\n")};
   struct fake fk;
   fake_start_with(&fk, none, 1, NO_READ);
-  keep_client *c = connect_fake(&fk, 300);
+  keep_client *c = client_to(fk.url, 300);
   shrink_send_buffers(&fk);
   static uint8_t value[KEEP_MAX_VALUE_LEN];
   uint64_t t0 = now_ms();
@@ -1274,7 +1247,7 @@ START_TEST(pushed_messages_of_the_wrong_shape) {
   steps[0].len = strlen(steps[0].bytes);
   struct fake fk;
   fake_start(&fk, steps);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   ck_assert_int_eq(keep_subscribe(c, "t", 1), 0);
   keep_event ev;
   ck_assert_int_eq(keep_next_event(c, &ev, 2000), 1);
@@ -1312,7 +1285,7 @@ static const struct step during_steps[] = {
 START_TEST(messages_during_a_confirmation_are_counted) {
   struct fake fk;
   fake_start(&fk, during_steps);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   ck_assert_int_eq(keep_subscribe(c, "A", 1), 0);
   ck_assert_int_eq(keep_subscribe(c, "B", 1), 0);
   keep_event ev;
@@ -1345,7 +1318,7 @@ static const struct step refused_sub_steps[] = {
 START_TEST(subscriptions_refused_or_unconfirmed) {
   struct fake fk;
   fake_start(&fk, refused_sub_steps);
-  keep_client *c = connect_fake(&fk, 250);
+  keep_client *c = client_to(fk.url, 250);
   keep_event ev;
   ck_assert_int_eq(keep_subscribe(c, "A", 1), 0);
   ck_assert_int_eq(keep_subscribe(c, "B", 1), KEEP_ERR_SERVER);
@@ -1374,7 +1347,7 @@ static const struct step event_fail_steps[] = {
 START_TEST(subscriber_connection_failures) {
   struct fake fk;
   fake_start(&fk, event_fail_steps);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   keep_event ev;
   ck_assert_int_eq(keep_subscribe(c, "t", 1), 0);
   ck_assert_int_eq(keep_next_event(c, &ev, 2000), 1);
@@ -1399,7 +1372,7 @@ START_TEST(subscription_limit) {
   static const struct step confirm[] = {{CONFIRM, NULL, 0}};
   struct fake fk;
   fake_start_with(&fk, confirm, 1, REPEAT_LAST);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   char t[16];
   for (int i = 0; i < 1024; i++) {
     int tl = snprintf(t, sizeof t, "t%d", i);
@@ -1416,18 +1389,6 @@ START_TEST(subscription_limit) {
 }
 END_TEST
 
-static unsigned unused_port(void) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ck_assert_int_ge(fd, 0);
-  ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
-  ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-  close(fd); // bound, never listening: connections to it are refused
-  return ntohs(a.sin_port);
-}
-
 static const struct step unlisten_steps[] = {
     R("+PONG\r\n"),
     {UNLISTEN, NULL, 0},
@@ -1435,7 +1396,7 @@ static const struct step unlisten_steps[] = {
 
 START_TEST(connections_refused) {
   char url[64];
-  snprintf(url, sizeof url, "redis://127.0.0.1:%u", unused_port());
+  snprintf(url, sizeof url, "redis://127.0.0.1:%u", unused_loopback_port());
   const char *members[] = {url};
   keep_settings s = {.members = members, .num_members = 1};
   keep_client *c = (keep_client *)1;
@@ -1443,7 +1404,7 @@ START_TEST(connections_refused) {
   ck_assert_ptr_null(c);
   struct fake fk;
   fake_start(&fk, unlisten_steps);
-  c = connect_fake(&fk, 2000);
+  c = client_to(fk.url, 2000);
   ck_assert_int_eq(keep_ping(c), 0);
   ck_assert_int_eq(keep_ping(c), KEEP_ERR_CLOSED); // the server went away
   ck_assert_int_eq(keep_ping(c), -ECONNREFUSED);
@@ -1460,7 +1421,7 @@ START_TEST(no_descriptor_for_a_connection) {
   static const struct step steps[] = {{REPLY_CLOSE, "+PONG\r\n", 7}};
   struct fake fk;
   fake_start(&fk, steps);
-  keep_client *c = connect_fake(&fk, 2000);
+  keep_client *c = client_to(fk.url, 2000);
   ck_assert_int_eq(keep_ping(c), 0);
   sleep_ms(20);                                    // the close has arrived
   ck_assert_int_eq(keep_ping(c), KEEP_ERR_CLOSED); // finds the connection closed

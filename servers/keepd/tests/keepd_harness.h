@@ -1,8 +1,9 @@
 // keepd_harness.h: starts and stops a real keepd for the integration suites.
 // The daemon listens on an ephemeral loopback port (--port 0) and writes it
 // to a file in a private temporary folder, which the harness waits for; the
-// suites stop it with SIGTERM and check that it exits cleanly. Test-only and
-// header-only.
+// suites stop it with SIGTERM and check that it exits cleanly. Suites that
+// speak keep/1 below the client library find raw connections and a frame
+// reader here too. Test-only and header-only.
 #ifndef KEEPD_HARNESS_H
 #define KEEPD_HARNESS_H
 
@@ -21,11 +22,14 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "corvid_libtest.h"
 #include "keep.h"
+#include "keep_internal.h"
 
 struct keepd_proc {
   pid_t pid;
@@ -263,6 +267,13 @@ static inline int keepd_start(struct keepd_proc *p, const char *bin, const char 
   return -1;
 }
 
+// keepd_start_or_fail starts `bin` as keepd_start does and fails the test
+// case if the daemon does not come up.
+static inline void keepd_start_or_fail(struct keepd_proc *p, const char *bin,
+                                       const char *const *extra) {
+  ck_assert_int_eq(keepd_start(p, bin, extra), 0);
+}
+
 // keepd_wait_exit waits up to 10 s for the child `pid` to end, so that no
 // test hangs on a daemon that does not; returns its exit status, or -1 if it
 // died of a signal or had to be killed with SIGKILL.
@@ -290,6 +301,12 @@ static inline int keepd_stop(struct keepd_proc *p) {
   unlink(p->port_file);
   rmdir(p->dir);
   return result;
+}
+
+// keepd_stop_or_fail stops `p` as keepd_stop does and fails the test case
+// unless the daemon exited with status 0.
+static inline void keepd_stop_or_fail(struct keepd_proc *p) {
+  ck_assert_int_eq(keepd_stop(p), 0);
 }
 
 // keepd_run runs `bin` with the NULL-ended `args` (at most 14 are passed) to
@@ -332,6 +349,115 @@ static inline int keepd_connect_loopback(unsigned port) {
   return fd;
 }
 
+// keepd_raw_connect connects to `p` on loopback for a test that speaks
+// keep/1 itself, and fails the test case if it cannot. A `rcvbuf` other
+// than 0 caps the socket's receive buffer, before the handshake fixes the
+// window scale, so that a client that does not read backs up the daemon's
+// output quickly. A read waits at most `timeout_s` seconds: a missing
+// answer fails the case rather than hanging it. The caller closes the
+// socket.
+static inline int keepd_raw_connect(const struct keepd_proc *p, int rcvbuf, int timeout_s) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  ck_assert_int_ge(fd, 0);
+  if (rcvbuf > 0)
+    ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf), 0);
+  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p->port)};
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
+  struct timeval tv = {timeout_s, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+// keepd_raw_send writes all `n` bytes of `p` to `fd`, failing the test
+// case if the connection refuses them.
+static inline void keepd_raw_send(int fd, const void *p, size_t n) {
+  const uint8_t *b = p;
+  while (n > 0) {
+    ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
+    ck_assert_int_gt(k, 0);
+    b += k;
+    n -= (size_t)k;
+  }
+}
+
+// keepd_send_frame encodes `f` and writes it to `fd`; a frame that does
+// not encode fails the test case. Any size up to the largest value.
+static inline void keepd_send_frame(int fd, const keep_frame *f) {
+  size_t need = keep_frame_encoded_len(f), len;
+  ck_assert_uint_gt(need, 0);
+  uint8_t *buf = malloc(need);
+  ck_assert_ptr_nonnull(buf);
+  ck_assert_int_eq(keep_frame_encode(buf, need, &len, f), 0);
+  keepd_raw_send(fd, buf, len);
+  free(buf);
+}
+
+// keepd_reader buffers what a raw connection received until it makes whole
+// frames; large enough for frames with the biggest values.
+struct keepd_reader {
+  uint8_t *buf;
+  size_t cap, len, consumed;
+};
+
+// keepd_reader_new returns an empty reader (keepd_reader_free frees it).
+static inline struct keepd_reader *keepd_reader_new(void) {
+  struct keepd_reader *r = calloc(1, sizeof *r);
+  ck_assert_ptr_nonnull(r);
+  r->cap = 2 * KEEP_MAX_VALUE_HARD;
+  r->buf = malloc(r->cap);
+  ck_assert_ptr_nonnull(r->buf);
+  return r;
+}
+
+static inline void keepd_reader_free(struct keepd_reader *r) {
+  free(r->buf);
+  free(r);
+}
+
+// keepd_read_frame_quiet returns 1 with the next frame of `fd` (pointing
+// into `r`, valid until the next call), 0 at end of stream, -1 for bytes
+// that are not a frame or a timeout. Unread bytes move to the front only
+// when more must be received. It asserts nothing: in fork mode each Check
+// assertion writes to a pipe, which loops over many thousands of frames
+// cannot afford.
+static inline int keepd_read_frame_quiet(int fd, struct keepd_reader *r, keep_frame *f) {
+  for (;;) {
+    size_t used;
+    int rc = keep_frame_decode(f, &used, r->buf + r->consumed, r->len - r->consumed, 0);
+    if (rc < 0)
+      return -1;
+    if (rc == 1) {
+      r->consumed += used;
+      return 1;
+    }
+    memmove(r->buf, r->buf + r->consumed, r->len - r->consumed);
+    r->len -= r->consumed;
+    r->consumed = 0;
+    ssize_t n = recv(fd, r->buf + r->len, r->cap - r->len, 0);
+    if (n <= 0)
+      return n == 0 ? 0 : -1;
+    r->len += (size_t)n;
+  }
+}
+
+// keepd_read_frame is keepd_read_frame_quiet that fails the test case on a
+// malformed frame or a timeout: returns 1 with a frame, 0 at end of stream.
+static inline int keepd_read_frame(int fd, struct keepd_reader *r, keep_frame *f) {
+  int rc = keepd_read_frame_quiet(fd, r, f);
+  ck_assert_msg(rc >= 0, "no answer or a malformed one: %s", strerror(errno));
+  return rc;
+}
+
+// keepd_write_file replaces the file at `path` with `text` (a configuration
+// file, say), failing the test case if it cannot.
+static inline void keepd_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_ge(fputs(text, f), 0);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
 // keepd_next_event_of_kind waits up to 5 s for an event of `kind` on the
 // subscriber `c`, skipping the others (heartbeats, say), and fails the
 // test if none comes.
@@ -344,6 +470,22 @@ static inline void keepd_next_event_of_kind(keep_client *c, keep_event *ev, int 
     if (rc == 1 && ev->kind == kind)
       return;
   }
+}
+
+// keepd_suite_main ends the main of an integration program, whose argv[1]
+// is the keepd to test: it stores that path in `*bin` and runs the test
+// case `tc` as the suite `suite` with TAP output, returning the exit
+// status; without argv[1] it prints the usage and returns 2.
+static inline int keepd_suite_main(int argc, char **argv, const char **bin, const char *suite,
+                                   TCase *tc) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s PATH-TO-KEEPD\n", argv[0]);
+    return 2;
+  }
+  *bin = argv[1];
+  Suite *s = suite_create(suite);
+  suite_add_tcase(s, tc);
+  return corvid_check_run(s);
 }
 
 #endif // KEEPD_HARNESS_H

@@ -21,61 +21,9 @@
 
 static const char *keepd_bin;
 
-static void start(struct keepd_proc *p, const char *const *extra) {
-  ck_assert_int_eq(keepd_start(p, keepd_bin, extra), 0);
-}
-
-static void stop(struct keepd_proc *p) {
-  ck_assert_int_eq(keepd_stop(p), 0);
-}
-
-static int raw_connect(const struct keepd_proc *p) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fd, 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p->port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-  struct timeval tv = {5, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
-static void raw_send(int fd, const void *p, size_t n) {
-  ck_assert_int_eq(send(fd, p, n, MSG_NOSIGNAL), (ssize_t)n);
-}
-
-static void send_frame(int fd, const keep_frame *f) {
-  uint8_t buf[2048];
-  size_t len;
-  ck_assert_int_eq(keep_frame_encode(buf, sizeof buf, &len, f), 0);
-  raw_send(fd, buf, len);
-}
-
-struct reader {
-  uint8_t buf[1 << 16];
-  size_t len, consumed;
-};
-
-// read_frame returns 1 with the next frame, 0 at end of stream.
-static int read_frame(int fd, struct reader *r, keep_frame *f) {
-  memmove(r->buf, r->buf + r->consumed, r->len - r->consumed);
-  r->len -= r->consumed;
-  r->consumed = 0;
-  for (;;) {
-    size_t used;
-    int rc = keep_frame_decode(f, &used, r->buf, r->len, 0);
-    ck_assert_int_ge(rc, 0);
-    if (rc == 1) {
-      r->consumed = used;
-      return 1;
-    }
-    ssize_t n = recv(fd, r->buf + r->len, sizeof r->buf - r->len, 0);
-    ck_assert_int_ge(n, 0); // a timeout here fails the test
-    if (n == 0)
-      return 0;
-    r->len += (size_t)n;
-  }
-}
+// RAW_TIMEOUT_S bounds each read on a raw connection: a missing answer
+// fails the test well within the test case's timeout.
+#define RAW_TIMEOUT_S 5
 
 static keep_client *client_for(const struct keepd_proc *p) {
   const char *members[] = {p->member};
@@ -87,7 +35,7 @@ static keep_client *client_for(const struct keepd_proc *p) {
 
 START_TEST(garbage_closes_only_that_connection) {
   struct keepd_proc p;
-  start(&p, NULL);
+  keepd_start_or_fail(&p, keepd_bin, NULL);
   keep_client *good = client_for(&p);
   ck_assert_int_eq(keep_set(good, "k", 1, "v", 1, 0), 0);
   static const char *const garbage[] = {
@@ -101,37 +49,37 @@ START_TEST(garbage_closes_only_that_connection) {
   static const unsigned codes[] = {KEEP_CODE_BAD_FRAME, KEEP_CODE_BAD_FRAME, KEEP_CODE_BAD_FRAME,
                                    KEEP_CODE_BAD_FRAME, KEEP_CODE_TOO_LARGE};
   for (size_t i = 0; i < sizeof lens / sizeof lens[0]; i++) {
-    int fd = raw_connect(&p);
+    int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
     // A valid ping first: it is answered before the garbage is refused.
     keep_frame ping;
     keep_frame_init(&ping, KEEP_OP_PING, 77);
-    send_frame(fd, &ping);
-    raw_send(fd, garbage[i], lens[i]);
-    struct reader *r = calloc(1, sizeof *r);
+    keepd_send_frame(fd, &ping);
+    keepd_raw_send(fd, garbage[i], lens[i]);
+    struct keepd_reader *r = keepd_reader_new();
     keep_frame f;
-    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
     ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
     ck_assert_uint_eq(f.id, 77);
-    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
     ck_assert_uint_eq(f.opcode, KEEP_OP_ERROR);
     ck_assert_uint_eq(f.num, codes[i]);
-    ck_assert_int_eq(read_frame(fd, r, &f), 0); // then closed
-    free(r);
+    ck_assert_int_eq(keepd_read_frame(fd, r, &f), 0); // then closed
+    keepd_reader_free(r);
     close(fd);
     uint8_t v[4];
     size_t vl;
     ck_assert_int_eq(keep_get(good, v, sizeof v, &vl, "k", 1), 0);
   }
   keep_client_free(good);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
 START_TEST(pipelined_frames_all_answered) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", NULL};
-  start(&p, extra);
-  int fd = raw_connect(&p);
+  keepd_start_or_fail(&p, keepd_bin, extra);
+  int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
   enum { N = 2000 };
   static uint8_t buf[N * 64];
   size_t off = 0;
@@ -146,14 +94,14 @@ START_TEST(pipelined_frames_all_answered) {
     ck_assert_int_eq(keep_frame_encode(buf + off, sizeof buf - off, &len, &f), 0);
     off += len;
   }
-  raw_send(fd, buf, off); // one write, far more than one pipeline bound
+  keepd_raw_send(fd, buf, off); // one write, far more than one pipeline bound
   static bool seen[N + 1];
   memset(seen, 0, sizeof seen);
-  struct reader *r = calloc(1, sizeof *r);
+  struct keepd_reader *r = keepd_reader_new();
   int64_t sum_last[50] = {0};
   for (int i = 0; i < N; i++) {
     keep_frame f;
-    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
     ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
     ck_assert(f.id >= 1 && f.id <= N && !seen[f.id]);
     seen[f.id] = true;
@@ -164,9 +112,9 @@ START_TEST(pipelined_frames_all_answered) {
   }
   for (int k = 0; k < 50; k++)
     ck_assert_int_eq(sum_last[k], N / 50);
-  free(r);
+  keepd_reader_free(r);
   close(fd);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -178,8 +126,8 @@ END_TEST
 START_TEST(batch_answered_in_one_send) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", NULL};
-  start(&p, extra);
-  int fd = raw_connect(&p);
+  keepd_start_or_fail(&p, keepd_bin, extra);
+  int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
   enum { BATCH = 16, ROUNDS = 20 };
   unsigned split = 0;
   for (int round = 0; round < ROUNDS; round++) {
@@ -196,7 +144,7 @@ START_TEST(batch_answered_in_one_send) {
       ck_assert_int_eq(keep_frame_encode(buf + off, sizeof buf - off, &len, &f), 0);
       off += len;
     }
-    raw_send(fd, buf, off);
+    keepd_raw_send(fd, buf, off);
     struct pollfd pfd = {.fd = fd, .events = POLLIN};
     ck_assert_int_eq(poll(&pfd, 1, 5000), 1);
     static uint8_t in[65536];
@@ -214,58 +162,58 @@ START_TEST(batch_answered_in_one_send) {
     if (got < BATCH) {
       split++;
       // Read the rest, to keep the connection in step.
-      struct reader *r = calloc(1, sizeof *r);
+      struct keepd_reader *r = keepd_reader_new();
       for (size_t i = got; i < BATCH; i++)
-        ck_assert_int_eq(read_frame(fd, r, &f), 1);
-      free(r);
+        ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
+      keepd_reader_free(r);
     }
   }
   ck_assert_msg(split == 0, "%u of %d batches answered in more than one piece", split, ROUNDS);
   close(fd);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
 START_TEST(ping_names_the_shard) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   bool seen[2] = {false, false};
   // The kernel spreads connections over the shards' sockets by hash: 24
   // connections all on one shard would happen once in 8 million runs.
   for (int i = 0; i < 24; i++) {
-    int fd = raw_connect(&p);
+    int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
     keep_frame f;
     keep_frame_init(&f, KEEP_OP_PING, 9);
-    send_frame(fd, &f);
-    struct reader *r = calloc(1, sizeof *r);
-    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    keepd_send_frame(fd, &f);
+    struct keepd_reader *r = keepd_reader_new();
+    ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
     ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
     ck_assert_uint_lt(f.num, 2);
     ck_assert_uint_eq(f.value_len, 2);
     ck_assert_uint_eq(f.value[0], 2);
     ck_assert_uint_eq(f.value[1], 0);
     seen[f.num] = true;
-    free(r);
+    keepd_reader_free(r);
     close(fd);
   }
   ck_assert(seen[0] && seen[1]);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
 // shard_of_new_connection connects from the calling thread, sends PING and
 // returns the shard that answered.
 static uint64_t shard_of_new_connection(const struct keepd_proc *p) {
-  int fd = raw_connect(p);
+  int fd = keepd_raw_connect(p, 0, RAW_TIMEOUT_S);
   keep_frame f;
   keep_frame_init(&f, KEEP_OP_PING, 3);
-  send_frame(fd, &f);
-  struct reader *r = calloc(1, sizeof *r);
-  ck_assert_int_eq(read_frame(fd, r, &f), 1);
+  keepd_send_frame(fd, &f);
+  struct keepd_reader *r = keepd_reader_new();
+  ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
   ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
   uint64_t shard = f.num;
-  free(r);
+  keepd_reader_free(r);
   close(fd);
   return shard;
 }
@@ -289,7 +237,7 @@ START_TEST(pinned_shards_keep_connections_on_their_cpu) {
   // keepd inherits this affinity, so its shards 0 and 1 are pinned to the
   // first two CPUs of it, in that order.
   const char *extra[] = {"--shards", "2", "--pin", "yes", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   for (int round = 0; round < 16; round++)
     for (int i = 0; i < 2; i++) {
       cpu_set_t one;
@@ -299,19 +247,19 @@ START_TEST(pinned_shards_keep_connections_on_their_cpu) {
       ck_assert_uint_eq(shard_of_new_connection(&p), (uint64_t)i);
     }
   ck_assert_int_eq(sched_setaffinity(0, sizeof mine, &mine), 0);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
 START_TEST(cluster_view_has_one_member) {
   struct keepd_proc p;
-  start(&p, NULL);
-  int fd = raw_connect(&p);
+  keepd_start_or_fail(&p, keepd_bin, NULL);
+  int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
   keep_frame f;
   keep_frame_init(&f, KEEP_OP_CLUSTER, 5);
-  send_frame(fd, &f);
-  struct reader *r = calloc(1, sizeof *r);
-  ck_assert_int_eq(read_frame(fd, r, &f), 1);
+  keepd_send_frame(fd, &f);
+  struct keepd_reader *r = keepd_reader_new();
+  ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
   ck_assert_uint_eq(f.opcode, KEEP_OP_VIEW);
   ck_assert_uint_eq(f.id, 5);
   ck_assert_uint_eq(f.num, 1); // the epoch: a single keepd's view never changes
@@ -320,31 +268,31 @@ START_TEST(cluster_view_has_one_member) {
   ck_assert_uint_eq(f.view[0].last, KEEP_SLOTS - 1);
   ck_assert_uint_eq(f.view[0].member_len, strlen(p.member));
   ck_assert_mem_eq(f.view[0].member, p.member, strlen(p.member));
-  free(r);
+  keepd_reader_free(r);
   close(fd);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
 START_TEST(idle_subscription_heartbeats) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", NULL};
-  start(&p, extra);
-  int fd = raw_connect(&p);
+  keepd_start_or_fail(&p, keepd_bin, extra);
+  int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
   keep_frame f;
   keep_frame_init(&f, KEEP_OP_SUBSCRIBE, 42);
   f.key = (const uint8_t *)"quiet";
   f.key_len = 5;
-  send_frame(fd, &f);
-  struct reader *r = calloc(1, sizeof *r);
-  ck_assert_int_eq(read_frame(fd, r, &f), 1);
+  keepd_send_frame(fd, &f);
+  struct keepd_reader *r = keepd_reader_new();
+  ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
   ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
   ck_assert_uint_eq(f.num, 0);
   // Heartbeats come every 30-40 ms: the typical gap must be well under the
   // promised 100 ms, and none may be lost (a gap of seconds).
   uint64_t last = keepd_test_now_ns(), gaps[11];
   for (int i = 0; i < 11; i++) {
-    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
     uint64_t now = keepd_test_now_ns();
     ck_assert_uint_eq(f.opcode, KEEP_OP_HEARTBEAT);
     ck_assert_uint_eq(f.id, 42); // the subscription's id
@@ -355,16 +303,16 @@ START_TEST(idle_subscription_heartbeats) {
     last = now;
   }
   ck_assert_uint_lt(keepd_median_ns(gaps, 11), 100 * 1000000ull);
-  free(r);
+  keepd_reader_free(r);
   close(fd);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
 START_TEST(memory_cap_refuses_writes) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "1", "--memory-cap", "1M", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   keep_client *c = client_for(&p);
   static uint8_t v[4000];
   int stored = 0, rc = 0;
@@ -390,14 +338,14 @@ START_TEST(memory_cap_refuses_writes) {
   }
   ck_assert_int_eq(keep_set(c, "again", 5, v, sizeof v, 0), 0);
   keep_client_free(c);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
 START_TEST(value_limit_answers_too_large) {
   struct keepd_proc p;
   const char *extra[] = {"--max-value", "1K", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   keep_client *c = client_for(&p);
   static uint8_t v[4096];
   ck_assert_int_eq(keep_set(c, "a", 1, v, 1024, 0), 0);
@@ -405,7 +353,7 @@ START_TEST(value_limit_answers_too_large) {
   // The connection was closed after the error; the next call reconnects.
   ck_assert_int_eq(keep_ping(c), 0);
   keep_client_free(c);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -420,7 +368,7 @@ START_TEST(lock_quarantine_after_start) {
   for (int round = 0;; round++) {
     struct keepd_proc p;
     uint64_t t0 = keepd_test_now_ns();
-    start(&p, extra);
+    keepd_start_or_fail(&p, keepd_bin, extra);
     keep_client *c = client_for(&p);
     int rc = keep_lock(c, NULL, "q", 1, "h", 1, 1000);
     uint64_t answered = keepd_test_now_ns();
@@ -433,7 +381,7 @@ START_TEST(lock_quarantine_after_start) {
       ck_assert_int_eq(rc, 0);
       ck_assert_uint_ge(keepd_test_now_ns() - t0, quarantine_ns);
       keep_client_free(c);
-      stop(&p);
+      keepd_stop_or_fail(&p);
       return;
     }
     // Late: the daemon may have started up to now, so both a grant and a
@@ -444,7 +392,7 @@ START_TEST(lock_quarantine_after_start) {
             "round %d retried\n",
             (answered - t0) / 1e6, round + 1);
     keep_client_free(c);
-    stop(&p);
+    keepd_stop_or_fail(&p);
     ck_assert_msg(round < 2, "starved in three rounds running: quarantine not observed");
   }
 }
@@ -476,7 +424,7 @@ static void *cross_worker(void *arg) {
 START_TEST(keys_spread_over_two_shards) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   // The keys of the workers land on both shards (slot halves).
   unsigned half[2] = {0, 0};
   for (int w = 0; w < 8; w++)
@@ -530,7 +478,7 @@ START_TEST(keys_spread_over_two_shards) {
     keep_client_free(subs[i]);
   }
   keep_client_free(c);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -539,16 +487,16 @@ END_TEST
 // events.
 START_TEST(subscription_renewed_after_restart) {
   struct keepd_proc p;
-  start(&p, NULL);
+  keepd_start_or_fail(&p, keepd_bin, NULL);
   keep_client *sub = client_for(&p);
   ck_assert_int_eq(keep_subscribe(sub, "t", 1), 0);
   char port[16];
   snprintf(port, sizeof port, "%u", p.port);
-  stop(&p);
+  keepd_stop_or_fail(&p);
   keep_event ev;
   ck_assert_int_eq(keep_next_event(sub, &ev, 300), 0); // nobody to renew on
   const char *same_port[] = {"--port", port, NULL};
-  start(&p, same_port);
+  keepd_start_or_fail(&p, keepd_bin, same_port);
   keepd_next_event_of_kind(sub, &ev, KEEP_EVENT_RESUBSCRIBED);
   ck_assert_uint_eq(ev.topic_len, 1);
   ck_assert_int_eq(ev.topic[0], 't');
@@ -567,21 +515,21 @@ START_TEST(subscription_renewed_after_restart) {
   ck_assert_uint_eq(n, 0);
   keep_client_free(pub);
   keep_client_free(sub);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
 START_TEST(sigterm_exits_cleanly_with_clients) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   keep_client *c = client_for(&p);
   ck_assert_int_eq(keep_subscribe(c, "t", 1), 0);
   ck_assert_int_eq(keep_set(c, "k", 1, "0123456789abcdef", 16, 0), 0);
-  int fd = raw_connect(&p);
-  raw_send(fd, "\x10\x00\x00", 3); // half a header, pending forever
+  int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
+  keepd_raw_send(fd, "\x10\x00\x00", 3); // half a header, pending forever
   uint64_t t0 = keepd_test_now_ns();
-  stop(&p); // exit status 0, within the harness's 10 s
+  keepd_stop_or_fail(&p); // exit status 0, within the harness's 10 s
   ck_assert_uint_lt(keepd_test_now_ns() - t0, 5000 * 1000000ull);
   // The subscriber sees its connection end: with no daemon to subscribe
   // again on, it gets nothing more, and requests fail.
@@ -597,25 +545,18 @@ START_TEST(sigterm_exits_cleanly_with_clients) {
 }
 END_TEST
 
-static void write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  ck_assert_int_ge(fputs(text, f), 0);
-  ck_assert_int_eq(fclose(f), 0);
-}
-
 START_TEST(configuration_file_is_read) {
   char path[] = "/tmp/keepd-conf-XXXXXX";
   int fd = mkstemp(path);
   ck_assert_int_ge(fd, 0);
   close(fd);
-  write_file(path, "# keepd test\n[keepd]\nmax_value = 2K\nshards = 2\n"
-                   "lock_quarantine = 200ms\nmax_lease = 5s\n");
+  keepd_write_file(path, "# keepd test\n[keepd]\nmax_value = 2K\nshards = 2\n"
+                         "lock_quarantine = 200ms\nmax_lease = 5s\n");
   struct keepd_proc p;
   // The command line comes after the harness's --lock-quarantine 0, but the
   // file is read first and flags override it: the quarantine stays 0.
   const char *extra[] = {"--config", path, NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   keep_client *c = client_for(&p);
   static uint8_t v[4096];
   ck_assert_int_eq(keep_set(c, "a", 1, v, 2048, 0), 0);
@@ -623,9 +564,9 @@ START_TEST(configuration_file_is_read) {
   ck_assert_int_eq(keep_lock(c, NULL, "l", 1, "h", 1, 5000), 0);
   ck_assert_int_eq(keep_lock(c, NULL, "m", 1, "h", 1, 5001), KEEP_ERR_INVALID_ARGUMENT);
   keep_client_free(c);
-  stop(&p);
+  keepd_stop_or_fail(&p);
   // A malformed file stops the daemon before it listens.
-  write_file(path, "[keepd]\nshards = many\n");
+  keepd_write_file(path, "[keepd]\nshards = many\n");
   ck_assert_int_eq(keepd_start(&p, keepd_bin, extra), -1);
   keepd_stop(&p);
   unlink(path);
@@ -634,7 +575,7 @@ END_TEST
 
 START_TEST(busy_port_is_refused) {
   struct keepd_proc p, q;
-  start(&p, NULL);
+  keepd_start_or_fail(&p, keepd_bin, NULL);
   char port[16];
   snprintf(port, sizeof port, "%u", p.port);
   // SO_REUSEPORT would let a second daemon share the port in silence.
@@ -644,7 +585,7 @@ START_TEST(busy_port_is_refused) {
   keep_client *c = client_for(&p);
   ck_assert_int_eq(keep_ping(c), 0);
   keep_client_free(c);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -677,7 +618,7 @@ START_TEST(busy_poll_answers_and_sleeps_when_idle) {
   ck_assert_int_eq(keepd_start(&q, keepd_bin, too_long), -1);
   keepd_stop(&q);
   const char *extra[] = {"--shards", "1", "--busy-poll", "1000", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   keep_client *c = client_for(&p);
   for (int i = 0; i < 200; i++) {
     char k[16];
@@ -693,7 +634,7 @@ START_TEST(busy_poll_answers_and_sleeps_when_idle) {
   ck_assert_msg(used * 4 < (unsigned long long)hz, "idle daemon used %llu of %ld ticks", used, hz);
   ck_assert_int_eq(keep_ping(c), 0);
   keep_client_free(c);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -706,12 +647,6 @@ START_TEST(non_loopback_listen_is_refused) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: test_keepd PATH-TO-KEEPD\n");
-    return 2;
-  }
-  keepd_bin = argv[1];
-  Suite *s = suite_create("keepd");
   TCase *tc = tcase_create("daemon");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, garbage_closes_only_that_connection);
@@ -731,6 +666,5 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, busy_port_is_refused);
   tcase_add_test(tc, non_loopback_listen_is_refused);
   tcase_add_test(tc, busy_poll_answers_and_sleeps_when_idle);
-  suite_add_tcase(s, tc);
-  return corvid_check_run(s);
+  return keepd_suite_main(argc, argv, &keepd_bin, "keepd", tc);
 }

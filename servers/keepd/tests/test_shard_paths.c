@@ -32,123 +32,29 @@
 
 static const char *keepd_bin;
 
-static void start(struct keepd_proc *p, const char *const *extra) {
-  ck_assert_int_eq(keepd_start(p, keepd_bin, extra), 0);
-}
-
-static void stop(struct keepd_proc *p) {
-  ck_assert_int_eq(keepd_stop(p), 0);
-}
-
-// raw_connect_rcvbuf connects to `p`; a `rcvbuf` other than 0 caps the
-// socket's receive buffer first, so that a client that does not read
-// backs up the daemon's output quickly.
-static int raw_connect_rcvbuf(const struct keepd_proc *p, int rcvbuf) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  ck_assert_int_ge(fd, 0);
-  if (rcvbuf > 0)
-    ck_assert_int_eq(setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf), 0);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)p->port)};
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof a), 0);
-  struct timeval tv = {10, 0}; // a missing answer fails the case, never hangs it
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
-static int raw_connect(const struct keepd_proc *p) {
-  return raw_connect_rcvbuf(p, 0);
-}
-
-static void raw_send(int fd, const void *p, size_t n) {
-  const uint8_t *b = p;
-  while (n > 0) {
-    ssize_t k = send(fd, b, n, MSG_NOSIGNAL);
-    ck_assert_int_gt(k, 0);
-    b += k;
-    n -= (size_t)k;
-  }
-}
-
-static void send_frame(int fd, const keep_frame *f) {
-  size_t need = keep_frame_encoded_len(f), len;
-  ck_assert_uint_gt(need, 0);
-  uint8_t *buf = malloc(need);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(keep_frame_encode(buf, need, &len, f), 0);
-  raw_send(fd, buf, len);
-  free(buf);
-}
-
-// A reader large enough for frames with the biggest values.
-struct reader {
-  uint8_t *buf;
-  size_t cap, len, consumed;
-};
-
-static struct reader *reader_new(void) {
-  struct reader *r = calloc(1, sizeof *r);
-  ck_assert_ptr_nonnull(r);
-  r->cap = 2 * KEEP_MAX_VALUE_HARD;
-  r->buf = malloc(r->cap);
-  ck_assert_ptr_nonnull(r->buf);
-  return r;
-}
-
-static void reader_free(struct reader *r) {
-  free(r->buf);
-  free(r);
-}
-
-// read_frame_quiet returns 1 with the next frame (valid until the next
-// call), 0 at end of stream, -1 for bytes that are not a frame or a
-// timeout. Unread bytes move to the front only when more must be received.
-// It asserts nothing: in fork mode each Check assertion writes to a pipe,
-// which loops over many thousands of frames cannot afford.
-static int read_frame_quiet(int fd, struct reader *r, keep_frame *f) {
-  for (;;) {
-    size_t used;
-    int rc = keep_frame_decode(f, &used, r->buf + r->consumed, r->len - r->consumed, 0);
-    if (rc < 0)
-      return -1;
-    if (rc == 1) {
-      r->consumed += used;
-      return 1;
-    }
-    memmove(r->buf, r->buf + r->consumed, r->len - r->consumed);
-    r->len -= r->consumed;
-    r->consumed = 0;
-    ssize_t n = recv(fd, r->buf + r->len, r->cap - r->len, 0);
-    if (n <= 0)
-      return n == 0 ? 0 : -1;
-    r->len += (size_t)n;
-  }
-}
+// RAW_TIMEOUT_S bounds each read on a raw connection: a missing answer
+// fails the case, never hangs it.
+#define RAW_TIMEOUT_S 10
 
 // read_answer_quiet reads the next frame that is not a heartbeat; false at
 // end of stream or on error.
-static bool read_answer_quiet(int fd, struct reader *r, keep_frame *f) {
+static bool read_answer_quiet(int fd, struct keepd_reader *r, keep_frame *f) {
   int rc;
   do
-    rc = read_frame_quiet(fd, r, f);
+    rc = keepd_read_frame_quiet(fd, r, f);
   while (rc == 1 && f->opcode == KEEP_OP_HEARTBEAT);
   return rc == 1;
 }
 
-static int read_frame(int fd, struct reader *r, keep_frame *f) {
-  int rc = read_frame_quiet(fd, r, f);
-  ck_assert_msg(rc >= 0, "no answer or a malformed one: %s", strerror(errno));
-  return rc;
-}
-
 // read_answer reads the next frame that is not a heartbeat.
-static void read_answer(int fd, struct reader *r, keep_frame *f) {
+static void read_answer(int fd, struct keepd_reader *r, keep_frame *f) {
   do
-    ck_assert_int_eq(read_frame(fd, r, f), 1);
+    ck_assert_int_eq(keepd_read_frame(fd, r, f), 1);
   while (f->opcode == KEEP_OP_HEARTBEAT);
 }
 
-static void expect_answer(int fd, struct reader *r, uint8_t opcode, uint64_t id, uint64_t num) {
+static void expect_answer(int fd, struct keepd_reader *r, uint8_t opcode, uint64_t id,
+                          uint64_t num) {
   keep_frame f;
   read_answer(fd, r, &f);
   ck_assert_uint_eq(f.opcode, opcode);
@@ -156,7 +62,7 @@ static void expect_answer(int fd, struct reader *r, uint8_t opcode, uint64_t id,
   ck_assert_uint_eq(f.num, num);
 }
 
-static void expect_error(int fd, struct reader *r, uint64_t id, unsigned code) {
+static void expect_error(int fd, struct keepd_reader *r, uint64_t id, unsigned code) {
   expect_answer(fd, r, KEEP_OP_ERROR, id, code);
 }
 
@@ -174,13 +80,13 @@ static void send_set(int fd, uint64_t id, const char *key, const void *v, size_t
   f.value = v;
   f.value_len = len;
   f.num = ttl_ms;
-  send_frame(fd, &f);
+  keepd_send_frame(fd, &f);
 }
 
 static void send_incr(int fd, uint64_t id, const char *key, int64_t delta) {
   keep_frame f = keyed(KEEP_OP_INCR, id, key);
   f.num = (uint64_t)delta;
-  send_frame(fd, &f);
+  keepd_send_frame(fd, &f);
 }
 
 static void send_lock(int fd, uint64_t id, const char *key, uint64_t lease_ms) {
@@ -188,22 +94,22 @@ static void send_lock(int fd, uint64_t id, const char *key, uint64_t lease_ms) {
   f.text = (const uint8_t *)"h";
   f.text_len = 1;
   f.num = lease_ms;
-  send_frame(fd, &f);
+  keepd_send_frame(fd, &f);
 }
 
 static void send_plain(int fd, uint8_t opcode, uint64_t id, const char *key) {
   keep_frame f = keyed(opcode, id, key);
-  send_frame(fd, &f);
+  keepd_send_frame(fd, &f);
 }
 
 static void send_ping(int fd, uint64_t id) {
   keep_frame f;
   keep_frame_init(&f, KEEP_OP_PING, id);
-  send_frame(fd, &f);
+  keepd_send_frame(fd, &f);
 }
 
 // expect_value reads the answer to a GET: OK with `len` bytes of `byte`.
-static void expect_value(int fd, struct reader *r, uint64_t id, size_t len, uint8_t byte) {
+static void expect_value(int fd, struct keepd_reader *r, uint64_t id, size_t len, uint8_t byte) {
   keep_frame f;
   read_answer(fd, r, &f);
   ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
@@ -220,14 +126,14 @@ static void expect_value(int fd, struct reader *r, uint64_t id, size_t len, uint
 // happen once in 2^200 runs.
 static int conn_on_shard(const struct keepd_proc *p, unsigned shard) {
   for (int i = 0; i < 200; i++) {
-    int fd = raw_connect(p);
+    int fd = keepd_raw_connect(p, 0, RAW_TIMEOUT_S);
     send_ping(fd, 1);
-    struct reader *r = reader_new();
+    struct keepd_reader *r = keepd_reader_new();
     keep_frame f;
-    ck_assert_int_eq(read_frame(fd, r, &f), 1);
+    ck_assert_int_eq(keepd_read_frame(fd, r, &f), 1);
     ck_assert_uint_eq(f.opcode, KEEP_OP_OK);
     uint64_t got = f.num;
-    reader_free(r);
+    keepd_reader_free(r);
     if (got == shard)
       return fd;
     close(fd);
@@ -286,7 +192,7 @@ static bool readable_within(int fd, int ms) {
 // gets shard 0's. fd0 and fd1 are idle connections on shards 0 and 1: with
 // the right thread stopped a PING on fd0 is answered and one on fd1 is not
 // (its answer comes once the thread runs again, and is read then).
-static pid_t freeze_shard1(const struct keepd_proc *p, int fd0, struct reader *r0, int fd1,
+static pid_t freeze_shard1(const struct keepd_proc *p, int fd0, struct keepd_reader *r0, int fd1,
                            pid_t *shard0) {
   pid_t tids[16];
   int n = list_threads(p->pid, tids, 16);
@@ -309,10 +215,10 @@ static pid_t freeze_shard1(const struct keepd_proc *p, int fd0, struct reader *r
     // Shard 0's thread (or neither answered yet): let it run and go on.
     thread_thaw(tids[i]);
     expect_answer(fd0, r0, KEEP_OP_OK, 500, 0);
-    struct reader *r1 = reader_new();
+    struct keepd_reader *r1 = keepd_reader_new();
     expect_answer(fd1, r1, KEEP_OP_OK, 501, 1);
     ck_assert_uint_eq(r1->len, r1->consumed); // nothing else was pending
-    reader_free(r1);
+    keepd_reader_free(r1);
   }
   ck_abort_msg("no thread of keepd %d serves shard 1", (int)p->pid);
   return 0;
@@ -326,7 +232,7 @@ static pid_t freeze_shard1(const struct keepd_proc *p, int fd0, struct reader *r
 // later turn and a batch of its own. (A PING on a second connection as the
 // marker was not enough: now and then its answer left before the INCR was
 // read, and two INCRs shared a batch.)
-static void fill_ring(int a, int e, struct reader *re, const char *key, const char *topic,
+static void fill_ring(int a, int e, struct keepd_reader *re, const char *key, const char *topic,
                       unsigned rounds) {
   for (unsigned i = 1; i <= rounds; i++) {
     keep_frame f[2] = {keyed(KEEP_OP_INCR, i, key), keyed(KEEP_OP_PUBLISH, PUB_ID + i, topic)};
@@ -350,7 +256,7 @@ static void fill_ring(int a, int e, struct reader *re, const char *key, const ch
 
 // subscribe_mark makes `e` subscribe (as 7) to a topic of shard 0 whose
 // name it writes into `topic`.
-static void subscribe_mark(int e, struct reader *re, char *topic, size_t cap) {
+static void subscribe_mark(int e, struct keepd_reader *re, char *topic, size_t cap) {
   key_on_shard(topic, cap, "mark", 0, 0);
   send_plain(e, KEEP_OP_SUBSCRIBE, 7, topic);
   expect_answer(e, re, KEEP_OP_OK, 7, 0);
@@ -364,10 +270,11 @@ static void subscribe_mark(int e, struct reader *re, char *topic, size_t cap) {
 START_TEST(backlog_holds_batches_until_owner_resumes) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", "--busy-poll", "1000", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   int a = conn_on_shard(&p, 0), b = conn_on_shard(&p, 0), e = conn_on_shard(&p, 0);
   int c1 = conn_on_shard(&p, 1);
-  struct reader *ra = reader_new(), *rb = reader_new(), *re = reader_new(), *rc = reader_new();
+  struct keepd_reader *ra = keepd_reader_new(), *rb = keepd_reader_new(), *re = keepd_reader_new(),
+                      *rc = keepd_reader_new();
   char ctr[32], topic[32];
   key_on_shard(ctr, sizeof ctr, "ctr", 0, 1);
   // `e` hears, through a topic of shard 0, when `a`'s last request was read.
@@ -397,12 +304,12 @@ START_TEST(backlog_holds_batches_until_owner_resumes) {
       backlog += REC_HEADER + keep_frame_encoded_len(&f);
       forwarded++;
     }
-    send_frame(a, &f);
+    keepd_send_frame(a, &f);
   }
   ck_assert_uint_gt(forwarded, 60);
   ck_assert_uint_lt(forwarded, BIG);
   keep_frame pub = keyed(KEEP_OP_PUBLISH, 200000, topic);
-  send_frame(a, &pub);
+  keepd_send_frame(a, &pub);
   expect_answer(e, re, KEEP_OP_EVENT, 7, rounds + 1);
 
   thread_thaw(tid);
@@ -452,15 +359,15 @@ START_TEST(backlog_holds_batches_until_owner_resumes) {
   send_incr(c1, 5, ctr, 0);
   expect_answer(c1, rc, KEEP_OP_OK, 5, rounds);
   free(v);
-  reader_free(ra);
-  reader_free(rb);
-  reader_free(re);
-  reader_free(rc);
+  keepd_reader_free(ra);
+  keepd_reader_free(rb);
+  keepd_reader_free(re);
+  keepd_reader_free(rc);
   close(a);
   close(b);
   close(e);
   close(c1);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -471,10 +378,10 @@ END_TEST
 START_TEST(exit_with_backlog_waiting) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "2", "--busy-poll", "1000", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   int a = conn_on_shard(&p, 0), b = conn_on_shard(&p, 0), e = conn_on_shard(&p, 0);
   int c1 = conn_on_shard(&p, 1);
-  struct reader *rb = reader_new(), *re = reader_new();
+  struct keepd_reader *rb = keepd_reader_new(), *re = keepd_reader_new();
   char ctr[32], topic[32];
   key_on_shard(ctr, sizeof ctr, "ctr", 0, 1);
   subscribe_mark(e, re, topic, sizeof topic);
@@ -499,8 +406,8 @@ START_TEST(exit_with_backlog_waiting) {
   while ((n = recv(a, buf, sizeof buf, 0)) > 0) {
   }
   ck_assert_msg(n == 0 || errno == ECONNRESET, "connection not ended: %s", strerror(errno));
-  reader_free(rb);
-  reader_free(re);
+  keepd_reader_free(rb);
+  keepd_reader_free(re);
   close(a);
   close(b);
   close(e);
@@ -516,9 +423,9 @@ END_TEST
 START_TEST(unread_answers_pause_the_connection) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "1", NULL};
-  start(&p, extra);
-  int a = raw_connect_rcvbuf(&p, 65536), b = raw_connect(&p);
-  struct reader *ra = reader_new(), *rb = reader_new();
+  keepd_start_or_fail(&p, keepd_bin, extra);
+  int a = keepd_raw_connect(&p, 65536, RAW_TIMEOUT_S), b = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
+  struct keepd_reader *ra = keepd_reader_new(), *rb = keepd_reader_new();
   enum { LEN = KEEP_MAX_VALUE_HARD, GETS = 40 };
   uint8_t *v = malloc(LEN);
   ck_assert_ptr_nonnull(v);
@@ -543,26 +450,19 @@ START_TEST(unread_answers_pause_the_connection) {
   ck_assert_uint_eq(f.flags, KEEP_FLAG_COUNTER);
   ck_assert_uint_eq(f.num, 1);
   free(v);
-  reader_free(ra);
-  reader_free(rb);
+  keepd_reader_free(ra);
+  keepd_reader_free(rb);
   close(a);
   close(b);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
-
-static void write_file(const char *path, const char *text) {
-  FILE *f = fopen(path, "w");
-  ck_assert_ptr_nonnull(f);
-  ck_assert_int_ge(fputs(text, f), 0);
-  ck_assert_int_eq(fclose(f), 0);
-}
 
 // connection_refused tells whether a new connection is closed at once, as
 // by a daemon at its connection limit (end of stream or a reset instead of
 // the answer to a PING).
 static bool connection_refused(const struct keepd_proc *p) {
-  int fd = raw_connect(p);
+  int fd = keepd_raw_connect(p, 0, RAW_TIMEOUT_S);
   keep_frame f;
   keep_frame_init(&f, KEEP_OP_PING, 9);
   uint8_t buf[64];
@@ -596,13 +496,13 @@ START_TEST(reset_with_output_pending_frees_the_connection) {
   int cfd = mkstemp(path);
   ck_assert_int_ge(cfd, 0);
   close(cfd);
-  write_file(path, "[keepd]\nmax_connections = 2\n");
+  keepd_write_file(path, "[keepd]\nmax_connections = 2\n");
   struct keepd_proc p;
   const char *extra[] = {"--config", path, "--shards", "1", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   unlink(path);
-  int b = raw_connect(&p), a = raw_connect_rcvbuf(&p, 65536);
-  struct reader *rb = reader_new();
+  int b = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S), a = keepd_raw_connect(&p, 65536, RAW_TIMEOUT_S);
+  struct keepd_reader *rb = keepd_reader_new();
   enum { LEN = KEEP_MAX_VALUE_HARD, GETS = 20 };
   uint8_t *v = malloc(LEN);
   ck_assert_ptr_nonnull(v);
@@ -627,9 +527,9 @@ START_TEST(reset_with_output_pending_frees_the_connection) {
   send_plain(b, KEEP_OP_GET, 2, "big");
   expect_value(b, rb, 2, LEN, 'r');
   free(v);
-  reader_free(rb);
+  keepd_reader_free(rb);
   close(b);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -638,7 +538,7 @@ END_TEST
 // 0 for OK, the error code for ERROR, 1000 + opcode for anything else.
 typedef keep_frame (*frame_maker)(unsigned i, char *key, size_t key_cap);
 
-static void ask_many(int fd, struct reader *r, frame_maker make, unsigned from, unsigned n,
+static void ask_many(int fd, struct keepd_reader *r, frame_maker make, unsigned from, unsigned n,
                      unsigned *codes) {
   size_t cap = 0, off = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -655,7 +555,7 @@ static void ask_many(int fd, struct reader *r, frame_maker make, unsigned from, 
     ck_assert_int_eq(keep_frame_encode(buf + off, cap - off, &len, &f), 0);
     off += len;
   }
-  raw_send(fd, buf, off);
+  keepd_raw_send(fd, buf, off);
   free(buf);
   for (unsigned i = 0; i < n; i++) {
     keep_frame f;
@@ -670,7 +570,7 @@ static void ask_many(int fd, struct reader *r, frame_maker make, unsigned from, 
 // fill_until_full asks in batches until a batch has an answer other than
 // OK, which must be OUT_OF_MEMORY, as must every later one of that batch
 // (nothing frees memory meanwhile). Returns how many were stored.
-static unsigned fill_until_full(int fd, struct reader *r, frame_maker make, unsigned batch,
+static unsigned fill_until_full(int fd, struct keepd_reader *r, frame_maker make, unsigned batch,
                                 unsigned limit) {
   unsigned *codes = malloc(batch * sizeof *codes);
   ck_assert_ptr_nonnull(codes);
@@ -705,9 +605,9 @@ static keep_frame small_set(unsigned i, char *key, size_t cap) {
 START_TEST(full_table_refuses_new_keys) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "1", "--memory-cap", "1M", NULL};
-  start(&p, extra);
-  int fd = raw_connect(&p);
-  struct reader *r = reader_new();
+  keepd_start_or_fail(&p, keepd_bin, extra);
+  int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
+  struct keepd_reader *r = keepd_reader_new();
   unsigned stored = fill_until_full(fd, r, small_set, 1024, 200000);
   // A table of 176-byte buckets of 7 slots that must fit twice over to
   // grow: between 2,600 and 3,400 buckets at the end.
@@ -740,9 +640,9 @@ START_TEST(full_table_refuses_new_keys) {
   expect_answer(fd, r, KEEP_OP_OK, 8, 3);
   send_lock(fd, 9, "lk", 1000);
   expect_error(fd, r, 9, KEEP_CODE_OUT_OF_MEMORY);
-  reader_free(r);
+  keepd_reader_free(r);
   close(fd);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -779,9 +679,9 @@ static keep_frame far_set(unsigned i, char *key, size_t cap) {
 START_TEST(full_arena_refuses_records) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "1", "--memory-cap", "1M", NULL};
-  start(&p, extra);
-  int fd = raw_connect(&p);
-  struct reader *r = reader_new();
+  keepd_start_or_fail(&p, keepd_bin, extra);
+  int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
+  struct keepd_reader *r = keepd_reader_new();
   unsigned bigs = fill_until_full(fd, r, big_set, 1, 100);
   ck_assert_uint_eq(bigs, 15); // 15 of 64 KiB and the first table fit 1 MiB
   unsigned records = fill_until_full(fd, r, record_set, 64, 5000);
@@ -802,11 +702,11 @@ START_TEST(full_arena_refuses_records) {
   expect_answer(fd, r, KEEP_OP_OK, 6, 5);
   char key[16];
   keep_frame f = far_set(7, key, sizeof key);
-  send_frame(fd, &f);
+  keepd_send_frame(fd, &f);
   expect_answer(fd, r, KEEP_OP_OK, 7, 0);
-  reader_free(r);
+  keepd_reader_free(r);
   close(fd);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -833,9 +733,9 @@ START_TEST(topic_behind_another_in_its_bucket) {
   ck_assert(newer[0] != 0);
   struct keepd_proc p;
   const char *extra[] = {"--shards", "1", "--secret", "0102030405060708090a0b0c0d0e0f10", NULL};
-  start(&p, extra);
-  int s = raw_connect(&p), pub = raw_connect(&p);
-  struct reader *rs = reader_new(), *rp = reader_new();
+  keepd_start_or_fail(&p, keepd_bin, extra);
+  int s = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S), pub = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
+  struct keepd_reader *rs = keepd_reader_new(), *rp = keepd_reader_new();
   send_plain(s, KEEP_OP_SUBSCRIBE, 1, older);
   expect_answer(s, rs, KEEP_OP_OK, 1, 0);
   send_plain(s, KEEP_OP_SUBSCRIBE, 2, newer);
@@ -843,12 +743,12 @@ START_TEST(topic_behind_another_in_its_bucket) {
   send_plain(s, KEEP_OP_UNSUBSCRIBE, 3, older);
   expect_answer(s, rs, KEEP_OP_OK, 3, 0);
   keep_frame f = keyed(KEEP_OP_PUBLISH, 4, older);
-  send_frame(pub, &f);
+  keepd_send_frame(pub, &f);
   expect_answer(pub, rp, KEEP_OP_OK, 4, 0);
   f = keyed(KEEP_OP_PUBLISH, 5, newer);
   f.value = (const uint8_t *)"hi";
   f.value_len = 2;
-  send_frame(pub, &f);
+  keepd_send_frame(pub, &f);
   expect_answer(pub, rp, KEEP_OP_OK, 5, 1);
   read_answer(s, rs, &f);
   ck_assert_uint_eq(f.opcode, KEEP_OP_EVENT);
@@ -861,11 +761,11 @@ START_TEST(topic_behind_another_in_its_bucket) {
   expect_answer(s, rs, KEEP_OP_NOT_FOUND, 6, 0);
   send_plain(s, KEEP_OP_UNSUBSCRIBE, 7, newer);
   expect_answer(s, rs, KEEP_OP_OK, 7, 0);
-  reader_free(rs);
-  reader_free(rp);
+  keepd_reader_free(rs);
+  keepd_reader_free(rp);
   close(s);
   close(pub);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -875,12 +775,12 @@ END_TEST
 START_TEST(pipelining_survives_other_closes) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "1", NULL};
-  start(&p, extra);
+  keepd_start_or_fail(&p, keepd_bin, extra);
   enum { IDLE = 8, PINGS = 200000 };
   int idle[IDLE];
   for (int i = 0; i < IDLE; i++)
-    idle[i] = raw_connect(&p);
-  int a = raw_connect(&p);
+    idle[i] = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
+  int a = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
   static uint8_t buf[PINGS * KEEP_HEADER_LEN];
   size_t off = 0;
   for (unsigned i = 1; i <= PINGS; i++) {
@@ -891,7 +791,7 @@ START_TEST(pipelining_survives_other_closes) {
     off += len;
   }
   ck_assert_uint_gt(PINGS, 100 * PIPELINE_BOUND);
-  raw_send(a, buf, off);
+  keepd_raw_send(a, buf, off);
   // The daemon is still working through them (2,048 a turn at most): the
   // closes, spread over a few milliseconds, land in turns where `a` is
   // on the pending list.
@@ -899,7 +799,7 @@ START_TEST(pipelining_survives_other_closes) {
     close(idle[i]);
     keepd_sleep_ms(1);
   }
-  struct reader *r = reader_new();
+  struct keepd_reader *r = keepd_reader_new();
   for (unsigned i = 1; i <= PINGS; i++) {
     keep_frame f;
     keep_frame_init(&f, 0, 0);
@@ -907,9 +807,9 @@ START_TEST(pipelining_survives_other_closes) {
       ck_abort_msg("answer %u missing or wrong (opcode %u id %llu)", i, f.opcode,
                    (unsigned long long)f.id);
   }
-  reader_free(r);
+  keepd_reader_free(r);
   close(a);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
@@ -918,31 +818,25 @@ END_TEST
 START_TEST(handoff_done_to_single_keepd) {
   struct keepd_proc p;
   const char *extra[] = {"--shards", "1", NULL};
-  start(&p, extra);
-  int fd = raw_connect(&p);
-  struct reader *r = reader_new();
+  keepd_start_or_fail(&p, keepd_bin, extra);
+  int fd = keepd_raw_connect(&p, 0, RAW_TIMEOUT_S);
+  struct keepd_reader *r = keepd_reader_new();
   keep_frame f;
   keep_frame_init(&f, KEEP_OP_HANDOFF_DONE, 31);
   f.num = 11;
   f.text = (const uint8_t *)"0123456789abcdef";
   f.text_len = 16;
-  send_frame(fd, &f);
+  keepd_send_frame(fd, &f);
   expect_error(fd, r, 31, KEEP_CODE_UNKNOWN_OP);
   send_ping(fd, 32);
   expect_answer(fd, r, KEEP_OP_OK, 32, 0);
-  reader_free(r);
+  keepd_reader_free(r);
   close(fd);
-  stop(&p);
+  keepd_stop_or_fail(&p);
 }
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: test_shard_paths PATH-TO-KEEPD\n");
-    return 2;
-  }
-  keepd_bin = argv[1];
-  Suite *s = suite_create("keepd-shard-paths");
   TCase *tc = tcase_create("shard");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, backlog_holds_batches_until_owner_resumes);
@@ -954,6 +848,5 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, topic_behind_another_in_its_bucket);
   tcase_add_test(tc, pipelining_survives_other_closes);
   tcase_add_test(tc, handoff_done_to_single_keepd);
-  suite_add_tcase(s, tc);
-  return corvid_check_run(s);
+  return keepd_suite_main(argc, argv, &keepd_bin, "keepd-shard-paths", tc);
 }

@@ -223,6 +223,18 @@ static int cmd_stats(fts_index *idx, uint32_t account) {
 
 // ---- the store side: srv_indexer over a libmailstore directory ----
 
+// with_suffix returns a new string, `path` followed by `suffix` (the index's
+// companion files: "<index>.failed", "<index>-lock"), or NULL.
+static char *with_suffix(const char *path, const char *suffix) {
+  size_t n = strlen(path), m = strlen(suffix);
+  char *out = malloc(n + m + 1);
+  if (out != NULL) {
+    memcpy(out, path, n);
+    memcpy(out + n, suffix, m + 1);
+  }
+  return out;
+}
+
 struct store_side {
   ms_store *st;
   srv_indexer *ix;
@@ -245,12 +257,9 @@ static int store_open(struct store_side *c, fts_index *idx, const char *index_pa
     fprintf(stderr, "ftsearch: account %s: %s\n", account_name, ms_strerror(rc));
     return 1;
   }
-  size_t n = strlen(index_path);
-  char *failed = malloc(n + sizeof ".failed");
+  char *failed = with_suffix(index_path, ".failed");
   if (!failed)
     return 1;
-  memcpy(failed, index_path, n);
-  memcpy(failed + n, ".failed", sizeof ".failed");
   struct srv_indexer_settings s = {.workers = workers, .batch = batch};
   rc = srv_indexer_new(&c->ix, c->st, idx, index_path, failed, &s);
   free(failed);
@@ -362,14 +371,10 @@ static int cmd_queue_status(struct store_side *c) {
 // after the run failed: a mistyped source must not leave an empty or half
 // built index where the next run would take it for a real one.
 static void remove_new_index(const char *path) {
-  size_t n = strlen(path);
-  char *lock = malloc(n + sizeof "-lock");
-  if (lock != NULL) {
-    memcpy(lock, path, n);
-    memcpy(lock + n, "-lock", sizeof "-lock");
+  char *lock = with_suffix(path, "-lock");
+  if (lock != NULL)
     unlink(lock);
-    free(lock);
-  }
+  free(lock);
   unlink(path);
 }
 

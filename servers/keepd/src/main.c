@@ -159,6 +159,9 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
     return rc;
   }
   const char *listen = NULL, *secret = NULL, *pin = NULL, *members = NULL;
+  // TLS: the key files (copied, the configuration is freed below) and an
+  // explicit "plaintext = yes" for a loopback-only keepd.
+  const char *tls_key = NULL, *tls_clients = NULL, *plain = NULL;
   int64_t port, shards, conns;
   uint64_t cap, maxv, lease, quarantine;
   if ((rc = srv_config_get_string(cfg, "keepd.listen", set->listen, &listen)) < 0 ||
@@ -177,6 +180,9 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
       (rc = srv_config_get_string(cfg, "keepd.secret", NULL, &secret)) < 0 ||
       (rc = srv_config_get_string(cfg, "keepd.pin", NULL, &pin)) < 0 ||
       (rc = srv_config_get_string(cfg, "keepd.members", NULL, &members)) < 0 ||
+      (rc = srv_config_get_string(cfg, "keepd.tls_key", NULL, &tls_key)) < 0 ||
+      (rc = srv_config_get_string(cfg, "keepd.tls_clients", NULL, &tls_clients)) < 0 ||
+      (rc = srv_config_get_string(cfg, "keepd.plaintext", NULL, &plain)) < 0 ||
       (rc = srv_config_get_int(cfg, "keepd.self", -1, 65535, -1, &cluster_self, &diag)) < 0) {
     fprintf(stderr, "keepd: %s\n", diag.message);
     srv_config_free(cfg);
@@ -185,12 +191,14 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
   const char *bad = NULL, *why = NULL;
   if (strlen(listen) >= sizeof set->listen)
     bad = "keepd.listen", why = "too long for an address";
-  else if (pin != NULL && parse_pin(pin) < 0)
+  else if (pin != NULL && (set->pin = parse_pin(pin)) < 0)
     bad = "keepd.pin", why = "must be auto, yes or no";
   else if (secret != NULL && parse_hex_secret(secret, set->secret) < 0)
     bad = "keepd.secret", why = "must be 32 hex digits";
   else if (members != NULL && keepd_members_parse(&cluster_cfg, members) < 0)
     bad = "keepd.members", why = "must list ID@HOST:PORT/UDPPORT entries";
+  else if (plain != NULL && strcmp(plain, "yes") != 0 && strcmp(plain, "no") != 0)
+    bad = "keepd.plaintext", why = "must be yes or no";
   if (bad != NULL) {
     rc = srv_config_reject(cfg, bad, &diag, why);
     fprintf(stderr, "keepd: %s\n", diag.message);
@@ -208,24 +216,6 @@ static int load_config(const char *path, keepd_settings *set, bool *quarantine_s
   if (quarantine != UINT32_MAX) {
     set->lock_quarantine_ms = quarantine;
     *quarantine_set = true;
-  }
-  if (pin != NULL)
-    set->pin = parse_pin(pin);
-  // TLS: the key files (copied, the configuration is freed below) and an
-  // explicit "plaintext = yes" for a loopback-only keepd.
-  const char *tls_key = NULL, *tls_clients = NULL, *plain = NULL;
-  if (srv_config_get_string(cfg, "keepd.tls_key", NULL, &tls_key) < 0 ||
-      srv_config_get_string(cfg, "keepd.tls_clients", NULL, &tls_clients) < 0 ||
-      srv_config_get_string(cfg, "keepd.plaintext", NULL, &plain) < 0) {
-    fprintf(stderr, "keepd: %s: cannot read the TLS settings\n", path);
-    srv_config_free(cfg);
-    return -EINVAL;
-  }
-  if (plain != NULL && strcmp(plain, "yes") != 0 && strcmp(plain, "no") != 0) {
-    rc = srv_config_reject(cfg, "keepd.plaintext", &diag, "must be yes or no");
-    fprintf(stderr, "keepd: %s\n", diag.message);
-    srv_config_free(cfg);
-    return rc;
   }
   if (tls_key != NULL)
     set->tls_key_file = cfg_tls_key = strdup(tls_key);

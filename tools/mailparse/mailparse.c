@@ -4,12 +4,14 @@
 // part's decoded body) and `bench` (parsing speed over files and folders).
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dump.h"
 #include "mailparse.h"
@@ -194,8 +196,54 @@ static int read_file(const char *path, uint8_t **out, size_t *out_len) {
   return 0;
 }
 
-// dump_one prints one message: into memory first, so that a failure half way
-// prints nothing and standard output only ever holds whole, valid dumps.
+// copy_out writes the whole of `f`, from its start, to standard output;
+// a write to `f` that failed (a full disk) fails it.
+static int copy_out(FILE *f) {
+  errno = 0;
+  if (ferror(f) || fflush(f) != 0 || fseek(f, 0, SEEK_SET) != 0)
+    return -(errno != 0 ? errno : EIO);
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    if (fwrite(chunk, 1, n, stdout) != n)
+      return -EIO;
+  return ferror(f) ? -EIO : 0;
+}
+
+// staging_file opens an unnamed temporary file in $TMPDIR (else /tmp), which
+// vanishes with its last descriptor, even after a crash. tmpfile(3) would
+// not do: glibc's ignores TMPDIR.
+static FILE *staging_file(void) {
+  const char *dir = getenv("TMPDIR");
+  if (dir == NULL || *dir == '\0')
+    dir = "/tmp";
+  int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR)) {
+    // A file system without O_TMPFILE: a named file, unlinked at once.
+    char name[4096];
+    if (snprintf(name, sizeof name, "%s/mailparse-XXXXXX", dir) >= (int)sizeof name) {
+      errno = ENAMETOOLONG;
+      return NULL;
+    }
+    if ((fd = mkostemp(name, O_CLOEXEC)) >= 0)
+      unlink(name);
+  }
+  if (fd < 0)
+    return NULL;
+  FILE *f = fdopen(fd, "w+");
+  if (f == NULL) {
+    int e = errno;
+    close(fd);
+    errno = e;
+  }
+  return f;
+}
+
+// dump_one prints one message: into a temporary file first, so that a
+// failure half way prints nothing and standard output only ever holds whole,
+// valid dumps. A file, not memory: a dump can be several times the message
+// (each NUL byte of a body is six in JSON), and the message itself may be
+// MAX_FILE.
 static int dump_one(const char *path, int json) {
   uint8_t *buf;
   size_t len;
@@ -205,22 +253,18 @@ static int dump_one(const char *path, int json) {
     return 1;
   }
   mp_message *m = NULL;
-  char *out = NULL;
-  size_t out_len = 0;
-  FILE *mem = NULL;
+  FILE *staged = NULL;
   rc = mp_message_parse(&m, NULL, buf, len, NULL);
-  if (rc == 0 && (mem = open_memstream(&out, &out_len)) == NULL)
-    rc = -ENOMEM;
-  if (rc == 0) {
-    rc = json ? dump_json(mem, path, m) : dump_text(mem, path, m);
-    if (fclose(mem) != 0 && rc == 0)
-      rc = -ENOMEM;
-  }
-  if (rc == 0 && fwrite(out, 1, out_len, stdout) != out_len)
+  if (rc == 0 && (staged = staging_file()) == NULL)
+    rc = -(errno != 0 ? errno : EIO);
+  if (rc == 0)
+    rc = json ? dump_json(staged, path, m) : dump_text(staged, path, m);
+  if (rc == 0)
+    rc = copy_out(staged);
+  if (staged != NULL && fclose(staged) != 0 && rc == 0)
     rc = -EIO;
   if (rc != 0)
     fprintf(stderr, "mailparse: %s: cannot dump: %s\n", path, mp_strerror(rc));
-  free(out);
   mp_message_free(m);
   free(buf);
   return rc == 0 ? 0 : 1;

@@ -261,6 +261,36 @@ def check_several(small, multi):
             * 2)
 
 
+def check_staging(small):
+    # A dump is staged whole before it is printed, in a file: in memory, the
+    # JSON of 16 MiB of NUL bytes (6 bytes each) did not fit 160 MiB of
+    # address space, and the dump came out cut short with status 0.
+    nul = os.path.join(WORK, "nul.eml")
+    if is_sanitized():
+        tap.check(True, "dump --json of 16 MiB of NUL bytes in 160 MiB # SKIP under ASan")
+    else:
+        write(nul, b"From: a@example.org\r\nSubject: nul\r\n\r\n" + b"\0" * (16 << 20))
+        out = os.path.join(WORK, "nul.json")
+        with open(out, "wb") as f:
+            r = run("dump", "--json", nul, stdout=f,
+                    preexec_fn=limit(resource.RLIMIT_AS, 160 << 20))
+        try:
+            with open(out, "rb") as f:
+                d = json.loads(f.read())
+        except ValueError:
+            d = {}
+        os.unlink(nul)
+        os.unlink(out)
+        text = d.get("parts", [{}])[0].get("text", "")
+        tap.check(r.returncode == 0 and r.stderr == b"" and len(text) == 16 << 20 and
+                  text.count("\0") == len(text),
+                  "dump --json of 16 MiB of NUL bytes in 160 MiB of address space: whole and "
+                  "valid", show(r))
+    r = run("dump", "--json", small, env={"TMPDIR": os.path.join(WORK, "no-such-dir")})
+    refused("dump with TMPDIR missing: status 1, 'cannot dump: No such file or directory'", r,
+            1, b"mailparse: " + small.encode() + b": cannot dump: No such file or directory\n")
+
+
 def check_write_errors(big):
     with open("/dev/full", "wb") as full:
         for mode in ([], ["--json"]):
@@ -463,6 +493,7 @@ def main():
         check_usage(small)
         check_dump_failures(small)
         check_several(small, multi)
+        check_staging(small)
         check_write_errors(big)
         check_bench(small)
         check_impls(small, multi)

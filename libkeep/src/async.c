@@ -1141,9 +1141,25 @@ int keep_async_new(keep_async **out, const keep_settings *s, const keep_async_op
   a->next_id = 1;
   a->members = calloc(a->num_members, sizeof *a->members);
   a->conns = calloc(a->num_members * a->conns_per_member, sizeof *a->conns);
+  if (a->members == NULL || a->conns == NULL) {
+    // keep_async_free walks the connections of every member: neither
+    // table may be missing there.
+    free(a->members);
+    free(a->conns);
+    free(a);
+    return -ENOMEM;
+  }
+  // Before anything can fail: keep_async_free closes every descriptor that
+  // is not -1, and calloc's zero is standard input.
+  for (size_t i = 0; i < a->num_members * a->conns_per_member; i++) {
+    a->conns[i].fd = -1;
+    a->conns[i].shard = -1;
+    a->conns[i].member = i / a->conns_per_member;
+  }
+  for (size_t i = 0; i < a->num_members; i++)
+    for (size_t k = 0; k < KEEP_ASYNC_MAX_SHARD_CONNS; k++)
+      a->members[i].by_shard[k] = -1;
   int rc = -ENOMEM;
-  if (a->members == NULL || a->conns == NULL)
-    goto fail;
   if (a->cluster) {
     a->ids = malloc(a->num_members * sizeof *a->ids);
     a->moved_to = calloc(KEEP_SLOTS, 1);
@@ -1151,17 +1167,9 @@ int keep_async_new(keep_async **out, const keep_settings *s, const keep_async_op
       goto fail;
     memcpy(a->ids, s->member_ids, a->num_members * sizeof *a->ids);
   }
-  for (size_t i = 0; i < a->num_members * a->conns_per_member; i++) {
-    a->conns[i].fd = -1;
-    a->conns[i].shard = -1;
-    a->conns[i].member = i / a->conns_per_member;
-  }
-  for (size_t i = 0; i < a->num_members; i++) {
-    for (size_t k = 0; k < KEEP_ASYNC_MAX_SHARD_CONNS; k++)
-      a->members[i].by_shard[k] = -1;
+  for (size_t i = 0; i < a->num_members; i++)
     if ((rc = resolve(&a->members[i], s->members[i], s->tls != NULL)) < 0)
       goto fail;
-  }
   if (s->tls != NULL && (rc = keep_tls_client_ctx_load(&a->tls_ctx, s->tls)) < 0)
     goto fail;
   a->epfd = epoll_create1(EPOLL_CLOEXEC);

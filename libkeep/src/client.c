@@ -518,8 +518,10 @@ static int fail(keep_client *c, int rc) {
       (rc < 0 && rc > -4096)) {
     client_disconnect(c);
     // A member that stopped answering is routed around for a while, so
-    // that the next request goes where the cluster moved its slots.
-    if (c->ids != NULL && rc != KEEP_ERR_PROTOCOL)
+    // that the next request goes where the cluster moved its slots. Our
+    // own allocation failing says nothing of the member: the connection
+    // goes (an answer may be half read) but the member stays the owner.
+    if (c->ids != NULL && rc != KEEP_ERR_PROTOCOL && rc != -ENOMEM)
       c->down_until[c->cur] = keep_now_ns() + (uint64_t)KEEP_MEMBER_DOWN_MS * 1000000u;
   }
   return rc;

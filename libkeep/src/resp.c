@@ -409,7 +409,10 @@ static int roundtrip(struct keep_resp *r, struct rreply *p, struct rval *out, un
   uint64_t deadline = keep_now_ns() + (uint64_t)r->io_timeout_ms * 1000000u;
   int rc = conn_open(r, &r->cmd);
   if (rc < 0) {
+    // The commands are dropped unsent, and with them their failure: the
+    // next command starts clean.
     r->out_len = 0;
+    r->out_failed = false;
     return rc;
   }
   if (sent_ns != NULL)

@@ -605,6 +605,9 @@ static void rollback_doc(fts_batch *b) {
     }
   }
   b->num_touched = 0;
+  // A failed growth leaves the arena as it was; its error was this
+  // document's, and must not refuse the next one.
+  b->arena.err = 0;
 }
 
 // Notes that `field` of `account` holds text stemmed as `code`.
@@ -673,15 +676,15 @@ int fts_batch_add(fts_batch *b, uint32_t account, uint32_t doc, const fts_doc_fi
     if (b->cur_words)
       next_base[fields[i].field] = b->cur_max < UINT32_MAX - 2 ? b->cur_max + 2 : UINT32_MAX;
   }
-  b->num_touched = 0;
   if (!o) {
+    // Its records are in, so a failure here must take them out again.
     int rc = op_insert(b, account, doc, &o);
     if (rc < 0) {
-      b->cur_doc = doc;
       rollback_doc(b);
       return rc;
     }
   }
+  b->num_touched = 0;
   o->flags |= OP_ADD;
   memcpy(o->lengths, lengths, sizeof lengths);
   return 0;

@@ -64,6 +64,8 @@ static int apply_override(mc_pgp_format *fmt, uint32_t format) {
 static int start(mc_pgp_encryptor *e, const pgp_recipient *rcpts, size_t num_rcpts,
                  const mc_pgp_encrypt_params *p) {
   mc_pgp_rand_fn rnd = p->rnd != NULL ? p->rnd : mc_pgp_rand_default;
+  size_t name_len = p->filename != NULL ? strlen(p->filename) : 0;
+  MC_FAIL_IF(name_len > 255, MC_ERR_INVALID_ARGUMENT);
   mc_pgp_format fmt;
   MC_TRY(mc_pgp_format_select(&fmt, rcpts, num_rcpts));
   MC_TRY(apply_override(&fmt, (uint32_t)p->format_override));
@@ -93,6 +95,15 @@ static int start(mc_pgp_encryptor *e, const pgp_recipient *rcpts, size_t num_rcp
         memcpy(packets[i], pkesk, lens[i]);
     }
   }
+  // The encrypted data packet's engine too, before anything is written:
+  // making it is the last thing that can fail for want of memory. Its head
+  // waits in seipd_pkt's buffer (less than a piece) until the PKESKs are
+  // out.
+  mc_pgp_partial_init(&e->seipd_pkt, MC_PGP_TAG_SEIPD, to_output, e);
+  if (ret == 0)
+    ret = mc_pgp_seipd_new(&e->seipd, &fmt, sk, sk_len, rnd, p->rnd_opaque, to_seipd_pkt,
+                           &e->seipd_pkt);
+  mc_wipe(sk, sizeof sk);
   for (size_t i = 0; ret == 0 && i < num_rcpts; i++)
     ret = to_output(e, packets[i], lens[i]);
   for (size_t i = 0; packets != NULL && i < num_rcpts; i++)
@@ -100,16 +111,9 @@ static int start(mc_pgp_encryptor *e, const pgp_recipient *rcpts, size_t num_rcp
   free(packets);
   free(lens);
   free(pkesk);
-  mc_pgp_partial_init(&e->seipd_pkt, MC_PGP_TAG_SEIPD, to_output, e);
-  if (ret == 0)
-    ret = mc_pgp_seipd_new(&e->seipd, &fmt, sk, sk_len, rnd, p->rnd_opaque, to_seipd_pkt,
-                           &e->seipd_pkt);
-  mc_wipe(sk, sizeof sk);
   MC_TRY(ret);
   // Literal Data packet (RFC 9580 §5.9): binary, the file name, no date.
   mc_pgp_partial_init(&e->literal, MC_PGP_TAG_LITERAL, mc_pgp_seipd_write, e->seipd);
-  size_t name_len = p->filename != NULL ? strlen(p->filename) : 0;
-  MC_FAIL_IF(name_len > 255, MC_ERR_INVALID_ARGUMENT);
   uint8_t head[2] = {'b', (uint8_t)name_len};
   static const uint8_t no_date[4] = {0};
   MC_TRY(mc_pgp_partial_write(&e->literal, head, 2));

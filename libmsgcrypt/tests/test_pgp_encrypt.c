@@ -1226,6 +1226,21 @@ START_TEST(public_api_certs) {
   ck_assert_ptr_null(e);
   ck_assert_int_eq(mc_pgp_encryptor_new(&e, certs, 0, NULL, grow_write, &g),
                    MC_ERR_INVALID_ARGUMENT);
+  // A file name over 255 bytes is refused before anything is written (the
+  // PKESK once went out first).
+  opt.flags = 0;
+  char long_name[257];
+  memset(long_name, 'n', 256);
+  long_name[256] = '\0';
+  opt.filename = long_name;
+  size_t written = g.len;
+  ck_assert_int_eq(mc_pgp_encryptor_new(&e, certs, 1, &opt, grow_write, &g),
+                   MC_ERR_INVALID_ARGUMENT);
+  ck_assert_ptr_null(e);
+  ck_assert_uint_eq(g.len, written);
+  long_name[255] = '\0';
+  ck_assert_int_eq(mc_pgp_encryptor_new(&e, certs, 1, &opt, grow_write, &g), 0);
+  mc_pgp_encryptor_free(e);
   free(g.p);
   free(out);
   mc_pgp_certs_free(a3);

@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 
 #include "corvid_check.h"
+#include "corvid_libtest.h"
 #define CORVID_TEST_TMP_NAME "keep-oom"
 #include "corvid_test_alloc_fault.h"
 #include "corvid_test_tmp.h"
@@ -1102,10 +1103,5 @@ int main(void) {
   tcase_add_test(tc, resp_subscribe_each_allocation);
   tcase_add_test(tc, resp_failed_buffer_while_down);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_tap(sr, "-");
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return corvid_check_run(s);
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "corvid_check.h"
+#include "corvid_libtest.h"
 #include "corvid_test_alloc_fault.h"
 #include "mailstore.h"
 #include "store_internal.h"
@@ -1144,10 +1145,5 @@ int main(void) {
   tcase_add_test(tc, train_each_allocation);
   tcase_add_test(tc, recompress_each_allocation);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_set_tap(sr, "-");
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return corvid_check_run(s);
 }

@@ -461,7 +461,7 @@ int main(void) {
   }
   SRunner *sr = srunner_create(suite());
   srunner_set_tap(sr, "-");
-  srunner_run_all(sr, CK_NORMAL);
+  srunner_run_all(sr, CK_SILENT);
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   char cmd[128];

@@ -883,6 +883,16 @@ int keep_subscribe(keep_client *c, const void *topic, size_t topic_len) {
     return key_only(c, KEEP_OP_SUBSCRIBE, topic, topic_len, 0, &(keep_frame){0});
   if (c == NULL || !key_ok(topic, topic_len))
     return KEEP_ERR_INVALID_ARGUMENT;
+  // Room for a new topic first: a subscription the member took, and that
+  // the client then could not note, would go on unfollowed.
+  if (find_sub(c, topic, topic_len) < 0 && c->num_subs == c->subs_cap) {
+    size_t cap = c->subs_cap ? c->subs_cap * 2 : 8;
+    struct subscription *s = realloc(c->subs, cap * sizeof *s);
+    if (s == NULL)
+      return -ENOMEM;
+    c->subs = s;
+    c->subs_cap = cap;
+  }
   keep_frame ans;
   int rc = sub_request(c, KEEP_OP_SUBSCRIBE, topic, topic_len, NULL, &ans);
   if (rc < 0)
@@ -890,14 +900,6 @@ int keep_subscribe(keep_client *c, const void *topic, size_t topic_len) {
   uint64_t seq = ans.num;
   int i = find_sub(c, topic, topic_len);
   if (i < 0) {
-    if (c->num_subs == c->subs_cap) {
-      size_t cap = c->subs_cap ? c->subs_cap * 2 : 8;
-      struct subscription *s = realloc(c->subs, cap * sizeof *s);
-      if (s == NULL)
-        return -ENOMEM;
-      c->subs = s;
-      c->subs_cap = cap;
-    }
     i = (int)c->num_subs++;
     c->subs[i] = (struct subscription){.topic_len = topic_len, .member = member_now(c)};
     memcpy(c->subs[i].topic, topic, topic_len);

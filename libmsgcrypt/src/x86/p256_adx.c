@@ -195,7 +195,7 @@ static inline __attribute__((always_inline)) void fe_sqr(mc_p256_fe *r, const mc
 // the scalar; it shows whether the public point repeated.
 static _Thread_local struct {
   uint8_t last[MC_P256_XY_LEN];
-  int state; // 0: nothing yet; 1: `last` seen once; 2: the table is last's; 3: no table
+  int state; // 0: nothing yet; 1: `last` seen once; 2: the table is last's
 } peer_cache;
 
 typedef mc_p256_affine peer_table[MC_P256_WINDOWS][MC_P256_WINDOW_ENTRIES];
@@ -210,7 +210,8 @@ static const mc_p256_affine (*peer_table_get(const uint8_t point_xy[MC_P256_XY_L
     return NULL;
   }
   if (peer_cache.state == 1) {
-    peer_cache.state = 3;
+    // Without the memory the key stays "seen once": its next use tries
+    // again rather than giving up the table for as long as it repeats.
     mc_p256_affine(*table)[16] = mc_thread_cache_get(MC_THREAD_CACHE_P256_PEER, &peer_table_kind);
     p256_point *scratch = malloc(MC_P256_WINDOWS * MC_P256_WINDOW_ENTRIES * sizeof *scratch);
     if (table != NULL && scratch != NULL) {

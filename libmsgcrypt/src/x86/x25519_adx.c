@@ -735,14 +735,18 @@ static _Thread_local struct {
 static const ge_table *peer_table(const uint8_t u[32]) {
   if (peer_cache.state != 0 && memcmp(peer_cache.u, u, 32) == 0) {
     if (peer_cache.state == 1) {
-      peer_cache.state = 3;
       (void)pthread_once(&base_once, base_build);
       ge_ext p;
       ge_ext *pts = malloc(256 * sizeof *pts);
       fe *prefix = malloc(256 * sizeof *prefix);
-      if (pts != NULL && prefix != NULL && ge_from_u(&p, u)) {
-        table_fill(&peer_cache.tb, &p, pts, prefix);
-        peer_cache.state = 2;
+      // Without the memory the key stays "seen once", and its next use
+      // tries again; only a key that has no table is given up on.
+      if (pts != NULL && prefix != NULL) {
+        peer_cache.state = 3;
+        if (ge_from_u(&p, u)) {
+          table_fill(&peer_cache.tb, &p, pts, prefix);
+          peer_cache.state = 2;
+        }
       }
       free(pts);
       free(prefix);

@@ -37,13 +37,8 @@ struct blob {
   size_t len;
 };
 
-// read_vector reads a file below CORVID_VECTORS, where meson.build points
-// every test program at the shared sample keys.
-static inline struct blob read_vector(const char *rel) {
-  const char *dir = getenv("CORVID_VECTORS");
-  ck_assert_msg(dir != NULL, "CORVID_VECTORS not set");
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, rel);
+// read_blob reads the file at `path`, up to 1 MiB (every sample is smaller).
+static inline struct blob read_blob(const char *path) {
   FILE *f = fopen(path, "rb");
   ck_assert_msg(f != NULL, "cannot open %s", path);
   struct blob b = {malloc(1 << 20), 0};
@@ -51,6 +46,16 @@ static inline struct blob read_vector(const char *rel) {
   b.len = fread(b.p, 1, 1 << 20, f);
   fclose(f);
   return b;
+}
+
+// read_vector reads a file below CORVID_VECTORS, where meson.build points
+// every test program at the shared sample keys.
+static inline struct blob read_vector(const char *rel) {
+  const char *dir = getenv("CORVID_VECTORS");
+  ck_assert_msg(dir != NULL, "CORVID_VECTORS not set");
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, rel);
+  return read_blob(path);
 }
 
 // dearmor returns the binary packets of an armored file.

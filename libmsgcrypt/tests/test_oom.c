@@ -782,13 +782,7 @@ END_TEST
 static struct blob read_smime(const char *name) {
   char path[512];
   snprintf(path, sizeof path, "%s/%s", smime_dir, name);
-  FILE *f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  struct blob b = {malloc(1 << 20), 0};
-  ck_assert_ptr_nonnull(b.p);
-  b.len = fread(b.p, 1, 1 << 20, f);
-  fclose(f);
-  return b;
+  return read_blob(path);
 }
 
 static mc_x509_certs *x509_ok(const struct blob *in) {

@@ -126,21 +126,20 @@ static keep_client *new_client(const char *member) {
   return client_to(member, IO_TIMEOUT_MS);
 }
 
-START_TEST(client_new_each_allocation) {
-  struct child_peer cp;
-  child_peer_start(&cp);
-  const char *members[] = {cp.p.member};
-  keep_settings s = {.members = members, .num_members = 1, .io_timeout_ms = IO_TIMEOUT_MS};
+// walk_client_new fails each allocation of keep_client_new(&c, s) in turn:
+// -ENOMEM and no client, until the first run that reaches none gives a
+// client that `works` answers a first request on.
+static void walk_client_new(const keep_settings *s, void (*works)(keep_client *c)) {
   unsigned long n;
   for (n = 1; n < MAX_STEPS; n++) {
     keep_client *c = (keep_client *)&n; // must be set to NULL on failure
     alloc_fault_arm(n);
-    int rc = keep_client_new(&c, &s);
+    int rc = keep_client_new(&c, s);
     bool fired = alloc_fault_fired();
     alloc_fault_disarm();
     if (!fired) {
       require(rc == 0, "new: %s", keep_strerror(rc));
-      ck_assert_int_eq(keep_ping(c), 0);
+      works(c);
       keep_client_free(c);
       break;
     }
@@ -149,6 +148,24 @@ START_TEST(client_new_each_allocation) {
   }
   ck_assert_uint_gt(n, 1);
   ck_assert_uint_lt(n, MAX_STEPS);
+}
+
+static void pings(keep_client *c) {
+  ck_assert_int_eq(keep_ping(c), 0);
+}
+
+static void reads_the_view(keep_client *c) {
+  uint64_t epoch = 0;
+  ck_assert_int_eq(keep_view_epoch(c, &epoch, 0), 0);
+  ck_assert_uint_eq(epoch, 1);
+}
+
+START_TEST(client_new_each_allocation) {
+  struct child_peer cp;
+  child_peer_start(&cp);
+  const char *members[] = {cp.p.member};
+  keep_settings s = {.members = members, .num_members = 1, .io_timeout_ms = IO_TIMEOUT_MS};
+  walk_client_new(&s, pings);
   child_peer_stop(&cp);
 }
 END_TEST
@@ -162,26 +179,7 @@ START_TEST(cluster_client_new_each_allocation) {
   const uint16_t ids[] = {1, 2, 3};
   keep_settings s = {
       .members = members, .num_members = 3, .member_ids = ids, .io_timeout_ms = IO_TIMEOUT_MS};
-  unsigned long n;
-  for (n = 1; n < MAX_STEPS; n++) {
-    keep_client *c = (keep_client *)&n;
-    alloc_fault_arm(n);
-    int rc = keep_client_new(&c, &s);
-    bool fired = alloc_fault_fired();
-    alloc_fault_disarm();
-    if (!fired) {
-      require(rc == 0, "new: %s", keep_strerror(rc));
-      uint64_t epoch = 0;
-      ck_assert_int_eq(keep_view_epoch(c, &epoch, 0), 0);
-      ck_assert_uint_eq(epoch, 1);
-      keep_client_free(c);
-      break;
-    }
-    require(rc == -ENOMEM, "allocation %lu failed, new said %s", n, keep_strerror(rc));
-    require(c == NULL, "allocation %lu failed, new set a client", n);
-  }
-  ck_assert_uint_gt(n, 1);
-  ck_assert_uint_lt(n, MAX_STEPS);
+  walk_client_new(&s, reads_the_view);
   child_peer_stop(&cp);
 }
 END_TEST
@@ -944,24 +942,7 @@ START_TEST(resp_client_new_each_allocation) {
   resp_member(member, sizeof member, port);
   const char *members[] = {member};
   keep_settings s = {.members = members, .num_members = 1, .io_timeout_ms = IO_TIMEOUT_MS};
-  unsigned long n;
-  for (n = 1; n < MAX_STEPS; n++) {
-    keep_client *c = (keep_client *)&n;
-    alloc_fault_arm(n);
-    int rc = keep_client_new(&c, &s);
-    bool fired = alloc_fault_fired();
-    alloc_fault_disarm();
-    if (!fired) {
-      require(rc == 0, "new: %s", keep_strerror(rc));
-      ck_assert_int_eq(keep_ping(c), 0);
-      keep_client_free(c);
-      break;
-    }
-    require(rc == -ENOMEM, "allocation %lu failed, new said %s", n, keep_strerror(rc));
-    require(c == NULL, "allocation %lu failed, new set a client", n);
-  }
-  ck_assert_uint_gt(n, 1);
-  ck_assert_uint_lt(n, MAX_STEPS);
+  walk_client_new(&s, pings);
   resp_peer_stop(pid);
 }
 END_TEST

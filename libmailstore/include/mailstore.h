@@ -300,11 +300,12 @@ struct ms_store_stats {
 // dictionary. Earlier dictionaries stay: blobs keep naming the one they were
 // compressed with, and ms_store_recompress moves them to the new one. On
 // success sets *out_id (may be NULL) to the new id. Errors:
-// MS_ERR_INVALID_ARGUMENT, MS_ERR_SAMPLES (fewer than 8 stored bodies:
-// identical messages share one, and an expunged message's counts until
-// ms_store_collect drops it; or zstd finds too little to learn from), MS_ERR_CORRUPT, -ENOMEM,
-// -ENOSPC, -errno. Thread-safe; other processes adopt the new dictionary at their next delivery
-// commit.
+// MS_ERR_INVALID_ARGUMENT, MS_ERR_SAMPLES (fewer than 8 stored bodies of
+// at least 64 bytes, shorter ones being left out of the sample: identical
+// messages share one, and an expunged message's counts until
+// ms_store_collect drops it; or zstd finds too little to learn from),
+// MS_ERR_CORRUPT, -ENOMEM, -ENOSPC, -errno. Thread-safe; other processes adopt the new dictionary
+// at their next delivery commit.
 MS_API MS_WARN_UNUSED_RESULT int ms_store_train(ms_store *store, uint32_t *out_id,
                                                 size_t max_samples);
 

@@ -25,9 +25,13 @@
 
 // TRAIN_SAMPLE_MAX bounds what one message contributes to a training
 // sample: headers and the start of the text are what messages share, long
-// attachments would only crowd them out. TRAIN_MIN_SAMPLES is the fewest
-// messages worth training on.
+// attachments would only crowd them out. TRAIN_SAMPLE_MIN is the shortest
+// body taken: shorter ones hold nothing to learn, and zstd's trainer
+// (Debian 12's 1.5.4; zstd issues 3599 and 4499, open upstream) divides by
+// zero or reads past its input on samples of a byte or so.
+// TRAIN_MIN_SAMPLES is the fewest messages worth training on.
 #define TRAIN_SAMPLE_MAX (64u << 10)
+#define TRAIN_SAMPLE_MIN 64u
 #define TRAIN_MIN_SAMPLES 8
 
 int lmdb_err(int rc) {
@@ -3386,6 +3390,8 @@ int ms_store_train(ms_store *store, uint32_t *out_id, size_t max_samples) {
     struct msr_blob b;
     if ((rc = msr_blob_decode(&b, v.mv_data, v.mv_size)) < 0)
       break;
+    if (b.stream_len < TRAIN_SAMPLE_MIN)
+      continue;
     // The dictionary serves what the frames hold, so the sample is the
     // start of the stream (a transformed blob's Base64 bodies decoded).
     size_t take = b.stream_len < TRAIN_SAMPLE_MAX ? (size_t)b.stream_len : TRAIN_SAMPLE_MAX;

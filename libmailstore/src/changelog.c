@@ -441,6 +441,9 @@ int cl_verify(ms_store *s, MDB_txn *t, struct ms_diag *d) {
     struct msr_clentry e;
     if (key.mv_size != 12 || !have || msr_get_be32(kb) != acct ||
         msr_clentry_decode(&e, v.mv_data, v.mv_size) < 0) {
+      // Named for the account its key names, not the head before it.
+      if (key.mv_size >= 4)
+        acct = msr_get_be32(kb);
       why = "an entry does not decode or has no head";
       break;
     }

@@ -574,6 +574,8 @@ int kw_verify(ms_store *s, MDB_txn *t, struct ms_diag *d) {
     while ((r = mdb_cursor_get(kc, &key, &v, MDB_NEXT)) == 0) {
       const uint8_t *kb = key.mv_data;
       if (key.mv_size != 6) {
+        // Named for the account its prefix names (0 for a key too short).
+        loaded = key.mv_size >= 4 ? msr_get_be32(kb) : 0;
         why = "has a key of the wrong length";
         break;
       }

@@ -16,6 +16,7 @@
 #include <openssl/sha.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2532,6 +2533,72 @@ __attribute__((format(printf, 2, 3))) static int bad(struct ms_diag *d, const ch
   return MS_ERR_CORRUPT;
 }
 
+// verify_names checks the name entries: each leads to the account or
+// mailbox record it names, which bears that name, and there are as many
+// entries as records, so that no record lacks its entry either (two entries
+// cannot lead to one record: they would hold the same name, one key).
+static int verify_names(ms_store *s, MDB_txn *t, struct ms_diag *d) {
+  MDB_cursor *cur;
+  MDB_val key, v;
+  int r, rc = lmdb_err(mdb_cursor_open(t, s->names, &cur));
+  if (rc < 0)
+    return rc;
+  size_t accounts = 0, mailboxes = 0;
+  while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
+    const uint8_t *k = key.mv_data;
+    bool is_account = key.mv_size > 1 && k[0] == 'A';
+    bool is_mailbox = key.mv_size > 5 && k[0] == 'M';
+    if (v.mv_size != 4 || (!is_account && !is_mailbox)) {
+      rc = bad(d, "a name entry does not decode");
+      break;
+    }
+    uint32_t id = msr_get_le32(v.mv_data);
+    const char *name;
+    size_t len;
+    int lr;
+    if (is_account) {
+      struct msr_account a;
+      lr = acct_load(s, t, id, &a);
+      name = a.name;
+      len = lr == 0 ? a.name_len : 0;
+      if (lr == 0 && (len != key.mv_size - 1 || memcmp(name, k + 1, len) != 0))
+        lr = MS_ERR_NOTFOUND;
+      if (lr == MS_ERR_NOTFOUND || lr == MS_ERR_CORRUPT) {
+        rc = bad(d, "the name entry of account %u leads to no account of that name", id);
+        break;
+      }
+      accounts++;
+    } else {
+      uint32_t acct = msr_get_be32(k + 1);
+      struct msr_mailbox m;
+      lr = mbox_load(s, t, acct, id, &m);
+      name = m.name;
+      len = lr == 0 ? m.name_len : 0;
+      if (lr == 0 && (len != key.mv_size - 5 || memcmp(name, k + 5, len) != 0))
+        lr = MS_ERR_NOTFOUND;
+      if (lr == MS_ERR_NOTFOUND || lr == MS_ERR_CORRUPT) {
+        rc = bad(d, "account %u: the name entry of mailbox %u leads to no mailbox of that name",
+                 acct, id);
+        break;
+      }
+      mailboxes++;
+    }
+    if (lr < 0) {
+      rc = lr;
+      break;
+    }
+  }
+  if (rc == 0 && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
+  mdb_cursor_close(cur);
+  MDB_stat st;
+  if (rc == 0 && (rc = lmdb_err(mdb_stat(t, s->accounts, &st))) == 0 && st.ms_entries != accounts)
+    rc = bad(d, "%zu account name entries for %zu accounts", accounts, (size_t)st.ms_entries);
+  if (rc == 0 && (rc = lmdb_err(mdb_stat(t, s->mailboxes, &st))) == 0 && st.ms_entries != mailboxes)
+    rc = bad(d, "%zu mailbox name entries for %zu mailboxes", mailboxes, (size_t)st.ms_entries);
+  return rc;
+}
+
 static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
   struct refs members = {0}, blobrefs = {0};
   MDB_cursor *cur = NULL;
@@ -2669,19 +2736,37 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
     mdb_cursor_close(cur);
     if (rc == 0 && mi != members.n)
       rc = bad(d, "a UID record names a message that does not exist");
-    // Accounts with no messages must show no usage.
-    if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, s->accounts, &cur))) == 0) {
+    // Accounts with no messages must show no usage (the walk above checked
+    // the others): an account's messages are the keys that start with its id.
+    MDB_cursor *mc = NULL;
+    if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, s->messages, &mc))) == 0 &&
+        (rc = lmdb_err(mdb_cursor_open(t, s->accounts, &cur))) == 0) {
       while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {
         struct msr_account a;
         if (key.mv_size != 4 || msr_account_decode(&a, v.mv_data, v.mv_size) < 0) {
           rc = bad(d, "an account record does not decode");
           break;
         }
-        (void)a;
+        MDB_val mk = {4, key.mv_data}, mv;
+        int mr = mdb_cursor_get(mc, &mk, &mv, MDB_SET_RANGE);
+        bool has_messages = mr == 0 && mk.mv_size == 12 && memcmp(mk.mv_data, key.mv_data, 4) == 0;
+        if (mr != 0 && mr != MDB_NOTFOUND) {
+          rc = lmdb_err(mr);
+          break;
+        }
+        if (!has_messages && (a.used_messages != 0 || a.used_bytes != 0)) {
+          rc = bad(d, "account %u: usage disagrees with its messages (0 messages, 0 bytes)",
+                   msr_get_be32(key.mv_data));
+          break;
+        }
       }
       mdb_cursor_close(cur);
     }
+    if (mc != NULL)
+      mdb_cursor_close(mc);
   }
+  if (rc == 0)
+    rc = verify_names(s, t, d);
   // VANISHED entries belong to live mailboxes and lie within their MODSEQ.
   if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, s->vanished, &cur))) == 0) {
     while ((r = mdb_cursor_get(cur, &key, &v, MDB_NEXT)) == 0) {

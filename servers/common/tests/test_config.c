@@ -1195,6 +1195,154 @@ START_TEST(strerror_covers_success_errno_and_unknown) {
 }
 END_TEST
 
+// Error paths no case above reached.
+
+// A file that opens but cannot be read: /proc/self/mem is a regular file
+// whose read at offset 0 (an address never mapped) fails with EIO.
+START_TEST(load_read_error) {
+  srv_config *cfg = (srv_config *)&cfg;
+  srv_config_diag diag;
+  ck_assert_int_eq(srv_config_load(&cfg, "/proc/self/mem", &diag), -EIO);
+  ck_assert_ptr_null(cfg);
+  ck_assert_int_eq(diag.code, -EIO);
+  ck_assert_uint_eq(diag.line, 0);
+  ck_assert_str_eq(diag.file, "/proc/self/mem");
+  char want[128];
+  snprintf(want, sizeof want, "/proc/self/mem: cannot read: %s", srv_strerror(-EIO));
+  ck_assert_str_eq(diag.message, want);
+}
+END_TEST
+
+// A file without read permission cannot be opened (EACCES), except by root,
+// whom the permission does not stop.
+START_TEST(load_without_read_permission) {
+  struct tmpdir d;
+  char path[600];
+  tmpdir_make(&d);
+  tmpdir_file(&d, "secret.conf", path, sizeof path);
+  write_file(path, "a = 1\n", 6);
+  ck_assert_int_eq(chmod(path, 0200), 0);
+  srv_config *cfg = (srv_config *)&cfg;
+  srv_config_diag diag;
+  int rc = srv_config_load(&cfg, path, &diag);
+  if (geteuid() == 0) {
+    ck_assert_int_eq(rc, 0);
+    srv_config_free(cfg);
+  } else {
+    ck_assert_int_eq(rc, -EACCES);
+    ck_assert_ptr_null(cfg);
+    ck_assert_uint_eq(diag.line, 0);
+    char want[800];
+    snprintf(want, sizeof want, "%s: cannot open: %s", path, srv_strerror(-EACCES));
+    ck_assert_str_eq(diag.message, want);
+  }
+  ck_assert_int_eq(unlink(path), 0);
+  ck_assert_int_eq(rmdir(d.path), 0);
+}
+END_TEST
+
+// The exact messages of values too large to represent and of quantities out
+// of range, with their unit.
+START_TEST(too_large_and_out_of_range_messages) {
+  srv_config *cfg = parse_ok("int = -99999999999999999999\n"
+                             "int_min = -9223372036854775809\n"
+                             "size_digits = 99999999999999999999K\n"
+                             "size_product = 16777216T\n"
+                             "size_range = 2K\n"
+                             "duration_product = 213503982335d\n"
+                             "duration_range = 2s\n");
+  srv_config_diag diag;
+  int64_t i = 7;
+  uint64_t u = 7;
+  ck_assert_int_eq(srv_config_get_int(cfg, "int", INT64_MIN, INT64_MAX, 0, &i, &diag),
+                   SRV_ERR_CONFIG_RANGE);
+  ck_assert_str_eq(diag.message, NAME ":1: key 'int': '-99999999999999999999' is too large");
+  ck_assert_int_eq(srv_config_get_int(cfg, "int_min", INT64_MIN, INT64_MAX, 0, &i, &diag),
+                   SRV_ERR_CONFIG_RANGE);
+  ck_assert_str_eq(diag.message, NAME ":2: key 'int_min': '-9223372036854775809' is too large");
+  ck_assert_int_eq(i, 7);
+  ck_assert_int_eq(srv_config_get_size(cfg, "size_digits", 0, UINT64_MAX, 0, &u, &diag),
+                   SRV_ERR_CONFIG_RANGE);
+  ck_assert_str_eq(diag.message,
+                   NAME ":3: key 'size_digits': '99999999999999999999K' is too large");
+  // 2^24 TiB is 2^64 bytes: one more than UINT64_MAX.
+  ck_assert_int_eq(srv_config_get_size(cfg, "size_product", 0, UINT64_MAX, 0, &u, &diag),
+                   SRV_ERR_CONFIG_RANGE);
+  ck_assert_str_eq(diag.message, NAME ":4: key 'size_product': '16777216T' is too large");
+  ck_assert_int_eq(srv_config_get_size(cfg, "size_range", 0, 1024, 0, &u, &diag),
+                   SRV_ERR_CONFIG_RANGE);
+  ck_assert_str_eq(diag.message,
+                   NAME ":5: key 'size_range': '2K' (2048 bytes) is out of range [0, 1024] bytes");
+  // 213503982335 days is just over UINT64_MAX milliseconds.
+  ck_assert_int_eq(srv_config_get_duration(cfg, "duration_product", 0, UINT64_MAX, 0, &u, &diag),
+                   SRV_ERR_CONFIG_RANGE);
+  ck_assert_str_eq(diag.message, NAME ":6: key 'duration_product': '213503982335d' is too large");
+  ck_assert_int_eq(srv_config_get_duration(cfg, "duration_range", 10, 1000, 10, &u, &diag),
+                   SRV_ERR_CONFIG_RANGE);
+  ck_assert_str_eq(diag.message,
+                   NAME ":7: key 'duration_range': '2s' (2000 ms) is out of range [10, 1000] ms");
+  ck_assert_uint_eq(u, 7);
+  srv_config_free(cfg);
+}
+END_TEST
+
+// A caller's bug is reported with what is known: no handle gives the name
+// "(config)", no key gives "(null)", and the line is 0.
+START_TEST(invalid_argument_messages) {
+  srv_config *cfg = parse_ok("a = 1\n");
+  srv_config_diag diag;
+  int64_t i;
+  ck_assert_int_eq(srv_config_get_int(NULL, NULL, 0, 1, 0, &i, &diag), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_int_eq(diag.code, SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_uint_eq(diag.line, 0);
+  ck_assert_str_eq(diag.file, "(config)");
+  ck_assert_str_eq(diag.message, "(config): key '(null)': invalid argument");
+  ck_assert_int_eq(srv_config_reject(cfg, NULL, &diag, "a port"), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(diag.message, NAME ": key '(null)': invalid argument");
+  ck_assert_int_eq(srv_config_reject(cfg, "a", &diag, NULL), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(diag.message, NAME ": key 'a': invalid argument");
+  ck_assert_int_eq(srv_config_load(NULL, NULL, &diag), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(diag.message, "(config): invalid argument");
+  ck_assert_int_eq(srv_config_parse(NULL, "", 0, NULL, &diag), SRV_ERR_INVALID_ARGUMENT);
+  ck_assert_str_eq(diag.message, "(config): invalid argument");
+  srv_config_free(cfg);
+}
+END_TEST
+
+// A key longer than any key can be ("section.key", each at most
+// SRV_CONFIG_MAX_NAME) is absent without a lookup: a getter gives the
+// default, and srv_config_reject reports it with line 0.
+START_TEST(overlong_key_is_absent) {
+  srv_config *cfg = parse_ok("a = 1\n");
+  char key[2 * SRV_CONFIG_MAX_NAME + 3];
+  memset(key, 'k', sizeof key - 1);
+  key[sizeof key - 1] = '\0';
+  const char *s = NULL;
+  ck_assert_int_eq(srv_config_get_string(cfg, key, "dflt", &s), 0);
+  ck_assert_pstr_eq(s, "dflt");
+  srv_config_diag diag;
+  ck_assert_int_eq(srv_config_reject(cfg, key, &diag, "a port"), SRV_ERR_CONFIG_VALUE);
+  ck_assert_uint_eq(diag.line, 0);
+  char want[SRV_CONFIG_DIAG_MESSAGE_SIZE];
+  snprintf(want, sizeof want, NAME ": key '%s': a port", key);
+  ck_assert_str_eq(diag.message, want);
+  ck_assert_int_eq(srv_config_unused(cfg, NULL, NULL), 1);
+  srv_config_free(cfg);
+}
+END_TEST
+
+// A quote character is shown by its code: a quoted quote would read badly.
+START_TEST(quote_character_is_shown_as_hex) {
+  srv_config *cfg = (srv_config *)&cfg;
+  srv_config_diag diag;
+  const char *text = "[a'b]\n";
+  ck_assert_int_eq(srv_config_parse(&cfg, text, strlen(text), NAME, &diag), SRV_ERR_CONFIG_SYNTAX);
+  ck_assert_ptr_null(cfg);
+  ck_assert_str_eq(diag.message,
+                   NAME ":1: invalid character 0x27 in section name (use a-z, 0-9, '_', '.', '-')");
+}
+END_TEST
+
 #define N(table) ((int)(sizeof(table) / sizeof((table)[0])))
 
 int main(void) {
@@ -1244,6 +1392,15 @@ int main(void) {
   tc = tcase_create("errors");
   tcase_add_test(tc, own_error_codes_have_own_text);
   tcase_add_test(tc, strerror_covers_success_errno_and_unknown);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("error_paths");
+  tcase_add_test(tc, load_read_error);
+  tcase_add_test(tc, load_without_read_permission);
+  tcase_add_test(tc, too_large_and_out_of_range_messages);
+  tcase_add_test(tc, invalid_argument_messages);
+  tcase_add_test(tc, overlong_key_is_absent);
+  tcase_add_test(tc, quote_character_is_shown_as_hex);
   suite_add_tcase(s, tc);
 
   SRunner *sr = srunner_create(s);

@@ -81,6 +81,81 @@ static inline MDB_env *raw_env(const char *dir) {
   return env;
 }
 
+// A write transaction on one DBI of the store file in `dir`, outside the
+// library, as another program would make it.
+struct raw {
+  MDB_env *env;
+  MDB_txn *t;
+  MDB_dbi d;
+};
+
+static inline struct raw raw_begin(const char *dir, const char *dbi) {
+  struct raw r = {raw_env(dir), NULL, 0};
+  ck_assert_int_eq(mdb_txn_begin(r.env, NULL, 0, &r.t), 0);
+  ck_assert_int_eq(mdb_dbi_open(r.t, dbi, 0, &r.d), 0);
+  return r;
+}
+
+static inline void raw_commit(struct raw *r) {
+  ck_assert_int_eq(mdb_txn_commit(r->t), 0);
+  mdb_env_close(r->env);
+}
+
+// raw_get returns a copy of the value at `key` (free it), its length in
+// *len; the copy outlives the transaction and may be edited.
+static inline uint8_t *raw_get(struct raw *r, const uint8_t *key, size_t klen, size_t *len) {
+  MDB_val k = {klen, (void *)key}, v;
+  ck_assert_int_eq(mdb_get(r->t, r->d, &k, &v), 0);
+  uint8_t *copy = malloc(v.mv_size + 1);
+  ck_assert_ptr_nonnull(copy);
+  memcpy(copy, v.mv_data, v.mv_size);
+  *len = v.mv_size;
+  return copy;
+}
+
+// raw_at returns a copy of the key (free it) the cursor operation `op`
+// (MDB_FIRST or MDB_LAST) lands on, with its length in *klen and a copy
+// of its value in *val (free it), *vlen long.
+static inline uint8_t *raw_at(struct raw *r, MDB_cursor_op op, size_t *klen, uint8_t **val,
+                              size_t *vlen) {
+  MDB_cursor *c;
+  MDB_val k, v;
+  ck_assert_int_eq(mdb_cursor_open(r->t, r->d, &c), 0);
+  ck_assert_int_eq(mdb_cursor_get(c, &k, &v, op), 0);
+  uint8_t *key = malloc(k.mv_size);
+  *val = malloc(v.mv_size + 1);
+  ck_assert_ptr_nonnull(key);
+  ck_assert_ptr_nonnull(*val);
+  memcpy(key, k.mv_data, k.mv_size);
+  memcpy(*val, v.mv_data, v.mv_size);
+  *klen = k.mv_size;
+  *vlen = v.mv_size;
+  mdb_cursor_close(c);
+  return key;
+}
+
+static inline void raw_put(struct raw *r, const uint8_t *key, size_t klen, const uint8_t *val,
+                           size_t vlen) {
+  MDB_val k = {klen, (void *)key}, v = {vlen, (void *)val};
+  ck_assert_int_eq(mdb_put(r->t, r->d, &k, &v, 0), 0);
+}
+
+static inline void raw_del(struct raw *r, const uint8_t *key, size_t klen) {
+  MDB_val k = {klen, (void *)key};
+  ck_assert_int_eq(mdb_del(r->t, r->d, &k, NULL), 0);
+}
+
+// be32 and be64 write big-endian numbers, as the store's keys hold them.
+static inline void be32(uint8_t *p, uint32_t v) {
+  for (int i = 0; i < 4; i++)
+    p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+
+static inline void be64(uint8_t *p, uint64_t v) {
+  be32(p, (uint32_t)(v >> 32));
+  be32(p + 4, (uint32_t)v);
+}
+
 // raw_patch rewrites byte `off` of the value at `key` in DBI `dbi` of the
 // store in `dir` through a raw LMDB handle, behind the library's back, and
 // returns the byte it replaced.

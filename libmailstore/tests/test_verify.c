@@ -23,16 +23,6 @@ static ms_store *st;
 static uint32_t acc, inbox, arch, bob;
 static struct ms_mailbox_info inbox_info;
 
-static void be32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-
-static void be64(uint8_t *p, uint64_t v) {
-  be32(p, (uint32_t)(v >> 32));
-  be32(p + 4, (uint32_t)v);
-}
-
 static uint32_t get_be32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
@@ -80,66 +70,6 @@ static void teardown(void) {
   rm_store_dir(dir);
 }
 
-// A write transaction on one DBI of the store file, outside the library.
-struct raw {
-  MDB_env *env;
-  MDB_txn *t;
-  MDB_dbi d;
-};
-
-static struct raw raw_begin(const char *dbi) {
-  struct raw r = {raw_env(dir), NULL, 0};
-  ck_assert_int_eq(mdb_txn_begin(r.env, NULL, 0, &r.t), 0);
-  ck_assert_int_eq(mdb_dbi_open(r.t, dbi, 0, &r.d), 0);
-  return r;
-}
-
-static void raw_commit(struct raw *r) {
-  ck_assert_int_eq(mdb_txn_commit(r->t), 0);
-  mdb_env_close(r->env);
-}
-
-// raw_get returns a copy of the value at `key` (free it), its length in
-// *len; the copy outlives the transaction and may be edited.
-static uint8_t *raw_get(struct raw *r, const uint8_t *key, size_t klen, size_t *len) {
-  MDB_val k = {klen, (void *)key}, v;
-  ck_assert_int_eq(mdb_get(r->t, r->d, &k, &v), 0);
-  uint8_t *copy = malloc(v.mv_size + 1);
-  ck_assert_ptr_nonnull(copy);
-  memcpy(copy, v.mv_data, v.mv_size);
-  *len = v.mv_size;
-  return copy;
-}
-
-// raw_first returns a copy of the DBI's first key (free it) and its value.
-static uint8_t *raw_first(struct raw *r, size_t *klen, uint8_t **val, size_t *vlen) {
-  MDB_cursor *c;
-  MDB_val k, v;
-  ck_assert_int_eq(mdb_cursor_open(r->t, r->d, &c), 0);
-  ck_assert_int_eq(mdb_cursor_get(c, &k, &v, MDB_FIRST), 0);
-  uint8_t *key = malloc(k.mv_size);
-  *val = malloc(v.mv_size + 1);
-  ck_assert_ptr_nonnull(key);
-  ck_assert_ptr_nonnull(*val);
-  memcpy(key, k.mv_data, k.mv_size);
-  memcpy(*val, v.mv_data, v.mv_size);
-  *klen = k.mv_size;
-  *vlen = v.mv_size;
-  mdb_cursor_close(c);
-  return key;
-}
-
-static void raw_put(struct raw *r, const uint8_t *key, size_t klen, const uint8_t *val,
-                    size_t vlen) {
-  MDB_val k = {klen, (void *)key}, v = {vlen, (void *)val};
-  ck_assert_int_eq(mdb_put(r->t, r->d, &k, &v, 0), 0);
-}
-
-static void raw_del(struct raw *r, const uint8_t *key, size_t klen) {
-  MDB_val k = {klen, (void *)key};
-  ck_assert_int_eq(mdb_del(r->t, r->d, &k, NULL), 0);
-}
-
 // expect_bad reopens the damaged store and asserts that verify fails and
 // that its first diagnostic contains the words printf formats from `fmt`.
 __attribute__((format(printf, 1, 2))) static void expect_bad(const char *fmt, ...) {
@@ -159,7 +89,7 @@ __attribute__((format(printf, 1, 2))) static void expect_bad(const char *fmt, ..
 // A uid record cut to 19 bytes, shorter than its fixed part: it no longer
 // holds a whole message id, so nothing it says can be followed.
 START_TEST(uid_record_does_not_decode) {
-  struct raw r = raw_begin("uids");
+  struct raw r = raw_begin(dir, "uids");
   uint8_t k[12];
   uid_key(k, inbox, 2);
   size_t n;
@@ -175,7 +105,7 @@ END_TEST
 // Message 2's record is gone while UID 2 still names it: a FETCH of that
 // UID would find nothing.
 START_TEST(uid_names_missing_message) {
-  struct raw r = raw_begin("messages");
+  struct raw r = raw_begin(dir, "messages");
   uint8_t k[12];
   msg_key(k, acc, 2);
   raw_del(&r, k, sizeof k);
@@ -200,7 +130,7 @@ END_TEST
 // now belongs to no mailbox, and the walk over mailboxes never reaches it,
 // so only the count of all uid records can tell.
 START_TEST(uid_records_without_mailbox) {
-  struct raw r = raw_begin("mailboxes");
+  struct raw r = raw_begin(dir, "mailboxes");
   uint8_t k[8];
   be32(k, acc);
   be32(k + 4, arch);
@@ -214,7 +144,7 @@ END_TEST
 // might leave), one byte short of its fixed length. No UID leads to it, so
 // only the walk over message records can see that it does not decode.
 START_TEST(stray_message_record_does_not_decode) {
-  struct raw r = raw_begin("messages");
+  struct raw r = raw_begin(dir, "messages");
   uint8_t k[12];
   msg_key(k, acc, 2);
   size_t n;
@@ -255,9 +185,9 @@ END_TEST
 // a MODSEQ it cannot ask past: with a value, in a mailbox that does not
 // exist, at a MODSEQ above the mailbox's HIGHESTMODSEQ, and at UIDNEXT.
 START_TEST(vanished_entry_out_of_range) {
-  struct raw r = raw_begin("vanished");
+  struct raw r = raw_begin(dir, "vanished");
   size_t kn, vn;
-  uint8_t *v, *k = raw_first(&r, &kn, &v, &vn);
+  uint8_t *v, *k = raw_at(&r, MDB_FIRST, &kn, &v, &vn);
   ck_assert_uint_eq(kn, 20);
   ck_assert_uint_eq(vn, 0);
   ck_assert_uint_eq(get_be32(k + 4), inbox);
@@ -289,9 +219,9 @@ END_TEST
 // The release queue entry of message 1's blob cut to 31 bytes: it no
 // longer names a blob, so collect could not drop the reference it holds.
 START_TEST(release_entry_malformed) {
-  struct raw r = raw_begin("release");
+  struct raw r = raw_begin(dir, "release");
   size_t kn, vn;
-  uint8_t *v, *k = raw_first(&r, &kn, &v, &vn);
+  uint8_t *v, *k = raw_at(&r, MDB_FIRST, &kn, &v, &vn);
   ck_assert_uint_eq(vn, 32);
   raw_put(&r, k, kn, v, vn - 1);
   free(k);
@@ -304,9 +234,9 @@ END_TEST
 // A blob's reference count raised by one: collect would never bring it to
 // zero and the blob would leak (one lowered would free it under a message).
 START_TEST(blob_refcount_disagrees) {
-  struct raw r = raw_begin("blobs");
+  struct raw r = raw_begin(dir, "blobs");
   size_t kn, vn;
-  uint8_t *v, *k = raw_first(&r, &kn, &v, &vn);
+  uint8_t *v, *k = raw_at(&r, MDB_FIRST, &kn, &v, &vn);
   ck_assert_uint_eq(kn, 32);
   ck_assert_uint_eq(v[1], 1);
   v[1] = 2;
@@ -382,7 +312,7 @@ START_TEST(digest_tells_damage_a_read_does_not) {
   st = NULL;
 
   // Flip one bit of the body where its blob holds it verbatim.
-  struct raw r = raw_begin("blobs");
+  struct raw r = raw_begin(dir, "blobs");
   MDB_cursor *c;
   MDB_val k, v;
   ck_assert_int_eq(mdb_cursor_open(r.t, r.d, &c), 0);

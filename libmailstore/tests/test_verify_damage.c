@@ -31,16 +31,6 @@ static struct ms_mailbox_info inbox_info, arch_info;
 static struct ms_account_info alice_info;
 static uint64_t live_bytes; // sizes of messages 2 and 3, the ones left
 
-static void be32(uint8_t *p, uint32_t v) {
-  for (int i = 0; i < 4; i++)
-    p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-
-static void be64(uint8_t *p, uint64_t v) {
-  be32(p, (uint32_t)(v >> 32));
-  be32(p + 4, (uint32_t)v);
-}
-
 static void le32(uint8_t *p, uint32_t v) {
   for (int i = 0; i < 4; i++)
     p[i] = (uint8_t)(v >> (8 * i));
@@ -117,73 +107,11 @@ static void teardown(void) {
   rm_store_dir(dir);
 }
 
-// A write transaction on one DBI of the store file, outside the library.
-struct raw {
-  MDB_env *env;
-  MDB_txn *t;
-  MDB_dbi d;
-};
-
-static struct raw raw_begin(const char *dbi) {
-  struct raw r = {raw_env(dir), NULL, 0};
-  ck_assert_int_eq(mdb_txn_begin(r.env, NULL, 0, &r.t), 0);
-  ck_assert_int_eq(mdb_dbi_open(r.t, dbi, 0, &r.d), 0);
-  return r;
-}
-
-static void raw_commit(struct raw *r) {
-  ck_assert_int_eq(mdb_txn_commit(r->t), 0);
-  mdb_env_close(r->env);
-}
-
-// raw_get returns a copy of the value at `key` (free it), its length in
-// *len; the copy outlives the transaction and may be edited.
-static uint8_t *raw_get(struct raw *r, const uint8_t *key, size_t klen, size_t *len) {
-  MDB_val k = {klen, (void *)key}, v;
-  ck_assert_int_eq(mdb_get(r->t, r->d, &k, &v), 0);
-  uint8_t *copy = malloc(v.mv_size + 1);
-  ck_assert_ptr_nonnull(copy);
-  memcpy(copy, v.mv_data, v.mv_size);
-  *len = v.mv_size;
-  return copy;
-}
-
-// raw_at returns a copy of the key (free it) the cursor operation `op`
-// (MDB_FIRST or MDB_LAST) lands on, with its length in *klen and a copy
-// of its value in *val (free it), *vlen long.
-static uint8_t *raw_at(struct raw *r, MDB_cursor_op op, size_t *klen, uint8_t **val, size_t *vlen) {
-  MDB_cursor *c;
-  MDB_val k, v;
-  ck_assert_int_eq(mdb_cursor_open(r->t, r->d, &c), 0);
-  ck_assert_int_eq(mdb_cursor_get(c, &k, &v, op), 0);
-  uint8_t *key = malloc(k.mv_size);
-  *val = malloc(v.mv_size + 1);
-  ck_assert_ptr_nonnull(key);
-  ck_assert_ptr_nonnull(*val);
-  memcpy(key, k.mv_data, k.mv_size);
-  memcpy(*val, v.mv_data, v.mv_size);
-  *klen = k.mv_size;
-  *vlen = v.mv_size;
-  mdb_cursor_close(c);
-  return key;
-}
-
-static void raw_put(struct raw *r, const uint8_t *key, size_t klen, const uint8_t *val,
-                    size_t vlen) {
-  MDB_val k = {klen, (void *)key}, v = {vlen, (void *)val};
-  ck_assert_int_eq(mdb_put(r->t, r->d, &k, &v, 0), 0);
-}
-
-static void raw_del(struct raw *r, const uint8_t *key, size_t klen) {
-  MDB_val k = {klen, (void *)key};
-  ck_assert_int_eq(mdb_del(r->t, r->d, &k, NULL), 0);
-}
-
 // raw_edit_u64 replaces the little-endian u64 at `off` of the value at
 // `key` in DBI `dbi` with `value`, and returns the old value.
 static uint64_t raw_edit_u64(const char *dbi, const uint8_t *key, size_t klen, size_t off,
                              uint64_t value) {
-  struct raw r = raw_begin(dbi);
+  struct raw r = raw_begin(dir, dbi);
   size_t n;
   uint8_t *v = raw_get(&r, key, klen, &n);
   ck_assert_uint_le(off + 8, n);
@@ -197,7 +125,7 @@ static uint64_t raw_edit_u64(const char *dbi, const uint8_t *key, size_t klen, s
 
 static void raw_edit_u32(const char *dbi, const uint8_t *key, size_t klen, size_t off,
                          uint32_t value) {
-  struct raw r = raw_begin(dbi);
+  struct raw r = raw_begin(dir, dbi);
   size_t n;
   uint8_t *v = raw_get(&r, key, klen, &n);
   ck_assert_uint_le(off + 4, n);
@@ -247,7 +175,7 @@ START_TEST(mailbox_account_missing_or_damaged) {
   uint8_t k[4];
   if (_i == 0) {
     acct_key(k, bob);
-    struct raw r = raw_begin("accounts");
+    struct raw r = raw_begin(dir, "accounts");
     raw_del(&r, k, sizeof k);
     raw_commit(&r);
     expect_bad("account %u of mailbox %u is missing or does not decode", bob, bob_inbox);
@@ -331,7 +259,7 @@ END_TEST
 // be reported as the next blob's reference count disagreeing; only the
 // last can be missed by the walk and found by the count at its end.
 START_TEST(blob_missing) {
-  struct raw r = raw_begin("blobs");
+  struct raw r = raw_begin(dir, "blobs");
   size_t kn, vn;
   uint8_t *v, *k = raw_at(&r, MDB_LAST, &kn, &v, &vn);
   ck_assert_uint_eq(kn, 32);
@@ -347,12 +275,12 @@ END_TEST
 // else) is gone: collect cannot drop its reference, fails, and keeps the
 // queue entry.
 START_TEST(collect_release_names_missing_blob) {
-  struct raw r = raw_begin("release");
+  struct raw r = raw_begin(dir, "release");
   size_t kn, vn;
   uint8_t *v, *k = raw_at(&r, MDB_FIRST, &kn, &v, &vn);
   ck_assert_uint_eq(vn, 32);
   mdb_env_close(r.env);
-  r = raw_begin("blobs");
+  r = raw_begin(dir, "blobs");
   raw_del(&r, v, vn);
   raw_commit(&r);
   free(k);
@@ -371,7 +299,7 @@ END_TEST
 // it does not hold; or the queue entry is cut to 31 bytes and names no
 // blob. Either way collect fails and keeps the queue as it was.
 START_TEST(collect_release_refcount_or_entry_damaged) {
-  struct raw r = raw_begin("release");
+  struct raw r = raw_begin(dir, "release");
   size_t kn, vn;
   uint8_t *v, *k = raw_at(&r, MDB_FIRST, &kn, &v, &vn);
   ck_assert_uint_eq(kn, 8);
@@ -405,7 +333,7 @@ START_TEST(stats_dictionary_record_malformed) {
   ck_assert_uint_eq(s.dicts, 0);
   ms_store_close(st);
   st = NULL;
-  struct raw r = raw_begin("dicts");
+  struct raw r = raw_begin(dir, "dicts");
   uint8_t k[5] = {0, 0, 0, 1, 0}, v[22] = {1, 1, 0, 0, 0, 1};
   if (_i == 0) {
     v[0] = 0x7f;
@@ -432,13 +360,13 @@ START_TEST(rename_child_damaged) {
   ms_store_close(st);
   st = NULL;
   if (_i == 0) {
-    struct raw r = raw_begin("mailboxes");
+    struct raw r = raw_begin(dir, "mailboxes");
     uint8_t k[8];
     mbox_key(k, alice, child);
     raw_del(&r, k, sizeof k);
     raw_commit(&r);
   } else {
-    struct raw r = raw_begin("names");
+    struct raw r = raw_begin(dir, "names");
     uint8_t k[5 + 12] = {'M'};
     be32(k + 1, alice);
     memcpy(k + 5, "Archive/2024", 12);
@@ -473,7 +401,7 @@ END_TEST
 // short, a kind that is neither Message-ID nor subject, a value one byte
 // short, and thread id 0.
 START_TEST(thread_index_entry_malformed) {
-  struct raw r = raw_begin("threads");
+  struct raw r = raw_begin(dir, "threads");
   size_t kn, vn;
   uint8_t *v, *k = raw_at(&r, MDB_FIRST, &kn, &v, &vn);
   ck_assert_uint_eq(kn, 21);
@@ -517,7 +445,7 @@ static void kw_put(struct raw *r, uint32_t account, unsigned id, const char *nam
 // A keyword table for account 99, which does not exist. No uid record
 // names account 99, so the table is met only by the walk over tables.
 START_TEST(keyword_table_without_account) {
-  struct raw r = raw_begin("keywords");
+  struct raw r = raw_begin(dir, "keywords");
   kw_put(&r, 99, 0, "x");
   raw_commit(&r);
   expect_bad("the keyword table of account 99 belongs to no account");
@@ -530,7 +458,7 @@ END_TEST
 // accounts with memberships and reports any damage in them in its own
 // words, does not load his.
 START_TEST(keyword_table_damaged) {
-  struct raw r = raw_begin("keywords");
+  struct raw r = raw_begin(dir, "keywords");
   const char *why;
   switch (_i) {
   case 0:
@@ -567,7 +495,7 @@ struct clhead {
 };
 
 static struct clhead head_get(uint32_t account) {
-  struct raw r = raw_begin("changes");
+  struct raw r = raw_begin(dir, "changes");
   uint8_t k[4];
   acct_key(k, account);
   size_t n;
@@ -601,7 +529,7 @@ START_TEST(change_log_damaged) {
     break;
   }
   case 1: { // a sound head (a copy of bob's) for account 99, which does not exist
-    struct raw r = raw_begin("changes");
+    struct raw r = raw_begin(dir, "changes");
     size_t n;
     acct_key(k, bob);
     uint8_t *v = raw_get(&r, k, 4, &n);
@@ -659,7 +587,7 @@ END_TEST
 // A 5-byte key in bob's keyword table: the message names bob, the account
 // whose prefix the key carries (it once named the table walked before).
 START_TEST(keyword_key_length_names_account) {
-  struct raw r = raw_begin("keywords");
+  struct raw r = raw_begin(dir, "keywords");
   uint8_t k[5];
   be32(k, bob);
   k[4] = 0;
@@ -672,7 +600,7 @@ END_TEST
 // An entry of account 99, which has no change log head: the message names
 // account 99 (it once named the account of the head before it).
 START_TEST(change_entry_without_head_names_account) {
-  struct raw r = raw_begin("changes");
+  struct raw r = raw_begin(dir, "changes");
   uint8_t k[12], v[26] = {1, 1, 1};
   be32(k, 99);
   be64(k + 4, 1);
@@ -691,7 +619,7 @@ START_TEST(name_without_mailbox) {
   ck_assert_int_eq(ms_mailbox_create(st, &child, alice, "Archive/2024", 12, 0), 0);
   ms_store_close(st);
   st = NULL;
-  struct raw r = raw_begin("mailboxes");
+  struct raw r = raw_begin(dir, "mailboxes");
   uint8_t k[8];
   mbox_key(k, alice, child);
   raw_del(&r, k, sizeof k);

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "corvid_libtest.h"
+#include "indexer_samples.h"
 #include "mailparse.h"
 #include "srv_indexer.h"
 
@@ -92,39 +93,6 @@ static const char *num(uint64_t v) {
   snprintf(s[k], sizeof s[k], "%llu", (unsigned long long)v);
   return s[k];
 }
-
-static const char plain_msg[] = "From: Alice Arbour <alice@example.org>\r\n"
-                                "To: bob@example.net\r\n"
-                                "Subject: quarterly zebra report\r\n"
-                                "Organization: Umbrellacorp Holdings\r\n"
-                                "\r\n"
-                                "The pelican sings at dawn.\r\n";
-
-static const char html_msg[] = "From: carol@example.org\r\n"
-                               "To: bob@example.net\r\n"
-                               "Subject: =?UTF-8?Q?caf=C3=A9_invitation?=\r\n"
-                               "Content-Type: text/html; charset=utf-8\r\n"
-                               "\r\n"
-                               "<html><body><p>Hippopotamus <b>dance</b> &amp; "
-                               "tango</p></body></html>\r\n";
-
-static const char attach_msg[] = "From: dave@example.org\r\n"
-                                 "To: bob@example.net\r\n"
-                                 "Subject: notes\r\n"
-                                 "MIME-Version: 1.0\r\n"
-                                 "Content-Type: multipart/mixed; boundary=\"b1\"\r\n"
-                                 "\r\n"
-                                 "--b1\r\n"
-                                 "Content-Type: text/plain\r\n"
-                                 "\r\n"
-                                 "see the attached file\r\n"
-                                 "--b1\r\n"
-                                 "Content-Type: text/plain; name=\"minutes.txt\"\r\n"
-                                 "Content-Disposition: attachment; filename=\"minutes.txt\"\r\n"
-                                 "Content-Transfer-Encoding: base64\r\n"
-                                 "\r\n"
-                                 "d2FscnVzIGFuZCBjYXJwZW50ZXI=\r\n" // "walrus and carpenter"
-                                 "--b1--\r\n";
 
 START_TEST(delivery_to_query_and_expunge_to_removal) {
   make_dirs();

@@ -897,7 +897,15 @@ static pid_t resp_peer_start(unsigned *port) {
   struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)*port)};
   sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   socklen_t len = sizeof sa;
-  ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+  // A port asked for again may still be held for a moment by a connection
+  // process of the peer that was killed (it closes its copy of the listening
+  // socket once it runs).
+  int b;
+  for (int tries = 0; (b = bind(lfd, (struct sockaddr *)&sa, sizeof sa)) != 0 && *port != 0 &&
+                      errno == EADDRINUSE && tries < 200;
+       tries++)
+    sleep_ms(10);
+  ck_assert_msg(b == 0, "bind to port %u: %s", *port, strerror(errno));
   ck_assert_int_eq(listen(lfd, 8), 0);
   ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sa, &len), 0);
   *port = ntohs(sa.sin_port);
@@ -909,12 +917,16 @@ static pid_t resp_peer_start(unsigned *port) {
     int null = open("/dev/null", O_WRONLY);
     dup2(null, 1);
     dup2(null, 2);
+    pid_t listener = getpid();
     for (;;) {
       int fd = accept(lfd, NULL, NULL);
       if (fd < 0)
         continue;
       if (fork() == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        // Killed before the line above took effect: no signal will come.
+        if (getppid() != listener)
+          _exit(0);
         close(lfd);
         resp_serve(fd);
         _exit(0);

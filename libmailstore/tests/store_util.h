@@ -156,6 +156,29 @@ static inline void be64(uint8_t *p, uint64_t v) {
   be32(p + 4, (uint32_t)v);
 }
 
+// The keys of account, mailbox, uid and message records (FORMAT.md), built
+// here rather than with the library's own helpers so that a test checks the
+// documented layout.
+static inline void raw_acct_key(uint8_t k[4], uint32_t account) {
+  be32(k, account);
+}
+
+static inline void raw_mbox_key(uint8_t k[8], uint32_t account, uint32_t mailbox) {
+  be32(k, account);
+  be32(k + 4, mailbox);
+}
+
+static inline void raw_uid_key(uint8_t k[12], uint32_t account, uint32_t mailbox, uint32_t uid) {
+  be32(k, account);
+  be32(k + 4, mailbox);
+  be32(k + 8, uid);
+}
+
+static inline void raw_msg_key(uint8_t k[12], uint32_t account, uint64_t id) {
+  be32(k, account);
+  be64(k + 4, id);
+}
+
 // raw_patch rewrites byte `off` of the value at `key` in DBI `dbi` of the
 // store in `dir` through a raw LMDB handle, behind the library's back, and
 // returns the byte it replaced.

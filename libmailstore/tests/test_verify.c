@@ -27,17 +27,6 @@ static uint32_t get_be32(const uint8_t *p) {
   return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static void uid_key(uint8_t k[12], uint32_t mailbox, uint32_t uid) {
-  be32(k, acc);
-  be32(k + 4, mailbox);
-  be32(k + 8, uid);
-}
-
-static void msg_key(uint8_t k[12], uint32_t account, uint64_t id) {
-  be32(k, account);
-  be64(k + 4, id);
-}
-
 // Messages 1..3 go to INBOX as UIDs 1..3 with message ids 1..3; message 3
 // is copied to Archive (two memberships); UID 1 is expunged, which deletes
 // message 1 and leaves a VANISHED entry and a release queue entry for its
@@ -91,7 +80,7 @@ __attribute__((format(printf, 1, 2))) static void expect_bad(const char *fmt, ..
 START_TEST(uid_record_does_not_decode) {
   struct raw r = raw_begin(dir, "uids");
   uint8_t k[12];
-  uid_key(k, inbox, 2);
+  raw_uid_key(k, acc, inbox, 2);
   size_t n;
   uint8_t *v = raw_get(&r, k, sizeof k, &n);
   ck_assert_uint_eq(n, 20);
@@ -107,7 +96,7 @@ END_TEST
 START_TEST(uid_names_missing_message) {
   struct raw r = raw_begin(dir, "messages");
   uint8_t k[12];
-  msg_key(k, acc, 2);
+  raw_msg_key(k, acc, 2);
   raw_del(&r, k, sizeof k);
   raw_commit(&r);
   expect_bad("account %u mailbox %u UID 2: message 2 missing or damaged", acc, inbox);
@@ -120,7 +109,7 @@ END_TEST
 // (see stray_message_record_does_not_decode).
 START_TEST(uid_names_damaged_message) {
   uint8_t k[12];
-  msg_key(k, acc, 2);
+  raw_msg_key(k, acc, 2);
   raw_patch(dir, "messages", k, sizeof k, 0, 0x7f);
   expect_bad("account %u mailbox %u UID 2: message 2 missing or damaged", acc, inbox);
 }
@@ -146,11 +135,11 @@ END_TEST
 START_TEST(stray_message_record_does_not_decode) {
   struct raw r = raw_begin(dir, "messages");
   uint8_t k[12];
-  msg_key(k, acc, 2);
+  raw_msg_key(k, acc, 2);
   size_t n;
   uint8_t *v = raw_get(&r, k, sizeof k, &n);
   ck_assert_uint_eq(n, 61);
-  msg_key(k, acc, 50);
+  raw_msg_key(k, acc, 50);
   raw_put(&r, k, sizeof k, v, n - 1);
   free(v);
   raw_commit(&r);
@@ -163,7 +152,7 @@ END_TEST
 // shows it.
 START_TEST(membership_count_disagrees) {
   uint8_t k[12];
-  msg_key(k, acc, 3);
+  raw_msg_key(k, acc, 3);
   ck_assert_uint_eq(raw_patch(dir, "messages", k, sizeof k, 17, 1), 2);
   expect_bad("account %u message 3: 1 mailbox entries recorded, another number found", acc);
 }

@@ -48,26 +48,6 @@ static uint64_t get_le64(const uint8_t *p) {
   return v;
 }
 
-static void acct_key(uint8_t k[4], uint32_t account) {
-  be32(k, account);
-}
-
-static void mbox_key(uint8_t k[8], uint32_t account, uint32_t mailbox) {
-  be32(k, account);
-  be32(k + 4, mailbox);
-}
-
-static void uid_key(uint8_t k[12], uint32_t account, uint32_t mailbox, uint32_t uid) {
-  be32(k, account);
-  be32(k + 4, mailbox);
-  be32(k + 8, uid);
-}
-
-static void msg_key(uint8_t k[12], uint32_t account, uint64_t id) {
-  be32(k, account);
-  be64(k + 4, id);
-}
-
 // alice: messages 1..3 delivered to INBOX as UIDs 1..3 (message ids 1..3),
 // message 3 copied to Archive, UID 1 expunged (message 1 destroyed, its
 // blob reference queued for collect). bob: an empty INBOX, so that he has
@@ -162,7 +142,7 @@ __attribute__((format(printf, 1, 2))) static void expect_bad(const char *fmt, ..
 // verify's first step, cannot read its counts.
 START_TEST(mailbox_record_does_not_decode) {
   uint8_t k[8];
-  mbox_key(k, alice, arch);
+  raw_mbox_key(k, alice, arch);
   ck_assert_uint_eq(raw_patch(dir, "mailboxes", k, sizeof k, 0, 0x7f), 1);
   expect_bad("a mailbox record does not decode");
 }
@@ -174,13 +154,13 @@ END_TEST
 START_TEST(mailbox_account_missing_or_damaged) {
   uint8_t k[4];
   if (_i == 0) {
-    acct_key(k, bob);
+    raw_acct_key(k, bob);
     struct raw r = raw_begin(dir, "accounts");
     raw_del(&r, k, sizeof k);
     raw_commit(&r);
     expect_bad("account %u of mailbox %u is missing or does not decode", bob, bob_inbox);
   } else {
-    acct_key(k, alice);
+    raw_acct_key(k, alice);
     ck_assert_uint_eq(raw_patch(dir, "accounts", k, sizeof k, 0, 0x7f), 1);
     expect_bad("account %u of mailbox %u is missing or does not decode", alice, inbox);
   }
@@ -195,7 +175,7 @@ START_TEST(uid_modseq_above_mailbox_or_account) {
   if (_i == 0) {
     ck_assert_uint_lt(arch_info.highest_modseq, alice_info.highest_modseq);
     uint8_t k[12];
-    uid_key(k, alice, arch, 1);
+    raw_uid_key(k, alice, arch, 1);
     uint64_t old = raw_edit_u64("uids", k, sizeof k, 12, alice_info.highest_modseq);
     ck_assert_uint_le(old, arch_info.highest_modseq);
     expect_bad("account %u mailbox %u UID 1: MODSEQ above the mailbox's or account's", alice, arch);
@@ -211,7 +191,7 @@ START_TEST(uid_modseq_above_mailbox_or_account) {
     ms_store_close(st);
     st = NULL;
     uint8_t ak[4];
-    acct_key(ak, alice);
+    raw_acct_key(ak, alice);
     raw_edit_u64("accounts", ak, sizeof ak, 33, e[0].modseq);
     expect_bad("account %u mailbox %u UID 3: MODSEQ above the mailbox's or account's", alice,
                inbox);
@@ -225,13 +205,13 @@ END_TEST
 START_TEST(mailbox_uidnext_or_modseq_out_of_range) {
   uint8_t k[8];
   if (_i == 0) {
-    mbox_key(k, alice, inbox);
+    raw_mbox_key(k, alice, inbox);
     ck_assert_uint_eq(inbox_info.uidnext, 4);
     raw_edit_u32("mailboxes", k, sizeof k, 14, 3);
     expect_bad("account %u mailbox %u: UID at or above UIDNEXT, or MODSEQ above the account's",
                alice, inbox);
   } else {
-    mbox_key(k, alice, arch);
+    raw_mbox_key(k, alice, arch);
     raw_edit_u64("mailboxes", k, sizeof k, 18, alice_info.highest_modseq + 1);
     expect_bad("account %u mailbox %u: UID at or above UIDNEXT, or MODSEQ above the account's",
                alice, arch);
@@ -243,7 +223,7 @@ END_TEST
 // her two message records add up to: quota would refuse too early.
 START_TEST(account_usage_disagrees) {
   uint8_t k[4];
-  acct_key(k, alice);
+  raw_acct_key(k, alice);
   size_t off = _i == 0 ? 25 : 17;
   uint64_t want = _i == 0 ? 2 : live_bytes;
   ck_assert_uint_eq(raw_edit_u64("accounts", k, sizeof k, off, want + 1), want);
@@ -362,7 +342,7 @@ START_TEST(rename_child_damaged) {
   if (_i == 0) {
     struct raw r = raw_begin(dir, "mailboxes");
     uint8_t k[8];
-    mbox_key(k, alice, child);
+    raw_mbox_key(k, alice, child);
     raw_del(&r, k, sizeof k);
     raw_commit(&r);
   } else {
@@ -391,7 +371,7 @@ END_TEST
 // the summary walk reads summaries.
 START_TEST(summary_record_does_not_decode) {
   uint8_t k[12];
-  msg_key(k, alice, 2);
+  raw_msg_key(k, alice, 2);
   ck_assert_uint_eq(raw_patch(dir, "summaries", k, sizeof k, 0, 0x7f), 1);
   expect_bad("a summary record does not decode");
 }
@@ -486,7 +466,7 @@ END_TEST
 // number (offset 1), floor (9), count (25).
 static void head_edit(uint32_t account, size_t off, uint64_t value) {
   uint8_t k[4];
-  acct_key(k, account);
+  raw_acct_key(k, account);
   raw_edit_u64("changes", k, sizeof k, off, value);
 }
 
@@ -497,7 +477,7 @@ struct clhead {
 static struct clhead head_get(uint32_t account) {
   struct raw r = raw_begin(dir, "changes");
   uint8_t k[4];
-  acct_key(k, account);
+  raw_acct_key(k, account);
   size_t n;
   uint8_t *v = raw_get(&r, k, sizeof k, &n);
   ck_assert_uint_eq(n, 33);
@@ -523,7 +503,7 @@ START_TEST(change_log_damaged) {
   const char *why = NULL;
   switch (_i) {
   case 0: { // alice's head of an unknown record version
-    acct_key(k, alice);
+    raw_acct_key(k, alice);
     raw_patch(dir, "changes", k, 4, 0, 0x7f);
     why = "a head record does not decode or has no account";
     break;
@@ -531,9 +511,9 @@ START_TEST(change_log_damaged) {
   case 1: { // a sound head (a copy of bob's) for account 99, which does not exist
     struct raw r = raw_begin(dir, "changes");
     size_t n;
-    acct_key(k, bob);
+    raw_acct_key(k, bob);
     uint8_t *v = raw_get(&r, k, 4, &n);
-    acct_key(k, 99);
+    raw_acct_key(k, 99);
     raw_put(&r, k, 4, v, n);
     free(v);
     raw_commit(&r);
@@ -578,7 +558,7 @@ END_TEST
 // decoded such accounts' records.
 START_TEST(usage_without_messages) {
   uint8_t k[4];
-  acct_key(k, bob);
+  raw_acct_key(k, bob);
   ck_assert_uint_eq(raw_edit_u64("accounts", k, sizeof k, 25, 1), 0);
   expect_bad("account %u: usage disagrees with its messages (0 messages, 0 bytes)", bob);
 }
@@ -621,7 +601,7 @@ START_TEST(name_without_mailbox) {
   st = NULL;
   struct raw r = raw_begin(dir, "mailboxes");
   uint8_t k[8];
-  mbox_key(k, alice, child);
+  raw_mbox_key(k, alice, child);
   raw_del(&r, k, sizeof k);
   raw_commit(&r);
   expect_bad("account %u: the name entry of mailbox %u leads to no mailbox of that name", alice,

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "corvid_libtest.h"
-#include "indexer_samples.h"
+#include "indexer_test_util.h"
 #include "mailparse.h"
 #include "srv_indexer.h"
 
@@ -67,31 +67,6 @@ static uint64_t deliver(ms_store *st, uint32_t acct, uint32_t mbox, const char *
                                      0, 1700000000),
                    0);
   return id;
-}
-
-// search returns the matching documents as "1 2 3".
-static const char *search(fts_index *idx, uint32_t acct, const char *q) {
-  static char out[8192];
-  fts_query *query;
-  ck_assert_int_eq(fts_query_parse(&query, NULL, q, strlen(q), NULL), 0);
-  fts_result *r;
-  fts_search_options o = {.lang = "en"};
-  ck_assert_int_eq(fts_search(idx, &r, acct, query, &o), 0);
-  size_t n = 0;
-  out[0] = 0;
-  for (size_t i = 0; i < r->num_docs && n + 16 < sizeof out; i++)
-    n += (size_t)snprintf(out + n, sizeof out - n, "%s%u", i ? " " : "", r->docs[i]);
-  fts_result_free(r);
-  fts_query_free(query);
-  return out;
-}
-
-static const char *num(uint64_t v) {
-  static char s[4][24];
-  static int k;
-  k = (k + 1) & 3;
-  snprintf(s[k], sizeof s[k], "%llu", (unsigned long long)v);
-  return s[k];
 }
 
 START_TEST(delivery_to_query_and_expunge_to_removal) {

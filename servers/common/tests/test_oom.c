@@ -28,7 +28,7 @@
 #include "corvid_check.h"
 #include "corvid_libtest.h"
 #include "corvid_test_alloc_fault.h"
-#include "indexer_samples.h"
+#include "indexer_test_util.h"
 #include "srv_config.h"
 #include "srv_indexer.h"
 
@@ -342,31 +342,6 @@ static void fixture_close(struct fixture *fx) {
   fts_index_close(fx->index);
   ms_store_close(fx->store);
   remove_dir();
-}
-
-// search returns the matching documents as "1 2 3".
-static const char *search(fts_index *idx, uint32_t acct, const char *q) {
-  static char out[256];
-  fts_query *query;
-  ck_assert_int_eq(fts_query_parse(&query, NULL, q, strlen(q), NULL), 0);
-  fts_result *r;
-  fts_search_options o = {.lang = "en"};
-  ck_assert_int_eq(fts_search(idx, &r, acct, query, &o), 0);
-  size_t n = 0;
-  out[0] = 0;
-  for (size_t i = 0; i < r->num_docs && n + 16 < sizeof out; i++)
-    n += (size_t)snprintf(out + n, sizeof out - n, "%s%u", i ? " " : "", r->docs[i]);
-  fts_result_free(r);
-  fts_query_free(query);
-  return out;
-}
-
-static const char *num(uint64_t v) {
-  static char s[4][24];
-  static int k;
-  k = (k + 1) & 3;
-  snprintf(s[k], sizeof s[k], "%llu", (unsigned long long)v);
-  return s[k];
 }
 
 // check_nothing_indexed asserts the state before any run: every message

@@ -256,35 +256,40 @@ static int run_request(keep_client *c, enum req_kind kind, int64_t *num) {
 static const int64_t expected_num[NUM_REQ_KINDS] = {
     [R_GET] = 1, [R_INCR] = 42, [R_LOCK] = 1, [R_EXTEND] = 1, [R_PUBLISH] = 3, [R_VIEW] = 1};
 
-START_TEST(first_request_each_allocation) {
-  enum req_kind kind = (enum req_kind)_i;
-  struct child_peer cp;
-  child_peer_start(&cp);
+// walk_first_request makes `request(c, kind, &num)` the first request of
+// a fresh client of `member`, its nth allocation failing for n = 1, 2, ...:
+// a failure must say -ENOMEM and the same request then succeed on that
+// client, with the answer expected_num[kind].
+static void walk_first_request(const char *member, enum req_kind kind,
+                               int (*request)(keep_client *, enum req_kind, int64_t *)) {
   unsigned long n;
   for (n = 1; n < MAX_STEPS; n++) {
-    keep_client *c = new_client(cp.p.member);
+    keep_client *c = new_client(member);
     int64_t num = 0;
     alloc_fault_arm(n);
-    int rc = run_request(c, kind, &num);
+    int rc = request(c, kind, &num);
     bool fired = alloc_fault_fired();
     alloc_fault_disarm();
-    if (!fired) {
-      require(rc == 0, "request %d: %s", kind, keep_strerror(rc));
-      require(num == expected_num[kind], "request %d: num %lld", kind, (long long)num);
-      keep_client_free(c);
-      break;
+    if (fired) {
+      require(rc == -ENOMEM, "request %d: allocation %lu failed, the call said %s", kind, n,
+              keep_strerror(rc));
+      num = 0;
+      rc = request(c, kind, &num);
     }
-    require(rc == -ENOMEM, "request %d: allocation %lu failed, the call said %s", kind, n,
-            keep_strerror(rc));
-    num = 0;
-    rc = run_request(c, kind, &num);
-    require(rc == 0 && num == expected_num[kind],
-            "request %d: after allocation %lu failed, the next said %s, num %lld", kind, n,
-            keep_strerror(rc), (long long)num);
+    require(rc == 0 && num == expected_num[kind], "request %d: allocation %lu: %s, num %lld", kind,
+            n, keep_strerror(rc), (long long)num);
     keep_client_free(c);
+    if (!fired)
+      break;
   }
   ck_assert_uint_gt(n, 1);
   ck_assert_uint_lt(n, MAX_STEPS);
+}
+
+START_TEST(first_request_each_allocation) {
+  struct child_peer cp;
+  child_peer_start(&cp);
+  walk_first_request(cp.p.member, (enum req_kind)_i, run_request);
   child_peer_stop(&cp);
 }
 END_TEST
@@ -307,12 +312,14 @@ static void expect_news(keep_client *c) {
 // A subscription, the first request of its client: its list of
 // subscriptions is allocated too. Once it succeeds, the peer's event on
 // the topic must arrive.
-START_TEST(subscribe_each_allocation) {
-  struct child_peer cp;
-  child_peer_start(&cp);
+// walk_subscribe subscribes a fresh client of `member` to "news", its nth
+// allocation failing for n = 1, 2, ...: a failure must say -ENOMEM and the
+// same call then succeed on that client; `expect_event` then checks the
+// event the peer sends.
+static void walk_subscribe(const char *member, void (*expect_event)(keep_client *, unsigned long)) {
   unsigned long n;
   for (n = 1; n < MAX_STEPS; n++) {
-    keep_client *c = new_client(cp.p.member);
+    keep_client *c = new_client(member);
     alloc_fault_arm(n);
     int rc = keep_subscribe(c, "news", 4);
     bool fired = alloc_fault_fired();
@@ -322,13 +329,24 @@ START_TEST(subscribe_each_allocation) {
       rc = keep_subscribe(c, "news", 4);
     }
     require(rc == 0, "allocation %lu: subscribe said %s", n, keep_strerror(rc));
-    expect_news(c);
+    expect_event(c, n);
     keep_client_free(c);
     if (!fired)
       break;
   }
   ck_assert_uint_gt(n, 1);
   ck_assert_uint_lt(n, MAX_STEPS);
+}
+
+static void news_arrives(keep_client *c, unsigned long n) {
+  (void)n;
+  expect_news(c);
+}
+
+START_TEST(subscribe_each_allocation) {
+  struct child_peer cp;
+  child_peer_start(&cp);
+  walk_subscribe(cp.p.member, news_arrives);
   child_peer_stop(&cp);
 }
 END_TEST
@@ -970,65 +988,30 @@ static int resp_request(keep_client *c, enum req_kind kind, int64_t *num) {
 }
 
 START_TEST(resp_first_request_each_allocation) {
-  enum req_kind kind = resp_kinds[_i];
   unsigned port = 0;
   pid_t pid = resp_peer_start(&port);
   char member[64];
   resp_member(member, sizeof member, port);
-  unsigned long n;
-  for (n = 1; n < MAX_STEPS; n++) {
-    keep_client *c = new_client(member);
-    int64_t num = 0;
-    alloc_fault_arm(n);
-    int rc = resp_request(c, kind, &num);
-    bool fired = alloc_fault_fired();
-    alloc_fault_disarm();
-    if (fired) {
-      require(rc == -ENOMEM, "request %d: allocation %lu failed, the call said %s", kind, n,
-              keep_strerror(rc));
-      num = 0;
-      rc = resp_request(c, kind, &num);
-    }
-    require(rc == 0 && num == expected_num[kind], "request %d: allocation %lu: %s, num %lld", kind,
-            n, keep_strerror(rc), (long long)num);
-    keep_client_free(c);
-    if (!fired)
-      break;
-  }
-  ck_assert_uint_gt(n, 1);
-  ck_assert_uint_lt(n, MAX_STEPS);
+  walk_first_request(member, resp_kinds[_i], resp_request);
   resp_peer_stop(pid);
 }
 END_TEST
+
+// The RESP peer pushes "hello" on the topic once it is subscribed.
+static void resp_hello_arrives(keep_client *c, unsigned long n) {
+  keep_event ev;
+  int rc = keep_next_event(c, &ev, 2000);
+  require(rc == 1 && ev.kind == KEEP_EVENT_MESSAGE && ev.payload_len == 5 &&
+              memcmp(ev.payload, "hello", 5) == 0,
+          "allocation %lu: next_event %s, kind %d", n, keep_strerror(rc), ev.kind);
+}
 
 START_TEST(resp_subscribe_each_allocation) {
   unsigned port = 0;
   pid_t pid = resp_peer_start(&port);
   char member[64];
   resp_member(member, sizeof member, port);
-  unsigned long n;
-  for (n = 1; n < MAX_STEPS; n++) {
-    keep_client *c = new_client(member);
-    alloc_fault_arm(n);
-    int rc = keep_subscribe(c, "news", 4);
-    bool fired = alloc_fault_fired();
-    alloc_fault_disarm();
-    if (fired) {
-      require(rc == -ENOMEM, "allocation %lu failed, subscribe said %s", n, keep_strerror(rc));
-      rc = keep_subscribe(c, "news", 4);
-    }
-    require(rc == 0, "allocation %lu: subscribe said %s", n, keep_strerror(rc));
-    keep_event ev;
-    rc = keep_next_event(c, &ev, 2000);
-    require(rc == 1 && ev.kind == KEEP_EVENT_MESSAGE && ev.payload_len == 5 &&
-                memcmp(ev.payload, "hello", 5) == 0,
-            "allocation %lu: next_event %s, kind %d", n, keep_strerror(rc), ev.kind);
-    keep_client_free(c);
-    if (!fired)
-      break;
-  }
-  ck_assert_uint_gt(n, 1);
-  ck_assert_uint_lt(n, MAX_STEPS);
+  walk_subscribe(member, resp_hello_arrives);
   resp_peer_stop(pid);
 }
 END_TEST

@@ -149,53 +149,15 @@ static bool is_oom_diag(const srv_config_diag *diag, const char *file) {
          strcmp(diag->message + mlen - tlen, tail) == 0;
 }
 
-// walk_parse fails each allocation of srv_config_parse(text) in turn and
-// returns the number of the run that reached none.
-static unsigned long walk_parse(const char *text, size_t len,
-                                void (*check_values)(const srv_config *)) {
-  unsigned long n;
-  for (n = 1; n < MAX_STEPS; n++) {
-    srv_config *cfg = (srv_config *)&cfg;
-    srv_config_diag diag;
-    memset(&diag, 0, sizeof diag);
-    alloc_fault_arm(n);
-    int rc = srv_config_parse(&cfg, text, len, NAME, &diag);
-    bool fired = alloc_fault_fired();
-    alloc_fault_disarm();
-    if (!fired) {
-      require(rc == 0, "parse: %s", diag.message);
-      check_values(cfg);
-      srv_config_free(cfg);
-      break;
-    }
-    require(rc == -ENOMEM, "allocation %lu failed, parse said %d (%s)", n, rc, diag.message);
-    require(cfg == NULL, "allocation %lu failed, parse set a handle", n);
-    require(is_oom_diag(&diag, NAME), "allocation %lu: diag code %d, message '%s'", n, diag.code,
-            diag.message);
-  }
-  return n;
-}
-
-START_TEST(parse_each_allocation) {
-  unsigned long n = walk_parse(config_text, strlen(config_text), check_config_values);
-  ck_assert_uint_gt(n, 1);
-  ck_assert_uint_lt(n, MAX_STEPS);
-}
-END_TEST
-
-START_TEST(parse_growing_arena_and_entries_each_allocation) {
-  size_t len;
-  const char *text = growth_text(&len);
-  unsigned long n = walk_parse(text, len, check_growth_values);
-  // calloc, calloc, malloc, the arena's first realloc, the entry table, and
-  // at least one more realloc each of arena and entries.
-  ck_assert_uint_gt(n, 7);
-  ck_assert_uint_lt(n, MAX_STEPS);
-}
-END_TEST
-
-static unsigned long walk_load(const char *path, void (*before_each)(void),
-                               void (*after_each)(void)) {
+// walk_config fails each allocation of srv_config_load(path) in turn, or
+// with `path` NULL of srv_config_parse(text) named NAME, calling
+// `before_each` and `after_each` (either may be NULL) around each call, and
+// returns the number of the run that reached none; that run's configuration
+// goes to `check_values`.
+static unsigned long walk_config(const char *path, const char *text, size_t len,
+                                 void (*before_each)(void), void (*after_each)(void),
+                                 void (*check_values)(const srv_config *)) {
+  const char *what = path != NULL ? "load" : "parse";
   unsigned long n;
   for (n = 1; n < MAX_STEPS; n++) {
     srv_config *cfg = (srv_config *)&cfg;
@@ -204,31 +166,51 @@ static unsigned long walk_load(const char *path, void (*before_each)(void),
     if (before_each)
       before_each();
     alloc_fault_arm(n);
-    int rc = srv_config_load(&cfg, path, &diag);
+    int rc = path != NULL ? srv_config_load(&cfg, path, &diag)
+                          : srv_config_parse(&cfg, text, len, NAME, &diag);
     bool fired = alloc_fault_fired();
     alloc_fault_disarm();
     if (after_each)
       after_each();
     if (!fired) {
-      require(rc == 0, "load: %s", diag.message);
-      check_config_values(cfg);
+      require(rc == 0, "%s: %s", what, diag.message);
+      check_values(cfg);
       srv_config_free(cfg);
       break;
     }
-    require(rc == -ENOMEM, "allocation %lu failed, load said %d (%s)", n, rc, diag.message);
-    require(cfg == NULL, "allocation %lu failed, load set a handle", n);
-    require(is_oom_diag(&diag, path), "allocation %lu: diag code %d, message '%s'", n, diag.code,
-            diag.message);
+    require(rc == -ENOMEM, "allocation %lu failed, %s said %d (%s)", n, what, rc, diag.message);
+    require(cfg == NULL, "allocation %lu failed, %s set a handle", n, what);
+    require(is_oom_diag(&diag, path != NULL ? path : NAME),
+            "allocation %lu: diag code %d, message '%s'", n, diag.code, diag.message);
   }
   return n;
 }
+
+START_TEST(parse_each_allocation) {
+  unsigned long n =
+      walk_config(NULL, config_text, strlen(config_text), NULL, NULL, check_config_values);
+  ck_assert_uint_gt(n, 1);
+  ck_assert_uint_lt(n, MAX_STEPS);
+}
+END_TEST
+
+START_TEST(parse_growing_arena_and_entries_each_allocation) {
+  size_t len;
+  const char *text = growth_text(&len);
+  unsigned long n = walk_config(NULL, text, len, NULL, NULL, check_growth_values);
+  // calloc, calloc, malloc, the arena's first realloc, the entry table, and
+  // at least one more realloc each of arena and entries.
+  ck_assert_uint_gt(n, 7);
+  ck_assert_uint_lt(n, MAX_STEPS);
+}
+END_TEST
 
 START_TEST(load_each_allocation) {
   make_dir();
   char path[128];
   snprintf(path, sizeof path, "%s/maild.conf", dir);
   write_file(path, config_text, strlen(config_text));
-  unsigned long n = walk_load(path, NULL, NULL);
+  unsigned long n = walk_config(path, NULL, 0, NULL, NULL, check_config_values);
   ck_assert_uint_gt(n, 2); // the read buffer, then the parser's
   ck_assert_uint_lt(n, MAX_STEPS);
   remove_dir();
@@ -281,7 +263,8 @@ START_TEST(load_fifo_each_allocation) {
   }
   memcpy(fifo_text + fifo_len, config_text, strlen(config_text));
   fifo_len += strlen(config_text);
-  unsigned long n = walk_load(fifo_path, start_fifo_writer, join_fifo_writer);
+  unsigned long n =
+      walk_config(fifo_path, NULL, 0, start_fifo_writer, join_fifo_writer, check_config_values);
   ck_assert_uint_gt(n, 3); // the read buffer, its realloc, then the parser's
   ck_assert_uint_lt(n, MAX_STEPS);
   remove_dir();

@@ -243,6 +243,18 @@ static void add_subkey(pgp_buf *out, const struct signer *s, const struct blob *
   sign_packet(out, s, PGP_SIG_SUBKEY_BINDING, k, NULL, o);
 }
 
+// subkey_cert builds into `out` (clean it up after the certificates) a
+// certificate of `s` with the one subkey `k`, bound with `o`, parses it at
+// NOW, and describes the subkey in *ki.
+static mc_pgp_certs *subkey_cert(pgp_buf *out, const struct signer *s, const struct blob *k,
+                                 const struct sig_opts *o, mc_pgp_key_info *ki) {
+  cert_start(out, s);
+  add_subkey(out, s, k, o);
+  mc_pgp_certs *certs = parse_built(out, NOW);
+  key_info(mc_pgp_certs_get(certs, 0), 1, ki);
+  return certs;
+}
+
 static void add_uid(pgp_buf *out, const struct signer *s, const char *uid,
                     const struct sig_opts *o) {
   put_packet(out, PGP_TAG_USER_ID, (const uint8_t *)uid, strlen(uid));
@@ -259,12 +271,9 @@ START_TEST(rsa_longer_than_8192_bits) {
   for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
     struct blob k = rsa_body(6, T_2024, bits[i]);
     pgp_buf out;
-    cert_start(&out, &s);
-    add_subkey(&out, &s, &k, &ENC);
-    mc_pgp_certs *certs = parse_built(&out, NOW);
-    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     mc_pgp_key_info ki;
-    key_info(cert, 1, &ki);
+    mc_pgp_certs *certs = subkey_cert(&out, &s, &k, &ENC, &ki);
+    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     char name[16];
     snprintf(name, sizeof name, "RSA-%u", bits[i]);
     ck_assert_str_eq(ki.name, name);
@@ -307,12 +316,9 @@ START_TEST(legacy_curve25519_in_v6_key) {
     signer_ed25519(&s, version == 4);
     struct blob k = ecdh_cv25519_body((uint8_t)version, T_2024);
     pgp_buf out;
-    cert_start(&out, &s);
-    add_subkey(&out, &s, &k, &ENC);
-    mc_pgp_certs *certs = parse_built(&out, NOW);
-    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     mc_pgp_key_info ki;
-    key_info(cert, 1, &ki);
+    mc_pgp_certs *certs = subkey_cert(&out, &s, &k, &ENC, &ki);
+    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     ck_assert_int_eq(ki.version, version);
     ck_assert_str_eq(ki.name, "ECDH Curve25519Legacy");
     ck_assert_uint_eq(ki.bits, 255);
@@ -354,12 +360,9 @@ START_TEST(legacy_eddsa_in_v6_key) {
     signer_ed25519(&s, version == 4);
     struct blob k = eddsa_legacy_body((uint8_t)version, T_2024, pub);
     pgp_buf out;
-    cert_start(&out, &s);
-    add_subkey(&out, &s, &k, &NO_FLAGS);
-    mc_pgp_certs *certs = parse_built(&out, NOW);
-    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     mc_pgp_key_info ki;
-    key_info(cert, 1, &ki);
+    mc_pgp_certs *certs = subkey_cert(&out, &s, &k, &NO_FLAGS, &ki);
+    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     ck_assert_int_eq(ki.version, version);
     ck_assert_int_eq(ki.algorithm, PGP_PK_EDDSA_LEGACY);
     ck_assert_str_eq(ki.name, "EdDSALegacy Ed25519");
@@ -391,12 +394,9 @@ START_TEST(mldsa_in_v4_key) {
     signer_ed25519(&s, version == 4);
     struct blob k = mldsa_body(m, (uint8_t)version);
     pgp_buf out;
-    cert_start(&out, &s);
-    add_subkey(&out, &s, &k, &NO_FLAGS);
-    mc_pgp_certs *certs = parse_built(&out, NOW);
-    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     mc_pgp_key_info ki;
-    key_info(cert, 1, &ki);
+    mc_pgp_certs *certs = subkey_cert(&out, &s, &k, &NO_FLAGS, &ki);
+    const mc_pgp_cert *cert = mc_pgp_certs_get(certs, 0);
     ck_assert_int_eq(ki.version, version);
     ck_assert_int_eq(ki.algorithm, m->algo);
     ck_assert_str_eq(ki.name, m->name);

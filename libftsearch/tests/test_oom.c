@@ -116,6 +116,23 @@ static void fingerprint(fts_index *idx, char *out, size_t cap) {
 
 #define PRINT_CAP 8192
 
+// close_and_expect closes `idx` and asserts that it printed as `want`, the
+// outcome of a walk's run `n` once the operation succeeded.
+static void close_and_expect(fts_index *idx, const char *want, unsigned long n) {
+  static char got[PRINT_CAP];
+  fingerprint(idx, got, sizeof got);
+  fts_index_close(idx);
+  require(strcmp(got, want) == 0, "after allocation %lu failed:\n%s\nwant:\n%s", n, got, want);
+}
+
+// expect_unchanged asserts that `idx` still prints as `before` after run
+// `n` failed.
+static void expect_unchanged(fts_index *idx, const char *before, unsigned long n) {
+  static char got[PRINT_CAP];
+  fingerprint(idx, got, sizeof got);
+  require(strcmp(got, before) == 0, "allocation %lu failed, the index changed:\n%s", n, got);
+}
+
 // golden_path is the seeded index file each write run copies; work_path
 // the copy it runs on.
 static char golden_path[128];
@@ -367,7 +384,7 @@ static void add_both(fts_batch *b) {
 
 START_TEST(batch_add_each_allocation) {
   make_golden(NULL);
-  char before[PRINT_CAP], want[PRINT_CAP], got[PRINT_CAP];
+  char before[PRINT_CAP], want[PRINT_CAP];
   fts_index *idx = open_work();
   fingerprint(idx, before, sizeof before);
   fts_index_close(idx);
@@ -405,9 +422,7 @@ START_TEST(batch_add_each_allocation) {
         add_other(b);
       commit_ok(b);
       fts_batch_free(b);
-      fingerprint(idx, got, sizeof got);
-      fts_index_close(idx);
-      require(strcmp(got, want) == 0, "after allocation %lu failed:\n%s\nwant:\n%s", n, got, want);
+      close_and_expect(idx, want, n);
       if (!fired)
         break;
     }
@@ -473,7 +488,7 @@ static void commit_changes(fts_batch *b) {
 
 START_TEST(batch_commit_each_allocation) {
   make_golden(NULL);
-  char before[PRINT_CAP], want[PRINT_CAP], got[PRINT_CAP];
+  char before[PRINT_CAP], want[PRINT_CAP];
   expected_after(commit_changes, want, sizeof want);
   fts_index *idx = open_work();
   fingerprint(idx, before, sizeof before);
@@ -493,8 +508,7 @@ START_TEST(batch_commit_each_allocation) {
     require(rc == 0 || (fired && rc == -ENOMEM), "allocation %lu: commit said %s", n,
             fts_strerror(rc));
     if (rc != 0) {
-      fingerprint(idx, got, sizeof got);
-      require(strcmp(got, before) == 0, "allocation %lu failed, the index changed:\n%s", n, got);
+      expect_unchanged(idx, before, n);
       require(fts_batch_num_docs(b) == docs_in_batch, "allocation %lu: %zu documents in batch", n,
               fts_batch_num_docs(b));
       rc = fts_batch_commit(b);
@@ -502,9 +516,7 @@ START_TEST(batch_commit_each_allocation) {
     }
     require(fts_batch_num_docs(b) == 0, "allocation %lu: the committed batch is not empty", n);
     fts_batch_free(b);
-    fingerprint(idx, got, sizeof got);
-    fts_index_close(idx);
-    require(strcmp(got, want) == 0, "after allocation %lu failed:\n%s\nwant:\n%s", n, got, want);
+    close_and_expect(idx, want, n);
     if (!fired)
       break;
   }
@@ -526,7 +538,7 @@ static void delete_for_merge(fts_index *idx) {
 
 START_TEST(index_merge_each_allocation) {
   make_golden(delete_for_merge);
-  char before[PRINT_CAP], want[PRINT_CAP], got[PRINT_CAP];
+  char before[PRINT_CAP], want[PRINT_CAP];
   fts_index *idx = open_work();
   fingerprint(idx, before, sizeof before);
   int rewritten = fts_index_merge(idx, 1);
@@ -545,14 +557,11 @@ START_TEST(index_merge_each_allocation) {
     require(rc == rewritten || (fired && rc == -ENOMEM), "allocation %lu: merge said %s", n,
             fts_strerror(rc));
     if (rc < 0) {
-      fingerprint(idx, got, sizeof got);
-      require(strcmp(got, before) == 0, "allocation %lu failed, the index changed:\n%s", n, got);
+      expect_unchanged(idx, before, n);
       rc = fts_index_merge(idx, 1);
       require(rc == rewritten, "after allocation %lu failed, merge said %d", n, rc);
     }
-    fingerprint(idx, got, sizeof got);
-    fts_index_close(idx);
-    require(strcmp(got, want) == 0, "after allocation %lu failed:\n%s\nwant:\n%s", n, got, want);
+    close_and_expect(idx, want, n);
     if (!fired)
       break;
   }

@@ -2552,41 +2552,34 @@ static int verify_names(ms_store *s, MDB_txn *t, struct ms_diag *d) {
       rc = bad(d, "a name entry does not decode");
       break;
     }
-    uint32_t id = msr_get_le32(v.mv_data);
-    const char *name;
-    size_t len;
+    uint32_t id = msr_get_le32(v.mv_data), acct = 0;
     int lr;
+    bool same;
     if (is_account) {
       struct msr_account a;
       lr = acct_load(s, t, id, &a);
-      name = a.name;
-      len = lr == 0 ? a.name_len : 0;
-      if (lr == 0 && (len != key.mv_size - 1 || memcmp(name, k + 1, len) != 0))
-        lr = MS_ERR_NOTFOUND;
-      if (lr == MS_ERR_NOTFOUND || lr == MS_ERR_CORRUPT) {
-        rc = bad(d, "the name entry of account %u leads to no account of that name", id);
-        break;
-      }
-      accounts++;
+      same = lr == 0 && a.name_len == key.mv_size - 1 && memcmp(a.name, k + 1, a.name_len) == 0;
     } else {
-      uint32_t acct = msr_get_be32(k + 1);
       struct msr_mailbox m;
+      acct = msr_get_be32(k + 1);
       lr = mbox_load(s, t, acct, id, &m);
-      name = m.name;
-      len = lr == 0 ? m.name_len : 0;
-      if (lr == 0 && (len != key.mv_size - 5 || memcmp(name, k + 5, len) != 0))
-        lr = MS_ERR_NOTFOUND;
-      if (lr == MS_ERR_NOTFOUND || lr == MS_ERR_CORRUPT) {
-        rc = bad(d, "account %u: the name entry of mailbox %u leads to no mailbox of that name",
-                 acct, id);
-        break;
-      }
-      mailboxes++;
+      same = lr == 0 && m.name_len == key.mv_size - 5 && memcmp(m.name, k + 5, m.name_len) == 0;
     }
-    if (lr < 0) {
+    if (lr < 0 && lr != MS_ERR_NOTFOUND && lr != MS_ERR_CORRUPT) {
       rc = lr;
       break;
     }
+    if (!same) {
+      rc = is_account
+               ? bad(d, "the name entry of account %u leads to no account of that name", id)
+               : bad(d, "account %u: the name entry of mailbox %u leads to no mailbox of that name",
+                     acct, id);
+      break;
+    }
+    if (is_account)
+      accounts++;
+    else
+      mailboxes++;
   }
   if (rc == 0 && r != MDB_NOTFOUND)
     rc = lmdb_err(r);

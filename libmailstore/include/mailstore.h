@@ -564,8 +564,9 @@ MS_API MS_WARN_UNUSED_RESULT int ms_messages_move(ms_store *store, uint32_t *out
 // when uids is NULL every message flagged MS_FLAG_DELETED. Each removed UID
 // is recorded with its expunge MODSEQ (QRESYNC VANISHED); a message left in
 // no mailbox is destroyed (its record deleted, the account's usage reduced)
-// and its blob reference queued for ms_store_collect. Returns the number
-// expunged; errors as ms_flags_store.
+// and its blob reference queued for ms_store_collect. With uids NULL,
+// `count` is ignored. Returns the number expunged; errors as
+// ms_flags_store.
 MS_API MS_WARN_UNUSED_RESULT int ms_messages_expunge(ms_store *store, uint32_t account,
                                                      uint32_t mailbox, const uint32_t *uids,
                                                      size_t count);

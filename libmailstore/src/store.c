@@ -2337,7 +2337,8 @@ int ms_messages_expunge(ms_store *store, uint32_t account, uint32_t mailbox, con
     if (rc < 0)
       return rc;
   }
-  struct batch_ctx c = {.acct = account, .src = mailbox, .uids = uids, .count = count};
+  // Without UIDs, count means nothing: no UIDs to read.
+  struct batch_ctx c = {.acct = account, .src = mailbox, .uids = uids, .count = uids ? count : 0};
   int rc = sel_build(&c);
   if (rc < 0)
     return rc;

@@ -722,6 +722,8 @@ START_TEST(batch_on_missing_uids) {
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, gone, n), 0);
   // No message is flagged \Deleted: expunge-all removes nothing.
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, NULL, 0), 0);
+  // Without UIDs the count is ignored (it once read `count` UIDs at NULL).
+  ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, NULL, 5), 0);
   // Setting flags a message already has, and clearing ones it has not.
   uint32_t one = 1;
   ck_assert_int_eq(ms_flags_store(st, acc, inbox, &one, 1, 0, MS_FLAG_ALL), 0);

@@ -103,6 +103,25 @@ MS_API const char *ms_strerror(int code);
 // Deliveries are the one refinement: concurrent ones may share a transaction
 // (group commit), each item still all-or-nothing and durable on return. The
 // map grows by doubling on MDB_MAP_FULL up to ms_settings.max_map_size.
+//
+// A full store can still be emptied. The last sixteenth of max_map_size
+// (at least 512 KiB but at most half the map, at most 1 GiB) is a reserve
+// that writes adding mail (deliveries, appends, copies, new accounts and
+// mailboxes, dictionaries, summaries, recompression) may not fill: they
+// fail with -ENOSPC at max_map_size less the reserve. Writes that change
+// mail without adding any (flags, keywords, moves, renames, subscriptions)
+// may fill half of the reserve; expunges, mailbox deletion, collection and
+// search queue acknowledgements all of it. A batch of flags, keywords,
+// moves or expunges, or a mailbox deletion, that does not fit as one
+// transaction even so is done in parts, each a durable transaction of its
+// own (halved down to one message while a part does not fit): each message
+// is then changed completely or not at all, the batch partly. So is a
+// collection (ms_store_collect). A removal also prunes history (an eighth
+// of changes_keep entries at a time, and a deleted mailbox's VANISHED
+// entries), which the reserve must hold too: with the default changes_keep,
+// maps of 8 MiB and more full of 300-byte messages still deleted their
+// mailboxes after moves had filled half the reserve with history; a
+// smaller map should keep less.
 
 // ms_store is an open store; opaque.
 typedef struct ms_store ms_store;
@@ -110,7 +129,7 @@ typedef struct ms_store ms_store;
 // ms_settings holds the store's limits; a 0 field means the default.
 struct ms_settings {
   uint64_t initial_map_size; // bytes; default 64 MiB
-  uint64_t max_map_size;     // bytes; default 1 TiB
+  uint64_t max_map_size;     // bytes; default 1 TiB; its reserve: see "Store"
   uint32_t max_message_size; // bytes; default 64 MiB
   uint32_t max_batch;        // UIDs per batch call; default 1,000,000
   uint32_t max_name_len;     // account and mailbox names; default 1024
@@ -251,7 +270,8 @@ MS_API MS_WARN_UNUSED_RESULT int ms_store_verify(ms_store *store, struct ms_diag
 // reference is not dropped by the expunge itself (which then touches only
 // records stored next to each other) but queued, and this call drops up to
 // `max_items` queued references (0 means 65,536; at most 1,000,000), in one
-// durable write transaction, deleting each blob whose count reaches 0.
+// durable write transaction (in parts in a full store, see "Store"),
+// deleting each blob whose count reaches 0.
 // Until then the blob's space stays in use, and an identical message
 // delivered meanwhile shares it. Call it from time to time (mailctl store
 // collect, a daemon's idle timer) until it returns 0. Returns the number of
@@ -403,7 +423,10 @@ MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_rename(ms_store *store, uint32_t acc
 
 // ms_mailbox_delete deletes `mailbox` of `account` with its messages (each
 // message in no other mailbox is destroyed, its blob reference queued for
-// ms_store_collect) and its VANISHED history.
+// ms_store_collect) and its VANISHED history. A mailbox too large to delete
+// in one transaction in a full store is emptied in parts first (see
+// "Store"), then deleted; if that fails partway, it stays, emptied of what
+// went.
 // Errors: MS_ERR_EXISTS (it has child mailboxes), MS_ERR_NOTFOUND,
 // MS_ERR_CORRUPT, -errno.
 MS_API MS_WARN_UNUSED_RESULT int ms_mailbox_delete(ms_store *store, uint32_t account,
@@ -533,10 +556,13 @@ MS_API MS_WARN_UNUSED_RESULT int ms_message_read_range(ms_store *store, uint8_t 
                                                        uint64_t offset, uint64_t length);
 
 // ms_flags_store adds `add` and then removes `remove` (MS_FLAG_* bits) on the
-// `count` UIDs of `mailbox`, in one transaction. UIDs not in the mailbox are
+// `count` UIDs of `mailbox`, in one transaction (in parts, in the order of
+// `uids`, in a full store: see "Store"). UIDs not in the mailbox are
 // skipped; every changed message gets a new MODSEQ (unchanged ones keep
 // theirs). Returns the number of messages changed or MS_ERR_INVALID_ARGUMENT,
-// MS_ERR_LIMIT (count > max_batch), MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -errno.
+// MS_ERR_LIMIT (count > max_batch), MS_ERR_NOTFOUND, MS_ERR_CORRUPT, -errno
+// (-ENOSPC: not even one message fitted; after a part that did, the number
+// changed so far).
 MS_API MS_WARN_UNUSED_RESULT int ms_flags_store(ms_store *store, uint32_t account, uint32_t mailbox,
                                                 const uint32_t *uids, size_t count, uint32_t add,
                                                 uint32_t remove);
@@ -554,8 +580,11 @@ MS_API MS_WARN_UNUSED_RESULT int ms_messages_copy(ms_store *store, uint32_t *out
 
 // ms_messages_move moves messages as ms_messages_copy copies them, then
 // expunges them from `src` in the same transaction (RFC 6851): the message
-// ids stay, src records the UIDs as vanished. Returns the number moved;
-// errors as ms_messages_copy.
+// ids stay, src records the UIDs as vanished. In a full store the move may
+// run in parts, slices of `uids` in their order (RFC 6851 3.3 lets a move
+// stop partway), so pass them in ascending order to keep new UIDs in
+// source order across parts; out_uids says which moved. Returns the number
+// moved; errors as ms_messages_copy (-ENOSPC as for ms_flags_store).
 MS_API MS_WARN_UNUSED_RESULT int ms_messages_move(ms_store *store, uint32_t *out_uids,
                                                   uint32_t account, uint32_t src, uint32_t dst,
                                                   const uint32_t *uids, size_t count);
@@ -565,8 +594,8 @@ MS_API MS_WARN_UNUSED_RESULT int ms_messages_move(ms_store *store, uint32_t *out
 // is recorded with its expunge MODSEQ (QRESYNC VANISHED); a message left in
 // no mailbox is destroyed (its record deleted, the account's usage reduced)
 // and its blob reference queued for ms_store_collect. With uids NULL,
-// `count` is ignored. Returns the number expunged; errors as
-// ms_flags_store.
+// `count` is ignored. In a full store the expunge may run in parts (see
+// "Store"). Returns the number expunged; errors as ms_flags_store.
 MS_API MS_WARN_UNUSED_RESULT int ms_messages_expunge(ms_store *store, uint32_t account,
                                                      uint32_t mailbox, const uint32_t *uids,
                                                      size_t count);
@@ -634,7 +663,8 @@ MS_API MS_WARN_UNUSED_RESULT int ms_keyword_check(const char *name, size_t len,
                                                   const struct ms_settings *settings);
 
 // ms_keywords_store changes the flags and keywords of the `count` UIDs at
-// `uids` of `mailbox` in one durable write transaction: `op` adds, removes
+// `uids` of `mailbox` in one durable write transaction (in parts in a full
+// store, as ms_flags_store): `op` adds, removes
 // or replaces with the set named by the `name_count` names at names[i]
 // (name_lens[i] bytes each; system flag names act on MS_FLAG_*; a repeated
 // name counts once). Keywords the account has not used yet are defined

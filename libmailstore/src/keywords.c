@@ -259,6 +259,21 @@ static int kwstore_tx(ms_store *s, MDB_txn *t, void *p) {
   return changed;
 }
 
+// kwstore_part stores the keywords of ctx (struct kwstore_ctx) on its n
+// UIDs from `first`.
+static int kwstore_part(ms_store *store, void *ctx, size_t first, size_t n) {
+  struct kwstore_ctx c = *(const struct kwstore_ctx *)ctx;
+  if (c.b.uids) // an empty batch may come with NULL
+    c.b.uids += first;
+  c.b.count = n;
+  int rc = sel_build(&c.b);
+  if (rc < 0)
+    return rc;
+  rc = run_write_room(store, kwstore_tx, &c, ROOM_CHANGE);
+  free(c.b.sel);
+  return rc;
+}
+
 int ms_keywords_store(ms_store *store, uint32_t account, uint32_t mailbox, const uint32_t *uids,
                       size_t count, int op, const char *const *names, const size_t *name_lens,
                       size_t name_count) {
@@ -281,11 +296,7 @@ int ms_keywords_store(ms_store *store, uint32_t account, uint32_t mailbox, const
                           .lens = name_lens,
                           .nnames = name_count,
                           .sys = sys};
-  if ((rc = sel_build(&c.b)) < 0)
-    return rc;
-  rc = run_write(store, kwstore_tx, &c);
-  free(c.b.sel);
-  return rc;
+  return run_in_parts(store, kwstore_part, &c, count);
 }
 
 int ms_keyword_find(ms_store *store, uint32_t *out_id, uint32_t account, const char *name,

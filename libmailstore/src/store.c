@@ -61,17 +61,104 @@ static uint64_t map_size(ms_store *s) {
   return info.me_mapsize;
 }
 
-// grow doubles the map unless another thread already grew it beyond `seen`,
-// the size the failed transaction ran with.
-static int grow(ms_store *s, uint64_t seen) {
+// The map's reserve: its last sixteenth, at least RESERVE_MIN (at most half
+// the map) and at most RESERVE_MAX, is kept from the writes that add mail.
+// LMDB copies every page a transaction changes, so without it an expunge in
+// a map that deliveries filled to the last page would fail with
+// MDB_MAP_FULL too, and the store could never be emptied; file systems keep
+// blocks back for the same reason. Writes that change mail without adding
+// any (ROOM_CHANGE) may use the first half of the reserve, so that moves
+// and flag changes work in a full store but cannot take the second half,
+// which is left to the writes that remove mail (ROOM_REMOVE). RESERVE_MIN
+// covers the pages a one-message expunge copies: the path from root to leaf
+// in each table it changes.
+#define RESERVE_MIN ((uint64_t)512 << 10)
+#define RESERVE_MAX ((uint64_t)1 << 30)
+
+// write_limit is the number of bytes of the map that writes of class `room`
+// may fill, rounded down to a 4 KiB page.
+static uint64_t write_limit(const ms_store *s, enum write_room room) {
+  uint64_t max = s->set.max_map_size;
+  uint64_t reserve = max / 16;
+  if (reserve < RESERVE_MIN)
+    reserve = RESERVE_MIN < max / 2 ? RESERVE_MIN : max / 2;
+  if (reserve > RESERVE_MAX)
+    reserve = RESERVE_MAX;
+  uint64_t keep = room == ROOM_ADD ? reserve : room == ROOM_CHANGE ? reserve / 2 : 0;
+  return (max - keep) & ~(uint64_t)4095;
+}
+
+// free_pages counts the pages on LMDB's free list, which a write reuses
+// before it takes pages past the last one in use. A read transaction: LMDB
+// lets only those read the free list.
+static int free_pages(ms_store *s, uint64_t *out) {
+  MDB_txn *t;
+  int rc = txn_begin(s, MDB_RDONLY, &t);
+  if (rc < 0)
+    return rc;
+  MDB_cursor *c;
+  *out = 0;
+  if ((rc = lmdb_err(mdb_cursor_open(t, 0, &c))) == 0) {
+    MDB_val k, v;
+    int r;
+    while ((r = mdb_cursor_get(c, &k, &v, MDB_NEXT)) == 0) {
+      size_t n; // each record is a page list led by its length
+      if (v.mv_size < sizeof n) {
+        r = MDB_CORRUPTED;
+        break;
+      }
+      memcpy(&n, v.mv_data, sizeof n);
+      *out += n;
+    }
+    if (r != MDB_NOTFOUND)
+      rc = lmdb_err(r);
+    mdb_cursor_close(c);
+  }
+  txn_abort(s, t);
+  return rc;
+}
+
+// room_check keeps a write of a class that may fill only `limit` bytes of
+// the map within them, before it starts. While the pages in use end below
+// the limit, the map itself is the bound (grow stops at the limit). Past
+// it, where a write further up the classes took the map (or an earlier
+// write of this class ended), the map is brought back to the limit, or to
+// the pages in use if more, since LMDB cannot map less, and the write may
+// go ahead only while the pages in use less the free ones fit the limit:
+// it then reuses free pages. It can still overrun by its own size, once.
+// The common case, pages in use within the limit, costs one mdb_env_info.
+static int room_check(ms_store *s, uint64_t limit) {
+  MDB_envinfo info;
+  if (mdb_env_info(s->env, &info) != 0)
+    return 0;
+  uint64_t in_use = ((uint64_t)info.me_last_pgno + 1) * s->psize;
+  if (info.me_mapsize > limit) {
+    uint64_t target = limit > in_use ? limit : in_use;
+    pthread_rwlock_wrlock(&s->maplock);
+    if (map_size(s) > target)
+      mdb_env_set_mapsize(s->env, (size_t)target);
+    pthread_rwlock_unlock(&s->maplock);
+  }
+  if (in_use <= limit)
+    return 0;
+  uint64_t nfree;
+  int rc = free_pages(s, &nfree);
+  if (rc < 0)
+    return rc;
+  return in_use - nfree * s->psize > limit ? -ENOSPC : 0;
+}
+
+// grow doubles the map, up to `limit`, unless another thread already grew it
+// beyond `seen`, the size the failed transaction ran with.
+static int grow(ms_store *s, uint64_t seen, uint64_t limit) {
   pthread_rwlock_wrlock(&s->maplock);
   uint64_t cur = map_size(s);
   int rc = 0;
   if (cur <= seen) {
-    if (cur >= s->set.max_map_size) {
+    if (cur >= limit) {
       rc = -ENOSPC;
     } else {
-      uint64_t next = cur * 2 > s->set.max_map_size ? s->set.max_map_size : cur * 2;
+      uint64_t next = cur * 2 > limit ? limit : cur * 2;
       rc = lmdb_err(mdb_env_set_mapsize(s->env, (size_t)next));
     }
   }
@@ -127,23 +214,17 @@ int txn_commit(ms_store *s, MDB_txn *t) {
   return rc < 0 ? rc : sync_through(s, seq);
 }
 
-int run_write(ms_store *s, write_fn fn, void *ctx) {
-  uint64_t seq = 0;
-  int rc = run_write_nosync(s, fn, ctx, &seq);
-  if (rc < 0)
-    return rc;
-  int sr = sync_through(s, seq);
-  return sr < 0 ? sr : rc;
-}
-
-// run_write_nosync runs fn in a write transaction; fn must write its
-// outputs only through ctx so that a retry after growing the map starts
-// from scratch.
-int run_write_nosync(ms_store *s, write_fn fn, void *ctx, uint64_t *seq) {
+// run_write_in runs fn in a write transaction that may fill up to
+// write_limit(s, room) bytes of the map; fn must write its outputs only
+// through ctx so that a retry after growing the map starts from scratch.
+static int run_write_in(ms_store *s, write_fn fn, void *ctx, uint64_t *seq, enum write_room room) {
+  uint64_t limit = write_limit(s, room);
   for (;;) {
-    MDB_txn *t;
-    int rc = txn_begin(s, 0, &t);
+    int rc = room == ROOM_REMOVE ? 0 : room_check(s, limit);
     if (rc < 0)
+      return rc;
+    MDB_txn *t;
+    if ((rc = txn_begin(s, 0, &t)) < 0)
       return rc;
     uint64_t seen = map_size(s);
     tail_prepare(s);
@@ -151,7 +232,7 @@ int run_write_nosync(ms_store *s, write_fn fn, void *ctx, uint64_t *seq) {
     if (rc < 0) {
       txn_abort(s, t);
       if (rc == ERR_MAP_FULL) {
-        int g = grow(s, seen);
+        int g = grow(s, seen, limit);
         if (g < 0)
           return g;
         continue;
@@ -160,13 +241,30 @@ int run_write_nosync(ms_store *s, write_fn fn, void *ctx, uint64_t *seq) {
     }
     int c = txn_commit_nosync(s, t, seq);
     if (c == ERR_MAP_FULL) {
-      int g = grow(s, seen);
+      int g = grow(s, seen, limit);
       if (g < 0)
         return g;
       continue;
     }
     return c < 0 ? c : rc;
   }
+}
+
+int run_write_room(ms_store *s, write_fn fn, void *ctx, enum write_room room) {
+  uint64_t seq = 0;
+  int rc = run_write_in(s, fn, ctx, &seq, room);
+  if (rc < 0)
+    return rc;
+  int sr = sync_through(s, seq);
+  return sr < 0 ? sr : rc;
+}
+
+int run_write(ms_store *s, write_fn fn, void *ctx) {
+  return run_write_room(s, fn, ctx, ROOM_ADD);
+}
+
+int run_write_nosync(ms_store *s, write_fn fn, void *ctx, uint64_t *seq) {
+  return run_write_in(s, fn, ctx, seq, ROOM_ADD);
 }
 
 int get(MDB_txn *t, MDB_dbi d, const void *k, size_t kn, MDB_val *out) {
@@ -783,8 +881,9 @@ int ms_store_open(ms_store **out, const char *dir, const struct ms_settings *set
     s->set.blob_chunk_size = MSR_CHUNK_MAX;
   if (!s->set.max_name_len || s->set.max_name_len > MSR_NAME_MAX)
     s->set.max_name_len = MSR_NAME_MAX;
-  if (s->set.initial_map_size > s->set.max_map_size)
-    s->set.initial_map_size = s->set.max_map_size;
+  // Deliveries stop short of the map's reserve: no use mapping it at first.
+  if (s->set.initial_map_size > write_limit(s, ROOM_ADD))
+    s->set.initial_map_size = write_limit(s, ROOM_ADD);
   // Writers first: a map resize must not starve behind a stream of readers.
   pthread_rwlockattr_t ra;
   pthread_rwlockattr_init(&ra);
@@ -2250,8 +2349,10 @@ static int expunge_tx(ms_store *s, MDB_txn *t, void *p) {
     struct msr_uid u;
     if ((rc = msr_uid_decode(&u, v.mv_data, v.mv_size)) < 0)
       break;
-    if (!(u.flags & MS_FLAG_DELETED))
+    if (!c->every && !(u.flags & MS_FLAG_DELETED))
       continue;
+    if (c->limit && d.nsel == c->limit)
+      break;
     if (d.nsel == cap) {
       cap = cap ? cap * 2 : 256;
       struct sel *ns = realloc(d.sel, cap * sizeof *ns);
@@ -2281,6 +2382,50 @@ int batch_check(ms_store *s, const uint32_t *uids, size_t count) {
   return 0;
 }
 
+// PART_FIRST is the first part run_in_parts tries after an open-ended
+// operation did not fit as a whole.
+#define PART_FIRST 4096
+
+int run_in_parts(ms_store *store, part_fn run, void *ctx, size_t count) {
+  if (count == 0)
+    return run(store, ctx, 0, 0);
+  size_t part = count, done = 0;
+  int total = 0;
+  while (done < count) {
+    size_t n = count - done < part ? count - done : part;
+    int rc = run(store, ctx, done, n);
+    if (rc == -ENOSPC && n > 1) {
+      part = n == SIZE_MAX ? PART_FIRST : n / 2;
+      continue;
+    }
+    if (rc < 0)
+      return total ? total : rc;
+    total += rc;
+    done += n;
+    if (count == SIZE_MAX && (size_t)rc < n)
+      break;
+  }
+  return total;
+}
+
+// flags_part changes the flags of the n UIDs of ctx (struct batch_ctx) from
+// `first`.
+static int flags_part(ms_store *store, void *ctx, size_t first, size_t n) {
+  const struct batch_ctx *p = ctx;
+  struct batch_ctx c = {.acct = p->acct,
+                        .src = p->src,
+                        .add = p->add,
+                        .remove = p->remove,
+                        .uids = p->uids ? p->uids + first : NULL,
+                        .count = n};
+  int rc = sel_build(&c);
+  if (rc < 0)
+    return rc;
+  rc = run_write_room(store, flags_tx, &c, ROOM_CHANGE);
+  free(c.sel);
+  return rc;
+}
+
 int ms_flags_store(ms_store *store, uint32_t account, uint32_t mailbox, const uint32_t *uids,
                    size_t count, uint32_t add, uint32_t remove) {
   int rc = batch_check(store, uids, count);
@@ -2290,15 +2435,12 @@ int ms_flags_store(ms_store *store, uint32_t account, uint32_t mailbox, const ui
     return MS_ERR_INVALID_ARGUMENT;
   struct batch_ctx c = {
       .acct = account, .src = mailbox, .add = add, .remove = remove, .uids = uids, .count = count};
-  if ((rc = sel_build(&c)) < 0)
-    return rc;
-  rc = run_write(store, flags_tx, &c);
-  free(c.sel);
-  return rc;
+  return run_in_parts(store, flags_part, &c, count);
 }
 
 // transfer runs a copy or a move (`tx`) of `count` messages from `src` to
-// `dst` in one write transaction, after the checks both share.
+// `dst` in one write transaction, after the checks both share. A copy adds
+// mail; a move only changes it (write_room).
 static int transfer(ms_store *store, write_fn tx, uint32_t *out_uids, uint32_t account,
                     uint32_t src, uint32_t dst, const uint32_t *uids, size_t count) {
   int rc = batch_check(store, uids, count);
@@ -2313,8 +2455,12 @@ static int transfer(ms_store *store, write_fn tx, uint32_t *out_uids, uint32_t a
   // A repeated UID is transferred once; its other positions report 0.
   if (out_uids && count)
     memset(out_uids, 0, count * sizeof *out_uids);
-  rc = run_write(store, tx, &c);
+  rc = run_write_room(store, tx, &c, tx == move_tx ? ROOM_CHANGE : ROOM_ADD);
   free(c.sel);
+  // The transaction wrote new UIDs as it went; rolled back, they name
+  // nothing.
+  if (rc < 0 && out_uids && count)
+    memset(out_uids, 0, count * sizeof *out_uids);
   return rc;
 }
 
@@ -2323,9 +2469,39 @@ int ms_messages_copy(ms_store *store, uint32_t *out_uids, uint32_t account, uint
   return transfer(store, copy_tx, out_uids, account, src, dst, uids, count);
 }
 
+// move_part moves the n UIDs of ctx (struct batch_ctx) from `first`.
+static int move_part(ms_store *store, void *ctx, size_t first, size_t n) {
+  const struct batch_ctx *c = ctx;
+  // An empty batch may come with NULL arrays: no offset applies to those.
+  return transfer(store, move_tx, c->out_uids ? c->out_uids + first : NULL, c->acct, c->src, c->dst,
+                  c->uids ? c->uids + first : NULL, n);
+}
+
 int ms_messages_move(ms_store *store, uint32_t *out_uids, uint32_t account, uint32_t src,
                      uint32_t dst, const uint32_t *uids, size_t count) {
-  return transfer(store, move_tx, out_uids, account, src, dst, uids, count);
+  // RFC 6851 3.3 lets a move stop partway, each message moved or left.
+  struct batch_ctx c = {
+      .acct = account, .src = src, .dst = dst, .uids = uids, .count = count, .out_uids = out_uids};
+  return run_in_parts(store, move_part, &c, count);
+}
+
+// expunge_part expunges the n UIDs of ctx (struct batch_ctx) from `first`,
+// or without UIDs the next n messages its selection takes.
+static int expunge_part(ms_store *store, void *ctx, size_t first, size_t n) {
+  const struct batch_ctx *p = ctx;
+  struct batch_ctx c = {.acct = p->acct, .src = p->src, .every = p->every};
+  if (p->uids) {
+    c.uids = p->uids + first;
+    c.count = n;
+  } else {
+    c.limit = n;
+  }
+  int rc = sel_build(&c);
+  if (rc < 0)
+    return rc;
+  rc = run_write_room(store, expunge_tx, &c, ROOM_REMOVE);
+  free(c.sel);
+  return rc;
 }
 
 int ms_messages_expunge(ms_store *store, uint32_t account, uint32_t mailbox, const uint32_t *uids,
@@ -2337,14 +2513,8 @@ int ms_messages_expunge(ms_store *store, uint32_t account, uint32_t mailbox, con
     if (rc < 0)
       return rc;
   }
-  // Without UIDs, count means nothing: no UIDs to read.
-  struct batch_ctx c = {.acct = account, .src = mailbox, .uids = uids, .count = uids ? count : 0};
-  int rc = sel_build(&c);
-  if (rc < 0)
-    return rc;
-  rc = run_write(store, expunge_tx, &c);
-  free(c.sel);
-  return rc;
+  struct batch_ctx c = {.acct = account, .src = mailbox, .uids = uids, .count = count};
+  return run_in_parts(store, expunge_part, &c, uids ? count : SIZE_MAX);
 }
 
 // ---- listing and changes ----
@@ -3139,15 +3309,33 @@ static int collect_tx(ms_store *s, MDB_txn *t, void *p) {
   return rc < 0 ? rc : (int)n;
 }
 
+// collect_budget is what ms_store_collect may still drop, over its parts.
+struct collect_budget {
+  size_t left;
+};
+
+// collect_part drops the next n queued references, fewer if the budget
+// ends first.
+static int collect_part(ms_store *store, void *ctx, size_t first, size_t n) {
+  (void)first;
+  struct collect_budget *b = ctx;
+  struct collect_ctx c = {.max = n < b->left ? n : b->left};
+  if (c.max == 0)
+    return 0;
+  int rc = run_write_room(store, collect_tx, &c, ROOM_REMOVE);
+  free(c.r.v);
+  if (rc > 0)
+    b->left -= (size_t)rc;
+  return rc;
+}
+
 int ms_store_collect(ms_store *store, size_t max_items) {
   if (!store)
     return MS_ERR_INVALID_ARGUMENT;
-  struct collect_ctx c = {.max = max_items ? max_items : 65536};
-  if (c.max > 1000000)
-    c.max = 1000000;
-  int rc = run_write(store, collect_tx, &c);
-  free(c.r.v);
-  return rc;
+  struct collect_budget b = {.left = max_items ? max_items : 65536};
+  if (b.left > 1000000)
+    b.left = 1000000;
+  return run_in_parts(store, collect_part, &b, SIZE_MAX);
 }
 
 // ---- rename and delete ----
@@ -3295,7 +3483,7 @@ int ms_mailbox_rename(ms_store *store, uint32_t account, uint32_t mailbox, const
   if (!store || !name || name_len > store->set.max_name_len || !valid_mailbox_name(name, name_len))
     return MS_ERR_INVALID_ARGUMENT;
   struct rename_ctx c = {account, mailbox, name, name_len, store->set.max_name_len};
-  return run_write(store, rename_tx, &c);
+  return run_write_room(store, rename_tx, &c, ROOM_CHANGE);
 }
 
 struct delete_ctx {
@@ -3387,7 +3575,15 @@ int ms_mailbox_delete(ms_store *store, uint32_t account, uint32_t mailbox) {
   if (!store)
     return MS_ERR_INVALID_ARGUMENT;
   struct delete_ctx c = {account, mailbox};
-  return run_write(store, delete_tx, &c);
+  int rc = run_write_room(store, delete_tx, &c, ROOM_REMOVE);
+  if (rc != -ENOSPC)
+    return rc;
+  // Too large for one transaction in a full map: empty the mailbox in
+  // parts, then delete it empty.
+  struct batch_ctx every = {.acct = account, .src = mailbox, .every = 1};
+  if ((rc = run_in_parts(store, expunge_part, &every, SIZE_MAX)) < 0)
+    return rc;
+  return run_write_room(store, delete_tx, &c, ROOM_REMOVE);
 }
 
 struct subscribe_ctx {
@@ -3410,7 +3606,7 @@ int ms_mailbox_subscribe(ms_store *store, uint32_t account, uint32_t mailbox, in
   if (!store)
     return MS_ERR_INVALID_ARGUMENT;
   struct subscribe_ctx c = {account, mailbox, subscribed != 0};
-  return run_write(store, subscribe_tx, &c);
+  return run_write_room(store, subscribe_tx, &c, ROOM_CHANGE);
 }
 
 // ---- training and recompressing ----
@@ -3713,5 +3909,5 @@ int ms_search_queue_ack(ms_store *store, uint64_t through_seq) {
   if (!store)
     return MS_ERR_INVALID_ARGUMENT;
   struct ack_ctx c = {through_seq};
-  return run_write(store, ack_tx, &c);
+  return run_write_room(store, ack_tx, &c, ROOM_REMOVE);
 }

@@ -25,6 +25,8 @@
 #define run_write mss_run_write
 #define txn_commit_nosync mss_txn_commit_nosync
 #define run_write_nosync mss_run_write_nosync
+#define run_write_room mss_run_write_room
+#define run_in_parts mss_run_in_parts
 #define sync_through mss_sync_through
 #define get mss_get
 #define put mss_put
@@ -154,9 +156,37 @@ int sync_through(ms_store *s, uint64_t seq);
 
 typedef int (*write_fn)(ms_store *s, MDB_txn *t, void *ctx);
 
-// run_write runs fn in a write transaction, committed durably; fn must
-// write its outputs only through ctx so that a retry after growing the map
-// starts from scratch. Returns fn's non-negative result or an error.
+// write_room classes the writes by what they may fill of the map, so that
+// a store that deliveries filled can still be emptied (store.c): writes
+// that add mail stop short of the map's reserve, writes that only change
+// mail may use half of it, and writes that remove mail all of it.
+enum write_room {
+  ROOM_ADD,    // deliveries, copies, new accounts and mailboxes, dictionaries
+  ROOM_CHANGE, // flags, keywords, moves, renames, subscriptions
+  ROOM_REMOVE, // expunges, mailbox deletion, collection, acknowledgements
+};
+
+// run_write_room runs fn in a write transaction of class `room`, committed
+// durably; fn must write its outputs only through ctx so that a retry after
+// growing the map starts from scratch. Returns fn's non-negative result or
+// an error; -ENOSPC when the write does not fit the map its class may fill.
+int run_write_room(ms_store *s, write_fn fn, void *ctx, enum write_room room);
+
+// part_fn runs an operation on the n items of ctx from `first` as one
+// transaction (run_in_parts); an open-ended operation, which finds its
+// items in the transaction, does the next n of them, first ignored.
+typedef int (*part_fn)(ms_store *store, void *ctx, size_t first, size_t n);
+
+// run_in_parts runs an operation on `count` items (SIZE_MAX: open-ended)
+// as one transaction, or, if that does not fit the map (-ENOSPC), in
+// parts, each a transaction of its own: the pages each part frees serve the
+// next ones (once no reader holds them). A part that does not fit is
+// halved, down to one item; an open-ended operation ends at the first part
+// that does fewer items than asked. Returns the number of items done, or
+// the first error if none was.
+int run_in_parts(ms_store *store, part_fn run, void *ctx, size_t count);
+
+// run_write is run_write_room for a write that adds mail (ROOM_ADD).
 int run_write(ms_store *s, write_fn fn, void *ctx);
 
 // run_write_nosync is run_write without the final sync: it sets *seq to the
@@ -194,6 +224,10 @@ struct batch_ctx {
   uint32_t *out_uids;
   struct sel *sel; // sorted, without duplicates; prepared outside the transaction
   size_t nsel;
+  // An expunge without uids selects the messages flagged \Deleted, or
+  // every message if `every`, at most `limit` of them (0: no limit).
+  size_t limit;
+  int every;
 };
 
 int sel_build(struct batch_ctx *c);

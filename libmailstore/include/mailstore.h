@@ -289,7 +289,7 @@ struct ms_store_stats {
   uint64_t blob_raw;       // their raw size in bytes
   uint64_t blob_stored;    // their compressed size in bytes, record heads included
   uint64_t released;       // blob references queued for ms_store_collect
-  uint64_t map_used;       // bytes of the LMDB map in use (pages * page size)
+  uint64_t map_used;       // bytes of the LMDB map the tables use (their pages * page size)
   uint64_t dicts;          // trained zstd dictionaries kept in the store
   uint64_t dict_bytes;     // their total size
   uint32_t dict_current;   // id of the dictionary new blobs use, 0 if none

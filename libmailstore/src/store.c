@@ -3142,8 +3142,10 @@ static int stats_tx(ms_store *s, MDB_txn *t, struct ms_store_stats *o) {
                 {s->blobs, &o->blobs},       {s->release, &o->released},
                 {s->dicts, &o->dicts},       {s->squeue, &o->search_queued}};
   uint64_t pages = 0;
-  MDB_dbi all[] = {s->meta,  s->accounts, s->names,   s->mailboxes, s->uids,  s->messages,
-                   s->blobs, s->vanished, s->release, s->dicts,     s->squeue};
+  // Every table, LMDB's main one (dbi 1, the tables' names) included.
+  MDB_dbi all[] = {1,           s->meta,    s->accounts,  s->names,   s->mailboxes, s->uids,
+                   s->messages, s->blobs,   s->vanished,  s->release, s->dicts,     s->squeue,
+                   s->keywords, s->changes, s->summaries, s->threads};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     int rc = lmdb_err(mdb_stat(t, all[i], &st));
     if (rc < 0)

@@ -122,6 +122,13 @@ MS_API const char *ms_strerror(int code);
 // maps of 8 MiB and more full of 300-byte messages still deleted their
 // mailboxes after moves had filled half the reserve with history; a
 // smaller map should keep less.
+//
+// A full disk is met the same way. The store writes zeros ahead of its
+// last page (so that commits overwrite instead of append); when the disk
+// refuses more, writes that add mail fail with -ENOSPC while 512 KiB of
+// that written tail remain, writes that change mail while 256 KiB do, and
+// removals may use the rest. LMDB itself reports a write past a full disk
+// as EIO, which a store opened with no_sync then meets for every write.
 
 // ms_store is an open store; opaque.
 typedef struct ms_store ms_store;
@@ -146,7 +153,9 @@ struct ms_settings {
   int32_t compression_level;
   // no_sync nonzero: commits are not flushed to disk (MDB_NOSYNC), for bulk
   // imports and benchmarks; a system crash may undo the latest commits but
-  // leaves the store consistent. 0 (default): every commit is durable.
+  // leaves the store consistent, and no space is written ahead, so a full
+  // disk fails every write with EIO ("Store"). 0 (default): every commit is
+  // durable.
   uint32_t no_sync;
   // dict_train_after: once the store holds this many blobs and has no zstd
   // dictionary yet, the delivering thread that notices trains one

@@ -118,34 +118,42 @@ static int free_pages(ms_store *s, uint64_t *out) {
   return rc;
 }
 
-// room_check keeps a write of a class that may fill only `limit` bytes of
-// the map within them, before it starts. While the pages in use end below
-// the limit, the map itself is the bound (grow stops at the limit). Past
-// it, where a write further up the classes took the map (or an earlier
-// write of this class ended), the map is brought back to the limit, or to
-// the pages in use if more, since LMDB cannot map less, and the write may
-// go ahead only while the pages in use less the free ones fit the limit:
-// it then reuses free pages. It can still overrun by its own size, once.
-// The common case, pages in use within the limit, costs one mdb_env_info.
-static int room_check(ms_store *s, uint64_t limit) {
+// room_check keeps a write of class `room`, which may fill only `limit`
+// bytes of the map, within them, and on a full disk (tail.c) off the end of
+// the written tail, before it starts. While the pages in use end below that
+// bound, the map is the bound (grow stops at the limit). Past it, where a
+// write further up the classes took the map (or an earlier write of this
+// class ended), the map is brought back to the bound, or to the pages in
+// use if more, since LMDB cannot map less, and the write may go ahead only
+// while the pages in use less the free ones fit the bound: it then reuses
+// free pages. It can still overrun by its own size, once. The common case,
+// pages in use within the bound, costs one mdb_env_info.
+static int room_check(ms_store *s, enum write_room room, uint64_t limit) {
   MDB_envinfo info;
   if (mdb_env_info(s->env, &info) != 0)
     return 0;
+  uint64_t bound = limit;
+  uint64_t disk_end = atomic_load_explicit(&s->tail_full_end, memory_order_relaxed);
+  if (disk_end) {
+    uint64_t keep = room == ROOM_ADD ? TAIL_KEEP_ADD : TAIL_KEEP_CHANGE;
+    uint64_t disk_bound = disk_end > keep ? disk_end - keep : 0;
+    bound = disk_bound < bound ? disk_bound : bound;
+  }
   uint64_t in_use = ((uint64_t)info.me_last_pgno + 1) * s->psize;
-  if (info.me_mapsize > limit) {
-    uint64_t target = limit > in_use ? limit : in_use;
+  if (info.me_mapsize > bound) {
+    uint64_t target = bound > in_use ? bound : in_use;
     pthread_rwlock_wrlock(&s->maplock);
     if (map_size(s) > target)
       mdb_env_set_mapsize(s->env, (size_t)target);
     pthread_rwlock_unlock(&s->maplock);
   }
-  if (in_use <= limit)
+  if (in_use <= bound)
     return 0;
   uint64_t nfree;
   int rc = free_pages(s, &nfree);
   if (rc < 0)
     return rc;
-  return in_use - nfree * s->psize > limit ? -ENOSPC : 0;
+  return in_use - nfree * s->psize > bound ? -ENOSPC : 0;
 }
 
 // grow doubles the map, up to `limit`, unless another thread already grew it
@@ -220,7 +228,7 @@ int txn_commit(ms_store *s, MDB_txn *t) {
 static int run_write_in(ms_store *s, write_fn fn, void *ctx, uint64_t *seq, enum write_room room) {
   uint64_t limit = write_limit(s, room);
   for (;;) {
-    int rc = room == ROOM_REMOVE ? 0 : room_check(s, limit);
+    int rc = room == ROOM_REMOVE ? 0 : room_check(s, room, limit);
     if (rc < 0)
       return rc;
     MDB_txn *t;

@@ -11,6 +11,7 @@
 
 #include <lmdb.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <zstd.h>
@@ -117,8 +118,12 @@ struct ms_store {
   int train_due, training, train_off;
   // The data file's written tail (tail.c): its page size, and the file
   // size this process last saw or made; write transactions only.
+  // tail_full_end: 0, or tail_end when the last extension stopped at a
+  // write error (a full disk), read without the writer lock by room_check
+  // (store.c): writes that add mail then keep off the tail's end.
   uint32_t psize;
   uint64_t tail_end;
+  _Atomic uint64_t tail_full_end;
   // Durability (sync.c): LMDB runs with MDB_NOMETASYNC, and a commit is
   // made durable by an fdatasync outside LMDB's write lock. Under synclock:
   // the number of write commits this handle made (commit_seq), how many of
@@ -244,6 +249,11 @@ int walk_seek(MDB_cursor *c, const uint8_t prefix[8], uint32_t uid, uint32_t *at
 // allocated, written blocks (tail.c). Best effort: returns nothing.
 #define tail_prepare mss_tail_prepare
 void tail_prepare(ms_store *s);
+
+// TAIL_KEEP_ADD and TAIL_KEEP_CHANGE are the bytes of written tail that
+// writes adding and changing mail leave on a full disk (tail.c).
+#define TAIL_KEEP_ADD ((uint64_t)512 << 10)
+#define TAIL_KEEP_CHANGE ((uint64_t)256 << 10)
 
 // batch_check validates a batch call's store, UIDs and count.
 int batch_check(ms_store *s, const uint32_t *uids, size_t count);

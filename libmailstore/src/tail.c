@@ -17,6 +17,16 @@
 // own pages, written at its commit, land on the zeros afterwards. A failed
 // write (full disk) only leaves fewer zeros; LMDB's own write will report
 // the error as before.
+//
+// A full disk: the written tail is then the only room LMDB's copies of
+// changed pages can take beyond the free pages, so writes that add mail
+// stop (-ENOSPC, room_check in store.c) while TAIL_KEEP_ADD bytes of it
+// remain, and writes that change mail while TAIL_KEEP_CHANGE do: the rest
+// is for expunges and collection, as the map's reserve is when the map is
+// full. Without it deliveries used the tail up, and LMDB then failed every
+// write, flag changes and expunges included, with EIO (a short write).
+// An extension writes at least TAIL_MIN / 2 when it succeeds, so as much
+// is there unless the disk filled during the extension itself.
 #include "store_internal.h"
 
 #include <lmdb.h>
@@ -67,4 +77,5 @@ void tail_prepare(ms_store *s) {
     at += (uint64_t)w;
   }
   s->tail_end = at;
+  atomic_store_explicit(&s->tail_full_end, at < target ? at : 0, memory_order_relaxed);
 }

@@ -9,7 +9,9 @@
 // -ENOSPC, then empties it as a client would and checks that the space
 // comes back.
 #include <errno.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
 
 #include "corvid_libtest.h"
 #include "store_util.h"
@@ -365,6 +367,41 @@ START_TEST(reserve_comes_back_every_round) {
 }
 END_TEST
 
+// A full disk, played by RLIMIT_FSIZE (a write past the limit fails, with
+// SIGXFSZ ignored): a durable store writes zeros ahead of its last page,
+// and deliveries stop with -ENOSPC while part of that written tail remains,
+// so that flagging, expunging and collecting everything still work and
+// the store then takes as much mail again. It stays sound throughout, and
+// opens again.
+START_TEST(full_disk_leaves_room_to_remove) {
+  struct ms_settings set = settings_sized(64u << 20);
+  set.no_sync = 0;
+  dir = tmp_store_dir();
+  ck_assert_int_eq(ms_store_open(&st, dir, &set), 0);
+  ck_assert_int_eq(ms_account_create(st, &acc, "gil", 3, 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &inbox, acc, "INBOX", 5, MS_ROLE_INBOX), 0);
+  struct rlimit old, disk;
+  ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+  disk = old;
+  disk.rlim_cur = 3u << 20;
+  void (*old_xfsz)(int) = signal(SIGXFSZ, SIG_IGN);
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &disk), 0);
+
+  unsigned seq = 0, n = fill(inbox, &seq);
+  verify_ok(st);
+  empty_by_flags(inbox, 1, n);
+  unsigned again = fill(inbox, &seq);
+  ck_assert_uint_ge(again, n - n / 10);
+  ms_store_close(st);
+  ck_assert_int_eq(ms_store_open(&st, dir, &set), 0);
+  verify_ok(st);
+
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+  signal(SIGXFSZ, old_xfsz);
+  close_store();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("full");
   TCase *tc = tcase_create("full");
@@ -375,6 +412,7 @@ int main(void) {
   tcase_add_test(tc, moves_leave_room_to_remove);
   tcase_add_test(tc, delivery_cannot_extend_into_reserve);
   tcase_add_test(tc, reserve_comes_back_every_round);
+  tcase_add_test(tc, full_disk_leaves_room_to_remove);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

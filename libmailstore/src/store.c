@@ -118,9 +118,10 @@ static int free_pages(ms_store *s, uint64_t *out) {
   return rc;
 }
 
-// room_check keeps a write of class `room`, which may fill only `limit`
+// room_check keeps a write of class `room`, which may fill only *bound_out
 // bytes of the map, within them, and on a full disk (tail.c) off the end of
-// the written tail, before it starts. While the pages in use end below that
+// the written tail, before it starts; *bound_out becomes the lower of the
+// two, which the map must not grow past either (grow). While the pages in use end below that
 // bound, the map is the bound (grow stops at the limit). Past it, where a
 // write further up the classes took the map (or an earlier write of this
 // class ended), the map is brought back to the bound, or to the pages in
@@ -128,17 +129,18 @@ static int free_pages(ms_store *s, uint64_t *out) {
 // while the pages in use less the free ones fit the bound: it then reuses
 // free pages. It can still overrun by its own size, once. The common case,
 // pages in use within the bound, costs one mdb_env_info.
-static int room_check(ms_store *s, enum write_room room, uint64_t limit) {
+static int room_check(ms_store *s, enum write_room room, uint64_t *bound_out) {
   MDB_envinfo info;
   if (mdb_env_info(s->env, &info) != 0)
     return 0;
-  uint64_t bound = limit;
+  uint64_t bound = *bound_out;
   uint64_t disk_end = atomic_load_explicit(&s->tail_full_end, memory_order_relaxed);
   if (disk_end) {
     uint64_t keep = room == ROOM_ADD ? TAIL_KEEP_ADD : TAIL_KEEP_CHANGE;
     uint64_t disk_bound = disk_end > keep ? disk_end - keep : 0;
     bound = disk_bound < bound ? disk_bound : bound;
   }
+  *bound_out = bound;
   uint64_t in_use = ((uint64_t)info.me_last_pgno + 1) * s->psize;
   if (info.me_mapsize > bound) {
     uint64_t target = bound > in_use ? bound : in_use;
@@ -223,12 +225,13 @@ int txn_commit(ms_store *s, MDB_txn *t) {
 }
 
 // run_write_in runs fn in a write transaction that may fill up to
-// write_limit(s, room) bytes of the map; fn must write its outputs only
-// through ctx so that a retry after growing the map starts from scratch.
+// write_limit(s, room) bytes of the map (less on a full disk: room_check);
+// fn must write its outputs only through ctx so that a retry after growing
+// the map starts from scratch.
 static int run_write_in(ms_store *s, write_fn fn, void *ctx, uint64_t *seq, enum write_room room) {
-  uint64_t limit = write_limit(s, room);
   for (;;) {
-    int rc = room == ROOM_REMOVE ? 0 : room_check(s, room, limit);
+    uint64_t bound = write_limit(s, room);
+    int rc = room == ROOM_REMOVE ? 0 : room_check(s, room, &bound);
     if (rc < 0)
       return rc;
     MDB_txn *t;
@@ -240,7 +243,7 @@ static int run_write_in(ms_store *s, write_fn fn, void *ctx, uint64_t *seq, enum
     if (rc < 0) {
       txn_abort(s, t);
       if (rc == ERR_MAP_FULL) {
-        int g = grow(s, seen, limit);
+        int g = grow(s, seen, bound);
         if (g < 0)
           return g;
         continue;
@@ -249,7 +252,7 @@ static int run_write_in(ms_store *s, write_fn fn, void *ctx, uint64_t *seq, enum
     }
     int c = txn_commit_nosync(s, t, seq);
     if (c == ERR_MAP_FULL) {
-      int g = grow(s, seen, limit);
+      int g = grow(s, seen, bound);
       if (g < 0)
         return g;
       continue;

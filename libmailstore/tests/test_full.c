@@ -390,6 +390,23 @@ START_TEST(full_disk_leaves_room_to_remove) {
   unsigned seq = 0, n = fill(inbox, &seq);
   verify_ok(st);
   empty_by_flags(inbox, 1, n);
+  // A message larger than what is left before the kept tail: refused,
+  // and from the first pages too (the store empty again).
+  ck_assert_int_eq(ms_mailbox_delete(st, acc, inbox), 0);
+  ck_assert_int_eq(ms_store_collect(st, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &inbox, acc, "INBOX", 5, MS_ROLE_INBOX), 0);
+  enum { BIG = 2u << 20 };
+  char *big = malloc(BIG);
+  ck_assert_ptr_nonnull(big);
+  int head = snprintf(big, BIG, "Subject: big\r\n\r\n");
+  uint64_t x = 0x2545f4914f6cdd1du;
+  for (size_t i = (size_t)head; i < BIG; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    big[i] = (char)x;
+  }
+  ck_assert_int_eq(ms_message_append(st, NULL, NULL, acc, inbox, (uint8_t *)big, BIG, 0, 0),
+                   -ENOSPC);
+  free(big);
   unsigned again = fill(inbox, &seq);
   ck_assert_uint_ge(again, n - n / 10);
   ms_store_close(st);

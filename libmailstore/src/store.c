@@ -2419,6 +2419,17 @@ int run_in_parts(ms_store *store, part_fn run, void *ctx, size_t count) {
   return total;
 }
 
+// batch_run runs the batch c (its selection built here) with tx as one
+// write of class `room`.
+static int batch_run(ms_store *store, write_fn tx, struct batch_ctx *c, enum write_room room) {
+  int rc = sel_build(c);
+  if (rc < 0)
+    return rc;
+  rc = run_write_room(store, tx, c, room);
+  free(c->sel);
+  return rc;
+}
+
 // flags_part changes the flags of the n UIDs of ctx (struct batch_ctx) from
 // `first`.
 static int flags_part(ms_store *store, void *ctx, size_t first, size_t n) {
@@ -2429,12 +2440,7 @@ static int flags_part(ms_store *store, void *ctx, size_t first, size_t n) {
                         .remove = p->remove,
                         .uids = p->uids ? p->uids + first : NULL,
                         .count = n};
-  int rc = sel_build(&c);
-  if (rc < 0)
-    return rc;
-  rc = run_write_room(store, flags_tx, &c, ROOM_CHANGE);
-  free(c.sel);
-  return rc;
+  return batch_run(store, flags_tx, &c, ROOM_CHANGE);
 }
 
 int ms_flags_store(ms_store *store, uint32_t account, uint32_t mailbox, const uint32_t *uids,
@@ -2461,13 +2467,10 @@ static int transfer(ms_store *store, write_fn tx, uint32_t *out_uids, uint32_t a
     return MS_ERR_INVALID_ARGUMENT;
   struct batch_ctx c = {
       .acct = account, .src = src, .dst = dst, .uids = uids, .count = count, .out_uids = out_uids};
-  if ((rc = sel_build(&c)) < 0)
-    return rc;
   // A repeated UID is transferred once; its other positions report 0.
   if (out_uids && count)
     memset(out_uids, 0, count * sizeof *out_uids);
-  rc = run_write_room(store, tx, &c, tx == move_tx ? ROOM_CHANGE : ROOM_ADD);
-  free(c.sel);
+  rc = batch_run(store, tx, &c, tx == move_tx ? ROOM_CHANGE : ROOM_ADD);
   // The transaction wrote new UIDs as it went; rolled back, they name
   // nothing.
   if (rc < 0 && out_uids && count)
@@ -2507,12 +2510,7 @@ static int expunge_part(ms_store *store, void *ctx, size_t first, size_t n) {
   } else {
     c.limit = n;
   }
-  int rc = sel_build(&c);
-  if (rc < 0)
-    return rc;
-  rc = run_write_room(store, expunge_tx, &c, ROOM_REMOVE);
-  free(c.sel);
-  return rc;
+  return batch_run(store, expunge_tx, &c, ROOM_REMOVE);
 }
 
 int ms_messages_expunge(ms_store *store, uint32_t account, uint32_t mailbox, const uint32_t *uids,

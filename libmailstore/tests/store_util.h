@@ -81,6 +81,20 @@ static inline MDB_env *raw_env(const char *dir) {
   return env;
 }
 
+// raw_map_state reads, through a raw handle on the closed store in `dir`,
+// where its last page in use ends (*used, bytes) and the map size the file
+// records (*map: its last writer's; LMDB records only growth).
+static inline void raw_map_state(const char *dir, uint64_t *used, uint64_t *map) {
+  MDB_env *env = raw_env(dir);
+  MDB_envinfo info;
+  MDB_stat es;
+  ck_assert_int_eq(mdb_env_info(env, &info), 0);
+  ck_assert_int_eq(mdb_env_stat(env, &es), 0);
+  *used = ((uint64_t)info.me_last_pgno + 1) * es.ms_psize;
+  *map = info.me_mapsize;
+  mdb_env_close(env);
+}
+
 // A write transaction on one DBI of the store file in `dir`, outside the
 // library, as another program would make it.
 struct raw {
@@ -218,6 +232,16 @@ static inline void raw_set_format(const char *dir, uint8_t format) {
   ck_assert_int_eq(mdb_put(t, d, &k, &v, 0), 0);
   ck_assert_int_eq(mdb_txn_commit(t), 0);
   mdb_env_close(env);
+}
+
+// random_bytes fills buf[0..len) with xorshift64 bytes from `seed`
+// (non-zero): bodies zstd cannot shrink, the same for the same seed.
+static inline void random_bytes(char *buf, size_t len, uint64_t seed) {
+  uint64_t x = seed;
+  for (size_t i = 0; i < len; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    buf[i] = (char)(x >> 24);
+  }
 }
 
 // make_message writes a small RFC 5322 message numbered n into buf.

@@ -410,11 +410,7 @@ START_TEST(full_map_fails_the_item_alone) {
   enum { BIG = 3u << 19 };
   static char big[BIG];
   int head = snprintf(big, sizeof big, "Subject: big\r\n\r\n");
-  uint64_t x = 0x9e3779b97f4a7c15u;
-  for (size_t i = (size_t)head; i < sizeof big; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    big[i] = (char)(x >> 24);
-  }
+  random_bytes(big + head, sizeof big - (size_t)head, 0x9e3779b97f4a7c15u);
   char m[3][512];
   size_t len[3];
   for (unsigned i = 0; i < 3; i++)

@@ -97,6 +97,17 @@ static uint64_t used_messages(void) {
   return ai.used_messages;
 }
 
+// expect_emptied checks that the n messages just removed left nothing
+// behind: no usage, n bodies to collect, a sound store, and their room
+// back (INBOX takes at least 90% as many again).
+static void expect_emptied(unsigned n, unsigned *seq) {
+  ck_assert_uint_eq(used_messages(), 0);
+  ck_assert_int_eq(ms_store_collect(st, 0), (int)n);
+  verify_ok(st);
+  ck_assert_uint_ge(fill(inbox, seq), n - n / 10);
+  verify_ok(st);
+}
+
 // drain_search_queue acknowledges every queued search entry, as the
 // indexer that keeps up with the store does.
 static void drain_search_queue(void) {
@@ -167,13 +178,7 @@ START_TEST(full_store_emptied_through_trash) {
 
   ck_assert_int_eq(ms_messages_expunge(st, acc, trash, NULL, 0), (int)n);
   ck_assert_uint_eq(total(trash), 0);
-  ck_assert_uint_eq(used_messages(), 0);
-  ck_assert_int_eq(ms_store_collect(st, 0), (int)n);
-  verify_ok(st);
-
-  unsigned again = fill(inbox, &seq);
-  ck_assert_uint_ge(again, n - n / 10);
-  verify_ok(st);
+  expect_emptied(n, &seq);
   free(u);
   free(out);
   close_store();
@@ -192,10 +197,7 @@ START_TEST(full_store_keywords_and_expunge_by_uid) {
   verify_ok(st);
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, u, n), (int)n);
   ck_assert_uint_eq(total(inbox), 0);
-  ck_assert_uint_eq(used_messages(), 0);
-  ck_assert_int_eq(ms_store_collect(st, 0), (int)n);
-  verify_ok(st);
-  ck_assert_uint_ge(fill(inbox, &seq), n - n / 10);
+  expect_emptied(n, &seq);
   free(u);
   close_store();
 }
@@ -210,11 +212,7 @@ START_TEST(full_mailbox_deleted) {
   unsigned seq = 0, n = fill(box, &seq);
   ck_assert_int_eq(ms_mailbox_delete(st, acc, box), 0);
   ck_assert_int_eq(ms_mailbox_find(st, &box, acc, "Archive", 7), MS_ERR_NOTFOUND);
-  ck_assert_uint_eq(used_messages(), 0);
-  ck_assert_int_eq(ms_store_collect(st, 0), (int)n);
-  verify_ok(st);
-  ck_assert_uint_ge(fill(inbox, &seq), n - n / 10);
-  verify_ok(st);
+  expect_emptied(n, &seq);
   close_store();
 }
 END_TEST
@@ -274,29 +272,13 @@ START_TEST(moves_leave_room_to_remove) {
   verify_ok(st);
   ck_assert_int_eq(ms_mailbox_delete(st, acc, one), 0);
   ck_assert_int_eq(ms_mailbox_delete(st, acc, two), 0);
-  ck_assert_uint_eq(used_messages(), 0);
-  ck_assert_int_eq(ms_store_collect(st, 0), (int)n);
-  verify_ok(st);
-  ck_assert_uint_ge(fill(inbox, &seq), n - n / 10);
+  expect_emptied(n, &seq);
   free(u);
   free(out);
   free(next);
   close_store();
 }
 END_TEST
-
-// recorded_map reads, with the store closed, the map size the file
-// records (its last writer's) and the bytes of the pages in use.
-static void recorded_map(uint64_t *map, uint64_t *in_use) {
-  MDB_env *env = raw_env(dir);
-  MDB_envinfo info;
-  MDB_stat es;
-  ck_assert_int_eq(mdb_env_info(env, &info), 0);
-  ck_assert_int_eq(mdb_env_stat(env, &es), 0);
-  *map = info.me_mapsize;
-  *in_use = ((uint64_t)info.me_last_pgno + 1) * es.ms_psize;
-  mdb_env_close(env);
-}
 
 // An expunge in a full store grows the map into the reserve; the writes
 // that add mail must not then extend the file into it. After five
@@ -311,28 +293,24 @@ START_TEST(delivery_cannot_extend_into_reserve) {
   unsigned seq = 0, n = fill(inbox, &seq);
   uint64_t map, in_use;
   ms_store_close(st);
-  recorded_map(&map, &in_use);
+  raw_map_state(dir, &in_use, &map);
   ck_assert_uint_eq(map, limit);
   ck_assert_int_eq(ms_store_open(&st, dir, &set), 0);
   const uint32_t spread[] = {1, 8, 15, 22, 29};
   ck_assert_int_eq(ms_messages_expunge(st, acc, inbox, spread, 5), 5);
   ms_store_close(st);
-  recorded_map(&map, &in_use);
+  raw_map_state(dir, &in_use, &map);
   ck_assert_uint_eq(map, 4u << 20);
   const uint64_t in_use_before = in_use;
   ck_assert_int_eq(ms_store_open(&st, dir, &set), 0);
   enum { BIG = 200u << 10 };
   static char big[BIG];
   int head = snprintf(big, sizeof big, "Subject: big\r\n\r\n");
-  uint64_t x = 0x2545f4914f6cdd1du;
-  for (size_t i = (size_t)head; i < sizeof big; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    big[i] = (char)x;
-  }
+  random_bytes(big + head, sizeof big - (size_t)head, 0x2545f4914f6cdd1du);
   ck_assert_int_eq(ms_message_append(st, NULL, NULL, acc, inbox, (uint8_t *)big, BIG, 0, 0),
                    -ENOSPC);
   ms_store_close(st);
-  recorded_map(&map, &in_use);
+  raw_map_state(dir, &in_use, &map);
   ck_assert_uint_eq(in_use, in_use_before);
   ck_assert_int_eq(ms_store_open(&st, dir, &set), 0);
   ck_assert_int_eq(ms_mailbox_delete(st, acc, inbox), 0);
@@ -399,11 +377,7 @@ START_TEST(full_disk_leaves_room_to_remove) {
   char *big = malloc(BIG);
   ck_assert_ptr_nonnull(big);
   int head = snprintf(big, BIG, "Subject: big\r\n\r\n");
-  uint64_t x = 0x2545f4914f6cdd1du;
-  for (size_t i = (size_t)head; i < BIG; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    big[i] = (char)x;
-  }
+  random_bytes(big + head, BIG - (size_t)head, 0x2545f4914f6cdd1du);
   ck_assert_int_eq(ms_message_append(st, NULL, NULL, acc, inbox, (uint8_t *)big, BIG, 0, 0),
                    -ENOSPC);
   free(big);

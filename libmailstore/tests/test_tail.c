@@ -12,14 +12,7 @@
 // ends (*used), the map size (*map) and the data file's size (*size), and
 // returns whether every byte past the last page is zero.
 static int file_state(const char *dir, uint64_t *used, uint64_t *map, uint64_t *size) {
-  MDB_env *env = raw_env(dir);
-  MDB_envinfo info;
-  MDB_stat es;
-  ck_assert_int_eq(mdb_env_info(env, &info), 0);
-  ck_assert_int_eq(mdb_env_stat(env, &es), 0);
-  *used = ((uint64_t)info.me_last_pgno + 1) * es.ms_psize;
-  *map = info.me_mapsize;
-  mdb_env_close(env);
+  raw_map_state(dir, used, map);
   char path[4200];
   snprintf(path, sizeof path, "%s/data.mdb", dir);
   struct stat st;

@@ -1,9 +1,11 @@
-// test_full.c: a store whose map reached max_map_size can still be emptied.
+// test_full.c: a store whose map reached max_map_size, or whose disk is
+// full, can still be emptied.
 //
 // LMDB copies every page a transaction changes, so an expunge needs free
 // pages too. The store keeps a reserve at the end of the map from the
 // writes that add mail, lets the writes that only change mail use half of
-// it, and does a batch that still does not fit in parts ("Store" in
+// it, does a batch that still does not fit in parts, and on a full disk
+// keeps the end of the tail it wrote ahead the same way ("Store" in
 // mailstore.h). Each test fills a small map with small messages, whose
 // records weigh the most against their bodies, until a delivery fails with
 // -ENOSPC, then empties it as a client would and checks that the space
@@ -141,8 +143,8 @@ static void empty_by_flags(uint32_t box, uint32_t first, unsigned n) {
 // The IMAP way out of a full store: the copy that would add mail is
 // refused whole, then every message is flagged \Deleted, moved to Trash
 // and expunged there, and the store takes about as much mail again. A
-// 16 MiB map of small messages: none of the flag change, the move and the
-// expunge fits as one transaction even in the reserve.
+// 16 MiB map of small messages, where the move does not fit as one
+// transaction even in the reserve (without parts the test fails there).
 START_TEST(full_store_emptied_through_trash) {
   open_full_sized(16u << 20);
   uint32_t trash;

@@ -118,11 +118,11 @@ struct ms_store {
   int train_due, training, train_off;
   // The data file's written tail (tail.c): its page size, and the file
   // size this process last saw or made; write transactions only.
-  // tail_full_end: 0, or tail_end when the last extension stopped at a
-  // write error (a full disk), read without the writer lock by room_check
-  // (store.c): writes that add mail then keep off the tail's end.
   uint32_t psize;
   uint64_t tail_end;
+  // 0, or tail_end when the last extension stopped at a write error (a
+  // full disk); read without the writer lock by room_check (store.c):
+  // writes that add mail then keep off the tail's end.
   _Atomic uint64_t tail_full_end;
   // Durability (sync.c): LMDB runs with MDB_NOMETASYNC, and a commit is
   // made durable by an fdatasync outside LMDB's write lock. Under synclock:

@@ -17,6 +17,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "corvid_bench.h"
+#include "corvid_parse.h"
 #include "keep_internal.h"
 #include "keep_tls.h"
 
@@ -51,6 +53,43 @@ struct config {
 
 static const char *const op_names[] = {"get", "set", "incr", "mix"};
 static const char *const proto_names[] = {"keepd", "resp", "memcached", "nats"};
+// What --proto takes, in the order of enum proto.
+static const char *const proto_args[] = {"keep", "resp", "mc", "nats"};
+
+// choice returns the index of `text` among the `n` `names`, or -1.
+static int choice(const char *text, const char *const *names, int n) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(text, names[i]) == 0)
+      return i;
+  return -1;
+}
+
+// fail and refuse print "keep-bench: " and the message on stderr: every run
+// that ends without its result says why. fail returns 1 (the run failed),
+// refuse 2 (the command line asked for something that cannot be run).
+static void say(const char *fmt, va_list ap) {
+  fputs("keep-bench: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
+static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  say(fmt, ap);
+  va_end(ap);
+  return 1;
+}
+
+static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int refuse(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  say(fmt, ap);
+  va_end(ap);
+  return 2;
+}
 
 // MIX_VALUE_LEN is the longest value of the mix (a short-lived value).
 #define MIX_VALUE_LEN 64
@@ -797,13 +836,14 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
   unsigned nc = cfg->threads;
   uint64_t total = (uint64_t)(cfg->rate * cfg->seconds);
   if (total < nc || total > OPEN_MAX_REQUESTS)
-    return 2;
+    return refuse("--rate times --seconds must be from --threads (%u) to %llu requests", nc,
+                  (unsigned long long)OPEN_MAX_REQUESTS);
   struct open_conn *oc = calloc(nc, sizeof *oc);
   struct pollfd *pfd = calloc(nc, sizeof *pfd);
   uint8_t *value = malloc(value_len(cfg));
   uint64_t *late = calloc(total, 8);
   if (oc == NULL || pfd == NULL || value == NULL || late == NULL)
-    return 1;
+    return fail("out of memory");
   memset(value, 'v', value_len(cfg));
   for (unsigned i = 0; i < nc; i++) {
     struct open_conn *c = &oc[i];
@@ -819,8 +859,7 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
         setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) < 0 ||
         c->sched_ns == NULL || c->latency_ns == NULL || c->replies == NULL || c->out == NULL ||
         c->in == NULL) {
-      fprintf(stderr, "keep-bench: cannot connect or allocate\n");
-      return 1;
+      return fail("connection %u: %s", i, c->fd < 0 ? "cannot connect" : strerror(errno));
     }
     pfd[i].fd = c->fd;
   }
@@ -884,7 +923,7 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
   // everything due, so a server that drops behind cannot look fast.
   uint64_t *all = malloc(total * 8), count = 0, refused = 0, reads = 0, stamped = 0;
   if (all == NULL)
-    return 1;
+    return fail("out of memory");
   for (unsigned i = 0; i < nc; i++) {
     for (uint64_t n = 0; n < oc[i].queued; n++)
       if (oc[i].latency_ns[n] != 0)
@@ -899,10 +938,8 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
     free(oc[i].out);
     free(oc[i].in);
   }
-  if (error || count == 0) {
-    fprintf(stderr, "keep-bench: %s\n", error ? strerror(error) : "no answers");
-    return 1;
-  }
+  if (error || count == 0)
+    return fail("%s", error ? strerror(error) : "no answers");
   qsort(all, count, sizeof all[0], corvid_bench_cmp_u64);
   qsort(late, k, sizeof late[0], corvid_bench_cmp_u64);
   printf("{\"bench\":\"open-loop-%s-t%u\",\"impl\":\"%s\",\"rate\":%.0f,\"sent\":%llu,"
@@ -931,12 +968,12 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
 static int run_fill(const struct config *cfg, uint64_t num) {
   int fd = connect_to(cfg);
   if (fd < 0)
-    return 1;
+    return fail("cannot connect to %s:%u", cfg->host, cfg->port);
   enum { WINDOW = 256 };
   size_t cap = WINDOW * 128;
   uint8_t *out = malloc(cap), *in = malloc(cap);
   if (out == NULL || in == NULL)
-    return 1;
+    return fail("out of memory");
   uint64_t t0 = corvid_bench_now_ns();
   for (uint64_t i = 0; i < num;) {
     size_t off = 0;
@@ -969,12 +1006,12 @@ static int run_fill(const struct config *cfg, uint64_t num) {
       }
     }
     if (xsend(fd, out, off, MSG_NOSIGNAL) != (ssize_t)off)
-      return 1;
+      return fail("fill: cannot send: %s", strerror(errno));
     size_t have = 0, pos = 0;
     for (unsigned answered = 0; answered < batch;) {
       ssize_t n = xrecv(fd, in + have, cap - have, 0);
       if (n <= 0)
-        return 1;
+        return fail("fill: %s", n == 0 ? "the server closed the connection" : strerror(errno));
       have += (size_t)n;
       for (;;) {
         long used;
@@ -982,16 +1019,14 @@ static int run_fill(const struct config *cfg, uint64_t num) {
           keep_frame f;
           size_t u;
           int rc = keep_frame_decode(&f, &u, in + pos, have - pos, 0);
-          if (rc < 0 || (rc == 1 && f.opcode != KEEP_OP_OK)) {
-            fprintf(stderr, "keep-bench: fill refused at key %llu\n", (unsigned long long)i);
-            return 1;
-          }
+          if (rc < 0 || (rc == 1 && f.opcode != KEEP_OP_OK))
+            return fail("fill refused at key %llu", (unsigned long long)i);
           used = rc == 1 ? (long)u : 0;
         } else {
           used = cfg->proto == PROTO_MC ? mc_one(in + pos, have - pos)
                                         : resp_one(in + pos, have - pos);
           if (used < 0)
-            return 1;
+            return fail("fill refused at key %llu", (unsigned long long)i);
         }
         if (used == 0)
           break;
@@ -1189,34 +1224,33 @@ static size_t ps_encode_pub(const struct config *cfg, uint8_t *out, size_t cap, 
 
 static int run_pubsub(const struct config *cfg, unsigned subs) {
   uint64_t msgs = (uint64_t)(cfg->rate * cfg->seconds);
-  if (msgs == 0 || subs == 0 || subs > 10000 || msgs * subs > 200000000)
-    return 2;
+  if (msgs == 0 || msgs * subs > 200000000)
+    return refuse("--rate times --seconds must be from 1 to %llu messages for %u subscribers",
+                  200000000ull / subs, subs);
   struct ps_conn *sc = calloc(subs, sizeof *sc);
   uint64_t *sched = calloc(msgs, 8), *lat = calloc(msgs * subs, 8);
   int ep = epoll_create1(0);
   if (sc == NULL || sched == NULL || lat == NULL || ep < 0)
-    return 1;
+    return fail("out of memory");
   uint8_t tmp[512];
   for (unsigned i = 0; i < subs; i++) {
     sc[i].fd = connect_to(cfg);
     sc[i].buf = malloc(1u << 20);
-    if (sc[i].fd < 0 || sc[i].buf == NULL) {
-      fprintf(stderr, "keep-bench: cannot connect subscriber %u\n", i);
-      return 1;
-    }
+    if (sc[i].fd < 0 || sc[i].buf == NULL)
+      return fail("cannot connect subscriber %u", i);
     size_t len = ps_encode_sub(cfg, tmp, sizeof tmp, i + 1);
     if (send(sc[i].fd, tmp, len, MSG_NOSIGNAL) != (ssize_t)len)
-      return 1;
+      return fail("subscriber %u cannot subscribe: %s", i, strerror(errno));
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
     epoll_ctl(ep, EPOLL_CTL_ADD, sc[i].fd, &ev);
   }
   int pub = connect_to(cfg);
   if (pub < 0)
-    return 1;
+    return fail("cannot connect the publisher");
   if (cfg->proto == PROTO_NATS) {
     const char *c = "CONNECT {\"verbose\":false,\"pedantic\":false}\r\n";
     if (send(pub, c, strlen(c), MSG_NOSIGNAL) != (ssize_t)strlen(c))
-      return 1;
+      return fail("publisher: %s", strerror(errno));
   }
   // Let every subscription take effect (answers are read by the loop below).
   struct timespec settle = {0, 300000000};
@@ -1236,7 +1270,7 @@ static int run_pubsub(const struct config *cfg, unsigned subs) {
       next++;
     }
     if (off > 0 && send(pub, out, off, MSG_NOSIGNAL) != (ssize_t)off)
-      return 1;
+      return fail("publisher: %s", strerror(errno));
     while (recv(pub, tmp, sizeof tmp, MSG_DONTWAIT) > 0) {
       // publisher's acknowledgements (and nats PINGs, answered) are dropped
       if (cfg->proto == PROTO_NATS && memcmp(tmp, "PING", 4) == 0)
@@ -1253,15 +1287,12 @@ static int run_pubsub(const struct config *cfg, unsigned subs) {
     for (int i = 0; i < n; i++) {
       struct ps_conn *c = &sc[evs[i].data.u32];
       ssize_t r = recv(c->fd, c->buf + c->have, (1u << 20) - c->have, 0);
-      if (r <= 0) {
-        fprintf(stderr, "keep-bench: subscriber connection closed\n");
-        return 1;
-      }
+      if (r <= 0)
+        return fail("subscriber %u: %s", evs[i].data.u32,
+                    r == 0 ? "the server closed the connection" : strerror(errno));
       c->have += (size_t)r;
-      if (ps_parse(cfg, c, lat + (size_t)evs[i].data.u32 * msgs, msgs, sched, &got) < 0) {
-        fprintf(stderr, "keep-bench: protocol error on a subscriber\n");
-        return 1;
-      }
+      if (ps_parse(cfg, c, lat + (size_t)evs[i].data.u32 * msgs, msgs, sched, &got) < 0)
+        return fail("subscriber %u: protocol error", evs[i].data.u32);
     }
   }
   uint64_t cpu1 = server_cpu_ns(cfg->server_pid);
@@ -1289,7 +1320,10 @@ static int run_pubsub(const struct config *cfg, unsigned subs) {
   free(sc);
   free(sched);
   free(lat);
-  return count == want ? 0 : 1;
+  if (count != want)
+    return fail("%llu of %llu deliveries never arrived", (unsigned long long)(want - count),
+                (unsigned long long)want);
+  return 0;
 }
 
 static void usage(void) {
@@ -1345,71 +1379,87 @@ int main(int argc, char **argv) {
   };
   // clang-format on
 
-  int o;
-  uint64_t fill = 0;
+  int o, li = -1;
+  uint64_t fill = 0, u = 0;
   unsigned pubsub = 0;
+  double d = 0;
   const char *impl_label = NULL;
-  while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+  // Each value is checked whole and against its range: a mistyped option
+  // must not run a measurement nobody asked for.
+#define U64(min, max) (corvid_parse_u64(optarg, (min), (max), &u) == 0)
+#define DBL(min, max) (corvid_parse_double(optarg, (min), (max), &d) == 0)
+  while ((o = getopt_long(argc, argv, "", opts, &li)) != -1) {
+    bool ok = true;
     switch (o) {
-    case 'P':
-      cfg.proto = strcmp(optarg, "resp") == 0   ? PROTO_RESP
-                  : strcmp(optarg, "mc") == 0   ? PROTO_MC
-                  : strcmp(optarg, "nats") == 0 ? PROTO_NATS
-                                                : PROTO_KEEP;
+    case 'P': {
+      int i = choice(optarg, proto_args, 4);
+      if ((ok = i >= 0))
+        cfg.proto = (enum proto)i;
       break;
-    case 'o':
-      cfg.op = strcmp(optarg, "set") == 0    ? OP_SET
-               : strcmp(optarg, "incr") == 0 ? OP_INCR
-               : strcmp(optarg, "mix") == 0  ? OP_MIX
-                                             : OP_GET;
+    }
+    case 'o': {
+      int i = choice(optarg, op_names, 4);
+      if ((ok = i >= 0))
+        cfg.op = (enum op)i;
       break;
+    }
     case 'S':
-      cfg.server_pid = atoi(optarg);
+      if ((ok = U64(1, INT32_MAX)))
+        cfg.server_pid = (int)u;
       break;
     case 'F':
-      fill = strtoull(optarg, NULL, 10);
+      if ((ok = U64(1, 1000000000)))
+        fill = u;
       break;
     case 'U':
-      pubsub = (unsigned)atoi(optarg);
+      if ((ok = U64(1, 10000)))
+        pubsub = (unsigned)u;
       break;
     case 'T':
-      if (bench_tls_init(optarg) < 0) {
-        fprintf(stderr, "keep-bench: --tls %s: not a usable key file\n", optarg);
-        return 2;
-      }
+      if (bench_tls_init(optarg) < 0)
+        return refuse("--tls %s: not a usable key file", optarg);
       break;
     case 'I':
       impl_label = optarg;
       break;
     case 'W':
-      cfg.spin_ns = (uint64_t)(atof(optarg) * 1e3);
+      if ((ok = DBL(0, 1e6)))
+        cfg.spin_ns = (uint64_t)(d * 1e3);
       break;
     case 'K':
-      cfg.tick_ns = (uint64_t)(atof(optarg) * 1e3);
+      if ((ok = DBL(0, 1e6)))
+        cfg.tick_ns = (uint64_t)(d * 1e3);
       break;
     case 'h':
       cfg.host = optarg;
       break;
     case 'p':
-      cfg.port = (unsigned)atoi(optarg);
+      if ((ok = U64(1, 65535)))
+        cfg.port = (unsigned)u;
       break;
     case 't':
-      cfg.threads = (unsigned)atoi(optarg);
+      if ((ok = U64(1, 256)))
+        cfg.threads = (unsigned)u;
       break;
     case 'l':
-      cfg.pipeline = (unsigned)atoi(optarg);
+      if ((ok = U64(1, 100000)))
+        cfg.pipeline = (unsigned)u;
       break;
     case 'k':
-      cfg.keys = (unsigned)atoi(optarg);
+      if ((ok = U64(1, UINT32_MAX)))
+        cfg.keys = (unsigned)u;
       break;
     case 'v':
-      cfg.value_size = (unsigned)atoi(optarg);
+      if ((ok = U64(0, KEEP_MAX_VALUE_HARD)))
+        cfg.value_size = (unsigned)u;
       break;
     case 's':
-      cfg.seconds = atof(optarg);
+      if ((ok = DBL(0.001, 86400)))
+        cfg.seconds = d;
       break;
     case 'r':
-      cfg.rate = atof(optarg);
+      if ((ok = DBL(0.001, 1e8)))
+        cfg.rate = d;
       break;
     case 'R':
       cfg.route = true;
@@ -1418,13 +1468,19 @@ int main(int argc, char **argv) {
       usage();
       return 2;
     }
+    if (!ok)
+      return refuse("bad value for --%s: %s", opts[li].name, optarg);
   }
-  if (cfg.port == 0 || cfg.threads == 0 || cfg.threads > 256 || cfg.pipeline == 0 ||
-      cfg.pipeline > 100000 || cfg.keys == 0 || cfg.value_size > KEEP_MAX_VALUE_HARD ||
-      cfg.seconds <= 0) {
+#undef U64
+#undef DBL
+  if (optind < argc) {
     usage();
     return 2;
   }
+  if (cfg.port == 0)
+    return refuse("--port is required");
+  if (pubsub > 0 && cfg.rate == 0)
+    return refuse("--pubsub needs --rate");
   if (bench_tls != NULL && (cfg.proto != PROTO_KEEP || cfg.rate > 0 || pubsub > 0)) {
     fprintf(stderr, "keep-bench: --tls is for keep/1 in the closed loop only\n");
     return 2;
@@ -1438,14 +1494,14 @@ int main(int argc, char **argv) {
   struct worker *ws = calloc(cfg.threads, sizeof *ws);
   pthread_t *th = calloc(cfg.threads, sizeof *th);
   if (ws == NULL || th == NULL)
-    return 1;
+    return fail("out of memory");
   uint64_t start = corvid_bench_now_ns(), cpu0 = server_cpu_ns(cfg.server_pid);
   for (unsigned i = 0; i < cfg.threads; i++) {
     ws[i] = (struct worker){&cfg, i, 0, 0};
     if (pthread_create(&th[i], NULL,
                        cfg.route && cfg.proto == PROTO_KEEP ? routed_worker_main : worker_main,
                        &ws[i]) != 0)
-      return 1;
+      return fail("cannot start a thread");
   }
   struct timespec ts = {(time_t)cfg.seconds,
                         (long)((cfg.seconds - (double)(time_t)cfg.seconds) * 1e9)};
@@ -1460,10 +1516,8 @@ int main(int argc, char **argv) {
       error = ws[i].error;
   }
   uint64_t elapsed = corvid_bench_now_ns() - start;
-  if (error) {
-    fprintf(stderr, "keep-bench: %s\n", strerror(error));
-    return 1;
-  }
+  if (error)
+    return fail("%s", strerror(error));
   char bench[64], impl[32];
   snprintf(bench, sizeof bench, "closed-loop-%s-t%u-p%u", op_names[cfg.op], cfg.threads,
            cfg.pipeline);

@@ -13,12 +13,14 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "corvid_parse.h"
 #include "keep_internal.h"
 
 enum { IN_CAP = 1 << 20 };
@@ -65,15 +67,19 @@ int main(int argc, char **argv) {
                                        {"port-file", required_argument, NULL, 'f'},
                                        {NULL, 0, NULL, 0}};
   int o;
-  while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-    if (o == 'p')
-      port = (unsigned)atoi(optarg);
+  uint64_t u;
+  bool bad = false;
+  while (!bad && (o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    if (o == 'p' && corvid_parse_u64(optarg, 0, 65535, &u) == 0)
+      port = (unsigned)u;
     else if (o == 'f')
       port_file = optarg;
-    else {
-      fprintf(stderr, "usage: keep-null [--port N] [--port-file PATH]\n");
-      return 2;
-    }
+    else
+      bad = true;
+  }
+  if (bad || optind < argc) {
+    fprintf(stderr, "usage: keep-null [--port N] [--port-file PATH]\n");
+    return 2;
   }
   int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
   struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};

@@ -3,13 +3,13 @@
 // whole input is read (up to MAX_INPUT bytes) and the whole output is built in
 // memory first, so that invalid input writes nothing to standard output: the
 // command exits with status 1 and a message naming the byte offset instead.
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "corvid_parse.h"
 #include "encodify.h"
 
 // MAX_INPUT is the most input the command accepts (256 MiB); larger input is
@@ -133,12 +133,10 @@ int main(int argc, char **argv) {
   for (int i = 3; i < argc; i++) {
     const char *a = argv[i];
     if (strcmp(a, "--wrap") == 0 && i + 1 < argc) {
-      char *end;
-      errno = 0;
-      unsigned long long v = strtoull(argv[++i], &end, 10);
       // Digits only: strtoull alone skips blanks and takes a sign, so that
       // " -5" would wrap after 2^64 - 5 characters.
-      if (errno != 0 || *end != '\0' || !isdigit((unsigned char)argv[i][0])) {
+      uint64_t v;
+      if (corvid_parse_u64(argv[++i], 0, SIZE_MAX, &v) < 0) {
         fprintf(stderr, "encodify: --wrap needs a number\n");
         return 2;
       }

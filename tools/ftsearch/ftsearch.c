@@ -3,7 +3,6 @@
 // query it, show an account's figures and merge away deleted documents; and
 // the indexing queue of a libmailstore store (servers/common srv_indexer.h):
 // drain it, show an account's status, re-index an account from the store.
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -14,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "corvid_parse.h"
 #include "ftsearch.h"
 #include "mailtext.h"
 #include "srv_indexer.h"
@@ -42,15 +42,10 @@ static void usage(FILE *f) {
              "in INDEX.failed.\n");
 }
 
-// parse_u32 reads a plain decimal number up to UINT32_MAX: digits only
-// (strtoul alone takes blanks, a sign and trailing letters, and wraps).
+// parse_u32 reads a plain decimal number up to UINT32_MAX (corvid_parse.h).
 static int parse_u32(const char *s, uint32_t *out) {
-  if (!isdigit((unsigned char)s[0]))
-    return -1;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno != 0 || *end != '\0' || v > UINT32_MAX)
+  uint64_t v;
+  if (corvid_parse_u64(s, 0, UINT32_MAX, &v) < 0)
     return -1;
   *out = (uint32_t)v;
   return 0;

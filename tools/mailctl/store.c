@@ -18,6 +18,7 @@
 
 #include <openssl/sha.h>
 
+#include "corvid_parse.h"
 #include "mailctl.h"
 #include "mailstore.h"
 #include "mbox.h"
@@ -55,16 +56,6 @@ static void store_usage(FILE *f) {
 static int fail(const char *what, const char *path, int rc) {
   fprintf(stderr, "mailctl store: %s %s: %s\n", what, path, ms_strerror(rc));
   return 1;
-}
-
-static int parse_u64(const char *s, uint64_t *out) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);
-  if (errno || end == s || *end || s[0] == '-')
-    return -1;
-  *out = v;
-  return 0;
 }
 
 // take_no_transform removes "--no-transform" from argv[1..*argc) and fills
@@ -137,7 +128,7 @@ static int cmd_add_account(int argc, char **argv) {
     uint64_t *dst = strcmp(argv[i], "--quota-bytes") == 0      ? &qb
                     : strcmp(argv[i], "--quota-messages") == 0 ? &qm
                                                                : NULL;
-    if (!dst || i + 1 >= argc || parse_u64(argv[i + 1], dst) < 0) {
+    if (!dst || i + 1 >= argc || corvid_parse_u64(argv[i + 1], 0, UINT64_MAX, dst) < 0) {
       store_usage(stderr);
       return MAILCTL_USAGE;
     }
@@ -1191,7 +1182,7 @@ static int cmd_train(int argc, char **argv) {
     if (strcmp(argv[i], "--recompress") == 0) {
       recompress = 1;
     } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc &&
-               parse_u64(argv[i + 1], &samples) == 0) {
+               corvid_parse_u64(argv[i + 1], 0, UINT64_MAX, &samples) == 0) {
       i++;
     } else {
       store_usage(stderr);

@@ -1,13 +1,13 @@
 // main.c: mkcorpus's command line. It reads the options, then plans,
 // generates and writes the messages one at a time, so memory use is bounded
 // by the largest message, not by the size of the corpus.
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "corvid_parse.h"
 #include "mkcorpus_internal.h"
 
 struct options {
@@ -37,13 +37,10 @@ static void usage(FILE *f) {
           MKC_DEFAULT_MAX_SIZE, MKC_MIN_MAX_SIZE);
 }
 
-// parse_number reads a plain decimal number: digits only (strtoull alone
-// takes leading blanks and a sign, and turns " -1" into 2^64 - 1).
+// parse_number reads a plain decimal number (corvid_parse.h).
 static uint64_t parse_number(const char *text, const char *option) {
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(text, &end, 10);
-  if (errno || !isdigit((unsigned char)text[0]) || *end)
+  uint64_t v;
+  if (corvid_parse_u64(text, 0, UINT64_MAX, &v) < 0)
     mkc_die("%s needs a non-negative integer, not \"%s\"", option, text);
   return v;
 }

@@ -62,6 +62,8 @@ int mp_subject_base(char *out, size_t out_cap, size_t *out_len, unsigned *out_fl
     *out_flags = flags;
   if (rc != 0)
     return rc;
+  if (n == 0) // nothing decoded: out may be NULL (out_cap 0)
+    return 0;
   // Up to the first tab, leading space or second space in a row the loop
   // below would write every byte back where it is, so only look for that
   // byte: most subjects have none.

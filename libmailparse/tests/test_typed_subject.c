@@ -75,6 +75,12 @@ START_TEST(buffer) {
                    MP_ERR_BUFFER_TOO_SMALL);
   ck_assert_uint_eq(n, 0);
   ck_assert_int_eq(mp_subject_base(out, sizeof out, NULL, NULL, "x", 1), MP_ERR_INVALID_ARGUMENT);
+  // No buffer at all is allowed when nothing is written (as for
+  // mp_rfc2047_decode): an empty subject, and one that is all reply marks.
+  unsigned flags = 0;
+  ck_assert_int_eq(mp_subject_base(NULL, 0, &n, &flags, "", 0), 0);
+  ck_assert_uint_eq(n, 0);
+  ck_assert_int_eq(mp_subject_base(NULL, 0, &n, &flags, "x", 1), MP_ERR_BUFFER_TOO_SMALL);
 }
 END_TEST
 

@@ -271,8 +271,10 @@ struct ms_diag {
 // decoded re-encoded, so the hash is of the bytes a read returns),
 // dictionaries, mailbox counts, VANISHED entries and account usage all
 // match. `diag` may be NULL; else it receives the first problem found.
-// Returns 0, MS_ERR_CORRUPT or -errno. Thread-safe; it reads the whole
-// store, so its cost grows with it.
+// Returns 0, MS_ERR_CORRUPT or -errno. A part of the file LMDB cannot read
+// (a damaged page) fails the check as MS_ERR_CORRUPT with an empty message:
+// the check stops there rather than blame a record. Thread-safe; it reads
+// the whole store, so its cost grows with it.
 MS_API MS_WARN_UNUSED_RESULT int ms_store_verify(ms_store *store, struct ms_diag *diag);
 
 // ms_store_collect finishes what expunges left: a destroyed message's blob

@@ -531,12 +531,76 @@ int ms_mailbox_list_keywords(ms_store *store, struct ms_keyword_entry *out, size
   return rc;
 }
 
-int kw_verify(ms_store *s, MDB_txn *t, struct ms_diag *d) {
-  struct kwtab *tab = malloc(sizeof *tab);
-  if (!tab)
-    return -ENOMEM;
+// verify_tables checks every keyword table: ids from 0 without gaps, valid
+// names, none twice, and an account that exists. `tab` is scratch space.
+static int verify_tables(ms_store *s, MDB_txn *t, struct ms_diag *d, struct kwtab *tab) {
+  MDB_cursor *kc = NULL;
+  int rc = lmdb_err(mdb_cursor_open(t, s->keywords, &kc));
+  if (rc < 0)
+    return rc;
+  MDB_val key, v;
+  int r, have = 0;
+  uint32_t loaded = 0;
+  tab->n = 0;
+  const char *why = NULL;
+  while ((r = mdb_cursor_get(kc, &key, &v, MDB_NEXT)) == 0) {
+    const uint8_t *kb = key.mv_data;
+    if (key.mv_size != 6) {
+      // Named for the account its prefix names (0 for a key too short).
+      loaded = key.mv_size >= 4 ? msr_get_be32(kb) : 0;
+      why = "has a key of the wrong length";
+      break;
+    }
+    uint32_t acct = msr_get_be32(kb), id = (uint32_t)kb[4] << 8 | kb[5];
+    if (!have || acct != loaded) {
+      struct msr_account a;
+      loaded = acct;
+      have = 1;
+      tab->n = 0;
+      if ((rc = acct_load(s, t, acct, &a)) < 0) {
+        if (rc == MS_ERR_NOTFOUND) // else a read error, the store's failure
+          why = "belongs to no account";
+        break;
+      }
+    }
+    const char *name;
+    size_t len;
+    if (id != tab->n || id >= MSR_KEYWORDS_MAX) {
+      why = "has a gap in its ids";
+      break;
+    }
+    if (msr_keyword_decode(&name, &len, v.mv_data, v.mv_size) < 0) {
+      why = "has a name that is not an atom";
+      break;
+    }
+    for (uint32_t j = 0; j < tab->n && !why; j++)
+      if (name_eq(tab->name[j], tab->len[j], name, len))
+        why = "has a name twice";
+    if (why)
+      break;
+    tab->name[tab->n] = name;
+    tab->len[tab->n] = (uint16_t)len;
+    tab->n++;
+  }
+  if (why) {
+    rc = MS_ERR_CORRUPT;
+    if (d)
+      snprintf(d->message, sizeof d->message, "the keyword table of account %u %s", loaded, why);
+  } else if (rc == 0 && r != MDB_NOTFOUND) {
+    rc = lmdb_err(r);
+  }
+  mdb_cursor_close(kc);
+  return rc;
+}
+
+// verify_uids checks that every uid record decodes and names only keywords
+// its account's table defines. The tables passed verify_tables in the same
+// transaction, so a table that fails to load here failed to be read.
+static int verify_uids(ms_store *s, MDB_txn *t, struct ms_diag *d, struct kwtab *tab) {
   MDB_cursor *cur = NULL;
   int rc = lmdb_err(mdb_cursor_open(t, s->uids, &cur));
+  if (rc < 0)
+    return rc;
   uint32_t loaded = 0;
   int have = 0;
   MDB_val key, v;
@@ -551,12 +615,8 @@ int kw_verify(ms_store *s, MDB_txn *t, struct ms_diag *d) {
     }
     uint32_t acct = msr_get_be32(key.mv_data);
     if (!have || acct != loaded) {
-      if ((rc = kwtab_load(s, t, acct, tab)) < 0) {
-        if (rc == MS_ERR_CORRUPT && d)
-          snprintf(d->message, sizeof d->message,
-                   "the keyword table of account %u has a gap or a bad name", acct);
+      if ((rc = kwtab_load(s, t, acct, tab)) < 0)
         break;
-      }
       loaded = acct;
       have = 1;
     }
@@ -573,62 +633,19 @@ int kw_verify(ms_store *s, MDB_txn *t, struct ms_diag *d) {
   }
   if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
     rc = lmdb_err(r);
-  if (cur)
-    mdb_cursor_close(cur);
-  // Every table: ids from 0 without gaps, valid names, none twice, and an
-  // account that exists.
-  MDB_cursor *kc = NULL;
-  if (rc == 0 && (rc = lmdb_err(mdb_cursor_open(t, s->keywords, &kc))) == 0) {
-    tab->n = 0;
-    have = 0;
-    const char *why = NULL;
-    while ((r = mdb_cursor_get(kc, &key, &v, MDB_NEXT)) == 0) {
-      const uint8_t *kb = key.mv_data;
-      if (key.mv_size != 6) {
-        // Named for the account its prefix names (0 for a key too short).
-        loaded = key.mv_size >= 4 ? msr_get_be32(kb) : 0;
-        why = "has a key of the wrong length";
-        break;
-      }
-      uint32_t acct = msr_get_be32(kb), id = (uint32_t)kb[4] << 8 | kb[5];
-      if (!have || acct != loaded) {
-        struct msr_account a;
-        loaded = acct;
-        have = 1;
-        tab->n = 0;
-        if (acct_load(s, t, acct, &a) < 0) {
-          why = "belongs to no account";
-          break;
-        }
-      }
-      const char *name;
-      size_t len;
-      if (id != tab->n || id >= MSR_KEYWORDS_MAX) {
-        why = "has a gap in its ids";
-        break;
-      }
-      if (msr_keyword_decode(&name, &len, v.mv_data, v.mv_size) < 0) {
-        why = "has a name that is not an atom";
-        break;
-      }
-      for (uint32_t j = 0; j < tab->n && !why; j++)
-        if (name_eq(tab->name[j], tab->len[j], name, len))
-          why = "has a name twice";
-      if (why)
-        break;
-      tab->name[tab->n] = name;
-      tab->len[tab->n] = (uint16_t)len;
-      tab->n++;
-    }
-    if (why) {
-      rc = MS_ERR_CORRUPT;
-      if (d)
-        snprintf(d->message, sizeof d->message, "the keyword table of account %u %s", loaded, why);
-    } else if (r != MDB_NOTFOUND) {
-      rc = lmdb_err(r);
-    }
-    mdb_cursor_close(kc);
-  }
+  mdb_cursor_close(cur);
+  return rc;
+}
+
+int kw_verify(ms_store *s, MDB_txn *t, struct ms_diag *d) {
+  struct kwtab *tab = malloc(sizeof *tab);
+  if (!tab)
+    return -ENOMEM;
+  // The tables first: damage in one is then named for what it is, not as
+  // a table the uid walk could not load.
+  int rc = verify_tables(s, t, d, tab);
+  if (rc == 0)
+    rc = verify_uids(s, t, d, tab);
   free(tab);
   return rc;
 }

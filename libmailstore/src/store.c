@@ -2838,6 +2838,9 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
         break;
       n_uids_seen++;
     }
+    // A read error is the store's failure, not a count that disagrees.
+    if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
+      rc = lmdb_err(r);
     if (rc == 0 && (total != m.total || unseen != m.unseen || size != m.size))
       rc = bad(d,
                "account %u mailbox %u: counts say %u messages, %u unseen, %llu bytes; "
@@ -2848,6 +2851,8 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
       rc = bad(d, "account %u mailbox %u: UID at or above UIDNEXT, or MODSEQ above the account's",
                acct, mb);
   }
+  if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
+    rc = lmdb_err(r);
   mdb_cursor_close(uc);
   mdb_cursor_close(cur);
   // Every membership must belong to some mailbox.
@@ -2867,6 +2872,10 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
     int have = 0;
     for (;;) {
       r = mdb_cursor_get(cur, &key, &v, MDB_NEXT);
+      if (r != 0 && r != MDB_NOTFOUND) {
+        rc = lmdb_err(r); // before the usage check, which would see a partial count
+        break;
+      }
       uint32_t acct = r == 0 && key.mv_size == 12 ? msr_get_be32(key.mv_data) : 0;
       if (have && (r != 0 || acct != cur_acct)) {
         struct msr_account a;
@@ -2878,10 +2887,8 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
         }
         bytes = count = 0;
       }
-      if (r != 0) {
-        rc = r == MDB_NOTFOUND ? 0 : lmdb_err(r);
-        break;
-      }
+      if (r != 0)
+        break; // MDB_NOTFOUND: the end
       struct msr_message msg;
       if (key.mv_size != 12 || msr_message_decode(&msg, v.mv_data, v.mv_size) < 0) {
         rc = bad(d, "a message record of account %u does not decode", acct);
@@ -2933,6 +2940,8 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
           break;
         }
       }
+      if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
+        rc = lmdb_err(r);
       mdb_cursor_close(cur);
     }
     if (mc != NULL)
@@ -3024,6 +3033,8 @@ static int verify_tx(ms_store *s, MDB_txn *t, struct ms_diag *d) {
         break;
       }
     }
+    if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
+      rc = lmdb_err(r);
     if (rc == 0 && bi != blobrefs.n)
       rc = bad(d, "a message names a blob that does not exist");
     mdb_cursor_close(cur);

@@ -434,9 +434,7 @@ END_TEST
 
 // bob's table damaged: "Junk" and "jUNK" (equal ignoring ASCII case, as
 // IMAP compares keywords), a gap at id 0, or a name that is not an atom.
-// bob has no uid records, so the uid walk, which loads the tables of
-// accounts with memberships and reports any damage in them in its own
-// words, does not load his.
+// The tables are checked before the uid walk loads any of them.
 START_TEST(keyword_table_damaged) {
   struct raw r = raw_begin(dir, "keywords");
   const char *why;

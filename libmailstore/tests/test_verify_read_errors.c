@@ -1,0 +1,99 @@
+// test_verify_read_errors.c: ms_store_verify when LMDB fails a read part
+// way through, as it does on a damaged file (MDB_PAGE_NOTFOUND,
+// MDB_CORRUPTED from a cursor step). The program is linked with
+// -Wl,--wrap=mdb_cursor_get: every cursor read of the store library goes
+// through the wrapper below, which can fail the nth one. The walk fails
+// each read of a whole verification in turn, until a run reaches none;
+// every failure must end the check with MS_ERR_CORRUPT and no diagnostic of
+// its own: a check that stops early must not pass the store, and a read
+// error must not be blamed on a record (a count that "disagrees" because the
+// walk stopped). Before the fix, five loops of verify_tx ended silently on
+// such an error and the store passed.
+#include "corvid_libtest.h"
+#include "store_util.h"
+
+#include <lmdb.h>
+#include <stdbool.h>
+
+int __real_mdb_cursor_get(MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op);
+
+static unsigned long reads_seen, fail_at; // fail_at 0: no failure
+
+int __wrap_mdb_cursor_get(MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op);
+int __wrap_mdb_cursor_get(MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op) {
+  if (fail_at != 0 && ++reads_seen == fail_at)
+    return MDB_PAGE_NOTFOUND;
+  return __real_mdb_cursor_get(cursor, key, data, op);
+}
+
+// A store with something in every table verify walks: two accounts with
+// mail, one without, two mailboxes with shared and own messages, an
+// expunge (VANISHED, a blob release) and flags.
+static void fill(ms_store *st) {
+  uint32_t alice, inbox, bob, bob_inbox, carol, carol_inbox, arch;
+  ck_assert_int_eq(ms_account_create(st, &alice, "alice", 5, 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &inbox, alice, "INBOX", 5, MS_ROLE_INBOX), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &arch, alice, "Archive", 7, MS_ROLE_ARCHIVE), 0);
+  ck_assert_int_eq(ms_account_create(st, &bob, "bob", 3, 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &bob_inbox, bob, "INBOX", 5, MS_ROLE_INBOX), 0);
+  ck_assert_int_eq(ms_account_create(st, &carol, "carol", 5, 0, 0), 0);
+  ck_assert_int_eq(ms_mailbox_create(st, &carol_inbox, carol, "INBOX", 5, MS_ROLE_INBOX), 0);
+  char text[4][200];
+  struct ms_delivery d[4];
+  memset(d, 0, sizeof d);
+  for (int i = 0; i < 4; i++) {
+    int n = snprintf(text[i], sizeof text[i],
+                     "From: a%d@example.org\r\nSubject: message %d\r\nMessage-ID: <m%d@x>\r\n\r\n"
+                     "body %d\r\n",
+                     i, i, i, i);
+    d[i] = (struct ms_delivery){.account = i < 3 ? alice : bob,
+                                .mailbox = i < 3 ? inbox : bob_inbox,
+                                .data = (const uint8_t *)text[i],
+                                .len = (size_t)n,
+                                .internal_date = 1700000000 + i};
+  }
+  ck_assert_int_eq(ms_messages_deliver(st, d, 4), 4);
+  uint32_t uid = 2, out_uid = 0, one = 1;
+  ck_assert_int_eq(ms_messages_copy(st, &out_uid, alice, inbox, arch, &uid, 1), 1);
+  ck_assert_int_ge(ms_flags_store(st, alice, inbox, &uid, 1, MS_FLAG_SEEN, 0), 0);
+  ck_assert_int_eq(ms_messages_expunge(st, alice, inbox, &one, 1), 1);
+  verify_ok(st);
+}
+
+START_TEST(every_read_error_fails_the_check) {
+  char *dir;
+  ms_store *st;
+  dir = tmp_store_dir();
+  ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
+  fill(st);
+  unsigned long n = 1;
+  for (;; n++) {
+    reads_seen = 0;
+    fail_at = n;
+    struct ms_diag dg;
+    int rc = ms_store_verify(st, &dg);
+    bool injected = reads_seen >= n;
+    fail_at = 0;
+    if (!injected) {
+      ck_assert_msg(rc == 0, "verify: %s", dg.message);
+      break;
+    }
+    ck_assert_msg(rc == MS_ERR_CORRUPT, "read %lu failing: verify returned %d (%s)", n, rc,
+                  dg.message);
+    ck_assert_msg(dg.message[0] == '\0', "read %lu failing: blamed on a record: %s", n, dg.message);
+    ck_assert_int_eq(dg.code, rc);
+  }
+  // Enough reads to have reached every table's loop (89 here).
+  ck_assert_uint_gt(n, 30);
+  ms_store_close(st);
+  rm_store_dir(dir);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("verify_read_errors");
+  TCase *tc = tcase_create("verify");
+  tcase_add_test(tc, every_read_error_fails_the_check);
+  suite_add_tcase(s, tc);
+  return corvid_check_run(s);
+}

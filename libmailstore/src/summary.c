@@ -389,6 +389,8 @@ int summary_seek(MDB_cursor *c, uint32_t acct, uint64_t id, MDB_val *v) {
   int rc = mdb_cursor_get(c, &key, v, MDB_NEXT);
   if (rc == 0 && key.mv_size == 12 && memcmp(key.mv_data, k, 12) == 0)
     return 1;
+  if (rc != 0 && rc != MDB_NOTFOUND) // a damaged page: not a miss to search past
+    return lmdb_err(rc);
   key = val(k, sizeof k);
   rc = mdb_cursor_get(c, &key, v, MDB_SET_KEY);
   if (rc == MDB_NOTFOUND)
@@ -555,7 +557,8 @@ int ms_store_summarize(ms_store *store, size_t max_items) {
       rc = lmdb_err(mdb_cursor_open(t, store->messages, &cur));
     if (rc == 0) {
       MDB_val k, v;
-      for (int r = mdb_cursor_get(cur, &k, &v, MDB_FIRST); r == 0 && c.n < max_items;
+      int r;
+      for (r = mdb_cursor_get(cur, &k, &v, MDB_FIRST); r == 0 && c.n < max_items;
            r = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
         if (k.mv_size != 12) {
           rc = MS_ERR_CORRUPT;
@@ -573,6 +576,9 @@ int ms_store_summarize(ms_store *store, size_t max_items) {
         }
         rc = 0;
       }
+      // A read error must not pass for the end of the messages.
+      if (rc == 0 && r != 0 && r != MDB_NOTFOUND)
+        rc = lmdb_err(r);
       mdb_cursor_close(cur);
     }
     if (sc)

@@ -1,14 +1,15 @@
-// test_verify_read_errors.c: ms_store_verify when LMDB fails a read part
-// way through, as it does on a damaged file (MDB_PAGE_NOTFOUND,
-// MDB_CORRUPTED from a cursor step). The program is linked with
+// test_read_errors.c: the store's walks when LMDB fails a read part way
+// through, as it does on a damaged file (MDB_PAGE_NOTFOUND, MDB_CORRUPTED
+// from a cursor step). The program is linked with
 // -Wl,--wrap=mdb_cursor_get: every cursor read of the store library goes
-// through the wrapper below, which can fail the nth one. The walk fails
-// each read of a whole verification in turn, until a run reaches none;
-// every failure must end the check with MS_ERR_CORRUPT and no diagnostic of
-// its own: a check that stops early must not pass the store, and a read
-// error must not be blamed on a record (a count that "disagrees" because the
-// walk stopped). Before the fix, five loops of verify_tx ended silently on
-// such an error and the store passed.
+// through the wrapper below, which can fail the nth one. Each walk fails
+// every read of one call in turn, until a run reaches none; every failure
+// must end the call with MS_ERR_CORRUPT: a walk that stops early must not
+// report success (a verification that passes the store, a summarize that
+// looked at part of it), and ms_store_verify must not blame the read error
+// on a record (a count that "disagrees" because the walk stopped). Before
+// the fix, five loops of verify_tx and the one of ms_store_summarize ended
+// silently on such an error.
 #include "corvid_libtest.h"
 #include "store_util.h"
 
@@ -90,10 +91,39 @@ START_TEST(every_read_error_fails_the_check) {
 }
 END_TEST
 
+// ms_store_summarize walks every message for those without a summary; a
+// store whose messages all have one stores nothing, and a read error on
+// the way is the call's error, not "nothing to do".
+START_TEST(summarize_fails_on_a_read_error) {
+  char *dir = tmp_store_dir();
+  ms_store *st;
+  ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
+  fill(st);
+  unsigned long n = 1;
+  for (;; n++) {
+    reads_seen = 0;
+    fail_at = n;
+    int rc = ms_store_summarize(st, 0);
+    bool injected = reads_seen >= n;
+    fail_at = 0;
+    if (!injected) {
+      ck_assert_int_eq(rc, 0);
+      break;
+    }
+    ck_assert_msg(rc == MS_ERR_CORRUPT, "read %lu failing: summarize returned %d", n, rc);
+  }
+  ck_assert_uint_gt(n, 3); // one read per message and the end
+  verify_ok(st);
+  ms_store_close(st);
+  rm_store_dir(dir);
+}
+END_TEST
+
 int main(void) {
-  Suite *s = suite_create("verify_read_errors");
-  TCase *tc = tcase_create("verify");
+  Suite *s = suite_create("read_errors");
+  TCase *tc = tcase_create("walks");
   tcase_add_test(tc, every_read_error_fails_the_check);
+  tcase_add_test(tc, summarize_fails_on_a_read_error);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

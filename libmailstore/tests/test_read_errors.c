@@ -61,21 +61,49 @@ static void fill(ms_store *st) {
   verify_ok(st);
 }
 
-START_TEST(every_read_error_fails_the_check) {
-  char *dir;
-  ms_store *st;
+static char *dir;
+static ms_store *st;
+
+static void setup(void) {
   dir = tmp_store_dir();
   ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
   fill(st);
+}
+
+static void teardown(void) {
+  ms_store_close(st);
+  rm_store_dir(dir);
+}
+
+static int verify(struct ms_diag *dg) {
+  return ms_store_verify(st, dg);
+}
+
+static int summarize(struct ms_diag *dg) {
+  (void)dg;
+  return ms_store_summarize(st, 0);
+}
+
+// call_failing runs `call` with its nth cursor read failing and returns its
+// result; *reached says whether the call read that far (else nothing
+// failed).
+static int call_failing(int (*call)(struct ms_diag *), unsigned long n, struct ms_diag *dg,
+                        bool *reached) {
+  reads_seen = 0;
+  fail_at = n;
+  int rc = call(dg);
+  *reached = reads_seen >= n;
+  fail_at = 0;
+  return rc;
+}
+
+START_TEST(every_read_error_fails_the_check) {
   unsigned long n = 1;
   for (;; n++) {
-    reads_seen = 0;
-    fail_at = n;
     struct ms_diag dg;
-    int rc = ms_store_verify(st, &dg);
-    bool injected = reads_seen >= n;
-    fail_at = 0;
-    if (!injected) {
+    bool reached;
+    int rc = call_failing(verify, n, &dg, &reached);
+    if (!reached) {
       ck_assert_msg(rc == 0, "verify: %s", dg.message);
       break;
     }
@@ -86,8 +114,6 @@ START_TEST(every_read_error_fails_the_check) {
   }
   // Enough reads to have reached every table's loop (89 here).
   ck_assert_uint_gt(n, 30);
-  ms_store_close(st);
-  rm_store_dir(dir);
 }
 END_TEST
 
@@ -95,18 +121,11 @@ END_TEST
 // store whose messages all have one stores nothing, and a read error on
 // the way is the call's error, not "nothing to do".
 START_TEST(summarize_fails_on_a_read_error) {
-  char *dir = tmp_store_dir();
-  ms_store *st;
-  ck_assert_int_eq(ms_store_open(&st, dir, NULL), 0);
-  fill(st);
   unsigned long n = 1;
   for (;; n++) {
-    reads_seen = 0;
-    fail_at = n;
-    int rc = ms_store_summarize(st, 0);
-    bool injected = reads_seen >= n;
-    fail_at = 0;
-    if (!injected) {
+    bool reached;
+    int rc = call_failing(summarize, n, NULL, &reached);
+    if (!reached) {
       ck_assert_int_eq(rc, 0);
       break;
     }
@@ -114,14 +133,13 @@ START_TEST(summarize_fails_on_a_read_error) {
   }
   ck_assert_uint_gt(n, 3); // one read per message and the end
   verify_ok(st);
-  ms_store_close(st);
-  rm_store_dir(dir);
 }
 END_TEST
 
 int main(void) {
   Suite *s = suite_create("read_errors");
   TCase *tc = tcase_create("walks");
+  tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, every_read_error_fails_the_check);
   tcase_add_test(tc, summarize_fails_on_a_read_error);
   suite_add_tcase(s, tc);

@@ -64,31 +64,19 @@ static int choice(const char *text, const char *const *names, int n) {
   return -1;
 }
 
-// fail and refuse print "keep-bench: " and the message on stderr: every run
-// that ends without its result says why. fail returns 1 (the run failed),
-// refuse 2 (the command line asked for something that cannot be run).
-static void say(const char *fmt, va_list ap) {
+// stop prints "keep-bench: " and the message on stderr, and returns
+// `status`: 1 for a run that failed, 2 for a command line that asks for
+// something that cannot be run. Every run that ends without its result says
+// why.
+static int stop(int status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int stop(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
   fputs("keep-bench: ", stderr);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
-}
-
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  say(fmt, ap);
   va_end(ap);
-  return 1;
-}
-
-static int refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int refuse(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  say(fmt, ap);
-  va_end(ap);
-  return 2;
+  return status;
 }
 
 // MIX_VALUE_LEN is the longest value of the mix (a short-lived value).
@@ -836,14 +824,14 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
   unsigned nc = cfg->threads;
   uint64_t total = (uint64_t)(cfg->rate * cfg->seconds);
   if (total < nc || total > OPEN_MAX_REQUESTS)
-    return refuse("--rate times --seconds must be from --threads (%u) to %llu requests", nc,
-                  (unsigned long long)OPEN_MAX_REQUESTS);
+    return stop(2, "--rate times --seconds must be from --threads (%u) to %llu requests", nc,
+                (unsigned long long)OPEN_MAX_REQUESTS);
   struct open_conn *oc = calloc(nc, sizeof *oc);
   struct pollfd *pfd = calloc(nc, sizeof *pfd);
   uint8_t *value = malloc(value_len(cfg));
   uint64_t *late = calloc(total, 8);
   if (oc == NULL || pfd == NULL || value == NULL || late == NULL)
-    return fail("out of memory");
+    return stop(1, "out of memory");
   memset(value, 'v', value_len(cfg));
   for (unsigned i = 0; i < nc; i++) {
     struct open_conn *c = &oc[i];
@@ -859,7 +847,7 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
         setsockopt(c->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) < 0 ||
         c->sched_ns == NULL || c->latency_ns == NULL || c->replies == NULL || c->out == NULL ||
         c->in == NULL) {
-      return fail("connection %u: %s", i, c->fd < 0 ? "cannot connect" : strerror(errno));
+      return stop(1, "connection %u: %s", i, c->fd < 0 ? "cannot connect" : strerror(errno));
     }
     pfd[i].fd = c->fd;
   }
@@ -923,7 +911,7 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
   // everything due, so a server that drops behind cannot look fast.
   uint64_t *all = malloc(total * 8), count = 0, refused = 0, reads = 0, stamped = 0;
   if (all == NULL)
-    return fail("out of memory");
+    return stop(1, "out of memory");
   for (unsigned i = 0; i < nc; i++) {
     for (uint64_t n = 0; n < oc[i].queued; n++)
       if (oc[i].latency_ns[n] != 0)
@@ -939,7 +927,7 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
     free(oc[i].in);
   }
   if (error || count == 0)
-    return fail("%s", error ? strerror(error) : "no answers");
+    return stop(1, "%s", error ? strerror(error) : "no answers");
   qsort(all, count, sizeof all[0], corvid_bench_cmp_u64);
   qsort(late, k, sizeof late[0], corvid_bench_cmp_u64);
   printf("{\"bench\":\"open-loop-%s-t%u\",\"impl\":\"%s\",\"rate\":%.0f,\"sent\":%llu,"
@@ -968,12 +956,12 @@ static int run_open_loop(const struct config *cfg, const char *impl) {
 static int run_fill(const struct config *cfg, uint64_t num) {
   int fd = connect_to(cfg);
   if (fd < 0)
-    return fail("cannot connect to %s:%u", cfg->host, cfg->port);
+    return stop(1, "cannot connect to %s:%u", cfg->host, cfg->port);
   enum { WINDOW = 256 };
   size_t cap = WINDOW * 128;
   uint8_t *out = malloc(cap), *in = malloc(cap);
   if (out == NULL || in == NULL)
-    return fail("out of memory");
+    return stop(1, "out of memory");
   uint64_t t0 = corvid_bench_now_ns();
   for (uint64_t i = 0; i < num;) {
     size_t off = 0;
@@ -1006,12 +994,12 @@ static int run_fill(const struct config *cfg, uint64_t num) {
       }
     }
     if (xsend(fd, out, off, MSG_NOSIGNAL) != (ssize_t)off)
-      return fail("fill: cannot send: %s", strerror(errno));
+      return stop(1, "fill: cannot send: %s", strerror(errno));
     size_t have = 0, pos = 0;
     for (unsigned answered = 0; answered < batch;) {
       ssize_t n = xrecv(fd, in + have, cap - have, 0);
       if (n <= 0)
-        return fail("fill: %s", n == 0 ? "the server closed the connection" : strerror(errno));
+        return stop(1, "fill: %s", n == 0 ? "the server closed the connection" : strerror(errno));
       have += (size_t)n;
       for (;;) {
         long used;
@@ -1020,13 +1008,13 @@ static int run_fill(const struct config *cfg, uint64_t num) {
           size_t u;
           int rc = keep_frame_decode(&f, &u, in + pos, have - pos, 0);
           if (rc < 0 || (rc == 1 && f.opcode != KEEP_OP_OK))
-            return fail("fill refused at key %llu", (unsigned long long)i);
+            return stop(1, "fill refused at key %llu", (unsigned long long)i);
           used = rc == 1 ? (long)u : 0;
         } else {
           used = cfg->proto == PROTO_MC ? mc_one(in + pos, have - pos)
                                         : resp_one(in + pos, have - pos);
           if (used < 0)
-            return fail("fill refused at key %llu", (unsigned long long)i);
+            return stop(1, "fill refused at key %llu", (unsigned long long)i);
         }
         if (used == 0)
           break;
@@ -1225,32 +1213,32 @@ static size_t ps_encode_pub(const struct config *cfg, uint8_t *out, size_t cap, 
 static int run_pubsub(const struct config *cfg, unsigned subs) {
   uint64_t msgs = (uint64_t)(cfg->rate * cfg->seconds);
   if (msgs == 0 || msgs * subs > 200000000)
-    return refuse("--rate times --seconds must be from 1 to %llu messages for %u subscribers",
-                  200000000ull / subs, subs);
+    return stop(2, "--rate times --seconds must be from 1 to %llu messages for %u subscribers",
+                200000000ull / subs, subs);
   struct ps_conn *sc = calloc(subs, sizeof *sc);
   uint64_t *sched = calloc(msgs, 8), *lat = calloc(msgs * subs, 8);
   int ep = epoll_create1(0);
   if (sc == NULL || sched == NULL || lat == NULL || ep < 0)
-    return fail("out of memory");
+    return stop(1, "out of memory");
   uint8_t tmp[512];
   for (unsigned i = 0; i < subs; i++) {
     sc[i].fd = connect_to(cfg);
     sc[i].buf = malloc(1u << 20);
     if (sc[i].fd < 0 || sc[i].buf == NULL)
-      return fail("cannot connect subscriber %u", i);
+      return stop(1, "cannot connect subscriber %u", i);
     size_t len = ps_encode_sub(cfg, tmp, sizeof tmp, i + 1);
     if (send(sc[i].fd, tmp, len, MSG_NOSIGNAL) != (ssize_t)len)
-      return fail("subscriber %u cannot subscribe: %s", i, strerror(errno));
+      return stop(1, "subscriber %u cannot subscribe: %s", i, strerror(errno));
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
     epoll_ctl(ep, EPOLL_CTL_ADD, sc[i].fd, &ev);
   }
   int pub = connect_to(cfg);
   if (pub < 0)
-    return fail("cannot connect the publisher");
+    return stop(1, "cannot connect the publisher");
   if (cfg->proto == PROTO_NATS) {
     const char *c = "CONNECT {\"verbose\":false,\"pedantic\":false}\r\n";
     if (send(pub, c, strlen(c), MSG_NOSIGNAL) != (ssize_t)strlen(c))
-      return fail("publisher: %s", strerror(errno));
+      return stop(1, "publisher: %s", strerror(errno));
   }
   // Let every subscription take effect (answers are read by the loop below).
   struct timespec settle = {0, 300000000};
@@ -1270,7 +1258,7 @@ static int run_pubsub(const struct config *cfg, unsigned subs) {
       next++;
     }
     if (off > 0 && send(pub, out, off, MSG_NOSIGNAL) != (ssize_t)off)
-      return fail("publisher: %s", strerror(errno));
+      return stop(1, "publisher: %s", strerror(errno));
     while (recv(pub, tmp, sizeof tmp, MSG_DONTWAIT) > 0) {
       // publisher's acknowledgements (and nats PINGs, answered) are dropped
       if (cfg->proto == PROTO_NATS && memcmp(tmp, "PING", 4) == 0)
@@ -1288,11 +1276,11 @@ static int run_pubsub(const struct config *cfg, unsigned subs) {
       struct ps_conn *c = &sc[evs[i].data.u32];
       ssize_t r = recv(c->fd, c->buf + c->have, (1u << 20) - c->have, 0);
       if (r <= 0)
-        return fail("subscriber %u: %s", evs[i].data.u32,
+        return stop(1, "subscriber %u: %s", evs[i].data.u32,
                     r == 0 ? "the server closed the connection" : strerror(errno));
       c->have += (size_t)r;
       if (ps_parse(cfg, c, lat + (size_t)evs[i].data.u32 * msgs, msgs, sched, &got) < 0)
-        return fail("subscriber %u: protocol error", evs[i].data.u32);
+        return stop(1, "subscriber %u: protocol error", evs[i].data.u32);
     }
   }
   uint64_t cpu1 = server_cpu_ns(cfg->server_pid);
@@ -1321,7 +1309,7 @@ static int run_pubsub(const struct config *cfg, unsigned subs) {
   free(sched);
   free(lat);
   if (count != want)
-    return fail("%llu of %llu deliveries never arrived", (unsigned long long)(want - count),
+    return stop(1, "%llu of %llu deliveries never arrived", (unsigned long long)(want - count),
                 (unsigned long long)want);
   return 0;
 }
@@ -1417,7 +1405,7 @@ int main(int argc, char **argv) {
       break;
     case 'T':
       if (bench_tls_init(optarg) < 0)
-        return refuse("--tls %s: not a usable key file", optarg);
+        return stop(2, "--tls %s: not a usable key file", optarg);
       break;
     case 'I':
       impl_label = optarg;
@@ -1469,7 +1457,7 @@ int main(int argc, char **argv) {
       return 2;
     }
     if (!ok)
-      return refuse("bad value for --%s: %s", opts[li].name, optarg);
+      return stop(2, "bad value for --%s: %s", opts[li].name, optarg);
   }
 #undef U64
 #undef DBL
@@ -1478,9 +1466,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (cfg.port == 0)
-    return refuse("--port is required");
+    return stop(2, "--port is required");
   if (pubsub > 0 && cfg.rate == 0)
-    return refuse("--pubsub needs --rate");
+    return stop(2, "--pubsub needs --rate");
   if (bench_tls != NULL && (cfg.proto != PROTO_KEEP || cfg.rate > 0 || pubsub > 0)) {
     fprintf(stderr, "keep-bench: --tls is for keep/1 in the closed loop only\n");
     return 2;
@@ -1494,14 +1482,14 @@ int main(int argc, char **argv) {
   struct worker *ws = calloc(cfg.threads, sizeof *ws);
   pthread_t *th = calloc(cfg.threads, sizeof *th);
   if (ws == NULL || th == NULL)
-    return fail("out of memory");
+    return stop(1, "out of memory");
   uint64_t start = corvid_bench_now_ns(), cpu0 = server_cpu_ns(cfg.server_pid);
   for (unsigned i = 0; i < cfg.threads; i++) {
     ws[i] = (struct worker){&cfg, i, 0, 0};
     if (pthread_create(&th[i], NULL,
                        cfg.route && cfg.proto == PROTO_KEEP ? routed_worker_main : worker_main,
                        &ws[i]) != 0)
-      return fail("cannot start a thread");
+      return stop(1, "cannot start a thread");
   }
   struct timespec ts = {(time_t)cfg.seconds,
                         (long)((cfg.seconds - (double)(time_t)cfg.seconds) * 1e9)};
@@ -1517,7 +1505,7 @@ int main(int argc, char **argv) {
   }
   uint64_t elapsed = corvid_bench_now_ns() - start;
   if (error)
-    return fail("%s", strerror(error));
+    return stop(1, "%s", strerror(error));
   char bench[64], impl[32];
   snprintf(bench, sizeof bench, "closed-loop-%s-t%u-p%u", op_names[cfg.op], cfg.threads,
            cfg.pipeline);

@@ -355,7 +355,7 @@ static int do_url(struct run *r, const uint8_t *p, size_t n, size_t i, size_t sc
     if (rc != 0)
       return rc;
   }
-  uint32_t parts;
+  uint32_t parts = 0; // left unwritten when emit_parts fails
   int rc = emit_parts(r, p, i + scheme, j, &parts);
   r->pos += parts;
   return rc;
@@ -442,7 +442,7 @@ static int do_compound(struct run *r, const uint8_t *p, size_t n, size_t i, size
         return rc;
     }
   }
-  uint32_t parts;
+  uint32_t parts = 0; // left unwritten when emit_parts fails
   int rc = emit_parts(r, p, i, j, &parts);
   r->pos += parts;
   return rc;

@@ -442,7 +442,7 @@ static int dict_refresh(ms_store *s) {
   int rc = txn_begin(s, MDB_RDONLY, &t);
   if (rc < 0)
     return rc;
-  uint32_t id;
+  uint32_t id = 0; // unwritten when dict_latest fails
   struct msr_dict d;
   rc = dict_latest(s, t, &id, &d);
   pthread_mutex_lock(&s->dictlock);

@@ -570,8 +570,8 @@ int main(int argc, char **argv) {
     if (o == O_CONFIG && load_config(optarg, &set, &quarantine_set) < 0)
       return 1;
   opterr = 1;
-  optind = 0; // glibc: start again from the first argument
-  uint64_t v;
+  optind = 0;     // glibc: start again from the first argument
+  uint64_t v = 0; // each parse_* writes it only on success
   while ((o = getopt_long(argc, argv, "", opts, NULL)) != -1) {
     bool ok = true;
     switch (o) {

@@ -2,6 +2,12 @@
 // each failure leaves an error and a sound store, never a crash, a leak or a
 // half-done change (corvid_test_alloc_fault.h).
 //
+// The walks of the writing operations and of the reading ones also run with
+// each LMDB read failing in turn instead (MDB_PAGE_NOTFOUND from
+// mdb_cursor_get or mdb_get, as a damaged page gives; the program is linked
+// with -Wl,--wrap for both): each such failure must end the call with
+// MS_ERR_CORRUPT and change nothing, never pass for the end of a table.
+//
 // Writing operations are walked on one handle: after each failed call the
 // whole visible state (a snapshot through the public API: accounts,
 // mailboxes, memberships, flags, keywords, change log, VANISHED, search
@@ -32,6 +38,56 @@
 // one run reaches no armed allocation; this bounds the walk should an
 // operation stop allocating deterministically.
 #define MAX_STEPS 5000
+
+// The failures walked: an allocation, or an LMDB read (the wrappers below
+// fail the nth read from arming on, once).
+enum fault { FAULT_ALLOC, FAULT_READ };
+static const char *const fault_name[] = {"allocation", "read"};
+static unsigned long reads_seen, read_fail_at;
+
+int __real_mdb_cursor_get(MDB_cursor *c, MDB_val *key, MDB_val *data, MDB_cursor_op op);
+int __real_mdb_get(MDB_txn *t, MDB_dbi dbi, MDB_val *key, MDB_val *data);
+int __wrap_mdb_cursor_get(MDB_cursor *c, MDB_val *key, MDB_val *data, MDB_cursor_op op);
+int __wrap_mdb_get(MDB_txn *t, MDB_dbi dbi, MDB_val *key, MDB_val *data);
+
+int __wrap_mdb_cursor_get(MDB_cursor *c, MDB_val *key, MDB_val *data, MDB_cursor_op op) {
+  if (read_fail_at != 0 && ++reads_seen == read_fail_at)
+    return MDB_PAGE_NOTFOUND;
+  return __real_mdb_cursor_get(c, key, data, op);
+}
+
+int __wrap_mdb_get(MDB_txn *t, MDB_dbi dbi, MDB_val *key, MDB_val *data) {
+  if (read_fail_at != 0 && ++reads_seen == read_fail_at)
+    return MDB_PAGE_NOTFOUND;
+  return __real_mdb_get(t, dbi, key, data);
+}
+
+static void fault_arm(enum fault kind, unsigned long n) {
+  if (kind == FAULT_ALLOC) {
+    alloc_fault_arm(n);
+  } else {
+    reads_seen = 0;
+    read_fail_at = n;
+  }
+}
+
+// fault_disarm ends the walk's failure and says whether it happened.
+static bool fault_disarm(enum fault kind) {
+  bool fired;
+  if (kind == FAULT_ALLOC) {
+    fired = alloc_fault_fired();
+    alloc_fault_disarm();
+  } else {
+    fired = reads_seen >= read_fail_at;
+    read_fail_at = 0;
+  }
+  return fired;
+}
+
+// fault_error is what a call that met the failure must return.
+static int fault_error(enum fault kind) {
+  return kind == FAULT_ALLOC ? -ENOMEM : MS_ERR_CORRUPT;
+}
 
 START_TEST(store_open_each_allocation) {
   char *dir = tmp_store_dir();
@@ -409,30 +465,30 @@ static void fx_close(struct fx *f) {
 
 typedef int (*write_op)(struct fx *f);
 
-// walk_write runs op with its 1st, 2nd, ... allocation failing: each
-// failure must say -ENOMEM and change nothing; the first run that reaches
-// no armed allocation must succeed. Returns that run's result.
-static int walk_write(struct fx *f, const char *what, write_op op) {
+// walk_write runs op with its 1st, 2nd, ... allocation (or read) failing:
+// each failure must give fault_error and change nothing; the first run that
+// reaches no armed failure must succeed. Returns that run's result.
+static int walk_write(struct fx *f, enum fault kind, const char *what, write_op op) {
   unsigned long n;
   int rc = 0;
+  const char *fault = fault_name[kind];
   for (n = 1; n < MAX_STEPS; n++) {
     snap(f, &before);
-    alloc_fault_arm(n);
+    fault_arm(kind, n);
     rc = op(f);
-    bool fired = alloc_fault_fired();
-    alloc_fault_disarm();
+    bool fired = fault_disarm(kind);
     if (!fired)
       break;
-    require(rc == -ENOMEM, "%s: allocation %lu failed, the call said %s (%d)", what, n,
+    require(rc == fault_error(kind), "%s: %s %lu failed, the call said %s (%d)", what, fault, n,
             ms_strerror(rc), rc);
     snap(f, &after);
     size_t d = facts_diff(&before, &after);
-    require(d == SIZE_MAX, "%s: allocation %lu failed, yet the store changed (fact %zu)", what, n,
+    require(d == SIZE_MAX, "%s: %s %lu failed, yet the store changed (fact %zu)", what, fault, n,
             d);
     verify_ok(f->st);
   }
   require(rc >= 0, "%s: unarmed run said %s", what, ms_strerror(rc));
-  require(n > 1, "%s allocates nothing", what);
+  require(n > 1, "%s: no %s to fail", what, fault);
   ck_assert_uint_lt(n, MAX_STEPS);
   snap(f, &after);
   require(facts_diff(&before, &after) != SIZE_MAX, "%s: the successful run changed nothing", what);
@@ -442,41 +498,43 @@ static int walk_write(struct fx *f, const char *what, write_op op) {
 
 typedef int (*read_op)(struct fx *f, struct facts *out);
 
-// walk_read runs op on a fresh handle with its 1st, 2nd, ... allocation
-// failing: each failure must say -ENOMEM and the same handle's next call
-// must give what a sound one gives; the first run that reaches no armed
-// allocation must give it too.
-static void walk_read(struct fx *f, const char *what, read_op op) {
+// walk_read runs op on a fresh handle with its 1st, 2nd, ... allocation (or
+// read) failing: each failure must give fault_error and the same handle's
+// next call must give what a sound one gives; the first run that reaches no
+// armed failure must give it too.
+static void walk_read(struct fx *f, enum fault kind, const char *what, read_op op) {
   reopen(f);
   want.n = 0;
   int want_rc = op(f, &want);
   require(want_rc >= 0, "%s: %s", what, ms_strerror(want_rc));
+  const char *fault = fault_name[kind];
   unsigned long n;
   for (n = 1; n < MAX_STEPS; n++) {
     reopen(f);
     got.n = 0;
-    alloc_fault_arm(n);
+    fault_arm(kind, n);
     int rc = op(f, &got);
-    bool fired = alloc_fault_fired();
-    alloc_fault_disarm();
+    bool fired = fault_disarm(kind);
     if (!fired) {
       require(rc == want_rc, "%s: unarmed run said %s", what, ms_strerror(rc));
       require(facts_diff(&got, &want) == SIZE_MAX, "%s: unarmed run gave another answer", what);
       break;
     }
     // A call may do without an allocation that only saves memory (a
-    // shrinking realloc); then its answer must be whole and right.
-    require(rc == -ENOMEM || (rc == want_rc && facts_diff(&got, &want) == SIZE_MAX),
-            "%s: allocation %lu failed, the call said %s (%d)", what, n, ms_strerror(rc), rc);
+    // shrinking realloc); then its answer must be whole and right. A read
+    // that failed is never done without.
+    require(rc == fault_error(kind) ||
+                (kind == FAULT_ALLOC && rc == want_rc && facts_diff(&got, &want) == SIZE_MAX),
+            "%s: %s %lu failed, the call said %s (%d)", what, fault, n, ms_strerror(rc), rc);
     got.n = 0;
     rc = op(f, &got);
-    require(rc == want_rc, "%s: after allocation %lu failed, the next call said %s", what, n,
+    require(rc == want_rc, "%s: after %s %lu failed, the next call said %s", what, fault, n,
             ms_strerror(rc));
     size_t d = facts_diff(&got, &want);
-    require(d == SIZE_MAX, "%s: after allocation %lu failed, the next call differs at %zu", what, n,
+    require(d == SIZE_MAX, "%s: after %s %lu failed, the next call differs at %zu", what, fault, n,
             d);
   }
-  require(n > 1, "%s allocates nothing", what);
+  require(n > 1, "%s: no %s to fail", what, fault);
   ck_assert_uint_lt(n, MAX_STEPS);
 }
 
@@ -588,26 +646,27 @@ static int op_keywords_remove(struct fx *f) {
   return ms_keywords_store(f->st, f->acct, f->inbox, uids, 2, MS_KEYWORDS_REMOVE, names, lens, 2);
 }
 
-START_TEST(flags_and_keywords_each_allocation) {
+START_TEST(flags_and_keywords_each_failure) {
   struct fx f;
   fx_open(&f);
-  ck_assert_int_eq(walk_write(&f, "flags_store", op_flags), 3);
+  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "flags_store", op_flags), 3);
   uint32_t kw[8], flags;
   size_t nkw;
   ck_assert_int_eq(ms_keywords_get(f.st, kw, 8, &nkw, &flags, f.acct, f.inbox, 1), 0);
   ck_assert_uint_eq(flags, MS_FLAG_FLAGGED);
-  ck_assert_int_eq(walk_write(&f, "keywords_store new", op_keywords_new), 2);
+  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "keywords_store new", op_keywords_new), 2);
   uint32_t count = 0;
   ck_assert_int_eq(ms_keyword_count(f.st, &count, NULL, f.acct), 0);
   ck_assert_uint_eq(count, 3);
   ck_assert_int_eq(ms_keywords_get(f.st, kw, 8, &nkw, &flags, f.acct, f.inbox, 3), 0);
   ck_assert_uint_eq(nkw, 3);
-  ck_assert_int_eq(walk_write(&f, "keywords_store existing", op_keywords_existing), 4);
+  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "keywords_store existing", op_keywords_existing),
+                   4);
   ck_assert_int_eq(ms_keywords_get(f.st, kw, 8, &nkw, &flags, f.acct, f.inbox, 3), 0);
   ck_assert_uint_eq(nkw, 1);
   ck_assert_uint_eq(kw[0], 0);
   ck_assert_uint_eq(flags, MS_FLAG_ANSWERED);
-  ck_assert_int_eq(walk_write(&f, "keywords_store remove", op_keywords_remove), 2);
+  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "keywords_store remove", op_keywords_remove), 2);
   ck_assert_int_eq(ms_keywords_get(f.st, kw, 8, &nkw, &flags, f.acct, f.inbox, 2), 0);
   ck_assert_uint_eq(nkw, 0);
   fx_close(&f);
@@ -639,22 +698,23 @@ static int op_collect(struct fx *f) {
   return ms_store_collect(f->st, 0);
 }
 
-START_TEST(copy_move_expunge_each_allocation) {
+START_TEST(copy_move_expunge_each_failure) {
   struct fx f;
   fx_open(&f);
-  ck_assert_int_eq(walk_write(&f, "messages_copy", op_copy), 2);
+  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "messages_copy", op_copy), 2);
   ck_assert_uint_eq(f.out_uids[0], 2);
   ck_assert_uint_eq(f.out_uids[1], 1);
   ck_assert_uint_eq(f.out_uids[2], 0);
-  ck_assert_int_eq(walk_write(&f, "messages_move", op_move), 2);
+  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "messages_move", op_move), 2);
   ck_assert_uint_eq(f.out_uids[0], 3);
   ck_assert_uint_eq(f.out_uids[1], 2);
-  ck_assert_int_eq(walk_write(&f, "messages_expunge", op_expunge), 2);
-  ck_assert_int_eq(walk_write(&f, "messages_expunge deleted", op_expunge_deleted), 1);
+  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "messages_expunge", op_expunge), 2);
+  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "messages_expunge deleted", op_expunge_deleted),
+                   1);
   struct ms_store_stats s;
   ck_assert_int_eq(ms_store_stats_get(f.st, &s), 0);
   ck_assert_uint_eq(s.released, 2);
-  ck_assert_int_eq(walk_write(&f, "store_collect", op_collect), 2);
+  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "store_collect", op_collect), 2);
   struct ms_mailbox_info mi;
   ck_assert_int_eq(ms_mailbox_get(f.st, &mi, f.acct, f.inbox), 0);
   ck_assert_uint_eq(mi.total, 1);
@@ -674,15 +734,15 @@ static int op_mailbox_delete(struct fx *f) {
 
 // ms_mailbox_create, ms_mailbox_subscribe and ms_account_create allocate
 // nothing (allocation_free_calls); rename and delete do.
-START_TEST(mailbox_rename_delete_each_allocation) {
+START_TEST(mailbox_rename_delete_each_failure) {
   struct fx f;
   fx_open(&f);
-  walk_write(&f, "mailbox_rename", op_mailbox_rename);
+  walk_write(&f, (enum fault)_i, "mailbox_rename", op_mailbox_rename);
   uint32_t id = 0;
   ck_assert_int_eq(ms_mailbox_find(f.st, &id, f.acct, "Work/Old/2026", 13), 0);
   ck_assert_uint_eq(id, f.archive26);
   ck_assert_int_eq(ms_mailbox_find(f.st, &id, f.acct, "Archive", 7), MS_ERR_NOTFOUND);
-  walk_write(&f, "mailbox_delete", op_mailbox_delete);
+  walk_write(&f, (enum fault)_i, "mailbox_delete", op_mailbox_delete);
   ck_assert_int_eq(ms_mailbox_find(f.st, &id, f.acct, "Trash", 5), MS_ERR_NOTFOUND);
   struct ms_store_stats s;
   ck_assert_int_eq(ms_store_stats_get(f.st, &s), 0);
@@ -780,8 +840,8 @@ START_TEST(summarize_each_allocation) {
   fx_open(&f);
   ck_assert_int_eq(run_write(f.st, drop_summaries_tx, NULL), 0);
   // Without a stored summary, one is made from the message's bytes.
-  walk_read(&f, "message_summary_get made on the fly", rd_summary);
-  ck_assert_int_eq(walk_write(&f, "store_summarize", op_summarize), 8);
+  walk_read(&f, FAULT_ALLOC, "message_summary_get made on the fly", rd_summary);
+  ck_assert_int_eq(walk_write(&f, FAULT_ALLOC, "store_summarize", op_summarize), 8);
   ck_assert_int_eq(ms_store_summarize(f.st, 0), 0);
   fx_close(&f);
 }
@@ -952,7 +1012,7 @@ static int rd_keyword_count(struct fx *f, struct facts *out) {
   return rc;
 }
 
-START_TEST(reads_each_allocation) {
+START_TEST(reads_each_failure) {
   struct fx f;
   fx_open(&f);
   // Some history for the change calls: a flag change, a move, an expunge.
@@ -979,7 +1039,7 @@ START_TEST(reads_each_allocation) {
       {"keyword_count", rd_keyword_count},
   };
   for (size_t i = 0; i < sizeof reads / sizeof *reads; i++)
-    walk_read(&f, reads[i].what, reads[i].op);
+    walk_read(&f, (enum fault)_i, reads[i].what, reads[i].op);
   fx_close(&f);
 }
 END_TEST
@@ -1124,7 +1184,7 @@ START_TEST(recompress_each_allocation) {
   char buf[MAIL_CAP];
   size_t len = dict_mail(buf, sizeof buf, 99);
   f.ids[0] = put_mail(&f, f.acct, f.inbox, buf, len, 0, 1793300000);
-  walk_read(&f, "message_read with dictionary", rd_read_dict);
+  walk_read(&f, FAULT_ALLOC, "message_read with dictionary", rd_read_dict);
   fx_close(&f);
 }
 END_TEST
@@ -1136,12 +1196,12 @@ int main(void) {
   tcase_add_test(tc, store_open_each_allocation);
   tcase_add_test(tc, append_each_allocation);
   tcase_add_test(tc, deliver_each_allocation);
-  tcase_add_test(tc, flags_and_keywords_each_allocation);
-  tcase_add_test(tc, copy_move_expunge_each_allocation);
-  tcase_add_test(tc, mailbox_rename_delete_each_allocation);
+  tcase_add_loop_test(tc, flags_and_keywords_each_failure, FAULT_ALLOC, FAULT_READ + 1);
+  tcase_add_loop_test(tc, copy_move_expunge_each_failure, FAULT_ALLOC, FAULT_READ + 1);
+  tcase_add_loop_test(tc, mailbox_rename_delete_each_failure, FAULT_ALLOC, FAULT_READ + 1);
   tcase_add_test(tc, allocation_free_calls);
   tcase_add_test(tc, summarize_each_allocation);
-  tcase_add_test(tc, reads_each_allocation);
+  tcase_add_loop_test(tc, reads_each_failure, FAULT_ALLOC, FAULT_READ + 1);
   tcase_add_test(tc, train_each_allocation);
   tcase_add_test(tc, recompress_each_allocation);
   suite_add_tcase(s, tc);

@@ -215,8 +215,12 @@ static inline size_t home_of(const keepd_table *t, uint64_t h) {
 // equal to `tag`: XOR makes matching bytes zero, and the carry-free zero-byte
 // test flags exactly those (no false positives, unlike the shorter form).
 static inline uint64_t match_tags(const keepd_bucket *b, uint8_t tag) {
+  // The bucket's first 8 bytes: the tags and the overflow count, read
+  // through the bucket rather than past the end of the 7-byte tags array.
+  _Static_assert(offsetof(keepd_bucket, tags) == 0 && offsetof(keepd_bucket, overflow) == 7,
+                 "tags then overflow open the bucket");
   uint64_t w;
-  memcpy(&w, b->tags, 8);
+  memcpy(&w, b, 8);
   uint64_t x = w ^ (0x0101010101010101ull * tag);
   uint64_t t = (x & 0x7f7f7f7f7f7f7f7full) + 0x7f7f7f7f7f7f7f7full;
   t = ~(t | x | 0x7f7f7f7f7f7f7f7full);

@@ -40,11 +40,21 @@
 // operation stop allocating deterministically.
 #define MAX_STEPS 5000
 
-// The failures walked: an allocation, or an LMDB read (the wrappers below
-// fail the nth read from arming on, once).
-enum fault { FAULT_ALLOC, FAULT_READ };
-static const char *const fault_name[] = {"allocation", "read"};
+// The failures walked: an allocation, an LMDB read that fails once (the
+// wrappers below fail the nth read from arming on), or a read that keeps
+// failing from the nth on, as a damaged page does when the code tries again.
+enum fault { FAULT_ALLOC, FAULT_READ, FAULT_READ_STAYS };
+static const char *const fault_name[] = {"allocation", "read", "lasting read"};
 static unsigned long reads_seen, read_fail_at;
+static bool read_fail_stays;
+
+// read_fails counts one LMDB read and says whether it fails.
+static bool read_fails(void) {
+  if (read_fail_at == 0)
+    return false;
+  ++reads_seen;
+  return reads_seen == read_fail_at || (read_fail_stays && reads_seen > read_fail_at);
+}
 
 int __real_mdb_cursor_get(MDB_cursor *c, MDB_val *key, MDB_val *data, MDB_cursor_op op);
 int __real_mdb_get(MDB_txn *t, MDB_dbi dbi, MDB_val *key, MDB_val *data);
@@ -52,13 +62,13 @@ int __wrap_mdb_cursor_get(MDB_cursor *c, MDB_val *key, MDB_val *data, MDB_cursor
 int __wrap_mdb_get(MDB_txn *t, MDB_dbi dbi, MDB_val *key, MDB_val *data);
 
 int __wrap_mdb_cursor_get(MDB_cursor *c, MDB_val *key, MDB_val *data, MDB_cursor_op op) {
-  if (read_fail_at != 0 && ++reads_seen == read_fail_at)
+  if (read_fails())
     return MDB_PAGE_NOTFOUND;
   return __real_mdb_cursor_get(c, key, data, op);
 }
 
 int __wrap_mdb_get(MDB_txn *t, MDB_dbi dbi, MDB_val *key, MDB_val *data) {
-  if (read_fail_at != 0 && ++reads_seen == read_fail_at)
+  if (read_fails())
     return MDB_PAGE_NOTFOUND;
   return __real_mdb_get(t, dbi, key, data);
 }
@@ -68,6 +78,7 @@ static void fault_arm(enum fault kind, unsigned long n) {
     alloc_fault_arm(n);
   } else {
     reads_seen = 0;
+    read_fail_stays = kind == FAULT_READ_STAYS;
     read_fail_at = n;
   }
 }
@@ -558,7 +569,8 @@ static int deliver_batch(struct fx *f, struct ms_delivery *items, const char buf
 // status (each item is on its own, as documented); what is stored must be
 // whole and readable, and what failed must leave no trace. When the group's
 // transaction fails, each item is tried again in one of its own, so a read
-// that fails once (as the walk's do) may leave every item stored.
+// that fails once may leave every item stored; one that keeps failing may
+// not.
 START_TEST(deliver_each_failure) {
   enum fault kind = (enum fault)_i;
   const char *fault = fault_name[kind];
@@ -600,6 +612,8 @@ START_TEST(deliver_each_failure) {
               "deliver: %s %lu: item %d reads back otherwise", fault, n, i);
     }
     require(rc < 0 || (int)(stored_in[0] + stored_in[1]) == rc, "deliver: count mismatch");
+    // A read that keeps failing fails the retries too: nothing is stored.
+    require(kind != FAULT_READ_STAYS || rc <= 0, "deliver: %s %lu: %d items stored", fault, n, rc);
     require(ms_mailbox_get(f.st, &in1, f.acct, f.inbox) == 0, "mailbox_get");
     require(ms_mailbox_get(f.st, &wk1, f.acct, f.work) == 0, "mailbox_get");
     require(ms_store_stats_get(f.st, &st1) == 0, "stats");
@@ -1199,13 +1213,13 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, store_open_each_allocation);
   tcase_add_test(tc, append_each_allocation);
-  tcase_add_loop_test(tc, deliver_each_failure, FAULT_ALLOC, FAULT_READ + 1);
-  tcase_add_loop_test(tc, flags_and_keywords_each_failure, FAULT_ALLOC, FAULT_READ + 1);
-  tcase_add_loop_test(tc, copy_move_expunge_each_failure, FAULT_ALLOC, FAULT_READ + 1);
-  tcase_add_loop_test(tc, mailbox_rename_delete_each_failure, FAULT_ALLOC, FAULT_READ + 1);
+  tcase_add_loop_test(tc, deliver_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
+  tcase_add_loop_test(tc, flags_and_keywords_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
+  tcase_add_loop_test(tc, copy_move_expunge_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
+  tcase_add_loop_test(tc, mailbox_rename_delete_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
   tcase_add_test(tc, allocation_free_calls);
   tcase_add_test(tc, summarize_each_allocation);
-  tcase_add_loop_test(tc, reads_each_failure, FAULT_ALLOC, FAULT_READ + 1);
+  tcase_add_loop_test(tc, reads_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
   tcase_add_test(tc, train_each_allocation);
   tcase_add_test(tc, recompress_each_allocation);
   suite_add_tcase(s, tc);

@@ -478,16 +478,6 @@ START_TEST(slot_matches_server_placement) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: test_keep_client PATH-TO-KEEPD\n");
-    return 2;
-  }
-  const char *extra[] = {"--shards", "2", NULL};
-  if (keepd_start(&server, argv[1], extra) < 0) {
-    printf("1..0 # cannot start %s\n", argv[1]);
-    return 1;
-  }
-  Suite *s = suite_create("keep-client");
   TCase *tc = tcase_create("client");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, settings_are_validated);
@@ -503,12 +493,6 @@ int main(int argc, char **argv) {
   tcase_add_test(tc, lost_events_show_as_gaps);
   tcase_add_test(tc, batches_pipeline);
   tcase_add_test(tc, slot_matches_server_placement);
-  suite_add_tcase(s, tc);
-  int rc = corvid_check_run(s);
-  int st = keepd_stop(&server);
-  if (st != 0) {
-    fprintf(stderr, "keepd exited with status %d\n", st);
-    rc = EXIT_FAILURE;
-  }
-  return rc;
+  const char *extra[] = {"--shards", "2", NULL};
+  return keepd_served_suite_main(argc, argv, &server, extra, "keep-client", tc);
 }

@@ -79,24 +79,8 @@ START_TEST(failed_subscribe_takes_no_subscription) {
 END_TEST
 
 int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: test_keep_oom_keepd PATH-TO-KEEPD\n");
-    return 2;
-  }
-  if (keepd_start(&server, argv[1], NULL) < 0) {
-    printf("1..0 # cannot start %s\n", argv[1]);
-    return 1;
-  }
-  Suite *s = suite_create("keep-oom-keepd");
   TCase *tc = tcase_create("oom");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, failed_subscribe_takes_no_subscription);
-  suite_add_tcase(s, tc);
-  int rc = corvid_check_run(s);
-  int st = keepd_stop(&server);
-  if (st != 0) {
-    fprintf(stderr, "keepd exited with status %d\n", st);
-    rc = EXIT_FAILURE;
-  }
-  return rc;
+  return keepd_served_suite_main(argc, argv, &server, NULL, "keep-oom-keepd", tc);
 }

@@ -488,4 +488,29 @@ static inline int keepd_suite_main(int argc, char **argv, const char **bin, cons
   return corvid_check_run(s);
 }
 
+// keepd_served_suite_main is keepd_suite_main for programs whose tests
+// share one keepd: it starts argv[1] with `extra` (as keepd_start) into
+// *server, runs `tc` as the suite `suite`, stops the daemon, and fails the
+// run if keepd did not exit cleanly.
+static inline int keepd_served_suite_main(int argc, char **argv, struct keepd_proc *server,
+                                          const char *const *extra, const char *suite, TCase *tc) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s PATH-TO-KEEPD\n", argv[0]);
+    return 2;
+  }
+  if (keepd_start(server, argv[1], extra) < 0) {
+    printf("1..0 # cannot start %s\n", argv[1]);
+    return 1;
+  }
+  Suite *s = suite_create(suite);
+  suite_add_tcase(s, tc);
+  int rc = corvid_check_run(s);
+  int st = keepd_stop(server);
+  if (st != 0) {
+    fprintf(stderr, "keepd exited with status %d\n", st);
+    rc = EXIT_FAILURE;
+  }
+  return rc;
+}
+
 #endif // KEEPD_HARNESS_H

@@ -31,6 +31,7 @@
 #include "corvid_check.h"
 #include "corvid_libtest.h"
 #include "corvid_test_alloc_fault.h"
+#include "corvid_test_lmdb_fault.h"
 #include "mailstore.h"
 #include "store_internal.h"
 #include "store_util.h"
@@ -40,59 +41,25 @@
 // operation stop allocating deterministically.
 #define MAX_STEPS 5000
 
-// The failures walked: an allocation, an LMDB read that fails once (the
-// wrappers below fail the nth read from arming on), or a read that keeps
-// failing from the nth on, as a damaged page does when the code tries again.
+// The failures walked: an allocation, an LMDB read that fails once, or a
+// read that keeps failing from the nth on, as a damaged page does when the
+// code tries again (corvid_test_lmdb_fault.h).
 enum fault { FAULT_ALLOC, FAULT_READ, FAULT_READ_STAYS };
 static const char *const fault_name[] = {"allocation", "read", "lasting read"};
-static unsigned long reads_seen, read_fail_at;
-static bool read_fail_stays;
-
-// read_fails counts one LMDB read and says whether it fails.
-static bool read_fails(void) {
-  if (read_fail_at == 0)
-    return false;
-  ++reads_seen;
-  return reads_seen == read_fail_at || (read_fail_stays && reads_seen > read_fail_at);
-}
-
-int __real_mdb_cursor_get(MDB_cursor *c, MDB_val *key, MDB_val *data, MDB_cursor_op op);
-int __real_mdb_get(MDB_txn *t, MDB_dbi dbi, MDB_val *key, MDB_val *data);
-int __wrap_mdb_cursor_get(MDB_cursor *c, MDB_val *key, MDB_val *data, MDB_cursor_op op);
-int __wrap_mdb_get(MDB_txn *t, MDB_dbi dbi, MDB_val *key, MDB_val *data);
-
-int __wrap_mdb_cursor_get(MDB_cursor *c, MDB_val *key, MDB_val *data, MDB_cursor_op op) {
-  if (read_fails())
-    return MDB_PAGE_NOTFOUND;
-  return __real_mdb_cursor_get(c, key, data, op);
-}
-
-int __wrap_mdb_get(MDB_txn *t, MDB_dbi dbi, MDB_val *key, MDB_val *data) {
-  if (read_fails())
-    return MDB_PAGE_NOTFOUND;
-  return __real_mdb_get(t, dbi, key, data);
-}
 
 static void fault_arm(enum fault kind, unsigned long n) {
-  if (kind == FAULT_ALLOC) {
+  if (kind == FAULT_ALLOC)
     alloc_fault_arm(n);
-  } else {
-    reads_seen = 0;
-    read_fail_stays = kind == FAULT_READ_STAYS;
-    read_fail_at = n;
-  }
+  else
+    lmdb_fault_arm(n, kind == FAULT_READ_STAYS);
 }
 
 // fault_disarm ends the walk's failure and says whether it happened.
 static bool fault_disarm(enum fault kind) {
-  bool fired;
-  if (kind == FAULT_ALLOC) {
-    fired = alloc_fault_fired();
-    alloc_fault_disarm();
-  } else {
-    fired = reads_seen >= read_fail_at;
-    read_fail_at = 0;
-  }
+  if (kind != FAULT_ALLOC)
+    return lmdb_fault_disarm();
+  bool fired = alloc_fault_fired();
+  alloc_fault_disarm();
   return fired;
 }
 
@@ -567,18 +534,19 @@ static int deliver_batch(struct fx *f, struct ms_delivery *items, const char buf
 
 // A batch delivery may store some items and fail others with their own
 // status (each item is on its own, as documented); what is stored must be
-// whole and readable, and what failed must leave no trace. When the group's
-// transaction fails, each item is tried again in one of its own, so a read
-// that fails once may leave every item stored; one that keeps failing may
-// not.
+// whole, readable and in the right thread, and what failed must leave no
+// trace. When the group's transaction fails, each item is tried again in
+// one of its own, so a read that fails once may leave every item stored;
+// one that keeps failing may not. A thread index read whose error is taken
+// for "not found" shows here as a reply stored in a thread of its own.
 START_TEST(deliver_each_failure) {
   enum fault kind = (enum fault)_i;
   const char *fault = fault_name[kind];
   struct fx f;
   fx_open(&f);
   static char bufs[3][MAIL_CAP];
-  for (int i = 0; i < 3; i++)
-    bufs[i][make_message(bufs[i], MAIL_CAP - 1, 20 + (unsigned)i, 400 + 100 * (unsigned)i)] = '\0';
+  struct ms_message_info first;
+  ck_assert_int_eq(ms_message_get(f.st, &first, f.acct, f.ids[1]), 0);
   unsigned long n;
   for (n = 1; n < MAX_STEPS; n++) {
     struct ms_mailbox_info in0, wk0, in1, wk1;
@@ -587,6 +555,18 @@ START_TEST(deliver_each_failure) {
     require(ms_mailbox_get(f.st, &wk0, f.acct, f.work) == 0, "mailbox_get");
     require(ms_store_stats_get(f.st, &st0) == 0, "stats");
     snap(&f, &before);
+    // Each run delivers new messages: what an earlier run stored must not
+    // answer the thread lookups of this one.
+    for (int i = 0; i < 2; i++)
+      bufs[i][make_message(bufs[i], MAIL_CAP - 1, (unsigned)(10 * n) + (unsigned)i,
+                           400 + 100 * (unsigned)i)] = '\0';
+    // The third replies to the fixture's first message, naming it alone
+    // and under a subject no thread has: it joins that thread only if the
+    // thread index's read of <p1> is answered.
+    snprintf(bufs[2], MAIL_CAP,
+             "From: Cy <cy@example.org>\r\nTo: ann@example.org\r\nSubject: Re: lunch %lu\r\n"
+             "Message-ID: <r%lu@example.org>\r\nIn-Reply-To: <p1@example.org>\r\n\r\nNoon.\r\n",
+             n, n);
     struct ms_delivery items[3];
     fault_arm(kind, n);
     int rc = deliver_batch(&f, items, (const char(*)[MAIL_CAP])bufs);
@@ -610,6 +590,11 @@ START_TEST(deliver_each_failure) {
               "read back");
       require(len == strlen(bufs[i]) && memcmp(back, bufs[i], len) == 0,
               "deliver: %s %lu: item %d reads back otherwise", fault, n, i);
+      struct ms_message_info info;
+      require(ms_message_get(f.st, &info, f.acct, items[i].message_id) == 0, "message_get");
+      uint64_t thread = i == 2 ? first.thread_id : items[i].message_id;
+      require(info.thread_id == thread, "deliver: %s %lu: item %d in thread %llu, not %llu", fault,
+              n, i, (unsigned long long)info.thread_id, (unsigned long long)thread);
     }
     require(rc < 0 || (int)(stored_in[0] + stored_in[1]) == rc, "deliver: count mismatch");
     // A read that keeps failing fails the retries too: nothing is stored.

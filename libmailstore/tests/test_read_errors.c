@@ -1,31 +1,20 @@
 // test_read_errors.c: the store's walks when LMDB fails a read part way
-// through, as it does on a damaged file (MDB_PAGE_NOTFOUND, MDB_CORRUPTED
-// from a cursor step). The program is linked with
-// -Wl,--wrap=mdb_cursor_get: every cursor read of the store library goes
-// through the wrapper below, which can fail the nth one. Each walk fails
-// every read of one call in turn, until a run reaches none; every failure
-// must end the call with MS_ERR_CORRUPT: a walk that stops early must not
-// report success (a verification that passes the store, a summarize that
-// looked at part of it), and ms_store_verify must not blame the read error
-// on a record (a count that "disagrees" because the walk stopped). Before
-// the fix, five loops of verify_tx and the one of ms_store_summarize ended
-// silently on such an error.
+// through, as it does on a damaged file (MDB_PAGE_NOTFOUND, MDB_CORRUPTED).
+// The program is linked with lmdb_fault_link_args: every read of the store
+// library, a cursor step or a point read, goes through
+// corvid_test_lmdb_fault.h, which fails the nth one. Each walk fails every
+// read of one call in turn, until a run reaches none; every failure must end
+// the call with MS_ERR_CORRUPT: a walk that stops early must not report
+// success (a verification that passes the store, a summarize that looked at
+// part of it). ms_store_verify must not blame a failed cursor step on a
+// record (a count that "disagrees" because the walk stopped); a failed point
+// read may name the record it could not read, which is where the damage is.
+// Before the fix, five loops of verify_tx and the one of ms_store_summarize
+// ended silently on such an error.
 #include "corvid_libtest.h"
 #include "store_util.h"
 
-#include <lmdb.h>
-#include <stdbool.h>
-
-int __real_mdb_cursor_get(MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op);
-
-static unsigned long reads_seen, fail_at; // fail_at 0: no failure
-
-int __wrap_mdb_cursor_get(MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op);
-int __wrap_mdb_cursor_get(MDB_cursor *cursor, MDB_val *key, MDB_val *data, MDB_cursor_op op) {
-  if (fail_at != 0 && ++reads_seen == fail_at)
-    return MDB_PAGE_NOTFOUND;
-  return __real_mdb_cursor_get(cursor, key, data, op);
-}
+#include "corvid_test_lmdb_fault.h"
 
 // A store with something in every table verify walks: two accounts with
 // mail, one without, two mailboxes with shared and own messages, an
@@ -84,36 +73,41 @@ static int summarize(struct ms_diag *dg) {
   return ms_store_summarize(st, 0);
 }
 
-// call_failing runs `call` with its nth cursor read failing and returns its
-// result; *reached says whether the call read that far (else nothing
-// failed).
+// call_failing runs `call` with its nth read failing and returns its
+// result; *failed says which kind of read failed (none: the call made fewer
+// reads).
 static int call_failing(int (*call)(struct ms_diag *), unsigned long n, struct ms_diag *dg,
-                        bool *reached) {
-  reads_seen = 0;
-  fail_at = n;
+                        enum lmdb_fault_read *failed) {
+  lmdb_fault_arm(n, false);
   int rc = call(dg);
-  *reached = reads_seen >= n;
-  fail_at = 0;
+  lmdb_fault_disarm();
+  *failed = lmdb_fault_first_failed();
   return rc;
 }
 
 START_TEST(every_read_error_fails_the_check) {
-  unsigned long n = 1;
+  unsigned long n = 1, point_reads = 0;
   for (;; n++) {
     struct ms_diag dg;
-    bool reached;
-    int rc = call_failing(verify, n, &dg, &reached);
-    if (!reached) {
+    enum lmdb_fault_read failed;
+    int rc = call_failing(verify, n, &dg, &failed);
+    if (failed == LMDB_FAULT_NONE) {
       ck_assert_msg(rc == 0, "verify: %s", dg.message);
       break;
     }
     ck_assert_msg(rc == MS_ERR_CORRUPT, "read %lu failing: verify returned %d (%s)", n, rc,
                   dg.message);
-    ck_assert_msg(dg.message[0] == '\0', "read %lu failing: blamed on a record: %s", n, dg.message);
+    if (failed == LMDB_FAULT_CURSOR_GET)
+      ck_assert_msg(dg.message[0] == '\0', "step %lu failing: blamed on a record: %s", n,
+                    dg.message);
+    else
+      point_reads++;
     ck_assert_int_eq(dg.code, rc);
   }
-  // Enough reads to have reached every table's loop (89 here).
+  // Enough reads to have reached every table's loop and the records they
+  // look up.
   ck_assert_uint_gt(n, 30);
+  ck_assert_uint_gt(point_reads, 5);
 }
 END_TEST
 
@@ -123,9 +117,9 @@ END_TEST
 START_TEST(summarize_fails_on_a_read_error) {
   unsigned long n = 1;
   for (;; n++) {
-    bool reached;
-    int rc = call_failing(summarize, n, NULL, &reached);
-    if (!reached) {
+    enum lmdb_fault_read failed;
+    int rc = call_failing(summarize, n, NULL, &failed);
+    if (failed == LMDB_FAULT_NONE) {
       ck_assert_int_eq(rc, 0);
       break;
     }

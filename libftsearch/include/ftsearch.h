@@ -418,7 +418,8 @@ FTS_API FTS_WARN_UNUSED_RESULT int fts_index_account_stats(fts_index *index, fts
 // snapshot. Page by calling again with the last document + 1; fewer than
 // `out_cap` means the end. A rebuild uses it to find documents its source no
 // longer has. Returns 0, FTS_ERR_INVALID_ARGUMENT (NULL `index` or
-// `out_len`, NULL `out` with `out_cap` > 0) or another -errno. Thread-safe.
+// `out_len`, NULL `out` with `out_cap` > 0), FTS_ERR_CORRUPT (a damaged
+// page) or another -errno. Thread-safe.
 FTS_API FTS_WARN_UNUSED_RESULT int fts_index_docs_list(fts_index *index, uint32_t *out,
                                                        size_t out_cap, size_t *out_len,
                                                        uint32_t account, uint32_t first_doc);

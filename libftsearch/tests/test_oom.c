@@ -6,12 +6,18 @@
 // under ASan it must also leak nothing. Writes start each run from a copy of
 // one seeded index file, so that every run meets the same state.
 //
-// Allocation-free calls are not walked: fts_index_account_stats,
-// fts_index_docs_list and fts_index_file_size (LMDB allocates for them, and
-// it is a shared library, so its allocations are not counted),
-// fts_language_detect, fts_field_name/lookup and the _free functions. For the
-// same reason Snowball stemmers (libstemmer), utf8proc and zstd never fail
-// here: only libftsearch's own allocations do.
+// The walks that read the index (commit, merge, the searches) also run
+// with each LMDB read failing, once or from the nth on (corvid_test_faults.h):
+// such a failure must answer FTS_ERR_CORRUPT, never a result cut short, and
+// leave the index as it was. fts_index_account_stats and fts_index_docs_list
+// are walked for reads only.
+//
+// Allocation-free calls are not walked for allocations:
+// fts_index_account_stats, fts_index_docs_list and fts_index_file_size (LMDB
+// allocates for them, and it is a shared library, so its allocations are not
+// counted), fts_language_detect, fts_field_name/lookup and the _free
+// functions. For the same reason Snowball stemmers (libstemmer), utf8proc and
+// zstd never fail here: only libftsearch's own allocations do.
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +30,7 @@
 
 #include "corvid_check.h"
 #include "corvid_libtest.h"
-#include "corvid_test_alloc_fault.h"
+#include "corvid_test_faults.h"
 #define CORVID_TEST_TMP_NAME "fts-oom"
 #include "fts_test_util.h"
 #include "ftsearch.h"
@@ -33,6 +39,11 @@
 // allocation; this bounds the walk should an operation never stop
 // allocating. The longest walk here, the commit's, takes 160 runs.
 #define MAX_STEPS 1000
+
+// What a call that met the failure must return (corvid_test_faults.h).
+static int fault_error(enum test_fault kind) {
+  return kind == FAULT_ALLOC ? -ENOMEM : FTS_ERR_CORRUPT;
+}
 
 // A document id in the second posting block, so that writes and searches
 // meet more than one block per term.
@@ -117,20 +128,22 @@ static void fingerprint(fts_index *idx, char *out, size_t cap) {
 #define PRINT_CAP 8192
 
 // close_and_expect closes `idx` and asserts that it printed as `want`, the
-// outcome of a walk's run `n` once the operation succeeded.
-static void close_and_expect(fts_index *idx, const char *want, unsigned long n) {
+// outcome of a walk's run `n` (the nth `fault` failing) once the operation
+// succeeded.
+static void close_and_expect(fts_index *idx, const char *want, const char *fault, unsigned long n) {
   static char got[PRINT_CAP];
   fingerprint(idx, got, sizeof got);
   fts_index_close(idx);
-  require(strcmp(got, want) == 0, "after allocation %lu failed:\n%s\nwant:\n%s", n, got, want);
+  require(strcmp(got, want) == 0, "after %s %lu failed:\n%s\nwant:\n%s", fault, n, got, want);
 }
 
 // expect_unchanged asserts that `idx` still prints as `before` after run
 // `n` failed.
-static void expect_unchanged(fts_index *idx, const char *before, unsigned long n) {
+static void expect_unchanged(fts_index *idx, const char *before, const char *fault,
+                             unsigned long n) {
   static char got[PRINT_CAP];
   fingerprint(idx, got, sizeof got);
-  require(strcmp(got, before) == 0, "allocation %lu failed, the index changed:\n%s", n, got);
+  require(strcmp(got, before) == 0, "%s %lu failed, the index changed:\n%s", fault, n, got);
 }
 
 // golden_path is the seeded index file each write run copies; work_path
@@ -422,7 +435,7 @@ START_TEST(batch_add_each_allocation) {
         add_other(b);
       commit_ok(b);
       fts_batch_free(b);
-      close_and_expect(idx, want, n);
+      close_and_expect(idx, want, "allocation", n);
       if (!fired)
         break;
     }
@@ -486,7 +499,9 @@ static void commit_changes(fts_batch *b) {
   ck_assert_int_eq(fts_batch_add(b, 3, 1, &f, 1), 0);
 }
 
-START_TEST(batch_commit_each_allocation) {
+START_TEST(batch_commit_each_failure) {
+  enum test_fault kind = (enum test_fault)_i;
+  const char *fault = test_fault_name[kind];
   make_golden(NULL);
   char before[PRINT_CAP], want[PRINT_CAP];
   expected_after(commit_changes, want, sizeof want);
@@ -501,22 +516,21 @@ START_TEST(batch_commit_each_allocation) {
     ck_assert_int_eq(fts_batch_new(idx, &b), 0);
     commit_changes(b);
     size_t docs_in_batch = fts_batch_num_docs(b);
-    alloc_fault_arm(n);
+    test_fault_arm(kind, n);
     int rc = fts_batch_commit(b);
-    bool fired = alloc_fault_fired();
-    alloc_fault_disarm();
-    require(rc == 0 || (fired && rc == -ENOMEM), "allocation %lu: commit said %s", n,
+    bool fired = test_fault_disarm(kind);
+    require(rc == 0 || (fired && rc == fault_error(kind)), "%s %lu: commit said %s", fault, n,
             fts_strerror(rc));
     if (rc != 0) {
-      expect_unchanged(idx, before, n);
-      require(fts_batch_num_docs(b) == docs_in_batch, "allocation %lu: %zu documents in batch", n,
+      expect_unchanged(idx, before, fault, n);
+      require(fts_batch_num_docs(b) == docs_in_batch, "%s %lu: %zu documents in batch", fault, n,
               fts_batch_num_docs(b));
       rc = fts_batch_commit(b);
-      require(rc == 0, "after allocation %lu failed, commit said %s", n, fts_strerror(rc));
+      require(rc == 0, "after %s %lu failed, commit said %s", fault, n, fts_strerror(rc));
     }
-    require(fts_batch_num_docs(b) == 0, "allocation %lu: the committed batch is not empty", n);
+    require(fts_batch_num_docs(b) == 0, "%s %lu: the committed batch is not empty", fault, n);
     fts_batch_free(b);
-    close_and_expect(idx, want, n);
+    close_and_expect(idx, want, fault, n);
     if (!fired)
       break;
   }
@@ -536,7 +550,9 @@ static void delete_for_merge(fts_index *idx) {
   fts_batch_free(b);
 }
 
-START_TEST(index_merge_each_allocation) {
+START_TEST(index_merge_each_failure) {
+  enum test_fault kind = (enum test_fault)_i;
+  const char *fault = test_fault_name[kind];
   make_golden(delete_for_merge);
   char before[PRINT_CAP], want[PRINT_CAP];
   fts_index *idx = open_work();
@@ -550,18 +566,17 @@ START_TEST(index_merge_each_allocation) {
   unsigned long n;
   for (n = 1; n < MAX_STEPS; n++) {
     idx = open_work();
-    alloc_fault_arm(n);
+    test_fault_arm(kind, n);
     int rc = fts_index_merge(idx, 1);
-    bool fired = alloc_fault_fired();
-    alloc_fault_disarm();
-    require(rc == rewritten || (fired && rc == -ENOMEM), "allocation %lu: merge said %s", n,
-            fts_strerror(rc));
+    bool fired = test_fault_disarm(kind);
+    require(rc == rewritten || (fired && rc == fault_error(kind)), "%s %lu: merge said %s", fault,
+            n, fts_strerror(rc));
     if (rc < 0) {
-      expect_unchanged(idx, before, n);
+      expect_unchanged(idx, before, fault, n);
       rc = fts_index_merge(idx, 1);
-      require(rc == rewritten, "after allocation %lu failed, merge said %d", n, rc);
+      require(rc == rewritten, "after %s %lu failed, merge said %d", fault, n, rc);
     }
-    close_and_expect(idx, want, n);
+    close_and_expect(idx, want, fault, n);
     if (!fired)
       break;
   }
@@ -652,6 +667,8 @@ static const struct search_case search_cases[] = {
     {1, "running costs", ENGLISH},
     {1, "quarterly OR lunch", FILTERED},
     {1, "quarterly OR lunch", PREPARED},
+    {1, "report", FILTERED}, // one word: the sparse path reads the filter's blocks
+    {1, "report", PREPARED},
     {1, "report OR quart*", RANKED},
     {1, "\"quarterly report\" OR quart*", EXPLAINED},
 };
@@ -705,7 +722,9 @@ static void result_line(const fts_result *r, char *out, size_t cap) {
   }
 }
 
-START_TEST(search_each_allocation) {
+START_TEST(search_each_failure) {
+  enum test_fault kind = (enum test_fault)_i;
+  const char *fault = test_fault_name[kind];
   make_golden(NULL);
   fts_filter *prepared;
   ck_assert_int_eq(fts_filter_new(&prepared, filter_docs, 3), 0);
@@ -730,10 +749,9 @@ START_TEST(search_each_allocation) {
     unsigned long n;
     for (n = 1; n < MAX_STEPS; n++) {
       r = (fts_result *)&n; // a failed call must clear it
-      alloc_fault_arm(n);
+      test_fault_arm(kind, n);
       int rc = fts_search(idx, &r, c->account, q, &o);
-      bool fired = alloc_fault_fired();
-      alloc_fault_disarm();
+      bool fired = test_fault_disarm(kind);
       if (!fired) {
         require(rc == 0, "%s: search said %s", c->query, fts_strerror(rc));
         result_line(r, got, sizeof got);
@@ -741,15 +759,15 @@ START_TEST(search_each_allocation) {
         require(strcmp(got, want) == 0, "%s: %s, want %s", c->query, got, want);
         break;
       }
-      require(rc == -ENOMEM, "%s (%d): allocation %lu failed, search said %s", c->query, c->kind, n,
-              fts_strerror(rc));
-      require(r == NULL, "%s: allocation %lu failed, search set a result", c->query, n);
+      require(rc == fault_error(kind), "%s (%d): %s %lu failed, search said %s", c->query, c->kind,
+              fault, n, fts_strerror(rc));
+      require(r == NULL, "%s: %s %lu failed, search set a result", c->query, fault, n);
       rc = fts_search(idx, &r, c->account, q, &o);
-      require(rc == 0, "%s: after allocation %lu failed, search said %s", c->query, n,
+      require(rc == 0, "%s: after %s %lu failed, search said %s", c->query, fault, n,
               fts_strerror(rc));
       result_line(r, got, sizeof got);
       fts_result_free(r);
-      require(strcmp(got, want) == 0, "%s: after allocation %lu failed: %s, want %s", c->query, n,
+      require(strcmp(got, want) == 0, "%s: after %s %lu failed: %s, want %s", c->query, fault, n,
               got, want);
     }
     ck_assert_uint_gt(n, 1);
@@ -761,7 +779,9 @@ START_TEST(search_each_allocation) {
 }
 END_TEST
 
-START_TEST(search_into_each_allocation) {
+START_TEST(search_into_each_failure) {
+  enum test_fault kind = (enum test_fault)_i;
+  const char *fault = test_fault_name[kind];
   make_golden(NULL);
   fts_index *idx;
   ck_assert_int_eq(fts_index_open(&idx, golden_path, NULL), 0);
@@ -774,10 +794,9 @@ START_TEST(search_into_each_allocation) {
     for (n = 1; n < MAX_STEPS; n++) {
       uint32_t docs[8];
       size_t len = 99;
-      alloc_fault_arm(n);
+      test_fault_arm(kind, n);
       int rc = fts_search_into(idx, docs, 8, &len, 1, q, NULL);
-      bool fired = alloc_fault_fired();
-      alloc_fault_disarm();
+      bool fired = test_fault_disarm(kind);
       char got[64];
       if (!fired) {
         require(rc == 0, "%s: search_into said %s", queries[qi], fts_strerror(rc));
@@ -785,10 +804,10 @@ START_TEST(search_into_each_allocation) {
         require(strcmp(got, want) == 0, "%s: %s, want %s", queries[qi], got, want);
         break;
       }
-      require(rc == -ENOMEM, "%s: allocation %lu failed, search_into said %s", queries[qi], n,
-              fts_strerror(rc));
-      require(strcmp(search(idx, 1, queries[qi]), want) == 0, "%s: after allocation %lu failed: %s",
-              queries[qi], n, result_text);
+      require(rc == fault_error(kind), "%s: %s %lu failed, search_into said %s", queries[qi], fault,
+              n, fts_strerror(rc));
+      require(strcmp(search(idx, 1, queries[qi]), want) == 0, "%s: after %s %lu failed: %s",
+              queries[qi], fault, n, result_text);
     }
     ck_assert_uint_gt(n, 1);
     ck_assert_uint_lt(n, MAX_STEPS);
@@ -798,7 +817,9 @@ START_TEST(search_into_each_allocation) {
 }
 END_TEST
 
-START_TEST(search_substring_each_allocation) {
+START_TEST(search_substring_each_failure) {
+  enum test_fault kind = (enum test_fault)_i;
+  const char *fault = test_fault_name[kind];
   make_golden(NULL);
   fts_index *idx;
   ck_assert_int_eq(fts_index_open(&idx, golden_path, NULL), 0);
@@ -817,11 +838,10 @@ START_TEST(search_substring_each_allocation) {
     unsigned long n;
     for (n = 1; n < MAX_STEPS; n++) {
       fts_result *r = (fts_result *)&n; // a failed call must clear it
-      alloc_fault_arm(n);
+      test_fault_arm(kind, n);
       int rc = fts_search_substring(idx, &r, 1, (const uint8_t *)needle, strlen(needle), &o,
                                     text_of, &t);
-      bool fired = alloc_fault_fired();
-      alloc_fault_disarm();
+      bool fired = test_fault_disarm(kind);
       if (!fired) {
         require(rc == 0, "%s: substring said %s", needle, fts_strerror(rc));
         char got[64];
@@ -830,11 +850,11 @@ START_TEST(search_substring_each_allocation) {
         require(strcmp(got, want) == 0, "%s: %s, want %s", needle, got, want);
         break;
       }
-      require(rc == -ENOMEM, "'%s': allocation %lu failed, substring said %s", needle, n,
+      require(rc == fault_error(kind), "'%s': %s %lu failed, substring said %s", needle, fault, n,
               fts_strerror(rc));
-      require(r == NULL, "%s: allocation %lu failed, substring set a result", needle, n);
-      require(strcmp(substring(idx, needle, &t), want) == 0, "%s: after allocation %lu failed: %s",
-              needle, n, result_text);
+      require(r == NULL, "%s: %s %lu failed, substring set a result", needle, fault, n);
+      require(strcmp(substring(idx, needle, &t), want) == 0, "%s: after %s %lu failed: %s", needle,
+              fault, n, result_text);
     }
     ck_assert_uint_gt(n, 1);
     ck_assert_uint_lt(n, MAX_STEPS);
@@ -871,6 +891,60 @@ START_TEST(filter_new_each_allocation) {
 }
 END_TEST
 
+// fts_index_account_stats and fts_index_docs_list allocate nothing of
+// their own (the header comment), but walk the account's records: each
+// read failing must give FTS_ERR_CORRUPT, never counts or a list cut short.
+static void stats_line(fts_index *idx, char *out, size_t cap, int *rc) {
+  fts_index_stats st;
+  if ((*rc = fts_index_account_stats(idx, &st, 1)) != 0)
+    return;
+  snprintf(out, cap, "%llu %llu %llu %llu %llu %llu", (unsigned long long)st.num_docs,
+           (unsigned long long)st.num_deleted, (unsigned long long)st.num_blocks,
+           (unsigned long long)st.num_postings, (unsigned long long)st.posting_bytes,
+           (unsigned long long)st.field_terms[FTS_FIELD_BODY]);
+}
+
+static void list_line(fts_index *idx, char *out, size_t cap, int *rc) {
+  uint32_t docs[16];
+  size_t n;
+  if ((*rc = fts_index_docs_list(idx, docs, 16, &n, 1, 0)) == 0)
+    docs_text(out, cap, docs, n);
+}
+
+START_TEST(stats_and_list_each_read) {
+  enum test_fault kind = (enum test_fault)_i;
+  const char *fault = test_fault_name[kind];
+  make_golden(delete_for_merge);
+  fts_index *idx;
+  ck_assert_int_eq(fts_index_open(&idx, golden_path, NULL), 0);
+  void (*const calls[])(fts_index *, char *, size_t, int *) = {stats_line, list_line};
+  for (size_t ci = 0; ci < 2; ci++) {
+    char want[256], got[256];
+    int rc;
+    calls[ci](idx, want, sizeof want, &rc);
+    ck_assert_int_eq(rc, 0);
+    unsigned long n;
+    for (n = 1; n < MAX_STEPS; n++) {
+      test_fault_arm(kind, n);
+      calls[ci](idx, got, sizeof got, &rc);
+      bool fired = test_fault_disarm(kind);
+      if (!fired) {
+        require(rc == 0 && strcmp(got, want) == 0, "call %zu: %s, want %s", ci, got, want);
+        break;
+      }
+      require(rc == FTS_ERR_CORRUPT, "call %zu: %s %lu failed, the call said %s", ci, fault, n,
+              fts_strerror(rc));
+      calls[ci](idx, got, sizeof got, &rc);
+      require(rc == 0 && strcmp(got, want) == 0, "call %zu: after %s %lu failed: %s", ci, fault, n,
+              got);
+    }
+    ck_assert_uint_gt(n, 1);
+    ck_assert_uint_lt(n, MAX_STEPS);
+  }
+  fts_index_close(idx);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ftsearch-oom");
   TCase *tc = tcase_create("oom");
@@ -881,13 +955,14 @@ int main(void) {
   tcase_add_test(tc, batch_new_each_allocation);
   tcase_add_test(tc, batch_add_each_allocation);
   tcase_add_test(tc, batch_delete_each_allocation);
-  tcase_add_test(tc, batch_commit_each_allocation);
-  tcase_add_test(tc, index_merge_each_allocation);
+  tcase_add_loop_test(tc, batch_commit_each_failure, FAULT_ALLOC, FAULT_KINDS);
+  tcase_add_loop_test(tc, index_merge_each_failure, FAULT_ALLOC, FAULT_KINDS);
   tcase_add_test(tc, query_parse_each_allocation);
-  tcase_add_test(tc, search_each_allocation);
-  tcase_add_test(tc, search_into_each_allocation);
-  tcase_add_test(tc, search_substring_each_allocation);
+  tcase_add_loop_test(tc, search_each_failure, FAULT_ALLOC, FAULT_KINDS);
+  tcase_add_loop_test(tc, search_into_each_failure, FAULT_ALLOC, FAULT_KINDS);
+  tcase_add_loop_test(tc, search_substring_each_failure, FAULT_ALLOC, FAULT_KINDS);
   tcase_add_test(tc, filter_new_each_allocation);
+  tcase_add_loop_test(tc, stats_and_list_each_read, FAULT_READ, FAULT_KINDS);
   suite_add_tcase(s, tc);
   return corvid_check_run(s);
 }

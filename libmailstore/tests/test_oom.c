@@ -30,8 +30,7 @@
 
 #include "corvid_check.h"
 #include "corvid_libtest.h"
-#include "corvid_test_alloc_fault.h"
-#include "corvid_test_lmdb_fault.h"
+#include "corvid_test_faults.h"
 #include "mailstore.h"
 #include "store_internal.h"
 #include "store_util.h"
@@ -41,30 +40,11 @@
 // operation stop allocating deterministically.
 #define MAX_STEPS 5000
 
-// The failures walked: an allocation, an LMDB read that fails once, or a
-// read that keeps failing from the nth on, as a damaged page does when the
-// code tries again (corvid_test_lmdb_fault.h).
-enum fault { FAULT_ALLOC, FAULT_READ, FAULT_READ_STAYS };
-static const char *const fault_name[] = {"allocation", "read", "lasting read"};
-
-static void fault_arm(enum fault kind, unsigned long n) {
-  if (kind == FAULT_ALLOC)
-    alloc_fault_arm(n);
-  else
-    lmdb_fault_arm(n, kind == FAULT_READ_STAYS);
-}
-
-// fault_disarm ends the walk's failure and says whether it happened.
-static bool fault_disarm(enum fault kind) {
-  if (kind != FAULT_ALLOC)
-    return lmdb_fault_disarm();
-  bool fired = alloc_fault_fired();
-  alloc_fault_disarm();
-  return fired;
-}
-
-// fault_error is what a call that met the failure must return.
-static int fault_error(enum fault kind) {
+// The failures walked (corvid_test_faults.h): an allocation, an LMDB read
+// that fails once, or a read that keeps failing from the nth on, as a
+// damaged page does when the code tries again. fault_error is what a call
+// that met the failure must return.
+static int fault_error(enum test_fault kind) {
   return kind == FAULT_ALLOC ? -ENOMEM : MS_ERR_CORRUPT;
 }
 
@@ -447,15 +427,15 @@ typedef int (*write_op)(struct fx *f);
 // walk_write runs op with its 1st, 2nd, ... allocation (or read) failing:
 // each failure must give fault_error and change nothing; the first run that
 // reaches no armed failure must succeed. Returns that run's result.
-static int walk_write(struct fx *f, enum fault kind, const char *what, write_op op) {
+static int walk_write(struct fx *f, enum test_fault kind, const char *what, write_op op) {
   unsigned long n;
   int rc = 0;
-  const char *fault = fault_name[kind];
+  const char *fault = test_fault_name[kind];
   for (n = 1; n < MAX_STEPS; n++) {
     snap(f, &before);
-    fault_arm(kind, n);
+    test_fault_arm(kind, n);
     rc = op(f);
-    bool fired = fault_disarm(kind);
+    bool fired = test_fault_disarm(kind);
     if (!fired)
       break;
     require(rc == fault_error(kind), "%s: %s %lu failed, the call said %s (%d)", what, fault, n,
@@ -481,19 +461,19 @@ typedef int (*read_op)(struct fx *f, struct facts *out);
 // read) failing: each failure must give fault_error and the same handle's
 // next call must give what a sound one gives; the first run that reaches no
 // armed failure must give it too.
-static void walk_read(struct fx *f, enum fault kind, const char *what, read_op op) {
+static void walk_read(struct fx *f, enum test_fault kind, const char *what, read_op op) {
   reopen(f);
   want.n = 0;
   int want_rc = op(f, &want);
   require(want_rc >= 0, "%s: %s", what, ms_strerror(want_rc));
-  const char *fault = fault_name[kind];
+  const char *fault = test_fault_name[kind];
   unsigned long n;
   for (n = 1; n < MAX_STEPS; n++) {
     reopen(f);
     got.n = 0;
-    fault_arm(kind, n);
+    test_fault_arm(kind, n);
     int rc = op(f, &got);
-    bool fired = fault_disarm(kind);
+    bool fired = test_fault_disarm(kind);
     if (!fired) {
       require(rc == want_rc, "%s: unarmed run said %s", what, ms_strerror(rc));
       require(facts_diff(&got, &want) == SIZE_MAX, "%s: unarmed run gave another answer", what);
@@ -540,8 +520,8 @@ static int deliver_batch(struct fx *f, struct ms_delivery *items, const char buf
 // one that keeps failing may not. A thread index read whose error is taken
 // for "not found" shows here as a reply stored in a thread of its own.
 START_TEST(deliver_each_failure) {
-  enum fault kind = (enum fault)_i;
-  const char *fault = fault_name[kind];
+  enum test_fault kind = (enum test_fault)_i;
+  const char *fault = test_fault_name[kind];
   struct fx f;
   fx_open(&f);
   static char bufs[3][MAIL_CAP];
@@ -568,9 +548,9 @@ START_TEST(deliver_each_failure) {
              "Message-ID: <r%lu@example.org>\r\nIn-Reply-To: <p1@example.org>\r\n\r\nNoon.\r\n",
              n, n);
     struct ms_delivery items[3];
-    fault_arm(kind, n);
+    test_fault_arm(kind, n);
     int rc = deliver_batch(&f, items, (const char(*)[MAIL_CAP])bufs);
-    bool fired = fault_disarm(kind);
+    bool fired = test_fault_disarm(kind);
     if (!fired) {
       require(rc == 3, "deliver: unarmed run stored %d", rc);
       break;
@@ -652,24 +632,25 @@ static int op_keywords_remove(struct fx *f) {
 START_TEST(flags_and_keywords_each_failure) {
   struct fx f;
   fx_open(&f);
-  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "flags_store", op_flags), 3);
+  ck_assert_int_eq(walk_write(&f, (enum test_fault)_i, "flags_store", op_flags), 3);
   uint32_t kw[8], flags;
   size_t nkw;
   ck_assert_int_eq(ms_keywords_get(f.st, kw, 8, &nkw, &flags, f.acct, f.inbox, 1), 0);
   ck_assert_uint_eq(flags, MS_FLAG_FLAGGED);
-  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "keywords_store new", op_keywords_new), 2);
+  ck_assert_int_eq(walk_write(&f, (enum test_fault)_i, "keywords_store new", op_keywords_new), 2);
   uint32_t count = 0;
   ck_assert_int_eq(ms_keyword_count(f.st, &count, NULL, f.acct), 0);
   ck_assert_uint_eq(count, 3);
   ck_assert_int_eq(ms_keywords_get(f.st, kw, 8, &nkw, &flags, f.acct, f.inbox, 3), 0);
   ck_assert_uint_eq(nkw, 3);
-  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "keywords_store existing", op_keywords_existing),
-                   4);
+  ck_assert_int_eq(
+      walk_write(&f, (enum test_fault)_i, "keywords_store existing", op_keywords_existing), 4);
   ck_assert_int_eq(ms_keywords_get(f.st, kw, 8, &nkw, &flags, f.acct, f.inbox, 3), 0);
   ck_assert_uint_eq(nkw, 1);
   ck_assert_uint_eq(kw[0], 0);
   ck_assert_uint_eq(flags, MS_FLAG_ANSWERED);
-  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "keywords_store remove", op_keywords_remove), 2);
+  ck_assert_int_eq(walk_write(&f, (enum test_fault)_i, "keywords_store remove", op_keywords_remove),
+                   2);
   ck_assert_int_eq(ms_keywords_get(f.st, kw, 8, &nkw, &flags, f.acct, f.inbox, 2), 0);
   ck_assert_uint_eq(nkw, 0);
   fx_close(&f);
@@ -704,20 +685,20 @@ static int op_collect(struct fx *f) {
 START_TEST(copy_move_expunge_each_failure) {
   struct fx f;
   fx_open(&f);
-  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "messages_copy", op_copy), 2);
+  ck_assert_int_eq(walk_write(&f, (enum test_fault)_i, "messages_copy", op_copy), 2);
   ck_assert_uint_eq(f.out_uids[0], 2);
   ck_assert_uint_eq(f.out_uids[1], 1);
   ck_assert_uint_eq(f.out_uids[2], 0);
-  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "messages_move", op_move), 2);
+  ck_assert_int_eq(walk_write(&f, (enum test_fault)_i, "messages_move", op_move), 2);
   ck_assert_uint_eq(f.out_uids[0], 3);
   ck_assert_uint_eq(f.out_uids[1], 2);
-  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "messages_expunge", op_expunge), 2);
-  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "messages_expunge deleted", op_expunge_deleted),
-                   1);
+  ck_assert_int_eq(walk_write(&f, (enum test_fault)_i, "messages_expunge", op_expunge), 2);
+  ck_assert_int_eq(
+      walk_write(&f, (enum test_fault)_i, "messages_expunge deleted", op_expunge_deleted), 1);
   struct ms_store_stats s;
   ck_assert_int_eq(ms_store_stats_get(f.st, &s), 0);
   ck_assert_uint_eq(s.released, 2);
-  ck_assert_int_eq(walk_write(&f, (enum fault)_i, "store_collect", op_collect), 2);
+  ck_assert_int_eq(walk_write(&f, (enum test_fault)_i, "store_collect", op_collect), 2);
   struct ms_mailbox_info mi;
   ck_assert_int_eq(ms_mailbox_get(f.st, &mi, f.acct, f.inbox), 0);
   ck_assert_uint_eq(mi.total, 1);
@@ -740,12 +721,12 @@ static int op_mailbox_delete(struct fx *f) {
 START_TEST(mailbox_rename_delete_each_failure) {
   struct fx f;
   fx_open(&f);
-  walk_write(&f, (enum fault)_i, "mailbox_rename", op_mailbox_rename);
+  walk_write(&f, (enum test_fault)_i, "mailbox_rename", op_mailbox_rename);
   uint32_t id = 0;
   ck_assert_int_eq(ms_mailbox_find(f.st, &id, f.acct, "Work/Old/2026", 13), 0);
   ck_assert_uint_eq(id, f.archive26);
   ck_assert_int_eq(ms_mailbox_find(f.st, &id, f.acct, "Archive", 7), MS_ERR_NOTFOUND);
-  walk_write(&f, (enum fault)_i, "mailbox_delete", op_mailbox_delete);
+  walk_write(&f, (enum test_fault)_i, "mailbox_delete", op_mailbox_delete);
   ck_assert_int_eq(ms_mailbox_find(f.st, &id, f.acct, "Trash", 5), MS_ERR_NOTFOUND);
   struct ms_store_stats s;
   ck_assert_int_eq(ms_store_stats_get(f.st, &s), 0);
@@ -1042,7 +1023,7 @@ START_TEST(reads_each_failure) {
       {"keyword_count", rd_keyword_count},
   };
   for (size_t i = 0; i < sizeof reads / sizeof *reads; i++)
-    walk_read(&f, (enum fault)_i, reads[i].what, reads[i].op);
+    walk_read(&f, (enum test_fault)_i, reads[i].what, reads[i].op);
   fx_close(&f);
 }
 END_TEST
@@ -1198,13 +1179,13 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, store_open_each_allocation);
   tcase_add_test(tc, append_each_allocation);
-  tcase_add_loop_test(tc, deliver_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
-  tcase_add_loop_test(tc, flags_and_keywords_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
-  tcase_add_loop_test(tc, copy_move_expunge_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
-  tcase_add_loop_test(tc, mailbox_rename_delete_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
+  tcase_add_loop_test(tc, deliver_each_failure, FAULT_ALLOC, FAULT_KINDS);
+  tcase_add_loop_test(tc, flags_and_keywords_each_failure, FAULT_ALLOC, FAULT_KINDS);
+  tcase_add_loop_test(tc, copy_move_expunge_each_failure, FAULT_ALLOC, FAULT_KINDS);
+  tcase_add_loop_test(tc, mailbox_rename_delete_each_failure, FAULT_ALLOC, FAULT_KINDS);
   tcase_add_test(tc, allocation_free_calls);
   tcase_add_test(tc, summarize_each_allocation);
-  tcase_add_loop_test(tc, reads_each_failure, FAULT_ALLOC, FAULT_READ_STAYS + 1);
+  tcase_add_loop_test(tc, reads_each_failure, FAULT_ALLOC, FAULT_KINDS);
   tcase_add_test(tc, train_each_allocation);
   tcase_add_test(tc, recompress_each_allocation);
   suite_add_tcase(s, tc);

@@ -1,5 +1,5 @@
-// keywords.h: the keyword functions the rest of the library calls
-// (store.c's verification).
+// keywords.h: the keyword functions the rest of the library calls (the
+// verification in verify.c).
 #ifndef MS_KEYWORDS_H
 #define MS_KEYWORDS_H
 

@@ -37,6 +37,10 @@
 #define mbox_load mss_mbox_load
 #define mbox_store mss_mbox_store
 #define uid_key mss_uid_key
+#define msg_load mss_msg_load
+#define blob_decompress mss_blob_decompress
+#define refs_add mss_refs_add
+#define refs_collapse mss_refs_collapse
 #define sel_build mss_sel_build
 #define walk_seek mss_walk_seek
 #define batch_check mss_batch_check
@@ -213,6 +217,31 @@ int acct_store(ms_store *s, MDB_txn *t, uint32_t id, const struct msr_account *a
 int mbox_load(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, struct msr_mailbox *m);
 int mbox_store(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, const struct msr_mailbox *m);
 void uid_key(uint8_t k[12], uint32_t acct, uint32_t mbox, uint32_t uid);
+int msg_load(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, struct msr_message *m);
+
+// blob_decompress decompresses the whole blob b (decoded from v) into out
+// (raw_len bytes), with the dictionary it names; a frame that does not give
+// exactly its length, or a missing dictionary, is MS_ERR_CORRUPT.
+int blob_decompress(ms_store *s, MDB_txn *t, const struct msr_blob *b, const MDB_val *v,
+                    uint8_t *out);
+
+// refs counts blob keys (SHA-256, or shorter keys zero-padded to 32
+// bytes): the references verification finds, the releases a collection
+// takes from the queue.
+struct ref {
+  uint8_t key[32];
+  uint32_t count;
+};
+
+struct refs {
+  struct ref *v;
+  size_t n, cap;
+};
+
+// refs_add appends key (len <= 32 bytes) with a count of one; -ENOMEM.
+int refs_add(struct refs *r, const uint8_t *key, size_t len);
+// refs_collapse sorts r and merges equal keys, summing their counts.
+void refs_collapse(struct refs *r);
 
 // sel is one selected UID and its position in the caller's array.
 struct sel {

@@ -38,7 +38,12 @@
 #define mbox_store mss_mbox_store
 #define uid_key mss_uid_key
 #define msg_load mss_msg_load
-#define blob_decompress mss_blob_decompress
+#define uid_store mss_uid_store
+#define msg_store mss_msg_store
+#define blob_chunk mss_blob_chunk
+#define mbox_count_add mss_mbox_count_add
+#define squeue_next mss_squeue_next
+#define squeue_push mss_squeue_push
 #define refs_add mss_refs_add
 #define refs_collapse mss_refs_collapse
 #define sel_build mss_sel_build
@@ -218,12 +223,28 @@ int mbox_load(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, struct msr_ma
 int mbox_store(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t id, const struct msr_mailbox *m);
 void uid_key(uint8_t k[12], uint32_t acct, uint32_t mbox, uint32_t uid);
 int msg_load(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, struct msr_message *m);
+// uid_store, msg_store: the typed stores of acct_store's kind for uid and
+// message records.
+int uid_store(ms_store *s, MDB_txn *t, uint32_t acct, uint32_t mbox, uint32_t uid,
+              const struct msr_uid *u);
 
-// blob_decompress decompresses the whole blob b (decoded from v) into out
-// (raw_len bytes), with the dictionary it names; a frame that does not give
-// exactly its length, or a missing dictionary, is MS_ERR_CORRUPT.
-int blob_decompress(ms_store *s, MDB_txn *t, const struct msr_blob *b, const MDB_val *v,
-                    uint8_t *out);
+int msg_store(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, const struct msr_message *m);
+
+// blob_chunk is the chunk size new blobs are cut in, 0 for one frame.
+uint32_t blob_chunk(const ms_store *s);
+
+// mbox_count_add counts a message of `size` bytes with `flags` in m's
+// totals (total, unseen, size).
+void mbox_count_add(struct msr_mailbox *m, uint32_t flags, uint64_t size);
+
+// squeue_next is queue_next for the search queue, whose numbers must never
+// be reused (an indexer pages by them): when the queue is empty, the next
+// number is the one ms_search_queue_ack saved in meta on emptying it.
+int squeue_next(ms_store *s, MDB_txn *t, MDB_cursor *c, uint64_t *next);
+
+// squeue_push appends one search queue entry through cursor c, whose next
+// key is *next. Keys only grow, so every put is an MDB_APPEND.
+int squeue_push(MDB_cursor *c, uint64_t *next, uint32_t op, uint32_t acct, uint64_t id);
 
 // refs counts blob keys (SHA-256, or shorter keys zero-padded to 32
 // bytes): the references verification finds, the releases a collection

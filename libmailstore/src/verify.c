@@ -5,6 +5,7 @@
 // content against its SHA-256; the release and search queues and the
 // dictionaries; then the keyword tables (keywords.c), the change logs
 // (changelog.c) and the summaries and thread index (summary.c).
+#include "blob.h"
 #include "changelog.h"
 #include "keywords.h"
 #include "mailstore.h"

@@ -8,12 +8,10 @@
 
 #include "blob.h"
 #include "changelog.h"
-#include "index.h"
 #include "mailstore.h"
 #include "meta.h"
 #include "store_internal.h"
 #include "store_records.h"
-#include "transform.h"
 
 #include <errno.h>
 #include <lmdb.h>

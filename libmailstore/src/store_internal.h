@@ -1,8 +1,8 @@
 // store_internal.h: what the store's source files share and nothing outside
-// the library sees: the handle's layout, the transaction helpers of store.c
-// and the batch selection, so that features kept in files of their own
-// (keywords.c, changelog.c, ...) run in the same transactions as store.c's
-// operations.
+// the library sees: the handle's layout, the transaction helpers and typed
+// records of store.c and the batch selection of batch.c, so that the
+// operations kept in files of their own (deliver.c, batch.c, keywords.c,
+// changelog.c, ...) run in the same transactions as store.c's.
 #ifndef MS_STORE_INTERNAL_H
 #define MS_STORE_INTERNAL_H
 
@@ -42,6 +42,10 @@
 #define msg_store mss_msg_store
 #define blob_chunk mss_blob_chunk
 #define mbox_count_add mss_mbox_count_add
+#define mbox_count_sub mss_mbox_count_sub
+#define queue_next mss_queue_next
+#define expunge_tx mss_expunge_tx
+#define expunge_part mss_expunge_part
 #define squeue_next mss_squeue_next
 #define squeue_push mss_squeue_push
 #define refs_add mss_refs_add
@@ -234,8 +238,13 @@ int msg_store(ms_store *s, MDB_txn *t, uint32_t acct, uint64_t id, const struct 
 uint32_t blob_chunk(const ms_store *s);
 
 // mbox_count_add counts a message of `size` bytes with `flags` in m's
-// totals (total, unseen, size).
+// totals (total, unseen, size); mbox_count_sub takes it out.
 void mbox_count_add(struct msr_mailbox *m, uint32_t flags, uint64_t size);
+void mbox_count_sub(struct msr_mailbox *m, uint32_t flags, uint64_t size);
+
+// queue_next returns the key after the last entry of a queue DBI whose keys
+// are u64 BE sequence numbers from 1 (the release and search queues).
+int queue_next(MDB_cursor *c, uint64_t *next);
 
 // squeue_next is queue_next for the search queue, whose numbers must never
 // be reused (an indexer pages by them): when the queue is empty, the next
@@ -307,5 +316,15 @@ void tail_prepare(ms_store *s);
 
 // batch_check validates a batch call's store, UIDs and count.
 int batch_check(ms_store *s, const uint32_t *uids, size_t count);
+
+// expunge_tx expunges c->sel, or when c->uids is NULL every message of the
+// mailbox flagged \Deleted, collected from this transaction's snapshot
+// (batch.c; a write_fn whose ctx is a struct batch_ctx).
+int expunge_tx(ms_store *s, MDB_txn *t, void *p);
+
+// expunge_part expunges the n UIDs of ctx (struct batch_ctx) from `first`,
+// or without UIDs the next n messages its selection takes (a part_fn for
+// run_in_parts).
+int expunge_part(ms_store *store, void *ctx, size_t first, size_t n);
 
 #endif // MS_STORE_INTERNAL_H

@@ -23,7 +23,7 @@
 #include "indexer_test_util.h"
 #include "srv_indexer.h"
 
-// The walks end after a few hundred reads; the bound only stops one whose
+// The walks end after about 75 reads; the bound only stops one whose
 // operation would never stop reading.
 #define MAX_STEPS 2000
 

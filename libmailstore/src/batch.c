@@ -188,12 +188,7 @@ static int flags_tx(ms_store *s, MDB_txn *t, void *p) {
       continue;
     // Only \Seen moves a count; the size stays, so the message record is
     // not read.
-    if ((u.flags ^ nf) & MS_FLAG_SEEN) {
-      if (nf & MS_FLAG_SEEN)
-        m.unseen--;
-      else
-        m.unseen++;
-    }
+    mbox_count_flags(&m, u.flags, nf);
     u.flags = nf;
     u.modseq = modseq;
     uint8_t buf[MSR_UID_MAX];

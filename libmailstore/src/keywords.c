@@ -224,12 +224,7 @@ static int kwstore_tx(ms_store *s, MDB_txn *t, void *p) {
       nf = c->sys;
     if (nf == u.flags && memcmp(nk, u.kw, MSR_KW_BYTES) == 0)
       continue;
-    if ((u.flags ^ nf) & MS_FLAG_SEEN) {
-      if (nf & MS_FLAG_SEEN)
-        m.unseen--;
-      else
-        m.unseen++;
-    }
+    mbox_count_flags(&m, u.flags, nf);
     u.flags = nf;
     memcpy(u.kw, nk, MSR_KW_BYTES);
     u.kwlen = MSR_KW_BYTES;

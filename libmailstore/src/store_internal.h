@@ -242,6 +242,18 @@ uint32_t blob_chunk(const ms_store *s);
 void mbox_count_add(struct msr_mailbox *m, uint32_t flags, uint64_t size);
 void mbox_count_sub(struct msr_mailbox *m, uint32_t flags, uint64_t size);
 
+// mbox_count_flags moves m's unseen count for a message whose flags change
+// from `from` to `to`: only \Seen counts there, and the size stays. Inline,
+// as flag changes run it once per message of a whole mailbox.
+static inline void mbox_count_flags(struct msr_mailbox *m, uint32_t from, uint32_t to) {
+  if ((from ^ to) & MS_FLAG_SEEN) {
+    if (to & MS_FLAG_SEEN)
+      m->unseen--;
+    else
+      m->unseen++;
+  }
+}
+
 // queue_next returns the key after the last entry of a queue DBI whose keys
 // are u64 BE sequence numbers from 1 (the release and search queues).
 int queue_next(MDB_cursor *c, uint64_t *next);
